@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# auxtrig: one entry point.
+#   make            build everything (auxtrig, BPF objects, examples, unit tests)
+#   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
+#   make run        record the built-in demo (examples/openat_demo) and show what was captured
+#   make test       build and run every test (unit tests anywhere, kernel tests as root)
+#   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
+#   make bench      side-by-side benchmark against perf record
+#   V=1             show full commands
+
+OUTPUT    ?= build
+prefix    ?= /usr/local
+DESTDIR   ?=
+ARCH      ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+# Debian 12 packages: build tools, libraries, and the perf that tests read our files with.
+DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
+             libipt-dev libopencsd-dev libcmocka-dev linux-perf
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Recursive (=) so that `make deps test` works on a machine where libbpf-dev is not installed yet.
+LIBBPF_CFLAGS = $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
+LDLIBS     = $(LIBBPF_LIBS) -lelf -lz
+
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
+             -Wall -Werror -Wno-unused-function
+
+# vmlinux.h: from the running kernel's BTF when there is one, else the checked-in fallback.
+VMLINUX_BTF ?= $(wildcard /sys/kernel/btf/vmlinux)
+VMLINUX_H   := $(OUTPUT)/vmlinux/vmlinux.h
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
+
+USER_SRCS  := $(wildcard user/*.c)
+USER_OBJS  := $(patsubst user/%.c,$(OUTPUT)/obj/user/%.o,$(USER_SRCS))
+LIB_OBJS   := $(filter-out $(OUTPUT)/obj/user/main.o,$(USER_OBJS))
+LIB        := $(OUTPUT)/libauxtrig.a
+BIN        := $(OUTPUT)/auxtrig
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
+
+.PHONY: all deps run test unit-test kernel-test install uninstall bench clean
+.DELETE_ON_ERROR:
+
+all: $(BIN) $(UNIT_BINS) $(EXAMPLE_BINS)
+
+deps:
+	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS); \
+	fi
+	$(Q)if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then \
+		mount -t tracefs nodev /sys/kernel/tracing; \
+	fi
+
+$(OUTPUT)/vmlinux/vmlinux.h:
+	$(Q)mkdir -p $(@D)
+ifneq ($(VMLINUX_BTF),)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+else
+	$(call msg,CP,$@)
+	$(Q)cp vmlinux/$(ARCH)/vmlinux.h $@
+endif
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp
+	$(Q)rm -f $@.tmp
+
+$(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# Every user object may include any skeleton: explicit edges, no guessing.
+$(USER_OBJS): $(SKELS)
+
+$(OUTPUT)/obj/user/%.o: user/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(BIN): $(OUTPUT)/obj/user/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+
+$(OUTPUT)/examples/%: examples/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+
+run: deps all
+	$(Q)./examples/demo.sh $(OUTPUT)
+
+test: deps all
+	$(Q)./tests/run.sh $(OUTPUT)
+
+unit-test: all
+	$(Q)./tests/run.sh --unit-only $(OUTPUT)
+
+kernel-test: all
+	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
+
+bench: deps all
+	$(Q)./tests/bench/bench.sh $(OUTPUT)
+
+install: $(BIN)
+	$(call msg,INSTALL,$(DESTDIR)$(prefix))
+	$(Q)install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
+	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
+	$(Q)install -m 0644 man/auxtrig.1 $(DESTDIR)$(prefix)/share/man/man1/auxtrig.1
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/man/man1/auxtrig.1
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
+
+-include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d)
