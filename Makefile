@@ -61,13 +61,16 @@ UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 
+KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
+KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 
 .PHONY: all deps run test unit-test kernel-test install uninstall bench clean
 .DELETE_ON_ERROR:
 
-all: $(BIN) $(UNIT_BINS) $(EXAMPLE_BINS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -121,6 +124,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
 
+$(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(LIB) $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
+
 $(OUTPUT)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -145,13 +153,13 @@ install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
 	$(Q)install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
-	$(Q)install -m 0644 man/auxtrig.1 $(DESTDIR)$(prefix)/share/man/man1/auxtrig.1
+	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/man/man1/auxtrig.1
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1))
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d)

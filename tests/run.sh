@@ -41,12 +41,16 @@ run_one() {
 if [ $mode != kernel ]; then
 	echo "unit tests:"
 	for t in "$build"/tests/test_*; do
-		[ -x "$t" ] || continue
+		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
 		run_one "unit/$(basename "$t")" "$t"
 	done
 fi
 if [ $mode != unit ]; then
 	echo "kernel tests:"
+	for t in "$build"/tests/kernel/test_*; do
+		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
+		run_one "kernel/$(basename "$t")" "$t"
+	done
 	for t in "$top"/tests/kernel/test_*.sh; do
 		[ -f "$t" ] || continue
 		run_one "kernel/$(basename "$t" .sh)" bash "$t"
