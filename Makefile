@@ -35,7 +35,7 @@ endif
 LIBBPF_CFLAGS = $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
-WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
 LDLIBS     = $(LIBBPF_LIBS) -lelf -lz
@@ -69,6 +69,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 
 .PHONY: all deps run test unit-test kernel-test install uninstall bench clean
 .DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS)
 
 all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS)
 
@@ -132,7 +133,7 @@ $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(LIB) $(SKELS)
 $(OUTPUT)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+	$(Q)$(CC) -O1 -g -Wall -Wextra -Werror -static -pthread -o $@ $<
 
 run: deps all
 	$(Q)./examples/demo.sh $(OUTPUT)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_GATE_H
+#define AUXTRIG_GATE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "auxtrig/gate_abi.h"
+#include "auxtrig/tracefs.h"
+
+/**
+ * DOC: gate loader
+ *
+ * Loads bpf/gate.bpf.c, tells it what each tracepoint means, attaches it, and
+ * arms it last: the programs do nothing until gate__arm(), so no record can
+ * reach a half-built pipeline.
+ *
+ *   gate__open() -> gate__add_tp()... -> gate__load() -> gate__set_output()...
+ *   -> gate__add_target()... -> gate__attach() -> gate__arm() ... gate__disarm()
+ *   -> gate__close()
+ */
+
+struct gate;
+struct expr_prog;
+
+struct gate_opts {
+	bool all_processes;	/* -a: no target filter */
+	int nr_cpus;		/* possible CPUs: size of the output array */
+};
+
+/** gate__open() - open the skeleton. NULL with errno set. */
+struct gate *gate__open(const struct gate_opts *opts);
+/**
+ * gate__add_tp() - declare what a tracepoint means (merged with earlier calls
+ * for the same tracepoint). Before gate__load().
+ */
+int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, __u64 close_mask,
+		 __u32 flags);
+/** gate__record_always() - no windows: record every hit of the targets. Before load. */
+void gate__record_always(struct gate *g);
+/** gate__set_where() - the compiled --where condition for window starts. */
+int gate__set_where(struct gate *g, const struct expr_prog *prog);
+/** gate__load() - load into the kernel (verifier log with -vv) and fill the maps. */
+int gate__load(struct gate *g);
+/** gate__set_output() - the bpf-output perf event of @cpu. */
+int gate__set_output(struct gate *g, int cpu, int perf_fd);
+/** gate__add_target() - a process (tgid) whose threads may open windows. */
+int gate__add_target(struct gate *g, pid_t pid);
+/** gate__attach() - attach to every declared tracepoint and to fork/exit. */
+int gate__attach(struct gate *g);
+void gate__arm(struct gate *g);
+void gate__disarm(struct gate *g);
+/** gate__stats() - the counters summed over CPUs. */
+void gate__stats(const struct gate *g, struct gate_stats *sum);
+/** gate__nr_tps() - tracepoints declared so far. */
+size_t gate__nr_tps(const struct gate *g);
+void gate__close(struct gate *g);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_RECORD_H
+#define AUXTRIG_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "auxtrig/tracefs.h"
+
+/**
+ * struct window_spec - one --window: a start point and a stop point
+ * @text:	as the user typed it, for messages
+ * @start, @stop: tracepoints as "system", "name"
+ */
+struct window_spec {
+	const char *text;
+	char start_sys[TP_NAME_MAX], start_name[TP_NAME_MAX];
+	char stop_sys[TP_NAME_MAX], stop_name[TP_NAME_MAX];
+};
+
+/**
+ * struct record_opts - everything `auxtrig record` was asked to do. Filled by
+ * user/record.c from the command line, read by user/recorder.c.
+ */
+struct record_opts {
+	struct window_spec *windows;
+	size_t nr_windows;
+	char **events;		/* -e specs, one tracepoint pattern each */
+	size_t nr_events;
+	const char *where;	/* --where EXPR or NULL */
+	const char *output;	/* -o, default "auxtrig.data" */
+	bool force;		/* -f */
+	const char *pids;	/* -p list, or NULL */
+	char **command;		/* argv after "--", NULL-terminated */
+	size_t mmap_pages;	/* -m, per-CPU data ring pages */
+	int verbose;
+	bool quiet;
+	int full_argc;		/* the whole command line, for the file's CMDLINE */
+	char **full_argv;
+};
+
+/**
+ * window_spec__parse() - "syscall:NAME" (more kinds come with the trigger engine).
+ * Return: 0 or -EINVAL with a message printed.
+ */
+int window_spec__parse(struct window_spec *w, const char *text);
+
+/** recorder__run() - record as @opts say. Return: a process exit code (cmd.h). */
+int recorder__run(const struct record_opts *opts);
+
+#endif

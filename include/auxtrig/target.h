@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TARGET_H
+#define AUXTRIG_TARGET_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/**
+ * DOC: targets
+ *
+ * What is recorded: a command auxtrig starts (held stopped between fork and
+ * exec until recording is armed, so its first instruction is covered), or
+ * processes that already run (-p). Children are followed by the gate.
+ */
+
+struct target {
+	bool is_command;
+	pid_t *pids;		/* the command's pid, or the -p list */
+	size_t nr_pids;
+	int go_fd;		/* command: write end of the "go" pipe */
+	int err_fd;		/* command: read end of the exec-error pipe */
+	bool exited;
+	int status;		/* wait status once exited */
+};
+
+/**
+ * target__fork_command() - fork @argv[0] (searched in PATH), held before exec.
+ * Return: 0, -ENOENT/-EACCES if it cannot be run (nothing forked), other -errno.
+ */
+int target__fork_command(struct target *t, char **argv);
+/** target__parse_pids() - "PID[,PID...]" of running processes. -EINVAL/-ESRCH. */
+int target__parse_pids(struct target *t, const char *list);
+/**
+ * target__start() - let the command exec.
+ * Return: 0, or -errno of a failed exec (the child has then exited).
+ */
+int target__start(struct target *t);
+/** target__poll_exit() - reap without blocking. Return: true once all targets are gone. */
+bool target__poll_exit(struct target *t);
+/** target__kill() - kill a command that was never started (setup failed). */
+void target__kill(struct target *t);
+void target__exit(struct target *t);
+/** target__threads() - the thread ids of @pid from /proc. Caller frees *tids. */
+int target__threads(pid_t pid, pid_t **tids, size_t *nr);
+
+#endif

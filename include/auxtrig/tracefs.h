@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TRACEFS_H
+#define AUXTRIG_TRACEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * DOC: tracefs
+ *
+ * Finding tracepoints by name and reading their format files. The tracefs
+ * root is found from /proc/mounts (tracefs, or debugfs/tracing on old
+ * systems); tests point it elsewhere with tracefs__set_root().
+ */
+
+#define TP_NAME_MAX 128
+
+/**
+ * struct tp_field - one field of a tracepoint record, from its format file
+ * @name:	field name ("filename", "common_pid", "__data_loc char[] name" -> "name")
+ * @type:	C type as the format file spells it ("const char *")
+ * @offset:	byte offset in the raw record
+ * @size:	size in bytes
+ * @is_signed:	from "signed:1"
+ * @is_dynamic:	__data_loc (u32 len << 16 | offset) field
+ * @is_rel:	__rel_loc: offset counts from the end of this field
+ * @is_common:	one of the common_* header fields
+ */
+struct tp_field {
+	char name[64];
+	char type[64];
+	unsigned int offset;
+	unsigned int size;
+	bool is_signed;
+	bool is_dynamic;
+	bool is_rel;
+	bool is_common;
+};
+
+/**
+ * struct tp_format - a tracepoint: its names, id and fields
+ * @system, @name:	"syscalls", "sys_enter_openat"
+ * @id:		tracepoint id (perf attr.config, record common_type)
+ * @size:	end of the last fixed field: bytes of the record before dynamic data
+ * @nr_fields, @fields: every field, common ones first
+ */
+struct tp_format {
+	char system[TP_NAME_MAX];
+	char name[TP_NAME_MAX];
+	unsigned int id;
+	unsigned int size;
+	size_t nr_fields;
+	struct tp_field *fields;
+};
+
+/** tracefs__set_root() - use DIR as the tracefs root (tests). NULL: find it again. */
+void tracefs__set_root(const char *dir);
+/** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
+const char *tracefs__root(void);
+
+/**
+ * tracefs__load_format() - read events/SYSTEM/NAME/{id,format}.
+ * Return: 0, -ENOENT if there is no such tracepoint, other -errno.
+ */
+int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt);
+/** tp_format__exit() - free what tracefs__load_format() allocated. */
+void tp_format__exit(struct tp_format *fmt);
+/** tp_format__field() - the field called NAME, or NULL. */
+const struct tp_field *tp_format__field(const struct tp_format *fmt, const char *name);
+
+/**
+ * tracefs__expand() - every tracepoint matching "SYS:NAME", where either part
+ * may be a shell glob ("syscalls:sys_enter_*", "sched:*").
+ * @pattern:	the spec as the user typed it
+ * @cb:		called with system and name for each match, sorted; a non-zero
+ *		return stops the walk and is returned
+ * Return: number of matches (>= 0) or -errno; 0 matches is not an error here.
+ */
+int tracefs__expand(const char *pattern, int (*cb)(const char *system, const char *name, void *arg),
+		    void *arg);
+
+#endif

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared by tests/kernel/test_*.sh. Sourced, not run.
+set -u
+top=${AUXTRIG_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+build=${AUXTRIG_BUILD:-$top/build}
+AUXTRIG=$build/auxtrig
+DEMO=$build/examples/openat_demo
+tmp=$(mktemp -d /tmp/auxtrig-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+skip() { echo "skip: $*" >&2; echo "$*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root (BPF and perf events)"; }
+need_perf() { command -v perf >/dev/null || skip "needs perf (make deps installs linux-perf)"; }
+
+# perf script in columns we parse: comm tid cpu time event fields...
+pscript() { perf script -F comm,tid,cpu,time,event,trace -i "$1" 2>"$tmp/pscript.err"; }
+
+# perf 6.1 must read the file without a single warning.
+assert_perf_reads_cleanly() {
+	local f=$1
+	perf report -D -i "$f" >"$tmp/dump.out" 2>"$tmp/dump.err" || fail "perf report -D failed on $f: $(tail -3 "$tmp/dump.err")"
+	if grep -iE 'warning|error|incompatible|reserved bits|unsupported|failed|out of order' "$tmp/dump.err"; then
+		fail "perf report -D warns about $f"
+	fi
+	perf script -i "$f" >/dev/null 2>"$tmp/script.err" || fail "perf script failed on $f"
+	if grep -iE 'warning|error|incompatible|reserved bits|failed' "$tmp/script.err"; then
+		fail "perf script warns about $f"
+	fi
+}
+
+assert_eq() { [ "$1" = "$2" ] || fail "$3: expected $2, got $1"; }

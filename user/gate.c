@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "auxtrig/gate.h"
+#include "auxtrig/log.h"
+#include "skel/gate.skel.h"
+
+struct gate_tp_entry {
+	__u32 id;
+	char system[TP_NAME_MAX];
+	char name[TP_NAME_MAX];
+	struct gate_tp tp;
+};
+
+struct gate {
+	struct gate_bpf *skel;
+	struct gate_tp_entry *tps;
+	size_t nr_tps;
+	struct bpf_link **links;
+	size_t nr_links;
+};
+
+struct gate *gate__open(const struct gate_opts *opts)
+{
+	struct gate *g = calloc(1, sizeof(*g));
+	int err;
+
+	if (!g)
+		return NULL;
+	g->skel = gate_bpf__open();
+	if (!g->skel) {
+		err = -errno;
+		pr_err("cannot open the gate BPF object: %s\n", strerror(-err));
+		free(g);
+		errno = -err;
+		return NULL;
+	}
+	g->skel->rodata->filter_targets = !opts->all_processes;
+	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
+	return g;
+}
+
+int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, __u64 close_mask,
+		 __u32 flags)
+{
+	struct gate_tp_entry *e = NULL, *tmp;
+	size_t nr_dyn = 0;
+
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if (g->tps[i].id == fmt->id)
+			e = &g->tps[i];
+	if (!e) {
+		if (g->nr_tps == GATE_MAX_TPS) {
+			pr_err("too many tracepoints: at most %d\n", GATE_MAX_TPS);
+			return -E2BIG;
+		}
+		tmp = realloc(g->tps, (g->nr_tps + 1) * sizeof(*g->tps));
+		if (!tmp)
+			return -ENOMEM;
+		g->tps = tmp;
+		e = &g->tps[g->nr_tps++];
+		memset(e, 0, sizeof(*e));
+		e->id = fmt->id;
+		snprintf(e->system, sizeof(e->system), "%s", fmt->system);
+		snprintf(e->name, sizeof(e->name), "%s", fmt->name);
+		e->tp.size = fmt->size;
+		for (size_t i = 0; i < fmt->nr_fields; i++) {
+			if (!fmt->fields[i].is_dynamic)
+				continue;
+			if (nr_dyn == GATE_MAX_DYN) {
+				pr_warn("%s:%s has more than %d dynamic fields; the rest are cut\n",
+					fmt->system, fmt->name, GATE_MAX_DYN);
+				break;
+			}
+			e->tp.dyn_off[nr_dyn] = fmt->fields[i].offset;
+			e->tp.dyn_flags[nr_dyn] = fmt->fields[i].is_rel ? GATE_DYN_REL : 0;
+			nr_dyn++;
+		}
+		e->tp.nr_dyn = nr_dyn;
+	}
+	e->tp.open_mask |= open_mask;
+	e->tp.close_mask |= close_mask;
+	e->tp.flags |= flags;
+	return 0;
+}
+
+void gate__record_always(struct gate *g)
+{
+	g->skel->rodata->no_windows = 1;
+}
+
+int gate__set_where(struct gate *g, const struct expr_prog *prog)
+{
+	(void)g;
+	(void)prog;
+	return -EOPNOTSUPP;
+}
+
+int gate__load(struct gate *g)
+{
+	int err;
+
+	err = gate_bpf__load(g->skel);
+	if (err) {
+		pr_err("the kernel refused the gate BPF program (gate_tracepoint): %s (run with -vv for the verifier log)\n",
+		       strerror(-err));
+		return err;
+	}
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		err = bpf_map__update_elem(g->skel->maps.gate_tps, &g->tps[i].id, sizeof(__u32),
+					   &g->tps[i].tp, sizeof(g->tps[i].tp), BPF_ANY);
+		if (err) {
+			pr_err("cannot configure %s:%s in the gate: %s\n", g->tps[i].system,
+			       g->tps[i].name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int gate__set_output(struct gate *g, int cpu, int perf_fd)
+{
+	__u32 key = cpu;
+
+	return bpf_map__update_elem(g->skel->maps.gate_events, &key, sizeof(key), &perf_fd,
+				    sizeof(perf_fd), BPF_ANY);
+}
+
+int gate__add_target(struct gate *g, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static int add_link(struct gate *g, struct bpf_link *link)
+{
+	struct bpf_link **tmp;
+
+	tmp = realloc(g->links, (g->nr_links + 1) * sizeof(*tmp));
+	if (!tmp) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	g->links = tmp;
+	g->links[g->nr_links++] = link;
+	return 0;
+}
+
+int gate__attach(struct gate *g)
+{
+	struct bpf_link *link;
+	int err;
+
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		link = bpf_program__attach_tracepoint(g->skel->progs.gate_tracepoint, g->tps[i].system,
+						      g->tps[i].name);
+		if (!link) {
+			err = -errno;
+			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+			       strerror(-err));
+			return err;
+		}
+		err = add_link(g, link);
+		if (err)
+			return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_follow_fork);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_thread_exit);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_exit: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+void gate__arm(struct gate *g)
+{
+	__atomic_store_n(&g->skel->bss->armed, 1, __ATOMIC_RELEASE);
+}
+
+void gate__disarm(struct gate *g)
+{
+	__atomic_store_n(&g->skel->bss->armed, 0, __ATOMIC_RELEASE);
+}
+
+void gate__stats(const struct gate *g, struct gate_stats *sum)
+{
+	const struct gate_stats *s = g->skel->bss->stats;
+
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < GATE_STATS_SLOTS; i++) {
+		sum->windows_opened += s[i].windows_opened;
+		sum->windows_closed += s[i].windows_closed;
+		sum->windows_filtered += s[i].windows_filtered;
+		sum->recorded += s[i].recorded;
+		sum->output_lost += s[i].output_lost;
+		sum->too_big += s[i].too_big;
+		sum->threads_full += s[i].threads_full;
+		sum->unknown_tp += s[i].unknown_tp;
+	}
+}
+
+size_t gate__nr_tps(const struct gate *g)
+{
+	return g->nr_tps;
+}
+
+void gate__close(struct gate *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nr_links; i++)
+		bpf_link__destroy(g->links[i]);
+	free(g->links);
+	gate_bpf__destroy(g->skel);
+	free(g->tps);
+	free(g);
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* `auxtrig record`: the command line, into struct record_opts. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auxtrig/cmd.h"
+#include "auxtrig/log.h"
+#include "auxtrig/record.h"
+
+static const char record_usage[] =
+"USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"
+"       auxtrig record [OPTIONS] -p PID[,PID...]\n"
+"\n"
+"Record kernel events, but only while a thread is inside a trigger window.\n"
+"Windows and conditions are decided in the kernel by BPF: events outside\n"
+"windows never reach userspace. The output is a perf.data file that\n"
+"'perf script' and 'perf report' read.\n"
+"\n"
+"WINDOWS AND EVENTS:\n"
+"  -w, --window=SPEC        open a per-thread window; repeatable, windows OR together.\n"
+"                           syscall:NAME  from sys_enter_NAME to sys_exit_NAME\n"
+"                           The window's own start and end are recorded too.\n"
+"  -e, --event=TP[,TP...]   tracepoints to record inside windows (SYSTEM:NAME, globs\n"
+"                           like syscalls:sys_enter_* allowed); repeatable. Without\n"
+"                           --window every hit of the target is recorded.\n"
+"      --where=EXPR         open windows only where EXPR holds, e.g.\n"
+"                           'comm == \"demo\" && tid != 1234' (see auxtrig-expr(7))\n"
+"\n"
+"TARGET:\n"
+"  -- COMMAND [ARGS]        run COMMAND and record it and its children\n"
+"  -p, --pid=PID[,PID...]   record running processes (all their threads)\n"
+"\n"
+"OUTPUT:\n"
+"  -o, --output=FILE        output file (default auxtrig.data), created with mode 0600\n"
+"  -f, --force              overwrite FILE if it exists (never through a symlink)\n"
+"  -m, --mmap-pages=N       per-CPU ring size in pages, a power of 2 (default 128)\n"
+"\n"
+"GENERAL:\n"
+"  -v, --verbose            more messages; -vv adds libbpf and verifier output\n"
+"  -q, --quiet              only errors, warnings and losses\n"
+"  -h, --help               this text\n"
+"\n"
+"EXIT STATUS: 0 recorded, 1 runtime failure, 2 usage error.\n"
+"\n"
+"EXAMPLES:\n"
+"  auxtrig record -w syscall:openat -e sched:sched_switch -- ./build/examples/openat_demo\n"
+"  auxtrig record -w syscall:openat -w syscall:read --where 'comm == \"nginx\"' -p 4242\n"
+"  perf script -i auxtrig.data\n";
+
+enum { OPT_WHERE = 1000 };
+
+static const struct option record_options[] = {
+	{ "window", required_argument, NULL, 'w' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "where", required_argument, NULL, OPT_WHERE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+static int add_events(struct record_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, **tmp;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		tmp = realloc(o->events, (o->nr_events + 1) * sizeof(char *));
+		if (!tmp)
+			return -ENOMEM;
+		o->events = tmp;
+		o->events[o->nr_events] = strdup(tok);
+		if (!o->events[o->nr_events])
+			return -ENOMEM;
+		o->nr_events++;
+	}
+	free(copy);
+	return 0;
+}
+
+static int add_window(struct record_opts *o, const char *arg)
+{
+	struct window_spec *tmp = realloc(o->windows, (o->nr_windows + 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return -ENOMEM;
+	o->windows = tmp;
+	if (window_spec__parse(&o->windows[o->nr_windows], arg))
+		return -EINVAL;
+	o->nr_windows++;
+	return 0;
+}
+
+static void opts_exit(struct record_opts *o)
+{
+	for (size_t i = 0; i < o->nr_events; i++)
+		free(o->events[i]);
+	free(o->events);
+	free(o->windows);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {
+		.output = "auxtrig.data",
+		.mmap_pages = 128,
+		.full_argc = argc,
+		.full_argv = argv,
+	};
+	int c, ret = EXIT_USAGE, verbose = 0;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+w:e:o:fp:m:vqh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (add_window(&o, optarg))
+				goto out;
+			break;
+		case 'e':
+			if (add_events(&o, optarg))
+				goto out;
+			break;
+		case OPT_WHERE:
+			o.where = optarg;
+			break;
+		case 'o':
+			if (!*optarg) {
+				pr_err("-o needs a file name\n");
+				goto out;
+			}
+			o.output = optarg;
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case 'p':
+			o.pids = optarg;
+			break;
+		case 'm':
+			errno = 0;
+			o.mmap_pages = strtoul(optarg, &end, 0);
+			if (errno || *end || !o.mmap_pages || (o.mmap_pages & (o.mmap_pages - 1)) ||
+			    o.mmap_pages > (1u << 20)) {
+				pr_err("-m %s: expected a power of 2 number of pages (e.g. 128)\n", optarg);
+				goto out;
+			}
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			fprintf(stderr, "(try: auxtrig record --help)\n");
+			goto out;
+		}
+	}
+	o.verbose = verbose;
+	log__set_level(o.quiet ? LOG_WARN : LOG_INFO + verbose);
+	log__route_libbpf();
+
+	if (optind < argc)
+		o.command = argv + optind;
+	if (o.command && o.pids) {
+		pr_err("give either a command or -p PID, not both\n");
+		goto out;
+	}
+	if (!o.command && !o.pids) {
+		pr_err("nothing to record: give a command after -- or -p PID (see auxtrig record --help)\n");
+		goto out;
+	}
+	ret = recorder__run(&o);
+out:
+	opts_exit(&o);
+	return ret;
+}

@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The recorder: one `auxtrig record` session, software backend.
+ *
+ *   resolve tracepoints -> load the gate -> fork the command (held) ->
+ *   open per-CPU perf events and mmap their rings -> attach -> create the
+ *   output file -> arm -> start the command -> drain rings until it exits or
+ *   a signal arrives -> disarm -> final drain -> finish the file -> summary
+ *
+ * Per CPU there is one ring: the bpf-output event the gate writes records to,
+ * and the sideband (dummy) events of the targets redirected into it with
+ * PERF_EVENT_IOC_SET_OUTPUT, so one pass over NR_CPUS rings sees everything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "auxtrig/cmd.h"
+#include "auxtrig/data_ring.h"
+#include "auxtrig/gate.h"
+#include "auxtrig/log.h"
+#include "auxtrig/pdata.h"
+#include "auxtrig/pdata_writer.h"
+#include "auxtrig/record.h"
+#include "auxtrig/synth.h"
+#include "auxtrig/target.h"
+#include "auxtrig/tracefs.h"
+#include "auxtrig/tracing_data.h"
+#include "uapi/linux/perf_event_aux.h"
+
+/* Offset of the raw payload in a PDATA_SAMPLE_TYPE sample: header, id, tid, time, cpu, period, size. */
+#define SAMPLE_RAW_SIZE_OFF (8 + 8 + 8 + 8 + 8 + 8)
+#define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
+
+/*
+ * Records the gate emits are samples of the bpf-output event; in the file they
+ * belong to the tracepoint they came from. Those ids are ours: no kernel event
+ * has them, and they are far above what the kernel's counter reaches.
+ */
+#define TP_ID_BASE (1ULL << 56)
+
+struct rec_tp {
+	struct tp_format fmt;
+	__u64 id;		/* the id samples of this tracepoint carry in the file */
+	__u64 open_mask, close_mask;
+	__u32 flags;
+	__u64 written;
+};
+
+struct cpu_slot {
+	int cpu;
+	int out_fd;		/* bpf-output event: owns the ring */
+	__u64 out_id;
+	struct data_ring ring;
+	bool mapped;
+};
+
+struct session {
+	const struct record_opts *opts;
+	struct rec_tp *tps;
+	size_t nr_tps;
+	__u64 *tp_by_type;	/* common_type -> index + 1 into tps, 0 if none */
+	size_t tp_by_type_len;
+	struct gate *gate;
+	struct target target;
+	bool have_target;
+	struct cpu_slot *cpus;
+	size_t nr_cpus;
+	int nr_possible;
+	int *side_fds;		/* dummy sideband events */
+	__u64 *side_ids;
+	size_t nr_side;
+	struct pdata_writer *w;
+	int epfd, sigfd;
+	bool created_file;
+	bool stop;
+	/* summary */
+	__u64 written, lost_kernel, lost_kernel_side, unknown;
+	int signo;
+};
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+/* ---- tracepoints ---------------------------------------------------------- */
+
+static struct rec_tp *tp_find(struct session *s, const char *sys, const char *name)
+{
+	for (size_t i = 0; i < s->nr_tps; i++)
+		if (!strcmp(s->tps[i].fmt.system, sys) && !strcmp(s->tps[i].fmt.name, name))
+			return &s->tps[i];
+	return NULL;
+}
+
+static int tp_add(struct session *s, const char *sys, const char *name, __u64 open_mask, __u64 close_mask,
+		  __u32 flags, struct rec_tp **out)
+{
+	struct rec_tp *tp = tp_find(s, sys, name), *tmp;
+	int err;
+
+	if (!tp) {
+		tmp = realloc(s->tps, (s->nr_tps + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		s->tps = tmp;
+		tp = &s->tps[s->nr_tps];
+		memset(tp, 0, sizeof(*tp));
+		err = tracefs__load_format(sys, name, &tp->fmt);
+		if (err)
+			return err;
+		tp->id = TP_ID_BASE + s->nr_tps;
+		s->nr_tps++;
+	}
+	tp->open_mask |= open_mask;
+	tp->close_mask |= close_mask;
+	tp->flags |= flags;
+	if (out)
+		*out = tp;
+	return 0;
+}
+
+static int add_event_cb(const char *sys, const char *name, void *arg)
+{
+	return tp_add(arg, sys, name, 0, 0, GATE_TP_RECORD, NULL);
+}
+
+static int resolve_tracepoints(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	const char *root = tracefs__root();
+	int err;
+
+	if (!root) {
+		pr_err("tracefs is not mounted: mount it with 'mount -t tracefs nodev /sys/kernel/tracing' (or run 'make deps')\n");
+		return -ENOENT;
+	}
+	if (o->nr_windows > GATE_MAX_WINDOWS) {
+		pr_err("too many windows: %zu, at most %d\n", o->nr_windows, GATE_MAX_WINDOWS);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->nr_windows; i++) {
+		const struct window_spec *w = &o->windows[i];
+
+		err = tp_add(s, w->start_sys, w->start_name, 1ULL << i, 0, 0, NULL);
+		if (!err)
+			err = tp_add(s, w->stop_sys, w->stop_name, 0, 1ULL << i, 0, NULL);
+		if (err == -ENOENT) {
+			pr_err("--window %s: unknown syscall: there is no tracepoint %s:%s in %s/events\n",
+			       w->text, w->start_sys, w->start_name, root);
+			return -EINVAL;
+		}
+		if (err) {
+			pr_err("--window %s: cannot read %s:%s: %s\n", w->text, w->start_sys, w->start_name,
+			       strerror(-err));
+			return err;
+		}
+	}
+	for (size_t i = 0; i < o->nr_events; i++) {
+		err = tracefs__expand(o->events[i], add_event_cb, s);
+		if (err == -EINVAL) {
+			pr_err("-e %s: expected a tracepoint as SYSTEM:NAME (e.g. sched:sched_switch, syscalls:sys_enter_*)\n",
+			       o->events[i]);
+			return -EINVAL;
+		}
+		if (err == 0) {
+			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events (list them with 'ls %s/events')\n",
+			       o->events[i], root, root);
+			return -EINVAL;
+		}
+		if (err < 0) {
+			pr_err("-e %s: %s\n", o->events[i], strerror(-err));
+			return err;
+		}
+	}
+	if (!s->nr_tps) {
+		pr_err("nothing to record: give --window and/or -e (see auxtrig record --help)\n");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->nr_tps; i++)
+		if (s->tps[i].fmt.id + 1 > s->tp_by_type_len)
+			s->tp_by_type_len = s->tps[i].fmt.id + 1;
+	s->tp_by_type = calloc(s->tp_by_type_len, sizeof(*s->tp_by_type));
+	if (!s->tp_by_type)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_tps; i++)
+		s->tp_by_type[s->tps[i].fmt.id] = i + 1;
+	return 0;
+}
+
+/* ---- perf events ---------------------------------------------------------- */
+
+static void attr_init_common(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = PDATA_SAMPLE_TYPE; /* every attr: one layout */
+	a->sample_id_all = 1;
+}
+
+static void attr_init_output(struct perf_event_attr *a, size_t ring_bytes)
+{
+	attr_init_common(a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_BPF_OUTPUT;
+	a->sample_period = 1;
+	/* Wake the reader a quarter full; the loop also drains on a timer. */
+	a->watermark = 1;
+	a->wakeup_watermark = ring_bytes / 4;
+}
+
+static void attr_init_sideband(struct perf_event_attr *a, bool enable_on_exec)
+{
+	attr_init_common(a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_period = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->task = 1;
+	a->inherit = 1;
+	a->disabled = enable_on_exec;
+	a->enable_on_exec = enable_on_exec;
+}
+
+static void attr_init_tracepoint(struct perf_event_attr *a, const struct rec_tp *tp)
+{
+	attr_init_common(a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = tp->fmt.id;
+	a->sample_period = 1;
+}
+
+static int event_id(int fd, __u64 *id)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ID, id) ? -errno : 0;
+}
+
+static int open_cpu_events(struct session *s)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a;
+	int err;
+
+	s->nr_possible = libbpf_num_possible_cpus();
+	if (s->nr_possible <= 0)
+		return s->nr_possible ? s->nr_possible : -EINVAL;
+	s->cpus = calloc(s->nr_possible, sizeof(*s->cpus));
+	if (!s->cpus)
+		return -ENOMEM;
+	attr_init_output(&a, s->opts->mmap_pages * page);
+	for (int cpu = 0; cpu < s->nr_possible; cpu++) {
+		struct cpu_slot *c = &s->cpus[s->nr_cpus];
+		int fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0 && errno == ENODEV)
+			continue; /* offline CPU */
+		if (fd < 0) {
+			err = -errno;
+			pr_err("cannot open the output event on CPU %d: %s\n", cpu, strerror(-err));
+			return err;
+		}
+		c->cpu = cpu;
+		c->out_fd = fd;
+		s->nr_cpus++;
+		err = event_id(fd, &c->out_id);
+		if (err)
+			return err;
+		err = data_ring__mmap(&c->ring, fd, cpu, s->opts->mmap_pages);
+		if (err == -EPERM) {
+			pr_err("cannot map %zu KiB per CPU: over the locked-memory limit (raise /proc/sys/kernel/perf_event_mlock_kb or use a smaller -m)\n",
+			       s->opts->mmap_pages * page / 1024);
+			return err;
+		}
+		if (err) {
+			pr_err("cannot map the ring of CPU %d: %s\n", cpu, strerror(-err));
+			return err;
+		}
+		c->mapped = true;
+		err = gate__set_output(s->gate, cpu, fd);
+		if (err) {
+			pr_err("cannot hand CPU %d's ring to the gate: %s\n", cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int add_side_fd(struct session *s, int fd)
+{
+	int *fds = realloc(s->side_fds, (s->nr_side + 1) * sizeof(int));
+	__u64 *ids;
+
+	if (!fds)
+		return -ENOMEM;
+	s->side_fds = fds;
+	ids = realloc(s->side_ids, (s->nr_side + 1) * sizeof(__u64));
+	if (!ids)
+		return -ENOMEM;
+	s->side_ids = ids;
+	s->side_fds[s->nr_side] = fd;
+	s->nr_side++;
+	return event_id(fd, &s->side_ids[s->nr_side - 1]);
+}
+
+/* Sideband (COMM, MMAP2, FORK, EXIT) of one thread, inherited by its children. */
+static int open_sideband_for(struct session *s, pid_t tid, bool enable_on_exec)
+{
+	struct perf_event_attr a;
+	int fd, err;
+
+	attr_init_sideband(&a, enable_on_exec);
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		fd = perf_event_open(&a, tid, s->cpus[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			if (err == -ESRCH)
+				return err; /* the thread is gone: not an error for -p */
+			pr_err("cannot follow thread %d on CPU %d: %s\n", tid, s->cpus[i].cpu, strerror(-err));
+			return err;
+		}
+		err = add_side_fd(s, fd);
+		if (err) {
+			close(fd);
+			return err;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->cpus[i].out_fd)) {
+			err = -errno;
+			pr_err("cannot redirect sideband of thread %d into CPU %d's ring: %s\n", tid,
+			       s->cpus[i].cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int open_sideband(struct session *s)
+{
+	int err;
+
+	if (s->target.is_command)
+		return open_sideband_for(s, s->target.pids[0], true);
+	for (size_t i = 0; i < s->target.nr_pids; i++) {
+		pid_t *tids;
+		size_t nr;
+
+		err = target__threads(s->target.pids[i], &tids, &nr);
+		if (err) {
+			pr_err("process %d: %s\n", s->target.pids[i], strerror(-err));
+			return err;
+		}
+		for (size_t j = 0; j < nr && !err; j++) {
+			err = open_sideband_for(s, tids[j], false);
+			if (err == -ESRCH)
+				err = 0;
+		}
+		free(tids);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the output file ------------------------------------------------------ */
+
+static int write_header(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	struct perf_event_attr a;
+	const char **systems, **names;
+	__u64 *ids;
+	void *td = NULL;
+	size_t td_len = 0;
+	char name[2 * TP_NAME_MAX + 2];
+	int err = 0;
+
+	for (size_t i = 0; i < s->nr_tps && !err; i++) {
+		attr_init_tracepoint(&a, &s->tps[i]);
+		snprintf(name, sizeof(name), "%s:%s", s->tps[i].fmt.system, s->tps[i].fmt.name);
+		err = pdata_writer__add_attr(s->w, &a, name, &s->tps[i].id, 1);
+	}
+	if (err)
+		return err;
+
+	attr_init_sideband(&a, false);
+	if (s->nr_side) {
+		err = pdata_writer__add_attr(s->w, &a, "dummy:u", s->side_ids, s->nr_side);
+		if (err)
+			return err;
+	}
+	ids = calloc(s->nr_cpus, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		ids[i] = s->cpus[i].out_id;
+	attr_init_output(&a, 0);
+	err = pdata_writer__add_attr(s->w, &a, "bpf-output", ids, s->nr_cpus);
+	free(ids);
+	if (err)
+		return err;
+
+	systems = calloc(s->nr_tps, sizeof(char *));
+	names = calloc(s->nr_tps, sizeof(char *));
+	if (!systems || !names) {
+		free(systems);
+		free(names);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		systems[i] = s->tps[i].fmt.system;
+		names[i] = s->tps[i].fmt.name;
+	}
+	err = tracing_data__build(systems, names, s->nr_tps, &td, &td_len);
+	free(systems);
+	free(names);
+	if (err) {
+		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
+		return err;
+	}
+	err = pdata_writer__set_tracing_data(s->w, td, td_len);
+	free(td);
+	if (err)
+		return err;
+	err = pdata_writer__set_cmdline(s->w, o->full_argc, o->full_argv);
+	if (err)
+		return err;
+	return pdata_writer__begin_data(s->w);
+}
+
+static int synthesize(struct session *s)
+{
+	int err;
+
+	err = synth__kernel_mmap(s->w);
+	if (err)
+		pr_debug("no kernel map record: %s\n", strerror(-err));
+	for (size_t i = 0; i < s->target.nr_pids; i++) {
+		err = synth__process(s->w, s->target.pids[i]);
+		if (err && err != -ESRCH) {
+			pr_err("cannot describe process %d in the file: %s\n", s->target.pids[i], strerror(-err));
+			return err;
+		}
+	}
+	return pdata_writer__finish_round(s->w);
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static bool is_side_id(const struct session *s, __u64 id)
+{
+	for (size_t i = 0; i < s->nr_side; i++)
+		if (s->side_ids[i] == id)
+			return true;
+	return false;
+}
+
+static int process_record(struct session *s, const struct perf_event_header *h)
+{
+	char buf[65536];
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		__u32 raw_size;
+		__u16 type;
+		size_t idx;
+
+		if (h->size < SAMPLE_RAW_OFF + 2) {
+			s->unknown++;
+			return 0;
+		}
+		memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF, sizeof(type));
+		idx = type < s->tp_by_type_len ? s->tp_by_type[type] : 0;
+		if (!idx || raw_size < 2) {
+			s->unknown++;
+			return 0;
+		}
+		memcpy(buf, h, h->size);
+		memcpy(buf + sizeof(*h), &s->tps[idx - 1].id, sizeof(__u64));
+		s->tps[idx - 1].written++;
+		s->written++;
+		return pdata_writer__write(s->w, buf, h->size);
+	}
+	if (h->type == PERF_RECORD_LOST) {
+		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;
+
+		if (is_side_id(s, l->id))
+			s->lost_kernel_side += l->lost;
+		else
+			s->lost_kernel += l->lost;
+	}
+	return pdata_writer__write(s->w, h, h->size);
+}
+
+static int drain(struct session *s)
+{
+	const struct perf_event_header *h;
+	bool any = false;
+	int err = 0;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct data_ring *r = &s->cpus[i].ring;
+
+		if (!data_ring__read_init(r))
+			continue;
+		while ((h = data_ring__read_event(r))) {
+			err = process_record(s, h);
+			if (err)
+				break;
+			any = true;
+		}
+		data_ring__consume(r);
+		if (err)
+			return err;
+	}
+	return any ? pdata_writer__finish_round(s->w) : 0;
+}
+
+static int setup_loop(struct session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd < 0)
+		return -errno;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	ev.data.fd = s->sigfd;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
+		return -errno;
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		ev.data.fd = s->cpus[i].out_fd;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->cpus[i].out_fd, &ev))
+			return -errno;
+	}
+	return 0;
+}
+
+static void handle_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue; /* target__poll_exit() reaps */
+		s->signo = si.ssi_signo;
+		s->stop = true;
+	}
+}
+
+static int loop(struct session *s)
+{
+	struct epoll_event evs[16];
+	int n, err;
+
+	while (!s->stop) {
+		n = epoll_wait(s->epfd, evs, 16, 100);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (int i = 0; i < n; i++)
+			if (evs[i].data.fd == s->sigfd)
+				handle_signals(s);
+		err = drain(s);
+		if (err)
+			return err;
+		if (target__poll_exit(&s->target))
+			s->stop = true;
+	}
+	return 0;
+}
+
+/* ---- setup and summary ---------------------------------------------------- */
+
+static bool have_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+/* root, or CAP_SYS_ADMIN, or CAP_BPF (39) with CAP_PERFMON (38). */
+static bool have_privileges(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return have_cap(d, CAP_SYS_ADMIN) || (have_cap(d, 39) && have_cap(d, 38));
+}
+
+static void print_summary(struct session *s)
+{
+	struct gate_stats st;
+	__u64 lost, bytes = pdata_writer__stats(s->w)->bytes;
+
+	gate__stats(s->gate, &st);
+	/*
+	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
+	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
+	 * the kernel's count may lag at exit, the gate's cannot.
+	 */
+	lost = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
+	lost += st.too_big + s->lost_kernel_side;
+	if (s->opts->quiet && !lost && !st.threads_full)
+		return;
+	fprintf(stderr,
+		"[ auxtrig record: %llu window%s, %llu event%s written, %.1f KiB to %s; lost %llu record%s ]\n",
+		(unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
+		(unsigned long long)s->written, s->written == 1 ? "" : "s", bytes / 1024.0, s->opts->output,
+		(unsigned long long)lost, lost == 1 ? "" : "s");
+	if (lost)
+		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
+			(unsigned long long)lost,
+			(unsigned long long)(s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost),
+			(unsigned long long)s->lost_kernel_side, GATE_RECORD_MAX,
+			(unsigned long long)st.too_big);
+	if (st.threads_full)
+		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
+			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	if (s->unknown)
+		pr_warn("%llu records from the gate matched no tracepoint and were dropped\n",
+			(unsigned long long)s->unknown);
+	if (st.windows_filtered)
+		pr_info("%llu window starts did not match --where\n",
+			(unsigned long long)st.windows_filtered);
+}
+
+static int check_output_path(const char *path, bool force)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			pr_err("cannot create %s: directory %s does not exist\n", path, dir);
+			return -ENOENT;
+		}
+	}
+	if (!lstat(path, &st)) {
+		if (S_ISLNK(st.st_mode)) {
+			pr_err("will not write %s: it is a symbolic link\n", path);
+			return -ELOOP;
+		}
+		if (!force) {
+			pr_err("%s exists: use -f to overwrite it, or -o to name another file\n", path);
+			return -EEXIST;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			pr_err("will not overwrite %s: not a regular file\n", path);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+static void session_exit(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_side; i++)
+		close(s->side_fds[i]);
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		if (s->cpus[i].mapped)
+			data_ring__munmap(&s->cpus[i].ring);
+		close(s->cpus[i].out_fd);
+	}
+	free(s->cpus);
+	free(s->side_fds);
+	free(s->side_ids);
+	gate__close(s->gate);
+	for (size_t i = 0; i < s->nr_tps; i++)
+		tp_format__exit(&s->tps[i].fmt);
+	free(s->tps);
+	free(s->tp_by_type);
+	if (s->have_target)
+		target__exit(&s->target);
+	if (s->sigfd > 0)
+		close(s->sigfd);
+	if (s->epfd > 0)
+		close(s->epfd);
+}
+
+int recorder__run(const struct record_opts *o)
+{
+	struct session s = { .opts = o, .epfd = -1, .sigfd = -1 };
+	struct gate_opts gopts = {};
+	int err, ret = EXIT_RUNTIME;
+
+	/* Everything that can be wrong with the input is found before anything is created. */
+	err = resolve_tracepoints(&s);
+	if (err) {
+		ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	if (check_output_path(o->output, o->force))
+		goto out;
+	if (!have_privileges()) {
+		pr_err("record needs root, or CAP_BPF and CAP_PERFMON: run it with sudo\n");
+		goto out;
+	}
+
+	gopts.nr_cpus = libbpf_num_possible_cpus();
+	gopts.all_processes = false;
+	s.gate = gate__open(&gopts);
+	if (!s.gate)
+		goto out;
+	if (!o->nr_windows)
+		gate__record_always(s.gate);
+	for (size_t i = 0; i < s.nr_tps; i++) {
+		err = gate__add_tp(s.gate, &s.tps[i].fmt, s.tps[i].open_mask, s.tps[i].close_mask,
+				   s.tps[i].flags);
+		if (err)
+			goto out;
+	}
+	if (gate__load(s.gate))
+		goto out;
+
+	if (o->command) {
+		err = target__fork_command(&s.target, o->command);
+		if (err) {
+			pr_err("cannot run '%s': %s\n", o->command[0],
+			       err == -ENOENT ? "command not found" : strerror(-err));
+			ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+	} else {
+		err = target__parse_pids(&s.target, o->pids);
+		if (err) {
+			pr_err("-p %s: %s\n", o->pids,
+			       err == -ESRCH ? "no such process" : "expected PID[,PID...]");
+			ret = err == -ESRCH ? EXIT_RUNTIME : EXIT_USAGE;
+			goto out;
+		}
+	}
+	s.have_target = true;
+	for (size_t i = 0; i < s.target.nr_pids; i++)
+		if (gate__add_target(s.gate, s.target.pids[i]))
+			goto out;
+
+	if (open_cpu_events(&s) || open_sideband(&s))
+		goto out;
+	if (gate__attach(s.gate))
+		goto out;
+	if (setup_loop(&s)) {
+		pr_err("cannot set up the event loop: %s\n", strerror(errno));
+		goto out;
+	}
+
+	s.w = pdata_writer__open(o->output, o->force);
+	if (!s.w) {
+		pr_err("cannot create %s: %s\n", o->output, strerror(errno));
+		goto out;
+	}
+	s.created_file = true;
+	err = write_header(&s);
+	if (!err)
+		err = synthesize(&s);
+	if (err) {
+		pr_err("cannot write %s: %s\n", o->output, strerror(-err));
+		goto out;
+	}
+
+	gate__arm(s.gate);
+	err = target__start(&s.target);
+	if (err) {
+		pr_err("cannot run '%s': %s\n", o->command[0], strerror(-err));
+		gate__disarm(s.gate);
+		goto out;
+	}
+	if (!o->quiet)
+		pr_info("recording %zu tracepoint%s in %zu window%s on %zu CPU%s; Ctrl-C to stop\n",
+			s.nr_tps, s.nr_tps == 1 ? "" : "s", o->nr_windows, o->nr_windows == 1 ? "" : "s",
+			s.nr_cpus, s.nr_cpus == 1 ? "" : "s");
+
+	err = loop(&s);
+	gate__disarm(s.gate);
+	if (!err)
+		err = drain(&s);
+	if (err) {
+		pr_err("recording stopped: cannot write %s: %s\n", o->output, strerror(-err));
+		pdata_writer__close(s.w);
+		goto out_summary;
+	}
+	err = pdata_writer__close(s.w);
+	if (err) {
+		pr_err("cannot finish %s: %s\n", o->output, strerror(-err));
+		goto out_summary;
+	}
+	ret = EXIT_OK;
+	if (s.signo && s.target.is_command)
+		target__kill(&s.target);
+out_summary:
+	s.created_file = false; /* it holds what was recorded: keep it */
+	print_summary(&s);
+out:
+	if (s.created_file)
+		pdata_writer__unlink(s.w);
+	if (s.have_target && !s.target.exited)
+		target__kill(&s.target);
+	pdata_writer__delete(s.w);
+	session_exit(&s);
+	return ret;
+}
