@@ -51,8 +51,17 @@ struct {
 	__type(value, __u8);
 } gate_targets SEC(".maps");
 
+/*
+ * Twice the largest record, so that "size & (GATE_SCRATCH - 1)" is a bound the
+ * verifier can see while never truncating a size already checked against
+ * GATE_RECORD_MAX.
+ */
+#define GATE_SCRATCH (2 * GATE_RECORD_MAX)
+
+/* What the gate emits: the sample IP perf would report, then the record. */
 struct record_buf {
-	__u8 data[GATE_RECORD_MAX];
+	__u64 ip;
+	__u8 data[GATE_SCRATCH];
 };
 
 struct {
@@ -77,23 +86,47 @@ static __always_inline int is_target(__u32 tgid)
 }
 
 /*
+ * The record as perf would have sampled it: the first 8 bytes (common_type,
+ * common_flags, common_preempt_count, common_pid) are not what the kernel
+ * wrote, because perf_trace_run_bpf_submit() and the syscall tracepoints store
+ * the pt_regs pointer there before running BPF. They are rebuilt from what we
+ * know: the tracepoint id and the current thread. flags and preempt_count
+ * cannot be recovered and read as 0.
+ */
+struct common_header {
+	__u16 type;
+	__u8 flags;
+	__u8 preempt_count;
+	__s32 pid;
+};
+
+/*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
  * it. The fixed part is copied first so the dynamic locations can be read from
  * the copy (no variable-offset access to ctx), then, if the dynamic data
  * reaches further, the record is copied again at its full length.
  */
-static __always_inline void emit(void *ctx, const struct gate_tp *tp, struct gate_stats *st)
+static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *tp,
+				 struct gate_stats *st)
 {
+	struct common_header hdr = {
+		.type = tp_id,
+		.pid = (__u32)bpf_get_current_pid_tgid(),
+	};
 	__u32 zero = 0, size = tp->size, end, loc, off;
 	struct record_buf *buf;
+	struct pt_regs *regs;
 
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
-	if (size > GATE_RECORD_MAX) {
+	if (size > GATE_RECORD_MAX || size < sizeof(hdr)) {
 		st->too_big++;
 		return;
 	}
+	/* Keep clang from dropping the mask it believes redundant: the verifier needs it. */
+	barrier_var(size);
+	size &= GATE_SCRATCH - 1;
 	if (bpf_probe_read_kernel(buf->data, size, ctx))
 		return;
 
@@ -114,10 +147,23 @@ static __always_inline void emit(void *ctx, const struct gate_tp *tp, struct gat
 		st->too_big++;
 		return;
 	}
+	barrier_var(end);
+	end &= GATE_SCRATCH - 1;
 	if (end > size && bpf_probe_read_kernel(buf->data, end, ctx))
 		return;
+	/*
+	 * The sample IP perf itself reports: for syscall tracepoints the user
+	 * registers of the syscall; for the others the caller's registers, which
+	 * are the pt_regs pointer those first 8 bytes hold.
+	 */
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	else
+		regs = *(struct pt_regs **)buf->data;
+	buf->ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
 
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf->data, end))
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + end))
 		st->output_lost++;
 	else
 		st->recorded++;
@@ -136,7 +182,7 @@ int gate_tracepoint(void *ctx)
 	if (!armed || !is_target(pid_tgid >> 32))
 		return 1;
 	st = my_stats();
-	key = *(__u16 *)ctx; /* common_type: the tracepoint's id */
+	key = bpf_get_attach_cookie(ctx); /* the tracepoint's id, set at attach */
 	tp = bpf_map_lookup_elem(&gate_tps, &key);
 	if (!tp) {
 		st->unknown_tp++;
@@ -145,7 +191,7 @@ int gate_tracepoint(void *ctx)
 
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD)
-			emit(ctx, tp, st);
+			emit(ctx, key, tp, st);
 		return 1;
 	}
 
@@ -172,7 +218,7 @@ int gate_tracepoint(void *ctx)
 	}
 
 	if ((opened) || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open))
-		emit(ctx, tp, st);
+		emit(ctx, key, tp, st);
 
 	if (tp->close_mask & open) {
 		st->windows_closed += __builtin_popcountll(tp->close_mask & open);

@@ -82,6 +82,8 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		}
 		e->tp.nr_dyn = nr_dyn;
 	}
+	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
+		flags |= GATE_TP_USER_REGS;
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;
@@ -159,8 +161,11 @@ int gate__attach(struct gate *g)
 	int err;
 
 	for (size_t i = 0; i < g->nr_tps; i++) {
-		link = bpf_program__attach_tracepoint(g->skel->progs.gate_tracepoint, g->tps[i].system,
-						      g->tps[i].name);
+		/* One program for all tracepoints: the cookie tells it which one fired. */
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+
+		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+							   g->tps[i].system, g->tps[i].name, &opts);
 		if (!link) {
 			err = -errno;
 			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,

@@ -13,10 +13,6 @@
 #define AUXTRIG_VERSION "0.1"
 #endif
 
-/* Weak until every subcommand is merged into one tree; see cmd.h. */
-int cmd_record(int argc, char **argv) __attribute__((weak));
-int cmd_probe(int argc, char **argv) __attribute__((weak));
-
 static const struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -51,10 +47,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (strcmp(argv[1], subcommands[i].name))
 			continue;
-		if (!subcommands[i].fn) {
-			pr_err("'%s' is not built into this binary\n", argv[1]);
-			return EXIT_RUNTIME;
-		}
 		return subcommands[i].fn(argc - 1, argv + 1);
 	}
 	pr_err("unknown command '%s' (try: auxtrig --help)\n", argv[1]);

@@ -42,9 +42,16 @@
 #include "auxtrig/tracing_data.h"
 #include "uapi/linux/perf_event_aux.h"
 
-/* Offset of the raw payload in a PDATA_SAMPLE_TYPE sample: header, id, tid, time, cpu, period, size. */
-#define SAMPLE_RAW_SIZE_OFF (8 + 8 + 8 + 8 + 8 + 8)
-#define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
+/*
+ * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
+ * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are the IP perf
+ * would have sampled (u64) followed by the tracepoint record.
+ */
+#define SAMPLE_ID_OFF 8
+#define SAMPLE_IP_OFF 16
+#define SAMPLE_RAW_SIZE_OFF 56
+#define SAMPLE_RAW_OFF 60
+#define GATE_IP_SIZE 8
 
 /*
  * Records the gate emits are samples of the bpf-output event; in the file they
@@ -386,7 +393,7 @@ static int write_header(struct session *s)
 {
 	const struct record_opts *o = s->opts;
 	struct perf_event_attr a;
-	const char **systems, **names;
+	struct tracing_event *events;
 	__u64 *ids;
 	void *td = NULL;
 	size_t td_len = 0;
@@ -418,20 +425,15 @@ static int write_header(struct session *s)
 	if (err)
 		return err;
 
-	systems = calloc(s->nr_tps, sizeof(char *));
-	names = calloc(s->nr_tps, sizeof(char *));
-	if (!systems || !names) {
-		free(systems);
-		free(names);
+	events = calloc(s->nr_tps, sizeof(*events));
+	if (!events)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < s->nr_tps; i++) {
-		systems[i] = s->tps[i].fmt.system;
-		names[i] = s->tps[i].fmt.name;
+		events[i].system = s->tps[i].fmt.system;
+		events[i].name = s->tps[i].fmt.name;
 	}
-	err = tracing_data__build(systems, names, s->nr_tps, &td, &td_len);
-	free(systems);
-	free(names);
+	err = tracing_data__build(tracefs__root(), events, s->nr_tps, &td, &td_len);
+	free(events);
 	if (err) {
 		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
 		return err;
@@ -478,26 +480,38 @@ static int process_record(struct session *s, const struct perf_event_header *h)
 	char buf[65536];
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		__u32 raw_size;
+		struct perf_event_header *out = (struct perf_event_header *)buf;
+		__u32 raw_size, rec_size;
 		__u16 type;
 		size_t idx;
 
-		if (h->size < SAMPLE_RAW_OFF + 2) {
+		if (h->size < SAMPLE_RAW_OFF + GATE_IP_SIZE + 2) {
 			s->unknown++;
 			return 0;
 		}
 		memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
-		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF, sizeof(type));
-		idx = type < s->tp_by_type_len ? s->tp_by_type[type] : 0;
-		if (!idx || raw_size < 2) {
+		if (raw_size < GATE_IP_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(buf, h, h->size);
-		memcpy(buf + sizeof(*h), &s->tps[idx - 1].id, sizeof(__u64));
+		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_IP_SIZE, sizeof(type));
+		idx = type < s->tp_by_type_len ? s->tp_by_type[type] : 0;
+		if (!idx) {
+			s->unknown++;
+			return 0;
+		}
+		/* Same sample, as the tracepoint's: its id, the gate's IP, the bare record. */
+		rec_size = raw_size - GATE_IP_SIZE;
+		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
+		memcpy(buf + SAMPLE_ID_OFF, &s->tps[idx - 1].id, sizeof(__u64));
+		memcpy(buf + SAMPLE_IP_OFF, (const char *)h + SAMPLE_RAW_OFF, GATE_IP_SIZE);
+		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
+		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_IP_SIZE, rec_size);
+		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
+		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->tps[idx - 1].written++;
 		s->written++;
-		return pdata_writer__write(s->w, buf, h->size);
+		return pdata_writer__write(s->w, buf, out->size);
 	}
 	if (h->type == PERF_RECORD_LOST) {
 		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;

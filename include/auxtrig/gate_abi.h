@@ -7,7 +7,7 @@
  *
  * bpf/gate.bpf.c runs one program on every tracepoint auxtrig uses. For each
  * hit it looks up what that tracepoint means (struct gate_tp, keyed by the
- * tracepoint's id, which is also the record's common_type) and:
+ * tracepoint's id, which the loader passes as the attach cookie) and:
  *
  *   open_mask       opens these windows on the current thread (if --where
  *                   holds), then records the hit
@@ -37,6 +37,7 @@
 #define GATE_RECORD_MAX		8192	/* PERF_MAX_TRACE_SIZE: no tracepoint record is larger */
 
 #define GATE_TP_RECORD		(1u << 0)
+#define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
 
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
