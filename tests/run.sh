@@ -44,6 +44,10 @@ if [ $mode != kernel ]; then
 		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
 		run_one "unit/$(basename "$t")" "$t"
 	done
+	for t in "$top"/tests/unit/test_*.sh; do
+		[ -f "$t" ] || continue
+		run_one "unit/$(basename "$t" .sh)" bash "$t"
+	done
 fi
 if [ $mode != unit ]; then
 	echo "kernel tests:"
