@@ -15,11 +15,14 @@
 #include <bpf/bpf_core_read.h>
 
 #include "auxtrig/gate_abi.h"
+#include "auxtrig/expr_abi.h"
+#include "expr.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 filter_targets = 1;	/* 0: every process (-a) */
 const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
+const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 
 __u32 armed = 0;				/* set by the loader once everything is attached */
 struct gate_stats stats[GATE_STATS_SLOTS];
@@ -59,6 +62,21 @@ struct {
 #define GATE_SCRATCH (2 * GATE_RECORD_MAX)
 
 /* What the gate emits: the sample IP perf would report, then the record. */
+/* The compiled --where condition, checked when a window would open. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct expr_prog);
+} gate_where SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct expr_env);
+} gate_env SEC(".maps");
+
 struct record_buf {
 	__u64 ip;
 	__u8 data[GATE_SCRATCH];
@@ -169,6 +187,45 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 		st->recorded++;
 }
 
+/*
+ * Does --where hold for this window start? The environment is the current
+ * thread and, for a syscall's entry, its number and arguments (struct
+ * syscall_trace_enter: int nr at 8, unsigned long args[6] from 16).
+ */
+static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
+	struct expr_prog *prog;
+	struct expr_env *env;
+	__u32 zero = 0;
+	int nr = -1;
+
+	if (!have_where)
+		return 1;
+	prog = bpf_map_lookup_elem(&gate_where, &zero);
+	env = bpf_map_lookup_elem(&gate_env, &zero);
+	if (!prog || !env)
+		return 0;
+	__builtin_memset(env, 0, sizeof(*env));
+	env->pid = pid_tgid >> 32;
+	env->tid = (__u32)pid_tgid;
+	env->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	env->uid = (__u32)uid_gid;
+	env->gid = uid_gid >> 32;
+	env->cpu = bpf_get_smp_processor_id();
+	env->cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(env->comm, sizeof(env->comm));
+	env->rec = (__u64)ctx;
+	env->rec_size = tp->size;
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
+	}
+	env->nr = nr;
+	return expr_eval(prog, env);
+}
+
 SEC("tracepoint")
 int gate_tracepoint(void *ctx)
 {
@@ -201,6 +258,10 @@ int gate_tracepoint(void *ctx)
 
 	if (tp->open_mask) {
 		opened = tp->open_mask & ~open;
+		if (opened && !where_holds(ctx, tp)) {
+			st->windows_filtered += __builtin_popcountll(opened);
+			opened = 0;
+		}
 		if (opened) {
 			if (!th) {
 				fresh.open = opened;

@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "auxtrig/expr_abi.h"
 #include "auxtrig/gate.h"
 #include "auxtrig/log.h"
 #include "skel/gate.skel.h"
@@ -22,6 +23,7 @@ struct gate {
 	size_t nr_tps;
 	struct bpf_link **links;
 	size_t nr_links;
+	struct expr_prog *where;
 };
 
 struct gate *gate__open(const struct gate_opts *opts)
@@ -84,6 +86,8 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;
+	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_enter_", 10))
+		flags |= GATE_TP_SYSCALL_ENTER;
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;
@@ -97,9 +101,13 @@ void gate__record_always(struct gate *g)
 
 int gate__set_where(struct gate *g, const struct expr_prog *prog)
 {
-	(void)g;
-	(void)prog;
-	return -EOPNOTSUPP;
+	free(g->where);
+	g->where = malloc(sizeof(*prog));
+	if (!g->where)
+		return -ENOMEM;
+	memcpy(g->where, prog, sizeof(*prog));
+	g->skel->rodata->have_where = 1;
+	return 0;
 }
 
 int gate__load(struct gate *g)
@@ -111,6 +119,16 @@ int gate__load(struct gate *g)
 		pr_err("the kernel refused the gate BPF program (gate_tracepoint): %s (run with -vv for the verifier log)\n",
 		       strerror(-err));
 		return err;
+	}
+	if (g->where) {
+		__u32 zero = 0;
+
+		err = bpf_map__update_elem(g->skel->maps.gate_where, &zero, sizeof(zero), g->where,
+					   sizeof(*g->where), BPF_ANY);
+		if (err) {
+			pr_err("cannot load the --where condition into the gate: %s\n", strerror(-err));
+			return err;
+		}
 	}
 	for (size_t i = 0; i < g->nr_tps; i++) {
 		err = bpf_map__update_elem(g->skel->maps.gate_tps, &g->tps[i].id, sizeof(__u32),
@@ -232,6 +250,7 @@ void gate__close(struct gate *g)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
 	gate_bpf__destroy(g->skel);
+	free(g->where);
 	free(g->tps);
 	free(g);
 }

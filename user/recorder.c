@@ -31,6 +31,7 @@
 
 #include "auxtrig/cmd.h"
 #include "auxtrig/data_ring.h"
+#include "auxtrig/expr.h"
 #include "auxtrig/gate.h"
 #include "auxtrig/log.h"
 #include "auxtrig/pdata.h"
@@ -83,6 +84,7 @@ struct session {
 	__u64 *tp_by_type;	/* common_type -> index + 1 into tps, 0 if none */
 	size_t tp_by_type_len;
 	struct gate *gate;
+	struct expr_prog *where;
 	struct target target;
 	bool have_target;
 	struct cpu_slot *cpus;
@@ -207,6 +209,51 @@ static int resolve_tracepoints(struct session *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_tps; i++)
 		s->tp_by_type[s->tps[i].fmt.id] = i + 1;
+	return 0;
+}
+
+/* ---- --where ----------------------------------------------------------------- */
+
+/*
+ * --where is checked when a window would open: at a syscall's entry. Every
+ * builtin is known there except the return value.
+ */
+static int where_resolve(void *ctx, const char *name, struct expr_field *field, char *why,
+			 size_t why_size)
+{
+	(void)ctx;
+	if (!strcmp(name, "ret")) {
+		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens");
+		return -EINVAL;
+	}
+	return expr__resolve_builtin(name, field);
+}
+
+static int compile_where(struct session *s)
+{
+	struct expr_compile_opts copts = { .resolve = where_resolve };
+	struct expr_prog *prog;
+	char err[256];
+	int ret;
+
+	if (!s->opts->where)
+		return 0;
+	if (!s->opts->nr_windows) {
+		pr_err("--where selects windows: give at least one --window\n");
+		return -EINVAL;
+	}
+	prog = calloc(1, sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	ret = expr__compile(s->opts->where, &copts, prog, err, sizeof(err));
+	if (ret) {
+		pr_err("--where '%s': %s\n", s->opts->where, err);
+		free(prog);
+		return -EINVAL;
+	}
+	if (s->opts->verbose >= 2)
+		expr__dump(prog, stderr);
+	s->where = prog;
 	return 0;
 }
 
@@ -718,6 +765,7 @@ static void session_exit(struct session *s)
 		tp_format__exit(&s->tps[i].fmt);
 	free(s->tps);
 	free(s->tp_by_type);
+	free(s->where);
 	if (s->have_target)
 		target__exit(&s->target);
 	if (s->sigfd > 0)
@@ -734,6 +782,8 @@ int recorder__run(const struct record_opts *o)
 
 	/* Everything that can be wrong with the input is found before anything is created. */
 	err = resolve_tracepoints(&s);
+	if (!err)
+		err = compile_where(&s);
 	if (err) {
 		ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
@@ -758,6 +808,8 @@ int recorder__run(const struct record_opts *o)
 		if (err)
 			goto out;
 	}
+	if (s.where && gate__set_where(s.gate, s.where))
+		goto out;
 	if (gate__load(s.gate))
 		goto out;
 

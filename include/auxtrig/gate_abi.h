@@ -38,6 +38,7 @@
 
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
+#define GATE_TP_SYSCALL_ENTER	(1u << 2)	/* struct syscall_trace_enter: nr and args for --where */
 
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
