@@ -60,6 +60,24 @@ pscript "$tmp/d.data" >"$tmp/d.txt"
 assert_eq "$(grep '^ *demo_kid ' "$tmp/d.txt" | grep -c 'sys_enter_openat:')" $((2 * rounds)) "child's windows"
 assert_eq "$(grep -c 'sys_enter_openat:' "$tmp/d.txt")" $((4 * rounds)) "all windows"
 
-# 5. The file is private and the summary counts what was written.
+# 5. --where picks windows in the kernel: by comm, by thread, by argument.
+"$AUXTRIG" record -q -w syscall:openat --where 'comm == "demo_kid"' -o "$tmp/e.data" -- "$DEMO" -r $rounds -c demo_kid \
+	>/dev/null || fail "record --where comm failed"
+pscript "$tmp/e.data" >"$tmp/e.txt"
+assert_eq "$(grep -c 'sys_enter_openat:' "$tmp/e.txt")" $((2 * rounds)) "windows where comm == demo_kid"
+assert_eq "$(grep -v '^ *demo_kid ' "$tmp/e.txt" | grep -c .)" 0 "windows of other comms"
+"$AUXTRIG" record -q -w syscall:openat --where 'tid != pid && comm ~ "openat_*"' -o "$tmp/f.data" -- "$DEMO" -r $rounds -t 2 \
+	>/dev/null || fail "record --where tid failed"
+pscript "$tmp/f.data" >"$tmp/f.txt"
+assert_eq "$(grep -c 'sys_enter_openat:' "$tmp/f.txt")" $((2 * rounds * 2)) "windows of the two extra threads"
+# flags == 0 for both demo openat calls; the third argument of every call is O_RDONLY.
+"$AUXTRIG" record -q -w syscall:openat --where 'arg2 == 0 && arg1 != 0' -o "$tmp/g.data" -- "$DEMO" -r $rounds \
+	>/dev/null || fail "record --where args failed"
+assert_eq "$(pscript "$tmp/g.data" | grep -c 'sys_enter_openat:')" $((2 * rounds)) "windows where flags == O_RDONLY"
+"$AUXTRIG" record -q -w syscall:openat --where 'arg2 != 0' -o "$tmp/h.data" -- "$DEMO" -r $rounds \
+	>/dev/null 2>"$tmp/h.err" || fail "record --where args failed"
+assert_eq "$(pscript "$tmp/h.data" | grep -c 'sys_enter_openat:')" 0 "windows where flags != 0"
+
+# 6. The file is private and the summary counts what was written.
 assert_eq "$(stat -c %a "$tmp/a.data")" 600 "output mode"
 echo ok
