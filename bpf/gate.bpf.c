@@ -21,6 +21,8 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 filter_targets = 1;	/* 0: every process (-a) */
+const volatile __u32 target_threads = 0;	/* 1: gate_targets holds thread ids (-t) */
+const volatile __u32 filter_cpus = 0;		/* 1: record only on CPUs in gate_cpus (-C) */
 const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 
@@ -98,9 +100,30 @@ static __always_inline struct gate_stats *my_stats(void)
 	return &stats[cpu];
 }
 
-static __always_inline int is_target(__u32 tgid)
+static __always_inline int is_target(__u64 pid_tgid)
 {
-	return !filter_targets || bpf_map_lookup_elem(&gate_targets, &tgid);
+	__u32 key = target_threads ? (__u32)pid_tgid : pid_tgid >> 32;
+
+	return !filter_targets || bpf_map_lookup_elem(&gate_targets, &key);
+}
+
+/* -C: CPUs whose events are recorded (windows still open and close anywhere). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GATE_STATS_SLOTS);
+	__type(key, __u32);
+	__type(value, __u8);
+} gate_cpus SEC(".maps");
+
+static __always_inline int cpu_recorded(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u8 *on;
+
+	if (!filter_cpus)
+		return 1;
+	on = bpf_map_lookup_elem(&gate_cpus, &cpu);
+	return on && *on;
 }
 
 /*
@@ -135,6 +158,8 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	struct record_buf *buf;
 	struct pt_regs *regs;
 
+	if (!cpu_recorded())
+		return;
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
@@ -236,7 +261,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_tp *tp;
 	__u64 open = 0, opened = 0;
 
-	if (!armed || !is_target(pid_tgid >> 32))
+	if (!armed || !is_target(pid_tgid))
 		return 1;
 	st = my_stats();
 	key = bpf_get_attach_cookie(ctx); /* the tracepoint's id, set at attach */
@@ -300,7 +325,7 @@ int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
 	__u32 parent = bpf_get_current_pid_tgid() >> 32, child = ctx->child_pid;
 	__u8 one = 1;
 
-	if (!filter_targets || !bpf_map_lookup_elem(&gate_targets, &parent))
+	if (!filter_targets || target_threads || !bpf_map_lookup_elem(&gate_targets, &parent))
 		return 1;
 	bpf_map_update_elem(&gate_targets, &child, &one, BPF_ANY);
 	return 1;

@@ -42,6 +42,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 		return NULL;
 	}
 	g->skel->rodata->filter_targets = !opts->all_processes;
+	g->skel->rodata->target_threads = opts->threads;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -92,6 +93,11 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;
 	return 0;
+}
+
+void gate__record_only_cpus(struct gate *g)
+{
+	g->skel->rodata->filter_cpus = 1;
 }
 
 void gate__record_always(struct gate *g)
@@ -156,6 +162,15 @@ int gate__add_target(struct gate *g, pid_t pid)
 	__u8 one = 1;
 
 	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+int gate__record_cpu(struct gate *g, int cpu)
+{
+	__u32 key = cpu;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_cpus, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
 }
 

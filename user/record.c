@@ -12,7 +12,7 @@
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"
-"       auxtrig record [OPTIONS] -p PID[,PID...]\n"
+"       auxtrig record [OPTIONS] -p PID[,PID...] | -t TID[,TID...] | -a\n"
 "\n"
 "Record kernel events, but only while a thread is inside a trigger window.\n"
 "Windows and conditions are decided in the kernel by BPF: events outside\n"
@@ -32,6 +32,10 @@ static const char record_usage[] =
 "TARGET:\n"
 "  -- COMMAND [ARGS]        run COMMAND and record it and its children\n"
 "  -p, --pid=PID[,PID...]   record running processes (all their threads)\n"
+"  -t, --tid=TID[,TID...]   record running threads (not their children)\n"
+"  -a, --all-cpus           record every process (system-wide); with a COMMAND,\n"
+"                           for as long as it runs, else until Ctrl-C\n"
+"  -C, --cpu=CPUS           record only events on these CPUs (e.g. 0-3,6)\n"
 "\n"
 "OUTPUT:\n"
 "  -o, --output=FILE        output file (default auxtrig.data), created with mode 0600\n"
@@ -59,6 +63,9 @@ static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -119,7 +126,7 @@ int cmd_record(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+w:e:o:fp:m:vqh", record_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:vqh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (add_window(&o, optarg))
@@ -144,6 +151,15 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'p':
 			o.pids = optarg;
+			break;
+		case 't':
+			o.tids = optarg;
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case 'C':
+			o.cpus = optarg;
 			break;
 		case 'm':
 			errno = 0;
@@ -175,12 +191,13 @@ int cmd_record(int argc, char **argv)
 
 	if (optind < argc)
 		o.command = argv + optind;
-	if (o.command && o.pids) {
-		pr_err("give either a command or -p PID, not both\n");
+	if ((o.command != NULL) + (o.pids != NULL) + (o.tids != NULL) > 1 ||
+	    (o.all && (o.pids || o.tids))) {
+		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
 		goto out;
 	}
-	if (!o.command && !o.pids) {
-		pr_err("nothing to record: give a command after -- or -p PID (see auxtrig record --help)\n");
+	if (!o.command && !o.pids && !o.tids && !o.all) {
+		pr_err("nothing to record: give a command after --, -p PID, -t TID or -a (see auxtrig record --help)\n");
 		goto out;
 	}
 	ret = recorder__run(&o);

@@ -11,6 +11,7 @@
  * and the sideband (dummy) events of the targets redirected into it with
  * PERF_EVENT_IOC_SET_OUTPUT, so one pass over NR_CPUS rings sees everything.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/cmd.h"
+#include "auxtrig/cpumap.h"
 #include "auxtrig/data_ring.h"
 #include "auxtrig/expr.h"
 #include "auxtrig/gate.h"
@@ -90,6 +92,7 @@ struct session {
 	struct cpu_slot *cpus;
 	size_t nr_cpus;
 	int nr_possible;
+	bool *cpu_mask;		/* -C: CPUs to record on (all by default) */
 	int *side_fds;		/* dummy sideband events */
 	__u64 *side_ids;
 	size_t nr_side;
@@ -315,16 +318,17 @@ static int open_cpu_events(struct session *s)
 	struct perf_event_attr a;
 	int err;
 
-	s->nr_possible = libbpf_num_possible_cpus();
-	if (s->nr_possible <= 0)
-		return s->nr_possible ? s->nr_possible : -EINVAL;
 	s->cpus = calloc(s->nr_possible, sizeof(*s->cpus));
 	if (!s->cpus)
 		return -ENOMEM;
 	attr_init_output(&a, s->opts->mmap_pages * page);
 	for (int cpu = 0; cpu < s->nr_possible; cpu++) {
 		struct cpu_slot *c = &s->cpus[s->nr_cpus];
-		int fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd;
+
+		if (!s->cpu_mask[cpu])
+			continue;
+		fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0 && errno == ENODEV)
 			continue; /* offline CPU */
@@ -332,6 +336,11 @@ static int open_cpu_events(struct session *s)
 			err = -errno;
 			pr_err("cannot open the output event on CPU %d: %s\n", cpu, strerror(-err));
 			return err;
+		}
+		if (s->opts->cpus) {
+			err = gate__record_cpu(s->gate, cpu);
+			if (err)
+				return err;
 		}
 		c->cpu = cpu;
 		c->out_fd = fd;
@@ -411,8 +420,18 @@ static int open_sideband(struct session *s)
 {
 	int err;
 
+	if (s->target.all)
+		return open_sideband_for(s, -1, false);
 	if (s->target.is_command)
 		return open_sideband_for(s, s->target.pids[0], true);
+	if (s->target.threads) {
+		for (size_t i = 0; i < s->target.nr_pids; i++) {
+			err = open_sideband_for(s, s->target.pids[i], false);
+			if (err && err != -ESRCH)
+				return err;
+		}
+		return 0;
+	}
 	for (size_t i = 0; i < s->target.nr_pids; i++) {
 		pid_t *tids;
 		size_t nr;
@@ -495,6 +514,26 @@ static int write_header(struct session *s)
 	return pdata_writer__begin_data(s->w);
 }
 
+/* -a: every process that runs now. */
+static int synthesize_all(struct session *s)
+{
+	struct dirent *d;
+	DIR *proc = opendir("/proc");
+	int err = 0;
+
+	if (!proc)
+		return -errno;
+	while (!err && (d = readdir(proc))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		err = synth__process(s->w, atoi(d->d_name));
+		if (err == -ESRCH || err == -ENOENT || err == -EACCES)
+			err = 0; /* gone meanwhile, or a kernel thread without maps */
+	}
+	closedir(proc);
+	return err;
+}
+
 static int synthesize(struct session *s)
 {
 	int err;
@@ -502,6 +541,11 @@ static int synthesize(struct session *s)
 	err = synth__kernel_mmap(s->w);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
+	if (s->target.all) {
+		err = synthesize_all(s);
+		if (err)
+			return err;
+	}
 	for (size_t i = 0; i < s->target.nr_pids; i++) {
 		err = synth__process(s->w, s->target.pids[i]);
 		if (err && err != -ESRCH) {
@@ -758,6 +802,7 @@ static void session_exit(struct session *s)
 		close(s->cpus[i].out_fd);
 	}
 	free(s->cpus);
+	free(s->cpu_mask);
 	free(s->side_fds);
 	free(s->side_ids);
 	gate__close(s->gate);
@@ -776,12 +821,24 @@ static void session_exit(struct session *s)
 
 int recorder__run(const struct record_opts *o)
 {
-	struct session s = { .opts = o, .epfd = -1, .sigfd = -1 };
+	struct session s = { .opts = o, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct gate_opts gopts = {};
 	int err, ret = EXIT_RUNTIME;
 
 	/* Everything that can be wrong with the input is found before anything is created. */
-	err = resolve_tracepoints(&s);
+	s.nr_possible = libbpf_num_possible_cpus();
+	s.cpu_mask = calloc(s.nr_possible > 0 ? s.nr_possible : 1, sizeof(bool));
+	if (s.nr_possible <= 0 || !s.cpu_mask)
+		goto out;
+	err = 0;
+	if (o->cpus && cpumap__parse(o->cpus, s.nr_possible, s.cpu_mask)) {
+		pr_err("-C %s: expected a list of CPUs 0-%d like 0-3,6\n", o->cpus, s.nr_possible - 1);
+		err = -EINVAL;
+	}
+	for (int i = 0; !o->cpus && i < s.nr_possible; i++)
+		s.cpu_mask[i] = true;
+	if (!err)
+		err = resolve_tracepoints(&s);
 	if (!err)
 		err = compile_where(&s);
 	if (err) {
@@ -795,13 +852,16 @@ int recorder__run(const struct record_opts *o)
 		goto out;
 	}
 
-	gopts.nr_cpus = libbpf_num_possible_cpus();
-	gopts.all_processes = false;
+	gopts.nr_cpus = s.nr_possible;
+	gopts.all_processes = o->all;
+	gopts.threads = o->tids != NULL;
 	s.gate = gate__open(&gopts);
 	if (!s.gate)
 		goto out;
 	if (!o->nr_windows)
 		gate__record_always(s.gate);
+	if (o->cpus)
+		gate__record_only_cpus(s.gate);
 	for (size_t i = 0; i < s.nr_tps; i++) {
 		err = gate__add_tp(s.gate, &s.tps[i].fmt, s.tps[i].open_mask, s.tps[i].close_mask,
 				   s.tps[i].flags);
@@ -821,15 +881,19 @@ int recorder__run(const struct record_opts *o)
 			ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
 			goto out;
 		}
-	} else {
-		err = target__parse_pids(&s.target, o->pids);
+	} else if (o->pids || o->tids) {
+		const char *list = o->pids ? o->pids : o->tids;
+
+		err = target__parse_pids(&s.target, list, o->tids != NULL);
 		if (err) {
-			pr_err("-p %s: %s\n", o->pids,
-			       err == -ESRCH ? "no such process" : "expected PID[,PID...]");
+			pr_err("%s %s: %s\n", o->pids ? "-p" : "-t", list,
+			       err == -ESRCH ? (o->pids ? "no such process" : "no such thread")
+					     : (o->pids ? "expected PID[,PID...]" : "expected TID[,TID...]"));
 			ret = err == -ESRCH ? EXIT_RUNTIME : EXIT_USAGE;
 			goto out;
 		}
 	}
+	s.target.all = o->all;
 	s.have_target = true;
 	for (size_t i = 0; i < s.target.nr_pids; i++)
 		if (gate__add_target(s.gate, s.target.pids[i]))

@@ -98,7 +98,7 @@ int target__fork_command(struct target *t, char **argv)
 	return 0;
 }
 
-int target__parse_pids(struct target *t, const char *list)
+int target__parse_pids(struct target *t, const char *list, bool threads)
 {
 	char *copy = strdup(list), *tok, *save = NULL, *end, path[64];
 	int err = 0;
@@ -133,6 +133,7 @@ int target__parse_pids(struct target *t, const char *list)
 	free(copy);
 	if (!err && !t->nr_pids)
 		err = -EINVAL;
+	t->threads = threads;
 	return err;
 }
 
@@ -165,6 +166,8 @@ bool target__poll_exit(struct target *t)
 
 	if (t->exited)
 		return true;
+	if (t->all && !t->is_command)
+		return false;
 	if (t->is_command) {
 		if (waitpid(t->pids[0], &t->status, WNOHANG) == t->pids[0])
 			t->exited = true;

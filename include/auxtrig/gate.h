@@ -25,6 +25,7 @@ struct expr_prog;
 
 struct gate_opts {
 	bool all_processes;	/* -a: no target filter */
+	bool threads;		/* -t: targets are thread ids, children not followed */
 	int nr_cpus;		/* possible CPUs: size of the output array */
 };
 
@@ -38,6 +39,8 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		 __u32 flags);
 /** gate__record_always() - no windows: record every hit of the targets. Before load. */
 void gate__record_always(struct gate *g);
+/** gate__record_only_cpus() - -C: record only on CPUs given to gate__record_cpu(). Before load. */
+void gate__record_only_cpus(struct gate *g);
 /** gate__set_where() - the compiled --where condition for window starts. */
 int gate__set_where(struct gate *g, const struct expr_prog *prog);
 /** gate__load() - load into the kernel (verifier log with -vv) and fill the maps. */
@@ -46,6 +49,8 @@ int gate__load(struct gate *g);
 int gate__set_output(struct gate *g, int cpu, int perf_fd);
 /** gate__add_target() - a process (tgid) whose threads may open windows. */
 int gate__add_target(struct gate *g, pid_t pid);
+/** gate__record_cpu() - with any call, only CPUs named this way are recorded (-C). */
+int gate__record_cpu(struct gate *g, int cpu);
 /** gate__attach() - attach to every declared tracepoint and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

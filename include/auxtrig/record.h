@@ -31,6 +31,9 @@ struct record_opts {
 	const char *output;	/* -o, default "auxtrig.data" */
 	bool force;		/* -f */
 	const char *pids;	/* -p list, or NULL */
+	const char *tids;	/* -t list, or NULL */
+	bool all;		/* -a: every process */
+	const char *cpus;	/* -C list, or NULL: every CPU */
 	char **command;		/* argv after "--", NULL-terminated */
 	size_t mmap_pages;	/* -m, per-CPU data ring pages */
 	int verbose;

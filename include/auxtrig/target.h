@@ -15,6 +15,8 @@
 
 struct target {
 	bool is_command;
+	bool threads;		/* -t: pids are thread ids */
+	bool all;		/* -a: no end of its own unless there is a command */
 	pid_t *pids;		/* the command's pid, or the -p list */
 	size_t nr_pids;
 	int go_fd;		/* command: write end of the "go" pipe */
@@ -28,8 +30,11 @@ struct target {
  * Return: 0, -ENOENT/-EACCES if it cannot be run (nothing forked), other -errno.
  */
 int target__fork_command(struct target *t, char **argv);
-/** target__parse_pids() - "PID[,PID...]" of running processes. -EINVAL/-ESRCH. */
-int target__parse_pids(struct target *t, const char *list);
+/**
+ * target__parse_pids() - "PID[,PID...]" of running processes, or with
+ * @threads of running threads. -EINVAL/-ESRCH.
+ */
+int target__parse_pids(struct target *t, const char *list, bool threads);
 /**
  * target__start() - let the command exec.
  * Return: 0, or -errno of a failed exec (the child has then exited).

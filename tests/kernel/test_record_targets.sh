@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Targets other than a command: -t TID (one thread), -a (every process), -C (some CPUs).
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+
+# -t: only the chosen thread's windows.
+"$DEMO" -r 300 -t 2 >/dev/null &
+demo=$!
+sleep 0.2
+tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)
+[ -n "$tid" ] || fail "demo has no extra thread"
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/t.data" -t "$tid" 2>"$tmp/t.err" || fail "record -t: $(cat "$tmp/t.err")"
+wait $demo
+assert_perf_reads_cleanly "$tmp/t.data"
+pscript "$tmp/t.data" >"$tmp/t.txt"
+[ "$(grep -c sys_enter_openat: "$tmp/t.txt")" -gt 0 ] || fail "no windows for -t $tid"
+assert_eq "$(awk '{ print $2 }' "$tmp/t.txt" | sort -u)" "$tid" "threads recorded with -t"
+
+# -a with a command: every process, for as long as the command runs.
+"$AUXTRIG" record -q -a -w syscall:openat -o "$tmp/a.data" -- sleep 1 2>"$tmp/a.err" &
+aux=$!
+sleep 0.3
+"$DEMO" -r 10 >"$tmp/demo.out"
+other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
+wait $aux || fail "record -a: $(cat "$tmp/a.err")"
+assert_perf_reads_cleanly "$tmp/a.data"
+n=$(perf script -F pid,event -i "$tmp/a.data" 2>/dev/null | awk -v p="$other" '$1 == p' | grep -c sys_enter_openat)
+assert_eq "$n" 20 "windows of a process auxtrig did not start, with -a"
+
+# -C: events only from the chosen CPU.
+if [ "$(nproc)" -gt 1 ]; then
+	"$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/c.data" -- "$DEMO" -r 50 -t 3 >/dev/null ||
+		fail "record -C failed"
+	assert_perf_reads_cleanly "$tmp/c.data"
+	pscript "$tmp/c.data" >"$tmp/c.txt"
+	[ "$(grep -c sys_enter_getpid: "$tmp/c.txt")" -gt 0 ] || fail "nothing recorded on CPU 1"
+	assert_eq "$(awk '{ print $3 }' "$tmp/c.txt" | sort -u)" "[001]" "CPUs recorded with -C 1"
+fi
+echo ok
