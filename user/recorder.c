@@ -348,7 +348,7 @@ static int open_cpu_events(struct session *s)
 		err = event_id(fd, &c->out_id);
 		if (err)
 			return err;
-		err = data_ring__mmap(&c->ring, fd, cpu, s->opts->mmap_pages);
+		err = data_ring__mmap(&c->ring, fd, cpu, s->opts->mmap_pages, 0);
 		if (err == -EPERM) {
 			pr_err("cannot map %zu KiB per CPU: over the locked-memory limit (raise /proc/sys/kernel/perf_event_mlock_kb or use a smaller -m)\n",
 			       s->opts->mmap_pages * page / 1024);

@@ -19,6 +19,19 @@
  *                            into a bounce buffer so callers see it whole
  *   data_ring__consume()     store-release(pc->data_tail, tail)    (the kernel
  *                            may overwrite what we read only after this)
+ *
+ * Overwrite ("flight recorder") mode: the event has attr.write_backward and
+ * the ring is mapped read-only, so the kernel never waits for us and always
+ * keeps the newest records. It writes downwards: data_head starts at 0 and
+ * decreases, the newest record starts at data_head, older ones follow at
+ * higher positions, and the oldest may be torn where the newest overwrote it.
+ *
+ *   data_ring__snapshot()    with output paused (PERF_EVENT_IOC_PAUSE_OUTPUT),
+ *                            walk from data_head towards older records up to
+ *                            the ring's size or to where the previous
+ *                            snapshot started, whichever is nearer; then hand
+ *                            the records out oldest first. A record that
+ *                            would cross that limit is torn and is skipped.
  */
 
 struct data_ring {
@@ -30,13 +43,17 @@ struct data_ring {
 	uint64_t head;		/* snapshot of data_head from read_init */
 	uint64_t tail;		/* how far we have read */
 	char *bounce;		/* for records that wrap */
+	int overwrite;		/* write_backward ring, mapped read-only */
+	uint64_t snap_head;	/* overwrite: data_head at the previous snapshot */
+	uint64_t *snap_pos;	/* overwrite: record positions of one walk */
+	size_t snap_cap;
 };
 
 /**
  * data_ring__mmap() - map @data_pages (a power of 2) of @fd's ring, read-write.
  * Return: 0 or -errno (EPERM: mlock limit, see perf_event_mlock_kb).
  */
-int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages);
+int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages, int overwrite);
 void data_ring__munmap(struct data_ring *r);
 /** data_ring__read_init() - snapshot the head. Return: bytes available. */
 uint64_t data_ring__read_init(struct data_ring *r);
@@ -44,6 +61,14 @@ uint64_t data_ring__read_init(struct data_ring *r);
 const struct perf_event_header *data_ring__read_event(struct data_ring *r);
 /** data_ring__consume() - hand everything read so far back to the kernel. */
 void data_ring__consume(struct data_ring *r);
+/**
+ * data_ring__snapshot() - overwrite mode: the records written since the
+ * previous snapshot (at most a ring's worth), oldest first, each passed to @cb.
+ * The caller pauses the event's output around it.
+ * Return: number of records, or the first non-zero @cb result (negative).
+ */
+int data_ring__snapshot(struct data_ring *r, int (*cb)(const struct perf_event_header *h, void *arg),
+			void *arg);
 /** data_ring__user_page() - the perf_event_mmap_page (time conversion etc). */
 static inline struct perf_event_mmap_page *data_ring__user_page(const struct data_ring *r)
 {
