@@ -13,9 +13,12 @@
 #define AUXTRIG_VERSION "0.1"
 #endif
 
-/* Weak until every subcommand is merged into one tree; see cmd.h. */
+/*
+ * Weak until every subcommand is merged into one tree; see cmd.h. A weak
+ * reference never pulls a member out of libauxtrig.a, so a merged subcommand
+ * must be referenced strongly here or it is silently left out of the binary.
+ */
 int cmd_record(int argc, char **argv) __attribute__((weak));
-int cmd_probe(int argc, char **argv) __attribute__((weak));
 
 static const struct subcommand {
 	const char *name;
