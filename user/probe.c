@@ -96,6 +96,11 @@ static int kernel_event_read(int fd, __u64 *count)
 	return n == sizeof(*count) ? 0 : -EIO;
 }
 
+static int kernel_event_ioctl(int fd, unsigned long request)
+{
+	return ioctl(fd, request, 0) ? -errno : 0;
+}
+
 static void kernel_event_close(int fd)
 {
 	close(fd);
@@ -250,6 +255,7 @@ out:
 const struct probe_ops probe_ops__kernel = {
 	.event_open = kernel_event_open,
 	.event_read = kernel_event_read,
+	.event_ioctl = kernel_event_ioctl,
 	.event_close = kernel_event_close,
 	.bpf_try = kernel_bpf_try,
 };
@@ -410,12 +416,15 @@ static void probe__hw_breakpoint(struct probe_report *r, const struct probe_ops 
 		return;
 	}
 	r->bp_opened = true;
-	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	err = ops->event_ioctl(fd, PERF_EVENT_IOC_RESET);
+	if (!err)
+		err = ops->event_ioctl(fd, PERF_EVENT_IOC_ENABLE);
 	for (int i = 0; i < PROBE_BP_WRITES; i++)
 		bp_target = i + 1;
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	err = ops->event_read(fd, &count);
+	if (!err)
+		err = ops->event_ioctl(fd, PERF_EVENT_IOC_DISABLE);
+	if (!err)
+		err = ops->event_read(fd, &count);
 	r->bp_err = err;
 	r->bp_hits = err ? 0 : count;
 	ops->event_close(fd);
@@ -491,7 +500,9 @@ static enum probe_status bpf__status(const struct probe_bpf_result *b)
 
 static enum probe_status bp__status(const struct probe_report *r)
 {
-	return r->bp_opened && !r->bp_err && r->bp_hits ? PROBE_OK : PROBE_MISSING;
+	if (r->bp_opened && r->bp_err)
+		return PROBE_UNKNOWN;
+	return r->bp_opened && r->bp_hits ? PROBE_OK : PROBE_MISSING;
 }
 
 static enum probe_status aux_action__status(const struct probe_report *r)
@@ -714,6 +725,9 @@ void probe_report__print_text(const struct probe_report *r, FILE *f)
 
 	if (!r->bp_opened)
 		line(f, "hw breakpoints", PROBE_MISSING, "cannot open: %s (%s): no data-watch triggers",
+		     strerror(-r->bp_err), errno_name(r->bp_err, en, sizeof(en)));
+	else if (r->bp_err)
+		line(f, "hw breakpoints", PROBE_UNKNOWN, "opened, but enabling or reading failed: %s (%s)",
 		     strerror(-r->bp_err), errno_name(r->bp_err, en, sizeof(en)));
 	else if (bp__status(r) == PROBE_OK)
 		line(f, "hw breakpoints", PROBE_OK, "fired %llu/%d on writes to our own variable: data-watch triggers work",
@@ -1031,8 +1045,8 @@ int probe__main(int argc, char **argv, const struct probe_ops *ops, FILE *out)
 		case 'h':
 			usage(out);
 			return EXIT_OK;
-		default:
-			usage(stderr);
+		default: /* getopt named the problem */
+			fprintf(stderr, "USAGE: auxtrig probe [--json] [-v] [--sysfs-root DIR] (try: auxtrig probe --help)\n");
 			return EXIT_USAGE;
 		}
 	}

@@ -65,6 +65,7 @@ struct probe_bpf_result {
  * struct probe_ops - the kernel as the probe sees it; swap for tests.
  * @event_open: perf_event_open(2); returns an fd or -errno.
  * @event_read: read a counting event's value; 0 or -errno.
+ * @event_ioctl: ioctl(2) without argument (PERF_EVENT_IOC_ENABLE ...); 0 or -errno.
  * @event_close: close an fd from @event_open.
  * @bpf_try: load, attach and trigger the program for @kind, fill @res.
  */
@@ -72,6 +73,7 @@ struct probe_ops {
 	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			  unsigned long flags);
 	int (*event_read)(int fd, __u64 *count);
+	int (*event_ioctl)(int fd, unsigned long request);
 	void (*event_close)(int fd);
 	void (*bpf_try)(enum probe_bpf_kind kind, struct probe_bpf_result *res);
 };
