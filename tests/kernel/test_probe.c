@@ -58,6 +58,39 @@ static void check_fired(const struct probe_report *r, enum probe_bpf_kind k)
 	      probe_bpf_kind__name(k), (unsigned long long)b->hits, b->triggers);
 }
 
+/* The CLI's --json on this machine: compact output, so exact fragments are stable. */
+static void check_cli_json(void)
+{
+	const char *build = getenv("AUXTRIG_BUILD");
+	static const char *const fragments[] = {
+		"{\"version\":1,\"kernel\":{\"release\":",
+		"\"tracepoint\":{\"status\":\"ok\",\"loaded\":true,\"attached\":true,\"fired\":true,\"hits\":3,",
+		"\"uprobe\":{\"status\":\"ok\",\"loaded\":true,\"attached\":true,\"fired\":true,\"hits\":3,",
+		"\"kprobe\":{\"status\":\"missing\",",
+		"\"fentry\":{\"status\":\"missing\",\"loaded\":false,",
+		"\"errno\":\"EPERM\"}",
+		"\"aux_action\":{\"status\":\"ok\",\"kernel\":true,\"errno\":\"EOPNOTSUPP\"}",
+		"\"hw_breakpoint\":{\"status\":\"missing\",\"opened\":true,\"fired\":false,\"hits\":0,",
+		"\"hardware_trace\":{\"status\":\"missing\",\"sysfs_root\":\"/sys\",\"aux_pmus\":[]}}",
+	};
+	char cmd[4096], buf[16384];
+	size_t n;
+	FILE *p;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "'%s/auxtrig' probe --json", build ? build : "build");
+	p = popen(cmd, "r");
+	CHECK(p, "cannot run %s", cmd);
+	if (!p)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	rc = pclose(p);
+	CHECK(rc == 0, "%s exited with status %d", cmd, rc);
+	for (size_t i = 0; i < sizeof(fragments) / sizeof(fragments[0]); i++)
+		CHECK(strstr(buf, fragments[i]), "--json lacks %s in:\n%s", fragments[i], buf);
+}
+
 int main(void)
 {
 	struct probe_opts opts = { 0 };
@@ -112,6 +145,7 @@ int main(void)
 	CHECK(r.paranoid != INT_MIN && r.mlock_kb >= 0, "paranoid=%d mlock_kb=%ld", r.paranoid, r.mlock_kb);
 
 	probe_report__exit(&r);
+	check_cli_json();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -11,7 +11,10 @@ fail=0
 no() { echo "FAIL: $*" >&2; fail=1; }
 
 [ "$(id -u)" -eq 0 ] || { echo "needs root: it loads BPF programs" >&2; exit 77; }
-command -v jq >/dev/null || { echo "needs jq to check the JSON" >&2; exit 77; }
+# jq is not among the packages `make deps` installs: without it the JSON is
+# checked by kernel/test_probe (exact fragments) instead of being skipped here.
+have_jq=false
+command -v jq >/dev/null && have_jq=true
 
 out=$("$bin" probe) || no "probe exited $?"
 printf '%s\n' "$out" >&2
@@ -27,8 +30,13 @@ expect '^  hardware trace +missing '
 expect 'auxtrig records kernel event streams'
 
 json=$("$bin" probe --json) || no "probe --json exited $?"
-jq -e . >/dev/null <<<"$json" || no "--json is not JSON: $json"
-check() { jq -e "$1" >/dev/null <<<"$json" || no "--json: $1 is false"; }
+if $have_jq; then
+	jq -e . >/dev/null <<<"$json" || no "--json is not JSON: $json"
+	check() { jq -e "$1" >/dev/null <<<"$json" || no "--json: $1 is false"; }
+else
+	echo "jq not installed: --json keys are checked by kernel/test_probe" >&2
+	check() { :; }
+fi
 check '.version == 1'
 check '(.kernel.release | type) == "string"'
 check '.btf.status == "ok" and .tracefs.status == "ok"'
