@@ -13,6 +13,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set before load: only our own process counts, so other tasks' syscalls don't. */
 const volatile __u32 target_tgid;
+/* getpid's syscall number on this arch, for the raw sys_enter tracepoint (all syscalls). */
+const volatile __s64 getpid_nr = -1;
 
 __u64 tracepoint_hits;
 __u64 raw_tp_hits;
@@ -40,9 +42,9 @@ int count_sys_enter_getpid(void *ctx)
 }
 
 SEC("?raw_tp/sys_enter")
-int count_raw_sys_enter(void *ctx)
+int BPF_PROG(count_raw_sys_enter, struct pt_regs *regs, long id)
 {
-	if (from_target())
+	if (from_target() && id == getpid_nr)
 		__sync_fetch_and_add(&raw_tp_hits, 1);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,7 @@ static void kernel_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *re
 		return;
 	}
 	skel->rodata->target_tgid = getpid();
+	skel->rodata->getpid_nr = SYS_getpid;
 	prog = probe_bpf__prog(skel, kind);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, p == prog);
@@ -560,12 +562,15 @@ static void text__bpf(FILE *f, const struct probe_report *r, enum probe_bpf_kind
 	enum probe_status s = bpf__status(b);
 	char what[32], en[32];
 	const char *target = k == PROBE_BPF_UPROBE ? "calls of our own function" :
-			     k == PROBE_BPF_RINGBUF ? "records for our getpid() calls" :
+			     k == PROBE_BPF_RINGBUF ? "records of our getpid() calls" :
 			     k == PROBE_BPF_KPROBE || k == PROBE_BPF_FENTRY ? "our open() calls" :
 									     "getpid() calls";
 
 	snprintf(what, sizeof(what), "bpf %s", probe_bpf_kind__name(k));
-	if (s == PROBE_OK) {
+	if (s == PROBE_OK && k == PROBE_BPF_RINGBUF) {
+		line(f, what, s, "loads, %llu/%d records received: %s", (unsigned long long)b->hits, b->triggers,
+		     bpf_meaning_ok[k]);
+	} else if (s == PROBE_OK) {
 		line(f, what, s, "loads, attaches, fired %llu/%d on %s: %s", (unsigned long long)b->hits,
 		     b->triggers, target, bpf_meaning_ok[k]);
 	} else if (b->err) {
