@@ -493,9 +493,17 @@ static bool report__privileged(const struct probe_report *r)
 	return r->euid == 0 || r->cap_sys_admin || r->cap_perfmon;
 }
 
-static enum probe_status bpf__status(const struct probe_bpf_result *b)
+/* Refused for lack of privilege says nothing about the kernel: that is unknown, not missing. */
+static bool bpf__unprivileged(const struct probe_report *r, const struct probe_bpf_result *b)
+{
+	return b->err == -EPERM && !b->loaded && r->euid != 0 && !r->cap_bpf && !r->cap_sys_admin;
+}
+
+static enum probe_status bpf__status(const struct probe_report *r, const struct probe_bpf_result *b)
 {
 	if (b->err && b->step && !strcmp(b->step, "open"))
+		return PROBE_UNKNOWN;
+	if (bpf__unprivileged(r, b))
 		return PROBE_UNKNOWN;
 	return b->loaded && b->attached && !b->err && b->hits ? PROBE_OK : PROBE_MISSING;
 }
@@ -559,7 +567,7 @@ static const char *const bpf_meaning_missing[PROBE_BPF_NR] = {
 static void text__bpf(FILE *f, const struct probe_report *r, enum probe_bpf_kind k)
 {
 	const struct probe_bpf_result *b = &r->bpf[k];
-	enum probe_status s = bpf__status(b);
+	enum probe_status s = bpf__status(r, b);
 	char what[32], en[32];
 	const char *target = k == PROBE_BPF_UPROBE ? "calls of our own function" :
 			     k == PROBE_BPF_RINGBUF ? "records of our getpid() calls" :
@@ -573,6 +581,8 @@ static void text__bpf(FILE *f, const struct probe_report *r, enum probe_bpf_kind
 	} else if (s == PROBE_OK) {
 		line(f, what, s, "loads, attaches, fired %llu/%d on %s: %s", (unsigned long long)b->hits,
 		     b->triggers, target, bpf_meaning_ok[k]);
+	} else if (bpf__unprivileged(r, b)) {
+		line(f, what, s, "cannot tell: loading BPF needs root or CAP_BPF (EPERM)");
 	} else if (b->err) {
 		line(f, what, s, "%s failed: %s (%s): %s", b->step ? b->step : "probe", strerror(-b->err),
 		     errno_name(b->err, en, sizeof(en)), bpf_meaning_missing[k]);
@@ -831,13 +841,13 @@ static void json__kv_err(FILE *f, bool *first, int err)
 	json__kv_str(f, first, "errno", err ? errno_name(err, en, sizeof(en)) : NULL);
 }
 
-static void json__bpf(FILE *f, const struct probe_bpf_result *b)
+static void json__bpf(FILE *f, const struct probe_report *r, const struct probe_bpf_result *b)
 {
 	bool first = true;
 	char msg[160];
 
 	fputc('{', f);
-	json__kv_str(f, &first, "status", status__name(bpf__status(b)));
+	json__kv_str(f, &first, "status", status__name(bpf__status(r, b)));
 	json__kv_bool(f, &first, "loaded", b->loaded);
 	json__kv_bool(f, &first, "attached", b->attached);
 	json__kv_bool(f, &first, "fired", b->hits > 0);
@@ -921,7 +931,7 @@ void probe_report__print_json(const struct probe_report *r, FILE *f)
 	fputc('{', f);
 	for (int k = 0; k < PROBE_BPF_NR; k++) {
 		json__key(f, &inner, probe_bpf_kind__name(k));
-		json__bpf(f, &r->bpf[k]);
+		json__bpf(f, r, &r->bpf[k]);
 	}
 	fputc('}', f);
 
