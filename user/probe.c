@@ -254,13 +254,6 @@ out:
 	probe_bpf__destroy(skel);
 }
 
-const struct probe_ops probe_ops__kernel = {
-	.event_open = kernel_event_open,
-	.event_read = kernel_event_read,
-	.event_ioctl = kernel_event_ioctl,
-	.event_close = kernel_event_close,
-	.bpf_try = kernel_bpf_try,
-};
 
 /* ---- collecting --------------------------------------------------------- */
 
@@ -310,7 +303,7 @@ static void probe__tracefs(struct probe_report *r)
 	snprintf(r->tracefs, sizeof(r->tracefs), "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other);
 }
 
-static void probe__privileges(struct probe_report *r)
+static void kernel_privileges(struct probe_report *r)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct data[2] = { 0 };
@@ -329,6 +322,15 @@ static void probe__privileges(struct probe_report *r)
 	r->mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", &mlock) ? -1 : mlock;
 	r->rlimit_memlock = getrlimit(RLIMIT_MEMLOCK, &rl) ? 0 : (unsigned long long)rl.rlim_cur;
 }
+
+const struct probe_ops probe_ops__kernel = {
+	.event_open = kernel_event_open,
+	.event_read = kernel_event_read,
+	.event_ioctl = kernel_event_ioctl,
+	.event_close = kernel_event_close,
+	.bpf_try = kernel_bpf_try,
+	.privileges = kernel_privileges,
+};
 
 static void attr__init(struct perf_event_attr *attr, __u32 type, __u64 config)
 {
@@ -450,7 +452,7 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 	probe__tracefs(r);
 	for (int k = 0; k < PROBE_BPF_NR; k++)
 		ops->bpf_try(k, &r->bpf[k]);
-	probe__privileges(r);
+	ops->privileges(r);
 	probe__aux_action(r, ops);
 	probe__hw_breakpoint(r, ops);
 

@@ -23,6 +23,7 @@
 #include "auxtrig/pmu.h"
 
 struct perf_event_attr;
+struct probe_report;
 
 /** enum probe_status - the verdict on one line. */
 enum probe_status {
@@ -68,6 +69,8 @@ struct probe_bpf_result {
  * @event_ioctl: ioctl(2) without argument (PERF_EVENT_IOC_ENABLE ...); 0 or -errno.
  * @event_close: close an fd from @event_open.
  * @bpf_try: load, attach and trigger the program for @kind, fill @res.
+ * @privileges: fill @r's euid, cap_*, paranoid, mlock_kb and rlimit_memlock
+ *              (capget(2), /proc/sys/kernel, getrlimit(2)).
  */
 struct probe_ops {
 	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -76,6 +79,7 @@ struct probe_ops {
 	int (*event_ioctl)(int fd, unsigned long request);
 	void (*event_close)(int fd);
 	void (*bpf_try)(enum probe_bpf_kind kind, struct probe_bpf_result *res);
+	void (*privileges)(struct probe_report *r);
 };
 
 /** probe_ops__kernel - the real kernel. */

@@ -26,6 +26,7 @@ static struct machine {
 	int bp_open_err;	/* -errno for breakpoint open, 0 opens */
 	__u64 bp_count;		/* what the breakpoint counter reads */
 	struct probe_bpf_result bpf[PROBE_BPF_NR];
+	bool unprivileged;
 	int opens;
 } m;
 
@@ -75,12 +76,22 @@ static void fake_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *res)
 	*res = m.bpf[kind];
 }
 
+static void fake_privileges(struct probe_report *r)
+{
+	r->euid = m.unprivileged ? 1000 : 0;
+	r->cap_perfmon = r->cap_bpf = r->cap_sys_admin = !m.unprivileged;
+	r->paranoid = 2;
+	r->mlock_kb = 516;
+	r->rlimit_memlock = 8 << 20;
+}
+
 static const struct probe_ops fake_ops = {
 	.event_open = fake_event_open,
 	.event_read = fake_event_read,
 	.event_ioctl = fake_event_ioctl,
 	.event_close = fake_event_close,
 	.bpf_try = fake_bpf_try,
+	.privileges = fake_privileges,
 };
 
 static const struct probe_bpf_result bpf_ok = { .loaded = true, .attached = true, .hits = 3, .triggers = 3 };
@@ -305,6 +316,30 @@ static void test_probe_hw_breakpoint_open_but_silent(void **state)
 	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"missing\",\"opened\":false,\"fired\":false,\"hits\":0,\"writes\":0,\"errno\":\"ENODEV\"}");
 }
 
+static void test_probe_unprivileged_bpf_is_unknown(void **state)
+{
+	m.unprivileged = true;
+	for (int k = 0; k < PROBE_BPF_NR; k++)
+		m.bpf[k] = (struct probe_bpf_result){ .step = "load", .err = -EPERM };
+	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_contains(*state, "  bpf tracepoint       unknown  cannot tell: loading BPF needs root or CAP_BPF (EPERM)");
+	assert_contains(*state, "  bpf fentry           unknown  cannot tell");
+	assert_contains(*state, "  privileges           missing  euid 1000, effective: none: loading BPF needs root");
+	assert_contains(*state, "  perf_event_paranoid  missing  2: unprivileged users may trace only their own user space");
+	assert_contains(*state, "  perf mlock           ok       perf_event_mlock_kb 516, RLIMIT_MEMLOCK 8192 KiB");
+	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_contains(*state, "\"fentry\":{\"status\":\"unknown\",");
+	assert_contains(*state, "\"privileges\":{\"euid\":1000,\"root\":false,\"cap_perfmon\":false,\"cap_bpf\":false,"
+				"\"cap_sys_admin\":false,\"perf_event_paranoid\":2}");
+	assert_contains(*state, "\"mlock\":{\"perf_event_mlock_kb\":516,\"rlimit_memlock\":8388608,\"rlimit_memlock_unlimited\":false}");
+
+	/* as root the same EPERM is the kernel's answer: missing */
+	m.unprivileged = false;
+	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_contains(*state, "  bpf fentry           missing  load failed: Operation not permitted (EPERM)");
+	assert_contains(*state, "  privileges           ok       root; effective: CAP_PERFMON CAP_BPF CAP_SYS_ADMIN");
+}
+
 static void test_probe_options(void **state)
 {
 	int opens;
@@ -366,6 +401,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe_no_aux_pmu_says_tracepoints, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_bpf_lines, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_hw_breakpoint_open_but_silent, setup_vm, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_unprivileged_bpf_is_unknown, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_options, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_json_string_escapes, setup_vm, teardown),
 	};
