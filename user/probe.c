@@ -602,7 +602,11 @@ static void text__wrapped(FILE *f, const char *label, const char *const *items, 
 
 	col = fprintf(f, "%*s%s:", indent, "", label);
 	for (size_t i = 0; i < nr; i++) {
-		int len = strlen(items[i]) + 1;
+		int len;
+
+		if (!items[i])
+			continue; /* asprintf() failed: drop the item, not the report */
+		len = strlen(items[i]) + 1;
 
 		if (col + len > width && col > indent + (int)strlen(label) + 1)
 			col = fprintf(f, "\n%*s", indent + (int)strlen(label) + 1, "") - 1;
