@@ -21,7 +21,7 @@ PKG_CONFIG ?= pkg-config
 
 # Debian 12 packages: build tools, libraries, and the perf that tests read our files with.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libipt-dev libopencsd-dev libcmocka-dev linux-perf
+             libipt-dev libopencsd-dev libcmocka-dev linux-perf jq
 
 ifeq ($(V),1)
 Q =

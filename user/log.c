@@ -41,7 +41,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	 */
 	if (ours > log_level)
 		return 0;
-	fputs("libbpf: ", stderr);
+	/* libbpf's messages already start with "libbpf: ". */
 	return vfprintf(stderr, fmt, ap);
 }
 
