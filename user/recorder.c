@@ -56,6 +56,9 @@
 #define SAMPLE_RAW_OFF 60
 #define GATE_IP_SIZE 8
 
+/* Flight-recorder mode: per-CPU pages of the separate, streamed sideband ring. */
+#define SIDEBAND_PAGES 16
+
 /*
  * Records the gate emits are samples of the bpf-output event; in the file they
  * belong to the tracepoint they came from. Those ids are ours: no kernel event
@@ -75,8 +78,11 @@ struct cpu_slot {
 	int cpu;
 	int out_fd;		/* bpf-output event: owns the ring */
 	__u64 out_id;
-	struct data_ring ring;
+	struct data_ring ring;	/* forward, or overwrite in snapshot mode */
 	bool mapped;
+	int side_fd;		/* snapshot mode: first sideband event, owns side_ring */
+	struct data_ring side_ring;
+	bool side_mapped;
 };
 
 struct session {
@@ -98,8 +104,12 @@ struct session {
 	size_t nr_side;
 	struct pdata_writer *w;
 	int epfd, sigfd;
+	int ctl_fd, ack_fd;	/* --control */
 	bool created_file;
 	bool stop;
+	bool snapshot_mode;	/* -S: flight recorder */
+	unsigned long nr_snapshots;
+	__u64 snapshot_records;
 	/* summary */
 	__u64 written, lost_kernel, lost_kernel_side, unknown;
 	int signo;
@@ -270,12 +280,17 @@ static void attr_init_common(struct perf_event_attr *a)
 	a->sample_id_all = 1;
 }
 
-static void attr_init_output(struct perf_event_attr *a, size_t ring_bytes)
+static void attr_init_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite)
 {
 	attr_init_common(a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_BPF_OUTPUT;
 	a->sample_period = 1;
+	if (overwrite) {
+		/* Flight recorder: the kernel keeps the newest records, nobody is woken. */
+		a->write_backward = 1;
+		return;
+	}
 	/* Wake the reader a quarter full; the loop also drains on a timer. */
 	a->watermark = 1;
 	a->wakeup_watermark = ring_bytes / 4;
@@ -321,7 +336,7 @@ static int open_cpu_events(struct session *s)
 	s->cpus = calloc(s->nr_possible, sizeof(*s->cpus));
 	if (!s->cpus)
 		return -ENOMEM;
-	attr_init_output(&a, s->opts->mmap_pages * page);
+	attr_init_output(&a, s->opts->mmap_pages * page, s->snapshot_mode);
 	for (int cpu = 0; cpu < s->nr_possible; cpu++) {
 		struct cpu_slot *c = &s->cpus[s->nr_cpus];
 		int fd;
@@ -344,11 +359,12 @@ static int open_cpu_events(struct session *s)
 		}
 		c->cpu = cpu;
 		c->out_fd = fd;
+		c->side_fd = -1;
 		s->nr_cpus++;
 		err = event_id(fd, &c->out_id);
 		if (err)
 			return err;
-		err = data_ring__mmap(&c->ring, fd, cpu, s->opts->mmap_pages, 0);
+		err = data_ring__mmap(&c->ring, fd, cpu, s->opts->mmap_pages, s->snapshot_mode);
 		if (err == -EPERM) {
 			pr_err("cannot map %zu KiB per CPU: over the locked-memory limit (raise /proc/sys/kernel/perf_event_mlock_kb or use a smaller -m)\n",
 			       s->opts->mmap_pages * page / 1024);
@@ -385,6 +401,28 @@ static int add_side_fd(struct session *s, int fd)
 	return event_id(fd, &s->side_ids[s->nr_side - 1]);
 }
 
+/*
+ * Where sideband goes. Streaming: into the CPU's one ring. Flight recorder:
+ * the output ring is overwritten and backwards, and sideband must not be lost
+ * to it (perf needs every COMM and MMAP to make sense of a snapshot), so each
+ * CPU gets a small forward ring for sideband, streamed to the file.
+ */
+static int sideband_output(struct session *s, struct cpu_slot *c, int fd)
+{
+	int err;
+
+	if (!s->snapshot_mode)
+		return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->out_fd) ? -errno : 0;
+	if (c->side_fd >= 0)
+		return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->side_fd) ? -errno : 0;
+	err = data_ring__mmap(&c->side_ring, fd, c->cpu, SIDEBAND_PAGES, 0);
+	if (err)
+		return err;
+	c->side_fd = fd;
+	c->side_mapped = true;
+	return 0;
+}
+
 /* Sideband (COMM, MMAP2, FORK, EXIT) of one thread, inherited by its children. */
 static int open_sideband_for(struct session *s, pid_t tid, bool enable_on_exec)
 {
@@ -406,8 +444,8 @@ static int open_sideband_for(struct session *s, pid_t tid, bool enable_on_exec)
 			close(fd);
 			return err;
 		}
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->cpus[i].out_fd)) {
-			err = -errno;
+		err = sideband_output(s, &s->cpus[i], fd);
+		if (err) {
 			pr_err("cannot redirect sideband of thread %d into CPU %d's ring: %s\n", tid,
 			       s->cpus[i].cpu, strerror(-err));
 			return err;
@@ -485,7 +523,7 @@ static int write_header(struct session *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_cpus; i++)
 		ids[i] = s->cpus[i].out_id;
-	attr_init_output(&a, 0);
+	attr_init_output(&a, 0, s->snapshot_mode);
 	err = pdata_writer__add_attr(s->w, &a, "bpf-output", ids, s->nr_cpus);
 	free(ids);
 	if (err)
