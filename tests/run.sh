@@ -23,7 +23,7 @@ failures=()
 run_one() {
 	local name=$1; shift
 	local log="$build/tests/logs/$name.log"
-	mkdir -p "$build/tests/logs"
+	mkdir -p "$(dirname "$log")"
 	"$@" >"$log" 2>&1
 	local rc=$?
 	if [ $rc -eq 0 ]; then
