@@ -441,6 +441,29 @@ static int check_record(struct pdata_writer *w, const struct perf_event_header *
 		pr_err("internal error: AUXTRACE records go through pdata_writer__write_auxtrace()\n");
 		return -EINVAL;
 	}
+	if (hdr->type == PDATA_RECORD_ID_INDEX) {
+		/* perf 6.1 fails the whole file on an ID_INDEX entry whose id no attr has. */
+		struct pdata_record_id_index idx;
+		struct pdata_id_index_entry e;
+
+		if (hdr->size < sizeof(idx))
+			return -EINVAL;
+		memcpy(&idx, p, sizeof(idx));
+		if (idx.nr > (hdr->size - sizeof(idx)) / sizeof(e)) {
+			pr_err("internal error: ID_INDEX with %llu entries in %u bytes\n",
+			       (unsigned long long)idx.nr, hdr->size);
+			return -EINVAL;
+		}
+		for (__u64 i = 0; i < idx.nr; i++) {
+			memcpy(&e, p + sizeof(idx) + i * sizeof(e), sizeof(e));
+			if (!e.id || !id_known(w, e.id)) {
+				pr_err("internal error: ID_INDEX names id %llu that no event in %s has\n",
+				       (unsigned long long)e.id, w->path);
+				return -EINVAL;
+			}
+		}
+		return 0;
+	}
 	if (hdr->type >= PDATA_RECORD_HEADER_ATTR)
 		return 0;
 	if (hdr->type == PERF_RECORD_SAMPLE) {

@@ -563,6 +563,91 @@ static void test_pdata_writer_auxtrace_padding_and_index(void **state)
 	free(file);
 }
 
+static void test_pdata_writer_rejects_unknown_id_index(void **state)
+{
+	struct fixture *f = *state;
+	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct {
+		struct pdata_record_id_index h;
+		struct pdata_id_index_entry e[2];
+	} rec = {};
+
+	assert_non_null(w);
+	add_tp_and_dummy(w, 782, 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	rec.h.header.type = PDATA_RECORD_ID_INDEX;
+	rec.h.header.size = sizeof(rec);
+	rec.h.nr = 2;
+	rec.e[0].id = TP_ID_A;
+	rec.e[1].id = 4711;
+	assert_int_equal(pdata_writer__write(w, &rec, sizeof(rec)), -EINVAL);
+	rec.e[1].id = DUMMY_ID_B;
+	rec.h.nr = 3; /* more entries than the record holds */
+	assert_int_equal(pdata_writer__write(w, &rec, sizeof(rec)), -EINVAL);
+	rec.h.nr = 2;
+	assert_int_equal(pdata_writer__write(w, &rec, sizeof(rec)), 0);
+	pdata_writer__delete(w);
+}
+
+/* Payloads larger than the write buffer bypass it; offsets and the index must stay exact. */
+static void test_pdata_writer_large_auxtrace(void **state)
+{
+	struct fixture *f = *state;
+	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_record_auxtrace_info info = { .header = { .type = PDATA_RECORD_AUXTRACE_INFO, .size = 16 } };
+	struct pdata_record_auxtrace rec = {}, got;
+	struct pdata_file_header h;
+	size_t big = (5u << 20) + 3, small = 1u << 20, off, len;
+	char *a = malloc(big), *b = malloc(small), *file;
+	char comm[64];
+	__u64 nr;
+	struct pdata_auxtrace_index_entry e[2];
+	struct pdata_file_section table[16];
+	int idx = 0;
+
+	assert_non_null(w);
+	memset(a, 0xaa, big);
+	memset(b, 0xbb, small);
+	add_tp_and_dummy(w, 782, 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	assert_int_equal(pdata_writer__write(w, &info, sizeof(info)), 0);
+	len = synth__comm_record(comm, sizeof(comm), 1, 1, "x");
+	assert_int_equal(pdata_writer__write(w, comm, len), 0);
+	assert_int_equal(pdata_writer__write_auxtrace(w, &rec, a, big, b, small), 0);
+	rec.idx = 1;
+	assert_int_equal(pdata_writer__write_auxtrace(w, &rec, b, 8, NULL, 0), 0);
+	assert_int_equal(pdata_writer__close(w), 0);
+	pdata_writer__delete(w);
+
+	file = test_read_file(f->path, &len);
+	assert_non_null(file);
+	memcpy(&h, file, sizeof(h));
+	off = h.data.offset + 16 + 56; /* after the info (16) and the comm (16 + 8 + 32) */
+	memcpy(&got, file + off, sizeof(got));
+	assert_int_equal(got.header.type, PDATA_RECORD_AUXTRACE);
+	assert_int_equal(got.size, big + small + 5);
+	assert_int_equal((unsigned char)file[off + 48], 0xaa);
+	assert_int_equal((unsigned char)file[off + 48 + big - 1], 0xaa);
+	assert_int_equal((unsigned char)file[off + 48 + big], 0xbb);
+	assert_int_equal((unsigned char)file[off + 48 + big + small - 1], 0xbb);
+	assert_int_equal(file[off + 48 + big + small], 0);
+	for (int bit = 0; bit < PDATA_HEADER_AUXTRACE; bit++)
+		idx += !!(h.adds_features[0] & (1ULL << bit));
+	memcpy(table, file + h.data.offset + h.data.size, (idx + 1) * sizeof(table[0]));
+	memcpy(&nr, file + table[idx].offset, 8);
+	memcpy(e, file + table[idx].offset + 8, sizeof(e));
+	assert_int_equal(nr, 2);
+	assert_int_equal(e[0].file_offset, off);
+	assert_int_equal(e[1].file_offset, off + 48 + got.size);
+	memcpy(&got, file + e[1].file_offset, sizeof(got));
+	assert_int_equal(got.idx, 1);
+	assert_int_equal(got.size, 8);
+	assert_int_equal(h.data.size, 16 + 56 + 48 + big + small + 5 + 48 + 8);
+	free(file);
+	free(a);
+	free(b);
+}
+
 static void test_pdata_writer_refuses_existing_file(void **state)
 {
 	struct fixture *f = *state;
@@ -697,6 +782,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_unknown_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_mismatched_sample_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_auxtrace_padding_and_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_unknown_id_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdata_writer_large_auxtrace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_refuses_existing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_force_replaces_regular_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_force_refuses_symlink, setup, teardown),
