@@ -399,6 +399,13 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 		pr_err("internal error: %s has no events\n", w->path);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT && !w->tracing_data) {
+			/* perf 6.1: "incompatible file format"; refuse before recording anything. */
+			pr_err("internal error: tracepoint '%s' without tracing data; perf could not read %s\n",
+			       w->attrs[i].name, w->path);
+			return -EINVAL;
+		}
 	ids_off = sizeof(h) + w->nr_attrs * sizeof(fa);
 	for (size_t i = 0; i < w->nr_attrs; i++) {
 		struct attr_entry *e = &w->attrs[i];

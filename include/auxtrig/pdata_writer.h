@@ -100,7 +100,10 @@ int pdata_writer__set_cmdline(struct pdata_writer *w, int argc, char **argv);
 
 /**
  * pdata_writer__begin_data() - write the header, attr section and id arrays.
- * Records can be written after this. Return: 0 or -errno.
+ * Records can be written after this. A tracepoint attr needs tracing data
+ * set before (perf cannot read the file otherwise).
+ * Return: 0, -EINVAL without events or with a tracepoint and no tracing
+ * data, or the write error.
  */
 int pdata_writer__begin_data(struct pdata_writer *w);
 

@@ -88,6 +88,8 @@ static void add_tp_and_dummy(struct pdata_writer *w, __u64 tp_config, __u32 aux_
 	*perf_attr_aux_action(&dummy) = aux_action;
 	assert_int_equal(pdata_writer__add_attr(w, &tp, "syscalls:sys_enter_openat", tp_ids, 2), 0);
 	assert_int_equal(pdata_writer__add_attr(w, &dummy, "dummy:u", dummy_ids, 2), 0);
+	/* byte-level tests only need some body; oracle tests replace it with real tracing data */
+	assert_int_equal(pdata_writer__set_tracing_data(w, "tdata", 5), 0);
 }
 
 /* A sys_enter_openat sample as the kernel writes it: RAW = u32 size + record, padded to 8. */
@@ -403,13 +405,18 @@ static void test_pdata_writer_layout(void **state)
 		nbits += !!(feats & (1ULL << b));
 	assert_true(feats & (1ULL << PDATA_HEADER_EVENT_DESC));
 	assert_true(feats & (1ULL << PDATA_HEADER_CPUID));
-	assert_false(feats & (1ULL << PDATA_HEADER_TRACING_DATA)); /* not set */
+	assert_true(feats & (1ULL << PDATA_HEADER_TRACING_DATA));
+	assert_false(feats & 1); /* bit 0 is reserved; TRACING_DATA is bit 1 */
+
 	assert_false(feats & (1ULL << PDATA_HEADER_AUXTRACE));
 	assert_false(feats & (1ULL << PDATA_HEADER_SAMPLE_TIME));
 	assert_false(feats & (1ULL << PDATA_HEADER_CMDLINE));
 	nr_feats = nbits;
 	assert_true(nr_feats <= 16);
 	memcpy(table, file + h.data.offset + h.data.size, nr_feats * sizeof(table[0]));
+	/* TRACING_DATA is the first set bit, so the first table entry */
+	assert_int_equal(table[0].size, 5);
+	assert_memory_equal(file + table[0].offset, "tdata", 5);
 	/* The EVENT_DESC copy has aux_action cleared: find it as the last set bit below 13. */
 	{
 		size_t idx = 0;
@@ -531,6 +538,22 @@ static void test_pdata_writer_rejects_unknown_ids(void **state)
 	/* a record overrunning its buffer / not a multiple of 8 */
 	assert_int_equal(pdata_writer__write(w, buf, len - 8), -EINVAL);
 	assert_int_equal(pdata_writer__stats(w)->records, 2);
+	pdata_writer__delete(w);
+}
+
+static void test_pdata_writer_tracepoint_needs_tracing_data(void **state)
+{
+	struct fixture *f = *state;
+	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct perf_event_attr tp = attr_of(PERF_TYPE_TRACEPOINT, 782);
+	__u64 id = 1;
+
+	assert_non_null(w);
+	assert_int_equal(pdata_writer__add_attr(w, &tp, "syscalls:sys_enter_openat", &id, 1), 0);
+	assert_int_equal(pdata_writer__begin_data(w), -EINVAL);
+	/* the caller then removes the file: nothing half-written stays behind */
+	assert_int_equal(pdata_writer__unlink(w), 0);
+	assert_int_equal(access(f->path, F_OK), -1);
 	pdata_writer__delete(w);
 }
 
@@ -817,6 +840,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pdata_writer_killed_run_is_readable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_unknown_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_mismatched_sample_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdata_writer_tracepoint_needs_tracing_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_auxtrace_padding_and_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_unknown_id_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_large_auxtrace, setup, teardown),
