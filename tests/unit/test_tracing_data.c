@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auxtrig/pdata_writer.h"
 #include "auxtrig/tracing_data.h"
 #include "perf_oracle.h"
 
@@ -206,6 +207,66 @@ static void test_tracing_data_host_tracefs(void **state)
 	free(buf);
 }
 
+/*
+ * perf parses the whole body when it opens the file (formats, the host's
+ * real printk_formats and saved_cmdlines): any count or size off by one
+ * shows up as a parse warning or "incompatible file format".
+ */
+static void test_tracing_data_perf_parses_host_body(void **state)
+{
+	const struct tracing_event evs[] = {
+		{ "syscalls", "sys_enter_openat" }, { "sched", "sched_switch" }, { "syscalls", "sys_exit_openat" },
+	};
+	char root[4096], probe[8192], *dir, path[4200], *out;
+	const char *args[] = { "report", "--header-only", "-i", path, NULL };
+	const char *script[] = { "script", "-i", path, NULL };
+	struct perf_event_attr a = {};
+	struct pdata_writer *w;
+	void *buf;
+	size_t len;
+	__u64 ids[3] = { 11, 12, 13 };
+
+	if (tracing_data__find_tracefs(root, sizeof(root)))
+		skip();
+	snprintf(probe, sizeof(probe), "%s/events/sched/sched_switch/format", root);
+	if (access(probe, R_OK) || !perf_oracle__path())
+		skip();
+	assert_int_equal(tracing_data__build(NULL, evs, 3, &buf, &len), 0);
+	dir = test_tmpdir__new();
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	w = pdata_writer__open(path, false);
+	assert_non_null(w);
+	for (int i = 0; i < 3; i++) {
+		char name[128];
+
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.size = sizeof(a);
+		assert_int_equal(tracing_data__event_id(NULL, &evs[i], &a.config), 0);
+		a.sample_type = PDATA_SAMPLE_TYPE;
+		a.sample_id_all = 1;
+		a.exclude_kernel = 1;
+		snprintf(name, sizeof(name), "%s:%s", evs[i].system, evs[i].name);
+		assert_int_equal(pdata_writer__add_attr(w, &a, name, &ids[i], 1), 0);
+	}
+	assert_int_equal(pdata_writer__set_tracing_data(w, buf, len), 0);
+	free(buf);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	assert_int_equal(pdata_writer__finish_round(w), 0);
+	assert_int_equal(pdata_writer__close(w), 0);
+	pdata_writer__delete(w);
+
+	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
+	if (perf_oracle__problem(out))
+		fail_msg("perf --header-only: %s", out);
+	assert_non_null(strstr(out, "# event : name = sched:sched_switch"));
+	free(out);
+	assert_int_equal(perf_oracle__run(NULL, script, &out), 0);
+	if (perf_oracle__problem(out))
+		fail_msg("perf script: %s", out);
+	free(out);
+	test_tmpdir__delete(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_tracing_data_event_id_matches_format),
 		cmocka_unit_test(test_tracing_data_missing_tracefs),
 		cmocka_unit_test(test_tracing_data_host_tracefs),
+		cmocka_unit_test(test_tracing_data_perf_parses_host_body),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
