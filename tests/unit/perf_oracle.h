@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TEST_PERF_ORACLE_H
+#define AUXTRIG_TEST_PERF_ORACLE_H
+
+/**
+ * DOC: perf as a test oracle
+ *
+ * Unit tests check the files auxtrig writes with the real perf 6.1 reader
+ * (/usr/bin/perf, or $AUXTRIG_PERF). Tests that need it skip when it is
+ * missing, except under CI=true where a missing perf is a failure.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/** perf_oracle__path() - the perf binary, or NULL if not installed. */
+const char *perf_oracle__path(void);
+
+/**
+ * perf_oracle__run() - run perf with @args (NULL-terminated, without "perf").
+ * @cwd: directory to run in (where --itrace=d writes intel_pt.log); NULL: inherit
+ * @out: receives stdout and stderr together, malloc()ed, NUL-terminated
+ * Return: perf's exit status, or -1 if it could not run.
+ */
+int perf_oracle__run(const char *cwd, const char *const args[], char **out);
+
+/**
+ * perf_oracle__problem() - first line of @out that says something went
+ * wrong ("Warning", "warning", "error", "Reserved bits", "incompatible",
+ * "out of order", "failed"), or NULL if clean. Points into @out.
+ */
+const char *perf_oracle__problem(const char *out);
+
+/** test_tmpdir__new() - mkdtemp() under $TMPDIR; returns a malloc()ed path. */
+char *test_tmpdir__new(void);
+/** test_tmpdir__delete() - remove the directory and the files in it (kept if $AUXTRIG_TEST_KEEP is set); frees @dir. */
+void test_tmpdir__delete(char *dir);
+
+/** test_fixture_path() - $AUXTRIG_TOP/tests/fixtures/@rel (or ./tests/fixtures/@rel) in a static buffer. */
+const char *test_fixture_path(const char *rel);
+
+/** test_read_file() - whole file, malloc()ed; NULL on error. */
+char *test_read_file(const char *path, size_t *len);
+
+#endif
