@@ -50,10 +50,10 @@
  * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are the IP perf
  * would have sampled (u64) followed by the tracepoint record.
  */
-#define SAMPLE_ID_OFF 8
-#define SAMPLE_IP_OFF 16
-#define SAMPLE_RAW_SIZE_OFF 56
-#define SAMPLE_RAW_OFF 60
+#define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
+#define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
+#define SAMPLE_RAW_SIZE_OFF sizeof(struct pdata_sample_head)
+#define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
 #define GATE_IP_SIZE 8
 
 /* Flight-recorder mode: per-CPU pages of the separate, streamed sideband ring. */
@@ -564,7 +564,7 @@ static int synthesize_all(struct session *s)
 	while (!err && (d = readdir(proc))) {
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
-		err = synth__process(s->w, atoi(d->d_name));
+		err = synth__threads(s->w, atoi(d->d_name));
 		if (err == -ESRCH || err == -ENOENT || err == -EACCES)
 			err = 0; /* gone meanwhile, or a kernel thread without maps */
 	}
@@ -576,7 +576,7 @@ static int synthesize(struct session *s)
 {
 	int err;
 
-	err = synth__kernel_mmap(s->w);
+	err = synth__kernel_mmap(s->w, NULL);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
 	if (s->target.all) {
@@ -585,7 +585,7 @@ static int synthesize(struct session *s)
 			return err;
 	}
 	for (size_t i = 0; i < s->target.nr_pids; i++) {
-		err = synth__process(s->w, s->target.pids[i]);
+		err = synth__threads(s->w, s->target.pids[i]);
 		if (err && err != -ESRCH) {
 			pr_err("cannot describe process %d in the file: %s\n", s->target.pids[i], strerror(-err));
 			return err;

@@ -32,10 +32,14 @@
  * PDATA_SAMPLE_TYPE - the sample_type of every attr auxtrig writes.
  *
  * IDENTIFIER puts the id first in samples and last in trailers, the same
- * position for every attr, as perf 6.1 requires of multi-attr files.
+ * position for every attr, as perf 6.1 requires of multi-attr files. IP is
+ * there because perf script checks the default fields of every event type in
+ * the file: without it, a software attr (the sideband dummy) makes it refuse
+ * the whole file ("Display of symbols requested but neither sample IP nor
+ * sample address available"). IP is not part of the trailer.
  */
-#define PDATA_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define PDATA_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 
 /**
  * struct pdata_sample_id - the sample_id trailer of non-sample kernel records
@@ -67,12 +71,13 @@ _Static_assert(sizeof(struct pdata_sample_id) == PDATA_SAMPLE_ID_SIZE, "trailer 
 struct pdata_sample_head {
 	struct perf_event_header header;
 	__u64 id;
+	__u64 ip;
 	__u32 pid, tid;
 	__u64 time;
 	__u32 cpu, res;
 	__u64 period;
 };
-_Static_assert(sizeof(struct pdata_sample_head) == 48, "sample head");
+_Static_assert(sizeof(struct pdata_sample_head) == 56, "sample head");
 
 /** struct pdata_file_section - {offset, size} of a file section. */
 struct pdata_file_section {
