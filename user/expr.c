@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "auxtrig/expr.h"
 
@@ -910,10 +912,41 @@ static int rec_read(const struct expr_env *env, __u32 off, __u32 size, void *dst
 	return 0;
 }
 
+/*
+ * bpf_probe_read_user_str() for our own address space: process_vm_readv()
+ * turns a bad address into EFAULT instead of a crash, so str(argN) of a
+ * garbage pointer is a failed read (condition false) here as in BPF.
+ */
+static int read_user_str(__u64 addr, char *str)
+{
+	struct iovec local = { .iov_base = str, .iov_len = EXPR_STR_MAX - 1 };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = EXPR_STR_MAX - 1 };
+	ssize_t got;
+	size_t want, n;
+
+	if (!addr)
+		return -1;
+	got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (got < 0) {
+		/* the string may end before an unmapped page: retry up to the page end */
+		want = 4096 - (addr & 4095);
+		if (want >= EXPR_STR_MAX - 1)
+			return -1;
+		local.iov_len = remote.iov_len = want;
+		got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (got < 0)
+			return -1;
+	}
+	n = strnlen(str, got);
+	if (n == (size_t)got && got < EXPR_STR_MAX - 1)
+		return -1; /* no NUL before the end of readable memory */
+	str[n] = 0; /* at most 63 bytes, like bpf_probe_read_user_str(buf, 64, ...) */
+	return 0;
+}
+
 static int load_str(const struct expr_insn *insn, const struct expr_env *env, char *str)
 {
 	__u32 c = insn->c, off, size, loc;
-	const char *s;
 	size_t n;
 
 	switch (insn->a) {
@@ -924,11 +957,7 @@ static int load_str(const struct expr_insn *insn, const struct expr_env *env, ch
 	case EXPR_S_USER:
 		if (c >= EXPR_NR_ARGS || !env->args[c])
 			return -1;
-		s = (const char *)(uintptr_t)env->args[c];
-		n = strnlen(s, EXPR_STR_MAX - 1);
-		memcpy(str, s, n);
-		str[n] = 0;
-		return 0;
+		return read_user_str(env->args[c], str);
 	case EXPR_S_REC_ARRAY:
 		off = c & 0xffff;
 		size = c >> 16;
@@ -1208,7 +1237,19 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 			fprintf(f, "op 0x%02x ?\n", in->op);
 			continue;
 		}
-		fprintf(f, "%-6s", name);
+		switch (in->op) {
+		case EXPR_OP_PUSH:
+		case EXPR_OP_FIELD:
+		case EXPR_OP_REC:
+		case EXPR_OP_STR:
+		case EXPR_OP_JFALSE:
+		case EXPR_OP_JTRUE:
+			fprintf(f, "%-6s", name);
+			break;
+		default:
+			fprintf(f, "%s\n", name);
+			continue;
+		}
 		switch (in->op) {
 		case EXPR_OP_PUSH:
 			fprintf(f, " %lld\n", (long long)in->imm);
@@ -1236,8 +1277,6 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		case EXPR_OP_JTRUE:
 			fprintf(f, " -> %u\n", in->b);
 			break;
-		default:
-			fputc('\n', f);
 		}
 	}
 }
