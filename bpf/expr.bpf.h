@@ -15,8 +15,11 @@
  * The evaluation stack and the string buffer live in a one-entry per-CPU
  * array (expr_scratch) rather than on the BPF stack: they would not fit next
  * to a caller's own locals, and map values take bounded variable offsets
- * without fuss. Tracepoint and raw_tp programs do not nest on one CPU; a
- * caller that can nest (perf_event NMI programs) must not use expr_eval().
+ * without fuss. A program that runs expr_eval() while another evaluation is
+ * in progress on the same CPU (an NMI perf_event program, or a preemptible
+ * program preempted by another one) finds the scratch busy: its condition is
+ * false and expr_scratch.nr_busy counts it, so the loss is reported, never
+ * silent, and never corrupts the evaluation it interrupted.
  */
 #include "auxtrig/expr_abi.h"
 
@@ -41,8 +44,9 @@ struct expr_scratch {
 	__u32 pc;
 	__u32 sp;       /* number of values on the stack */
 	__s32 result;   /* -1 while running, then 0 or 1 */
-	__u32 pad;
+	__u32 busy;     /* an evaluation is in progress on this CPU */
 	struct expr_glob g;
+	__u64 nr_busy;  /* evaluations refused because the scratch was busy */
 };
 
 struct {
@@ -357,15 +361,26 @@ static __always_inline int expr_eval(const struct expr_prog *prog, const struct 
 		.env = env,
 	};
 
-	run.scr = bpf_map_lookup_elem(&expr_scratch, &zero);
-	if (!run.scr || !prog)
+	struct expr_scratch *scr;
+	int result;
+
+	scr = bpf_map_lookup_elem(&expr_scratch, &zero);
+	if (!scr || !prog)
 		return 0;
-	run.scr->pc = 0;
-	run.scr->sp = 0;
-	run.scr->result = -1;
+	if (scr->busy) {
+		__sync_fetch_and_add(&scr->nr_busy, 1);
+		return 0;
+	}
+	scr->busy = 1;
+	run.scr = scr;
+	scr->pc = 0;
+	scr->sp = 0;
+	scr->result = -1;
 	/* +1: the step after the last instruction reads the result */
 	bpf_loop(EXPR_MAX_INSNS + 1, expr_step, &run, 0);
-	return run.scr->result == 1;
+	result = scr->result == 1;
+	scr->busy = 0;
+	return result;
 }
 
 #endif

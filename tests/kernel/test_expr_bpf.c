@@ -160,6 +160,46 @@ static int run_limits(struct expr_test_bpf *skel)
 	return failures;
 }
 
+/* Every evaluation released the per-CPU scratch, and none was refused as busy. */
+static int check_scratch(struct expr_test_bpf *skel)
+{
+	int nr_cpus = libbpf_num_possible_cpus(), failures = 0;
+	struct {
+		__s64 stack[EXPR_MAX_STACK];
+		char str[EXPR_STR_MAX];
+		__u32 pc, sp;
+		__s32 result;
+		__u32 busy;
+		__u32 glob[8];
+		__u64 nr_busy;
+	} *scr;
+	__u32 zero = 0;
+
+	if (nr_cpus <= 0)
+		return 1;
+	if (bpf_map__value_size(skel->maps.expr_scratch) != sizeof(*scr)) {
+		fprintf(stderr, "FAIL: struct expr_scratch is %u bytes, this test expects %zu\n",
+			bpf_map__value_size(skel->maps.expr_scratch), sizeof(*scr));
+		return 1;
+	}
+	scr = calloc(nr_cpus, sizeof(*scr));
+	if (!scr)
+		return 1;
+	if (bpf_map__lookup_elem(skel->maps.expr_scratch, &zero, sizeof(zero), scr, nr_cpus * sizeof(*scr), 0)) {
+		fprintf(stderr, "FAIL: cannot read expr_scratch: %s\n", strerror(errno));
+		failures = 1;
+	}
+	for (int i = 0; i < nr_cpus && !failures; i++) {
+		if (scr[i].busy || scr[i].nr_busy) {
+			fprintf(stderr, "FAIL: cpu %d: scratch busy %u, refused %llu evaluations\n", i, scr[i].busy,
+				(unsigned long long)scr[i].nr_busy);
+			failures = 1;
+		}
+	}
+	free(scr);
+	return failures;
+}
+
 int main(void)
 {
 	struct expr_test_bpf *skel;
@@ -181,6 +221,7 @@ int main(void)
 
 	failures += run_vectors(skel, &nr_run);
 	failures += run_limits(skel);
+	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
 	printf("%d vectors run through both evaluators, %zu total, limits checked: %d failures\n", nr_run,
 	       EXPR_NR_VECTORS, failures);
