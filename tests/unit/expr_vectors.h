@@ -178,6 +178,12 @@ static const struct expr_vector expr_vectors[] = {
 	V("2 <= 1", 0),
 	V("2 > 1", 1),
 	V("2 >= 3", 0),
+	V("1 < 1", 0),
+	V("1 <= 1", 1),
+	V("1 > 1", 0),
+	V("1 >= 1", 1),
+	V("1 == 2", 0),
+	V("1 != 1", 0),
 
 	/* logical, short-circuit, results are 0 or 1 */
 	V("!0", 1),
