@@ -519,6 +519,8 @@ static int parse_ident(struct parser *p)
 		return -1;
 	if (!strcmp(t.str, "str") && p->tok.kind == T_LP)
 		return parse_str_call(p, &t);
+	if (!strcmp(t.str, "after") || !strcmp(t.str, "every") || !strcmp(t.str, "once"))
+		return fail(p, t.col, "'%s' is reserved for stateful conditions, not supported yet", t.str), -1;
 	e = t.len < EXPR_STR_MAX ? expr__errno_value(t.str) : 0;
 	if (e) {
 		i = new_node(p, N_INT, &t);

@@ -322,6 +322,7 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("foo == 1", "column 1: unknown field 'foo'"),
 	VERR("pid == 1 && bar", "column 13: unknown field 'bar'"),
 	VERR("$count > 3", "column 1: variables such as '$count' are not supported yet"),
+	VERR("pid == 1 && once", "column 13: 'once' is reserved for stateful conditions, not supported yet"),
 	VERR("comm + 1", "column 6: '+' needs integers, but 'comm' is a string"),
 	VERR("1 + comm", "column 3: '+' needs integers, but 'comm' is a string"),
 	VERR("-comm", "column 1: '-' needs an integer, but 'comm' is a string"),
