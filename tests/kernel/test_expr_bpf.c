@@ -6,15 +6,19 @@
  * program (bpf/expr_test.bpf.c), and both must give the expected result.
  * Then the limits: the longest program the compiler accepts, the deepest
  * stack, a full string table and back-to-back worst-case globs, all through
- * the real verifier and interpreter.
+ * the real verifier and interpreter. Last, a real caller: conditions with
+ * fields resolved from the sys_enter_openat format file, evaluated at that
+ * tracepoint while this process opens files.
  *
  * Exit 0 pass, 77 skip (not root), 1 fail.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -33,8 +37,9 @@ _Static_assert(sizeof(struct expr_test_args) == sizeof(struct expr_env) + 8, "ex
 
 static unsigned char rec[EXPR_VECTOR_REC_SIZE];
 
-/* Runs @prog on @env in BPF. Returns 0 or 1, or -errno if the run itself failed. */
-static int bpf_eval(struct expr_test_bpf *skel, const struct expr_prog *prog, const struct expr_env *env)
+/* Runs @prog on @env in BPF with @run. Returns 0 or 1, or -errno if the run itself failed. */
+static int bpf_eval(struct expr_test_bpf *skel, struct bpf_program *run, const struct expr_prog *prog,
+		    const struct expr_env *env)
 {
 	struct expr_test_args args = { .env = *env, .result = -1 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
@@ -44,7 +49,7 @@ static int bpf_eval(struct expr_test_bpf *skel, const struct expr_prog *prog, co
 	err = bpf_map__update_elem(skel->maps.expr_test_progs, &zero, sizeof(zero), prog, sizeof(*prog), BPF_ANY);
 	if (err)
 		return err;
-	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.expr_test_run), &opts);
+	err = bpf_prog_test_run_opts(bpf_program__fd(run), &opts);
 	if (err)
 		return -errno;
 	return args.result; /* the kernel copies the context back into ctx_in */
@@ -54,11 +59,13 @@ static int check(struct expr_test_bpf *skel, const char *what, const struct expr
 		 const struct expr_env *env, int expect)
 {
 	int user = expr__eval(prog, env);
-	int kern = bpf_eval(skel, prog, env);
+	int kern = bpf_eval(skel, skel->progs.expr_test_run, prog, env);
+	int kern_mapenv = bpf_eval(skel, skel->progs.expr_test_run_mapenv, prog, env);
 
-	if (user == expect && kern == expect)
+	if (user == expect && kern == expect && kern_mapenv == expect)
 		return 0;
-	fprintf(stderr, "FAIL %s: expected %d, userspace %d, BPF %d\n", what, expect, user, kern);
+	fprintf(stderr, "FAIL %s: expected %d, userspace %d, BPF %d (env in a map: %d)\n", what, expect, user,
+		kern, kern_mapenv);
 	expr__dump(prog, stderr);
 	return 1;
 }
@@ -160,6 +167,175 @@ static int run_limits(struct expr_test_bpf *skel)
 	return failures;
 }
 
+#define OPENAT_FORMAT "/sys/kernel/tracing/events/syscalls/sys_enter_openat/format"
+
+/* A resolver from a tracepoint format file, as the recorder will have one: "field:TYPE NAME; offset:N; size:N; signed:N;" */
+static int format_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
+{
+	char line[512], type[256], fname[128];
+	FILE *f = ctx;
+	int ret = -ENOENT;
+
+	if (!strcmp(name, "ret")) {
+		snprintf(why, why_size, "sys_enter_openat is not an exit point");
+		return -EINVAL;
+	}
+	/*
+	 * At syscall tracepoints BPF does not see the record the format file
+	 * describes: perf_call_bpf_enter() stores a pt_regs pointer over the
+	 * common_* fields.
+	 */
+	if (!strncmp(name, "common_", 7)) {
+		snprintf(why, why_size, "BPF does not see the common fields of syscall tracepoints");
+		return -EINVAL;
+	}
+	if (!expr__resolve_builtin(name, field))
+		return 0;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int off, size, sgn;
+		char *decl = strstr(line, "field:"), *semi, *sp, *br;
+
+		if (!decl || sscanf(strchr(line, ';') ?: "", "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) != 3)
+			continue;
+		decl += 6;
+		semi = strchr(decl, ';');
+		*semi = 0;
+		sp = strrchr(decl, ' ');
+		if (!sp)
+			continue;
+		snprintf(fname, sizeof(fname), "%s", sp + 1);
+		*sp = 0;
+		snprintf(type, sizeof(type), "%s", decl);
+		br = strchr(fname, '[');
+		if (br)
+			*br = 0;
+		if (strcmp(fname, name))
+			continue;
+		memset(field, 0, sizeof(*field));
+		field->offset = off;
+		field->size = size;
+		field->is_signed = sgn;
+		if (!strncmp(type, "__data_loc", 10))
+			field->kind = EXPR_FIELD_REC_LOC;
+		else if (br && strstr(type, "char"))
+			field->kind = EXPR_FIELD_REC_STR;
+		else
+			field->kind = EXPR_FIELD_REC_INT;
+		/*
+		 * Syscall records hold whole registers, and an int argument is
+		 * not sign-extended in its register (dfd -100 is 0xffffff9c):
+		 * read the low 4 bytes (little-endian) as signed.
+		 */
+		if (!strcmp(type, "int") && size == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+			field->size = 4;
+			field->is_signed = 1;
+		}
+		ret = 0;
+		break;
+	}
+	return ret;
+}
+
+static void open_close(const char *path, int times)
+{
+	for (int i = 0; i < times; i++) {
+		int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			close(fd);
+	}
+	unlink(path);
+}
+
+/* Compiles @src for sys_enter_openat, runs it while this process opens @yes 3 times and @no twice. */
+static int openat_round(struct expr_test_bpf *skel, FILE *format, const char *src, const char *yes, const char *no,
+			unsigned long long expect)
+{
+	struct expr_compile_opts opts = { .resolve = format_resolve, .resolve_ctx = format };
+	struct bpf_link *link;
+	struct expr_prog prog;
+	char err[256];
+	__u32 one = 1;
+
+	if (expr__compile(src, &opts, &prog, err, sizeof(err))) {
+		fprintf(stderr, "FAIL: openat condition '%s': %s\n", src, err);
+		return 1;
+	}
+	if (bpf_map__update_elem(skel->maps.expr_test_progs, &one, sizeof(one), &prog, sizeof(prog), BPF_ANY)) {
+		fprintf(stderr, "FAIL: cannot store the openat program: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->bss->expr_test_hits = 0;
+	skel->bss->expr_test_seen = 0;
+	link = bpf_program__attach(skel->progs.expr_test_openat);
+	if (!link) {
+		fprintf(stderr, "FAIL: cannot attach expr_test_openat to syscalls/sys_enter_openat: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	open_close(yes, 3);
+	open_close(no, 2);
+	bpf_link__destroy(link);
+	if (skel->bss->expr_test_hits != expect || skel->bss->expr_test_seen < 5) {
+		fprintf(stderr, "FAIL: openat '%s': held %llu times of %llu, expected %llu of at least 5\n", src,
+			(unsigned long long)skel->bss->expr_test_hits, (unsigned long long)skel->bss->expr_test_seen,
+			expect);
+		expr__dump(&prog, stderr);
+		return 1;
+	}
+	return 0;
+}
+
+/* A real caller: conditions on sys_enter_openat of this process, fields from the format file. */
+static int run_tracepoint(struct expr_test_bpf *skel)
+{
+	char src[1024], yes[64], no[64], err[256];
+	struct expr_compile_opts opts = { .resolve = format_resolve };
+	struct expr_prog prog;
+	int failures = 0;
+	FILE *f;
+
+	f = fopen(OPENAT_FORMAT, "r");
+	if (!f) {
+		fprintf(stderr, "FAIL: %s: %s\n", OPENAT_FORMAT, strerror(errno));
+		return 1;
+	}
+	opts.resolve_ctx = f;
+	/* the resolver decides: ret does not exist at an entry point */
+	if (expr__compile("ret == 0", &opts, &prog, err, sizeof(err)) != -EINVAL || !strstr(err, "not an exit point")) {
+		fprintf(stderr, "FAIL: 'ret' accepted at sys_enter_openat: %s\n", err);
+		failures++;
+	}
+	if (expr__compile("common_pid == 1", &opts, &prog, err, sizeof(err)) != -EINVAL ||
+	    !strstr(err, "common fields")) {
+		fprintf(stderr, "FAIL: 'common_pid' accepted at sys_enter_openat: %s\n", err);
+		failures++;
+	}
+	snprintf(yes, sizeof(yes), "/tmp/auxtrig-expr-yes-%d", getpid());
+	snprintf(no, sizeof(no), "/tmp/auxtrig-expr-no-%d", getpid());
+
+	snprintf(src, sizeof(src), "pid == %d", getpid());
+	failures += openat_round(skel, f, src, yes, no, 5);
+	failures += openat_round(skel, f, "tid == pid", yes, no, 5);
+	failures += openat_round(skel, f, "(arg0 & 0xffffffff) == (-100 & 0xffffffff)", yes, no, 5);
+	failures += openat_round(skel, f, "comm ~ \"test_expr*\"", yes, no, 5);
+	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\"", yes, no, 3);
+	failures += openat_round(skel, f, "filename == arg1 && dfd == -100", yes, no, 5);
+	snprintf(src, sizeof(src), "__syscall_nr == %d && nr == %d", SYS_openat, SYS_openat);
+	failures += openat_round(skel, f, src, yes, no, 5);
+	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d", O_CREAT, getuid());
+	failures += openat_round(skel, f, src, yes, no, 5);
+	snprintf(src, sizeof(src),
+		 "pid == %d && tid == pid && comm ~ \"test_expr*\" && str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" "
+		 "&& filename == arg1 && dfd == -100 && __syscall_nr == %d && nr == %d && (flags & %d) != 0 "
+		 "&& mode == 0600 && uid == %d",
+		 getpid(), SYS_openat, SYS_openat, O_CREAT, getuid());
+	failures += openat_round(skel, f, src, yes, no, 3);
+	fclose(f);
+	return failures;
+}
+
 /* Every evaluation released the per-CPU scratch, and none was refused as busy. */
 static int check_scratch(struct expr_test_bpf *skel)
 {
@@ -203,7 +379,7 @@ static int check_scratch(struct expr_test_bpf *skel)
 int main(void)
 {
 	struct expr_test_bpf *skel;
-	int failures = 0, nr_run = 0;
+	int failures = 0, nr_run = 0, have_tp;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "skip: loading BPF programs and BPF_PROG_TEST_RUN need root\n");
@@ -211,9 +387,18 @@ int main(void)
 	}
 	log__set_level(LOG_DEBUG); /* the verifier log goes to the test log on failure */
 	log__route_libbpf();
-	skel = expr_test_bpf__open_and_load();
+	skel = expr_test_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "FAIL: cannot load bpf/expr_test.bpf.c (expr_test_run): %s\n", strerror(errno));
+		fprintf(stderr, "FAIL: cannot open bpf/expr_test.bpf.c: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->expr_test_tgid = getpid();
+	have_tp = access(OPENAT_FORMAT, R_OK) == 0;
+	bpf_program__set_autoload(skel->progs.expr_test_openat, have_tp);
+	if (expr_test_bpf__load(skel)) {
+		fprintf(stderr, "FAIL: cannot load bpf/expr_test.bpf.c (expr_test_run, expr_test_run_mapenv%s): %s\n",
+			have_tp ? ", expr_test_openat" : "", strerror(errno));
+		expr_test_bpf__destroy(skel);
 		return 1;
 	}
 	expr_vector_record(rec);
@@ -221,9 +406,15 @@ int main(void)
 
 	failures += run_vectors(skel, &nr_run);
 	failures += run_limits(skel);
+	if (have_tp)
+		failures += run_tracepoint(skel);
+	else
+		printf("note: no %s (kernel without syscall tracepoints): the tracepoint caller was not tested\n",
+		       OPENAT_FORMAT);
 	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
-	printf("%d vectors run through both evaluators, %zu total, limits checked: %d failures\n", nr_run,
-	       EXPR_NR_VECTORS, failures);
+	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), limits "
+	       "checked%s: %d failures\n",
+	       nr_run, EXPR_NR_VECTORS - nr_run, have_tp ? ", tracepoint caller checked" : "", failures);
 	return failures ? 1 : 0;
 }
