@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Test harness for bpf/expr.bpf.h, run by tests/kernel/test_expr_bpf.c with
+ * BPF_PROG_TEST_RUN. A syscall program runs in the calling process, so
+ * str(argN) reads the test's own strings with bpf_probe_read_user_str(), as a
+ * real program reads the traced process's. The program is in an array map and
+ * the environment on the BPF stack (expr_test_run) or in a map value
+ * (expr_test_run_mapenv), as a real caller may keep it; the record is copied
+ * into kernel memory (expr_test_rec) so it is read with bpf_probe_read_kernel().
+ *
+ * expr_test_openat is a real caller: it fills the environment at the
+ * sys_enter_openat tracepoint of the test process and counts the calls for
+ * which the condition in expr_test_progs[1] holds.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "expr.bpf.h"
+
+#define EXPR_TEST_REC_SIZE 256
+
+struct expr_test_args {
+	struct expr_env env;
+	__s32 result;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2); /* 0: test runs, 1: expr_test_openat */
+	__type(key, __u32);
+	__type(value, struct expr_prog);
+} expr_test_progs SEC(".maps");
+
+char expr_test_rec[EXPR_TEST_REC_SIZE];
+struct expr_env expr_test_env;
+const volatile __u32 expr_test_tgid;
+__u64 expr_test_seen, expr_test_hits;
+
+SEC("syscall")
+int expr_test_run(struct expr_test_args *args)
+{
+	const struct expr_prog *prog;
+	struct expr_env env;
+	__u32 zero = 0;
+
+	__builtin_memcpy(&env, &args->env, sizeof(env));
+	if (env.rec)
+		env.rec = (__u64)(unsigned long)expr_test_rec;
+	prog = bpf_map_lookup_elem(&expr_test_progs, &zero);
+	if (!prog) {
+		args->result = -1;
+		return 0;
+	}
+	args->result = expr_eval(prog, &env);
+	return 0;
+}
+
+SEC("syscall")
+int expr_test_run_mapenv(struct expr_test_args *args)
+{
+	const struct expr_prog *prog;
+	__u32 zero = 0;
+
+	__builtin_memcpy(&expr_test_env, &args->env, sizeof(expr_test_env));
+	if (expr_test_env.rec)
+		expr_test_env.rec = (__u64)(unsigned long)expr_test_rec;
+	prog = bpf_map_lookup_elem(&expr_test_progs, &zero);
+	if (!prog) {
+		args->result = -1;
+		return 0;
+	}
+	args->result = expr_eval(prog, &expr_test_env);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_enter_openat")
+int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	const struct expr_prog *prog;
+	struct expr_env env = {};
+	__u32 one = 1;
+
+	if (!expr_test_tgid || pid_tgid >> 32 != expr_test_tgid)
+		return 0;
+	env.pid = pid_tgid >> 32;
+	env.tid = (__u32)pid_tgid;
+	env.ppid = BPF_CORE_READ(task, real_parent, tgid);
+	env.uid = (__u32)uid_gid;
+	env.gid = uid_gid >> 32;
+	env.cpu = bpf_get_smp_processor_id();
+	env.cgroup = bpf_get_current_cgroup_id();
+	env.nr = ctx->id;
+	env.ret = 0;
+	env.args[0] = ctx->args[0];
+	env.args[1] = ctx->args[1];
+	env.args[2] = ctx->args[2];
+	env.args[3] = ctx->args[3];
+	/*
+	 * openat has 4 arguments and its record ends after args[3]: reading
+	 * ctx past the record makes the attach fail with EACCES (the kernel
+	 * checks the program's max_ctx_offset against the tracepoint's size).
+	 */
+	env.rec = (__u64)(unsigned long)ctx;
+	env.rec_size = 48;
+	bpf_get_current_comm(env.comm, sizeof(env.comm));
+
+	__sync_fetch_and_add(&expr_test_seen, 1);
+	prog = bpf_map_lookup_elem(&expr_test_progs, &one);
+	if (prog && expr_eval(prog, &env))
+		__sync_fetch_and_add(&expr_test_hits, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

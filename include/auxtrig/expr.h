@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_EXPR_H
+#define AUXTRIG_EXPR_H
+
+/**
+ * DOC: the condition language
+ *
+ * expr__compile() turns a one-line condition such as
+ * ``comm == "nginx" && ret == -ENOENT`` into a struct expr_prog (see
+ * auxtrig/expr_abi.h) that BPF runs with expr_eval() (bpf/expr.bpf.h) and
+ * userspace with expr__eval(); both have the same semantics. The language
+ * reference is auxtrig-expr(7).
+ *
+ * Identifiers other than errno names are resolved by a callback the caller
+ * supplies, so the caller decides which fields exist where (``ret`` only at
+ * an exit point, tracepoint fields from the tracepoint's format file).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "auxtrig/expr_abi.h"
+
+/** enum expr_field_kind - what an identifier names. */
+enum expr_field_kind {
+	EXPR_FIELD_BUILTIN,  /* one of struct expr_env's fields: @builtin */
+	EXPR_FIELD_REC_INT,  /* integer in the tracepoint record: @offset, @size (1, 2, 4, 8), @is_signed */
+	EXPR_FIELD_REC_STR,  /* char[@size] in the tracepoint record at @offset */
+	EXPR_FIELD_REC_LOC,  /* __data_loc char[] in the tracepoint record: u32 at @offset */
+};
+
+/**
+ * struct expr_field - a resolved identifier.
+ * @kind: see enum expr_field_kind.
+ * @builtin: EXPR_F_* for EXPR_FIELD_BUILTIN; EXPR_F_COUNT for comm, which is a string.
+ * @offset: byte offset in the record.
+ * @size: byte size in the record.
+ * @is_signed: sign-extend an integer record field.
+ */
+struct expr_field {
+	enum expr_field_kind kind;
+	unsigned int builtin;
+	unsigned int offset;
+	unsigned int size;
+	bool is_signed;
+};
+
+#define EXPR_F_COMM EXPR_F_COUNT /* expr_field.builtin of `comm` (a string, not an EXPR_OP_FIELD) */
+
+/**
+ * typedef expr_resolve_fn - resolve a field name for the compiler.
+ * @ctx: the caller's resolve_ctx.
+ * @name: the identifier as written (arg0..arg5 for str(argN) too).
+ * @field: filled on success.
+ * @why: on a refusal, a short reason shown to the user ("only at an exit point").
+ * @why_size: bytes at @why.
+ *
+ * Return: 0, -ENOENT for an unknown name, or another -errno with @why set
+ * when the name exists but is not valid here.
+ */
+typedef int (*expr_resolve_fn)(void *ctx, const char *name, struct expr_field *field, char *why,
+			       size_t why_size);
+
+/**
+ * struct expr_compile_opts - how to compile.
+ * @resolve: field resolver; NULL accepts exactly the builtins (expr__resolve_builtin()).
+ * @resolve_ctx: passed to @resolve.
+ */
+struct expr_compile_opts {
+	expr_resolve_fn resolve;
+	void *resolve_ctx;
+};
+
+/**
+ * expr__resolve_builtin() - resolve the builtin field names.
+ * @name: pid tid ppid uid gid comm cpu cgroup nr ret arg0..arg5.
+ * @field: filled on success.
+ *
+ * For resolvers that accept builtins and add their own fields or refusals.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int expr__resolve_builtin(const char *name, struct expr_field *field);
+
+/**
+ * expr__compile() - compile a condition.
+ * @src: the condition text.
+ * @opts: resolver; NULL for builtins only.
+ * @prog: filled on success (all of it, unused parts zeroed).
+ * @err: on failure, "column N: what was expected, what was found".
+ * @err_size: bytes at @err.
+ *
+ * Nothing is printed: the caller shows @err.
+ *
+ * Return: 0; -EINVAL for a syntax, type or field error; -E2BIG when the
+ * program exceeds EXPR_MAX_INSNS, EXPR_MAX_STACK or EXPR_STRTAB_SIZE.
+ */
+int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
+		  size_t err_size);
+
+/**
+ * expr__eval() - evaluate a compiled condition in userspace.
+ * @prog: from expr__compile().
+ * @env: the environment; @env->rec and the str(argN) pointers in @env->args
+ *       are addresses in the calling process (0 reads as a failure).
+ *
+ * Same semantics as the BPF expr_eval(): 64-bit wraparound arithmetic, signed
+ * comparisons, division or modulo by zero or a failed read make the condition
+ * false, strings are compared on at most 63 bytes.
+ *
+ * Return: 1 (true), 0 (false), -EINVAL for a malformed program.
+ */
+int expr__eval(const struct expr_prog *prog, const struct expr_env *env);
+
+/**
+ * expr__dump() - print a program's instructions, one a line (for -vv).
+ * @prog: the program.
+ * @f: where to print.
+ */
+void expr__dump(const struct expr_prog *prog, FILE *f);
+
+/**
+ * expr__errno_value() - the value of an errno name.
+ * @name: e.g. "ENOENT".
+ *
+ * Return: the positive errno value, or 0 if @name is not in the table.
+ */
+int expr__errno_value(const char *name);
+
+#endif

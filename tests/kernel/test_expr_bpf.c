@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The BPF condition interpreter (bpf/expr.bpf.h) against the shared vectors
+ * (tests/unit/expr_vectors.h): every vector is compiled, run by expr__eval()
+ * and by the real BPF interpreter through BPF_PROG_TEST_RUN on a syscall
+ * program (bpf/expr_test.bpf.c), and both must give the expected result.
+ * Then the limits: the longest program the compiler accepts, the deepest
+ * stack, a full string table and back-to-back worst-case globs, all through
+ * the real verifier and interpreter. Last, a real caller: conditions with
+ * fields resolved from the sys_enter_openat format file, evaluated at that
+ * tracepoint while this process opens files.
+ *
+ * Exit 0 pass, 77 skip (not root), 1 fail.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "auxtrig/log.h"
+#include "expr_vectors.h"
+#include "skel/expr_test.skel.h"
+
+/* The syscall program's context: struct expr_test_args in bpf/expr_test.bpf.c. */
+struct expr_test_args {
+	struct expr_env env;
+	__s32 result;
+	__u32 pad;
+};
+
+_Static_assert(sizeof(struct expr_test_args) == sizeof(struct expr_env) + 8, "expr_test_args layout");
+
+static unsigned char rec[EXPR_VECTOR_REC_SIZE];
+
+/* Runs @prog on @env in BPF with @run. Returns 0 or 1, or -errno if the run itself failed. */
+static int bpf_eval(struct expr_test_bpf *skel, struct bpf_program *run, const struct expr_prog *prog,
+		    const struct expr_env *env)
+{
+	struct expr_test_args args = { .env = *env, .result = -1 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_map__update_elem(skel->maps.expr_test_progs, &zero, sizeof(zero), prog, sizeof(*prog), BPF_ANY);
+	if (err)
+		return err;
+	err = bpf_prog_test_run_opts(bpf_program__fd(run), &opts);
+	if (err)
+		return -errno;
+	return args.result; /* the kernel copies the context back into ctx_in */
+}
+
+static int check(struct expr_test_bpf *skel, const char *what, const struct expr_prog *prog,
+		 const struct expr_env *env, int expect)
+{
+	int user = expr__eval(prog, env);
+	int kern = bpf_eval(skel, skel->progs.expr_test_run, prog, env);
+	int kern_mapenv = bpf_eval(skel, skel->progs.expr_test_run_mapenv, prog, env);
+
+	if (user == expect && kern == expect && kern_mapenv == expect)
+		return 0;
+	fprintf(stderr, "FAIL %s: expected %d, userspace %d, BPF %d (env in a map: %d)\n", what, expect, user,
+		kern, kern_mapenv);
+	expr__dump(prog, stderr);
+	return 1;
+}
+
+static int run_vectors(struct expr_test_bpf *skel, int *nr_run)
+{
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256], what[512];
+	int failures = 0;
+
+	for (size_t i = 0; i < EXPR_NR_VECTORS; i++) {
+		const struct expr_vector *v = &expr_vectors[i];
+		int ret = expr_vector_compile(v, &prog, err, sizeof(err));
+
+		if (v->err) {
+			if (!ret || !strstr(err, v->err)) {
+				fprintf(stderr, "FAIL vector %zu '%s': expected error '%s', got '%s'\n", i, v->src,
+					v->err, err);
+				failures++;
+			}
+			continue;
+		}
+		if (ret) {
+			fprintf(stderr, "FAIL vector %zu '%s': %s\n", i, v->src, err);
+			failures++;
+			continue;
+		}
+		expr_vector_env(v, &env, rec);
+		snprintf(what, sizeof(what), "vector %zu '%s'", i, v->src);
+		failures += check(skel, what, &prog, &env, v->expect);
+		(*nr_run)++;
+	}
+	return failures;
+}
+
+static int compile_check(struct expr_test_bpf *skel, const char *what, const char *src,
+			 const struct expr_vector_env *e, int expect, unsigned int want_insns)
+{
+	const struct expr_vector v = { .src = src, .env = e };
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+
+	if (expr__compile(src, NULL, &prog, err, sizeof(err))) {
+		fprintf(stderr, "FAIL %s: %s\n", what, err);
+		return 1;
+	}
+	if (want_insns && prog.nr_insns != want_insns) {
+		fprintf(stderr, "FAIL %s: %u instructions, wanted %u\n", what, prog.nr_insns, want_insns);
+		return 1;
+	}
+	expr_vector_env(&v, &env, rec);
+	return check(skel, what, &prog, &env, expect);
+}
+
+static int run_limits(struct expr_test_bpf *skel)
+{
+	static char src[8192];
+	struct expr_prog prog;
+	char err[256];
+	int failures = 0, i;
+	size_t n;
+
+	/* the longest program the compiler accepts, and that it refuses one more term */
+	expr_vector_longest(src, sizeof(src), 0);
+	failures += compile_check(skel, "longest program", src, NULL, 1, EXPR_MAX_INSNS);
+	expr_vector_longest(src, sizeof(src), 1);
+	if (expr__compile(src, NULL, &prog, err, sizeof(err)) != -E2BIG) {
+		fprintf(stderr, "FAIL: a program longer than %d instructions was accepted\n", EXPR_MAX_INSNS);
+		failures++;
+	}
+
+	/* the longest program made of worst-case globs: 40 backtracking matches + 2 terms = 128 */
+	n = 0;
+	for (i = 0; i < 40; i++)
+		n += snprintf(src + n, sizeof(src) - n, "str(arg4) ~ \"%s*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\" || ",
+			      i & 1 ? "" : "*");
+	snprintf(src + n, sizeof(src) - n, "pid == 1 || pid == 88");
+	failures += compile_check(skel, "longest glob program", src, &expr_vector_env_kworker, 1, EXPR_MAX_INSNS);
+
+	/* the deepest stack */
+	n = 0;
+	for (i = 0; i < EXPR_MAX_STACK - 1; i++)
+		n += snprintf(src + n, sizeof(src) - n, "%d - (", i + 2);
+	n += snprintf(src + n, sizeof(src) - n, "1");
+	for (i = 0; i < EXPR_MAX_STACK - 1; i++)
+		n += snprintf(src + n, sizeof(src) - n, ")");
+	snprintf(src + n, sizeof(src) - n, " == %d", 8);
+	failures += compile_check(skel, "deepest stack", src, NULL, 1, 0);
+
+	/* a full string table: 8 literals of 63 bytes, the last one matches */
+	n = 0;
+	for (i = 0; i < 7; i++)
+		n += snprintf(src + n, sizeof(src) - n, "str(arg0) ~ \"%062d*\" || ", i);
+	snprintf(src + n, sizeof(src) - n, "str(arg0) ~ \"/usr/lib/%.54s\"",
+		 "******************************************************");
+	failures += compile_check(skel, "full string table", src, &expr_vector_env_kworker, 1, 0);
+	return failures;
+}
+
+#define OPENAT_FORMAT "/sys/kernel/tracing/events/syscalls/sys_enter_openat/format"
+
+/* A resolver from a tracepoint format file, as the recorder will have one: "field:TYPE NAME; offset:N; size:N; signed:N;" */
+static int format_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
+{
+	char line[512], type[256], fname[128];
+	FILE *f = ctx;
+	int ret = -ENOENT;
+
+	if (!strcmp(name, "ret")) {
+		snprintf(why, why_size, "sys_enter_openat is not an exit point");
+		return -EINVAL;
+	}
+	/*
+	 * At syscall tracepoints BPF does not see the record the format file
+	 * describes: perf_call_bpf_enter() stores a pt_regs pointer over the
+	 * common_* fields.
+	 */
+	if (!strncmp(name, "common_", 7)) {
+		snprintf(why, why_size, "BPF does not see the common fields of syscall tracepoints");
+		return -EINVAL;
+	}
+	if (!expr__resolve_builtin(name, field))
+		return 0;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int off, size, sgn;
+		char *decl = strstr(line, "field:"), *semi, *sp, *br;
+
+		if (!decl || sscanf(strchr(line, ';') ?: "", "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) != 3)
+			continue;
+		decl += 6;
+		semi = strchr(decl, ';');
+		*semi = 0;
+		sp = strrchr(decl, ' ');
+		if (!sp)
+			continue;
+		snprintf(fname, sizeof(fname), "%s", sp + 1);
+		*sp = 0;
+		snprintf(type, sizeof(type), "%s", decl);
+		br = strchr(fname, '[');
+		if (br)
+			*br = 0;
+		if (strcmp(fname, name))
+			continue;
+		memset(field, 0, sizeof(*field));
+		field->offset = off;
+		field->size = size;
+		field->is_signed = sgn;
+		if (!strncmp(type, "__data_loc", 10))
+			field->kind = EXPR_FIELD_REC_LOC;
+		else if (br && strstr(type, "char"))
+			field->kind = EXPR_FIELD_REC_STR;
+		else
+			field->kind = EXPR_FIELD_REC_INT;
+		/*
+		 * Syscall records hold whole registers, and an int argument is
+		 * not sign-extended in its register (dfd -100 is 0xffffff9c):
+		 * read the low 4 bytes (little-endian) as signed.
+		 */
+		if (!strcmp(type, "int") && size == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+			field->size = 4;
+			field->is_signed = 1;
+		}
+		ret = 0;
+		break;
+	}
+	return ret;
+}
+
+static void open_close(const char *path, int times)
+{
+	for (int i = 0; i < times; i++) {
+		int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			close(fd);
+	}
+	unlink(path);
+}
+
+/* Compiles @src for sys_enter_openat, runs it while this process opens @yes 3 times and @no twice. */
+static int openat_round(struct expr_test_bpf *skel, FILE *format, const char *src, const char *yes, const char *no,
+			unsigned long long expect)
+{
+	struct expr_compile_opts opts = { .resolve = format_resolve, .resolve_ctx = format };
+	struct bpf_link *link;
+	struct expr_prog prog;
+	char err[256];
+	__u32 one = 1;
+
+	if (expr__compile(src, &opts, &prog, err, sizeof(err))) {
+		fprintf(stderr, "FAIL: openat condition '%s': %s\n", src, err);
+		return 1;
+	}
+	if (bpf_map__update_elem(skel->maps.expr_test_progs, &one, sizeof(one), &prog, sizeof(prog), BPF_ANY)) {
+		fprintf(stderr, "FAIL: cannot store the openat program: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->bss->expr_test_hits = 0;
+	skel->bss->expr_test_seen = 0;
+	link = bpf_program__attach(skel->progs.expr_test_openat);
+	if (!link) {
+		fprintf(stderr, "FAIL: cannot attach expr_test_openat to syscalls/sys_enter_openat: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	open_close(yes, 3);
+	open_close(no, 2);
+	bpf_link__destroy(link);
+	if (skel->bss->expr_test_hits != expect || skel->bss->expr_test_seen < 5) {
+		fprintf(stderr, "FAIL: openat '%s': held %llu times of %llu, expected %llu of at least 5\n", src,
+			(unsigned long long)skel->bss->expr_test_hits, (unsigned long long)skel->bss->expr_test_seen,
+			expect);
+		expr__dump(&prog, stderr);
+		return 1;
+	}
+	return 0;
+}
+
+/* A real caller: conditions on sys_enter_openat of this process, fields from the format file. */
+static int run_tracepoint(struct expr_test_bpf *skel)
+{
+	char src[1024], yes[64], no[64], err[256];
+	struct expr_compile_opts opts = { .resolve = format_resolve };
+	struct expr_prog prog;
+	int failures = 0;
+	FILE *f;
+
+	f = fopen(OPENAT_FORMAT, "r");
+	if (!f) {
+		fprintf(stderr, "FAIL: %s: %s\n", OPENAT_FORMAT, strerror(errno));
+		return 1;
+	}
+	opts.resolve_ctx = f;
+	/* the resolver decides: ret does not exist at an entry point */
+	if (expr__compile("ret == 0", &opts, &prog, err, sizeof(err)) != -EINVAL || !strstr(err, "not an exit point")) {
+		fprintf(stderr, "FAIL: 'ret' accepted at sys_enter_openat: %s\n", err);
+		failures++;
+	}
+	if (expr__compile("common_pid == 1", &opts, &prog, err, sizeof(err)) != -EINVAL ||
+	    !strstr(err, "common fields")) {
+		fprintf(stderr, "FAIL: 'common_pid' accepted at sys_enter_openat: %s\n", err);
+		failures++;
+	}
+	snprintf(yes, sizeof(yes), "/tmp/auxtrig-expr-yes-%d", getpid());
+	snprintf(no, sizeof(no), "/tmp/auxtrig-expr-no-%d", getpid());
+
+	snprintf(src, sizeof(src), "pid == %d", getpid());
+	failures += openat_round(skel, f, src, yes, no, 5);
+	failures += openat_round(skel, f, "tid == pid", yes, no, 5);
+	failures += openat_round(skel, f, "(arg0 & 0xffffffff) == (-100 & 0xffffffff)", yes, no, 5);
+	failures += openat_round(skel, f, "comm ~ \"test_expr*\"", yes, no, 5);
+	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\"", yes, no, 3);
+	failures += openat_round(skel, f, "filename == arg1 && dfd == -100", yes, no, 5);
+	snprintf(src, sizeof(src), "__syscall_nr == %d && nr == %d", SYS_openat, SYS_openat);
+	failures += openat_round(skel, f, src, yes, no, 5);
+	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d", O_CREAT, getuid());
+	failures += openat_round(skel, f, src, yes, no, 5);
+	snprintf(src, sizeof(src),
+		 "pid == %d && tid == pid && comm ~ \"test_expr*\" && str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" "
+		 "&& filename == arg1 && dfd == -100 && __syscall_nr == %d && nr == %d && (flags & %d) != 0 "
+		 "&& mode == 0600 && uid == %d",
+		 getpid(), SYS_openat, SYS_openat, O_CREAT, getuid());
+	failures += openat_round(skel, f, src, yes, no, 3);
+	fclose(f);
+	return failures;
+}
+
+/* Every evaluation released the per-CPU scratch, and none was refused as busy. */
+static int check_scratch(struct expr_test_bpf *skel)
+{
+	int nr_cpus = libbpf_num_possible_cpus(), failures = 0;
+	struct {
+		__s64 stack[EXPR_MAX_STACK];
+		char str[EXPR_STR_MAX];
+		__u32 pc, sp;
+		__s32 result;
+		__u32 busy;
+		__u32 glob[8];
+		__u64 nr_busy;
+	} *scr;
+	__u32 zero = 0;
+
+	if (nr_cpus <= 0)
+		return 1;
+	if (bpf_map__value_size(skel->maps.expr_scratch) != sizeof(*scr)) {
+		fprintf(stderr, "FAIL: struct expr_scratch is %u bytes, this test expects %zu\n",
+			bpf_map__value_size(skel->maps.expr_scratch), sizeof(*scr));
+		return 1;
+	}
+	scr = calloc(nr_cpus, sizeof(*scr));
+	if (!scr)
+		return 1;
+	if (bpf_map__lookup_elem(skel->maps.expr_scratch, &zero, sizeof(zero), scr, nr_cpus * sizeof(*scr), 0)) {
+		fprintf(stderr, "FAIL: cannot read expr_scratch: %s\n", strerror(errno));
+		failures = 1;
+	}
+	for (int i = 0; i < nr_cpus && !failures; i++) {
+		if (scr[i].busy || scr[i].nr_busy) {
+			fprintf(stderr, "FAIL: cpu %d: scratch busy %u, refused %llu evaluations\n", i, scr[i].busy,
+				(unsigned long long)scr[i].nr_busy);
+			failures = 1;
+		}
+	}
+	free(scr);
+	return failures;
+}
+
+int main(void)
+{
+	struct expr_test_bpf *skel;
+	int failures = 0, nr_run = 0, have_tp;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: loading BPF programs and BPF_PROG_TEST_RUN need root\n");
+		return 77;
+	}
+	log__set_level(LOG_DEBUG); /* the verifier log goes to the test log on failure */
+	log__route_libbpf();
+	skel = expr_test_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "FAIL: cannot open bpf/expr_test.bpf.c: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->expr_test_tgid = getpid();
+	have_tp = access(OPENAT_FORMAT, R_OK) == 0;
+	bpf_program__set_autoload(skel->progs.expr_test_openat, have_tp);
+	if (expr_test_bpf__load(skel)) {
+		fprintf(stderr, "FAIL: cannot load bpf/expr_test.bpf.c (expr_test_run, expr_test_run_mapenv%s): %s\n",
+			have_tp ? ", expr_test_openat" : "", strerror(errno));
+		expr_test_bpf__destroy(skel);
+		return 1;
+	}
+	expr_vector_record(rec);
+	memcpy(skel->bss->expr_test_rec, rec, sizeof(rec));
+
+	failures += run_vectors(skel, &nr_run);
+	failures += run_limits(skel);
+	if (have_tp)
+		failures += run_tracepoint(skel);
+	else
+		printf("note: no %s (kernel without syscall tracepoints): the tracepoint caller was not tested\n",
+		       OPENAT_FORMAT);
+	failures += check_scratch(skel);
+	expr_test_bpf__destroy(skel);
+	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), limits "
+	       "checked%s: %d failures\n",
+	       nr_run, EXPR_NR_VECTORS - nr_run, have_tp ? ", tracepoint caller checked" : "", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TESTS_EXPR_VECTORS_H
+#define AUXTRIG_TESTS_EXPR_VECTORS_H
+
+/*
+ * The one set of condition test vectors: tests/unit/test_expr.c runs them
+ * through the compiler and expr__eval(), tests/kernel/test_expr_bpf.c through
+ * the compiler, expr__eval() and the BPF interpreter, and both evaluators
+ * must give the expected result.
+ *
+ * A vector is {expression, where it is compiled (entry or exit point), the
+ * environment, the expected result} or {expression, the expected compile
+ * error substring}. The record is a synthetic sys_enter_openat-like
+ * tracepoint record, described to the compiler by expr_vector_resolve().
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "auxtrig/expr.h"
+
+#define EXPR_VECTOR_REC_SIZE 240 /* the BPF harness buffer is 256: reads past 240 must fail on the bound */
+
+enum expr_vector_site { VEC_EXIT = 0, VEC_ENTRY = 1 };
+
+struct expr_vector_env {
+	const char *comm;
+	__s64 pid, tid, ppid, uid, gid, cpu, cgroup, nr, ret;
+	__u64 args[EXPR_NR_ARGS];
+	const char *ustr[EXPR_NR_ARGS]; /* when set, args[N] is the address of this string */
+	int no_rec;
+};
+
+struct expr_vector {
+	const char *src;
+	int expect;                         /* 0 or 1 */
+	const char *err;                    /* compile error substring, or NULL */
+	const struct expr_vector_env *env;  /* NULL: expr_vector_env_default */
+	enum expr_vector_site site;
+};
+
+static const char expr_vector_long[] =
+	"/usr/lib/x86_64-linux-gnu/some/very/long/path/that/goes/on/and/on/for/more/than/63/bytes.so";
+
+static const struct expr_vector_env expr_vector_env_default = {
+	.comm = "nginx",
+	.pid = 1234, .tid = 1240, .ppid = 1, .uid = 33, .gid = 34, .cpu = 3,
+	.cgroup = 0x100000001LL, .nr = 257, .ret = -ENOENT,
+	.args = { (__u64)-100LL, 0, 0x80241, 0644, 0, 7 },
+	.ustr = { NULL, "/etc/passwd" },
+};
+
+static const struct expr_vector_env expr_vector_env_kworker = {
+	.comm = "kworker/3:1H",
+	.pid = 88, .tid = 88, .ppid = 2, .uid = 0, .gid = 0, .cpu = 0, .nr = -1, .ret = 0,
+	.ustr = { expr_vector_long, NULL, "", "a?b*c", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+	.no_rec = 1,
+};
+
+/* comm with all 16 bytes used (no NUL), extreme integers */
+static const struct expr_vector_env expr_vector_env_extreme = {
+	.comm = "0123456789abcdef",
+	.pid = INT64_MAX, .tid = INT64_MIN, .ppid = -1, .uid = 4294967295LL, .gid = 0, .cpu = 0,
+	.nr = 0, .ret = INT64_MIN,
+	.args = { 0x8000000000000000ULL, 0xffffffffffffffffULL, 1, 0, 0, 0 },
+};
+
+#define V(s, r)          { .src = (s), .expect = (r) }
+#define VE(s, e, r)      { .src = (s), .expect = (r), .env = &(e) }
+#define VERR(s, m)       { .src = (s), .err = (m) }
+#define VERRAT(s, at, m) { .src = (s), .err = (m), .site = (at) }
+
+static const struct expr_vector expr_vectors[] = {
+	/* the first feature: pid tid comm with == != && */
+	V("pid == 1234", 1),
+	V("pid == 1235", 0),
+	V("pid != 1234", 0),
+	V("tid == 1240", 1),
+	V("comm == \"nginx\"", 1),
+	V("comm == \"nginx2\"", 0),
+	V("comm == \"ngin\"", 0),
+	V("comm != \"bash\"", 1),
+	V("\"nginx\" == comm", 1),
+	V("comm == \"nginx\" && pid == 1234", 1),
+	V("comm == \"nginx\" && pid == 1", 0),
+	V("pid == 1234 && tid == 1240 && comm != \"x\"", 1),
+	V("pid==1234&&comm==\"nginx\"", 1),
+	V("  pid   ==   1234  ", 1),
+	VE("comm == \"kworker/3:1H\"", expr_vector_env_kworker, 1),
+	VE("comm == \"0123456789abcdef\"", expr_vector_env_extreme, 1),
+	VE("comm == \"0123456789abcde\"", expr_vector_env_extreme, 0),
+
+	/* every builtin */
+	V("ppid == 1", 1),
+	V("uid == 33 && gid == 34", 1),
+	V("cpu == 3", 1),
+	V("cgroup == 0x100000001", 1),
+	V("nr == 257", 1),
+	V("ret == -2", 1),
+	V("ret == -ENOENT", 1),
+	V("ret == -EACCES", 0),
+	V("ret < 0", 1),
+	V("arg0 == -100", 1),
+	V("arg2 == 0x80241", 1),
+	V("arg3 == 0644", 1),
+	V("arg3 == 420", 1),
+	V("arg5 == 7", 1),
+	V("arg4 == 0", 1),
+	VE("nr == -1", expr_vector_env_kworker, 1),
+	VE("uid == 0xffffffff", expr_vector_env_extreme, 1),
+
+	/* integers and errno names */
+	V("0", 0),
+	V("1", 1),
+	V("-1", 1),
+	V("0x0", 0),
+	V("0xFFFFFFFFFFFFFFFF == -1", 1),
+	V("18446744073709551615 == -1", 1),
+	V("9223372036854775807 > 0", 1),
+	V("9223372036854775808 < 0", 1),
+	V("010 == 8", 1),
+	V("0x10 == 16", 1),
+	V("ENOENT == 2", 1),
+	V("EPERM == 1 && EAGAIN == 11 && EINVAL == 22", 1),
+	V("-ENOENT == -2", 1),
+	V("- 5 == -5", 1),
+	V("--5 == 5", 1),
+
+	/* arithmetic, 64-bit wraparound */
+	V("1 + 2 == 3", 1),
+	V("1 - 2 == -1", 1),
+	V("6 * 7 == 42", 1),
+	V("7 / 2 == 3", 1),
+	V("-7 / 2 == -3", 1),
+	V("7 / -2 == -3", 1),
+	V("-7 / -2 == 3", 1),
+	V("7 % 3 == 1", 1),
+	V("-7 % 3 == -1", 1),
+	V("7 % -3 == 1", 1),
+	V("-7 % -3 == -1", 1),
+	VE("pid + 1 == -9223372036854775807 - 1", expr_vector_env_extreme, 1),
+	VE("tid - 1 == 9223372036854775807", expr_vector_env_extreme, 1),
+	VE("tid * -1 == tid", expr_vector_env_extreme, 1),
+	VE("tid / -1 == tid", expr_vector_env_extreme, 1),
+	VE("tid % -1 == 0", expr_vector_env_extreme, 1),
+	VE("-tid == tid", expr_vector_env_extreme, 1),
+	VE("arg0 == tid && arg1 == -1", expr_vector_env_extreme, 1),
+	VE("ret / 2 == -4611686018427387904", expr_vector_env_extreme, 1),
+	V("0x7fffffffffffffff * 2 == -2", 1),
+
+	/* division by zero makes the whole condition false */
+	V("1 / 0 == 0", 0),
+	V("1 % 0 == 0", 0),
+	V("!(1 / 0)", 0),
+	V("1 / 0 || 1", 0),
+	V("1 || 1 / 0", 1), /* short-circuit: never divides */
+	V("0 && 1 / 0", 0),
+	V("pid / (tid - 1240) == 0", 0),
+
+	/* bitwise */
+	V("(6 & 3) == 2", 1),
+	V("(6 | 3) == 7", 1),
+	V("(6 ^ 3) == 5", 1),
+	V("~0 == -1", 1),
+	V("~5 == -6", 1),
+	V("(arg2 & 0x40) != 0", 1),
+	V("(arg2 & 0x1) == 1", 1),
+	V("(arg2 & 0x2) == 0", 1),
+
+	/* comparisons are signed */
+	V("-1 < 0", 1),
+	V("-1 <= -1", 1),
+	V("-1 > 0", 0),
+	V("0 >= -1", 1),
+	V("0xffffffffffffffff < 1", 1),
+	V("2 < 1", 0),
+	V("2 <= 1", 0),
+	V("2 > 1", 1),
+	V("2 >= 3", 0),
+	V("1 < 1", 0),
+	V("1 <= 1", 1),
+	V("1 > 1", 0),
+	V("1 >= 1", 1),
+	V("1 == 2", 0),
+	V("1 != 1", 0),
+
+	/* logical, short-circuit, results are 0 or 1 */
+	V("!0", 1),
+	V("!5", 0),
+	V("!!5 == 1", 1),
+	V("(5 && 7) == 1", 1),
+	V("(0 || 7) == 1", 1),
+	V("(0 || 0) == 0", 1),
+	V("(3 && 0) == 0", 1),
+	V("0 || 0 || 0 || 2", 1),
+	V("1 && 1 && 1 && 0", 0),
+	V("!(pid == 1234)", 0),
+	V("!(comm == \"nginx\")", 0),
+
+	/* precedence: C rules */
+	V("1 + 2 * 3 == 7", 1),
+	V("(1 + 2) * 3 == 9", 1),
+	V("10 - 4 - 3 == 3", 1),
+	V("100 / 10 / 5 == 2", 1),
+	V("2 * 3 % 4 == 2", 1),
+	V("1 | 2 ^ 3 & 4 == 3", 1),   /* 1 | (2 ^ (3 & (4 == 3))) */
+	V("(1 | 2 ^ 3 & 4) == 3", 1), /* 1 | (2 ^ (3 & 4)) */
+	V("(1 | 2 ^ 3 & 6) == 1", 1), /* 1 | (2 ^ (3 & 6)), not ((1 | 2) ^ 3) & 6 */
+	V("1 == 1 & 2", 0),           /* (1 == 1) & 2 */
+	V("1 < 2 == 1", 1),           /* (1 < 2) == 1 */
+	V("3 > 2 > 1", 0),            /* (3 > 2) > 1 */
+	V("1 || 0 && 0", 1),          /* 1 || (0 && 0) */
+	V("(1 || 0) && 0", 0),
+	V("0 && 0 || 1", 1),
+	V("-2 * -3 == 6", 1),
+	V("!0 + 1 == 2", 1),          /* (!0) + 1 */
+	V("~1 + 1 == -1", 1),
+	V("-(1 + 2) == -3", 1),
+	V("pid == 1234 || pid == 1 && tid == 0", 1),
+	V("(pid == 1234 || pid == 1) && tid == 0", 0),
+	V("((((((((1))))))))", 1),
+
+	/* strings and globs */
+	V("comm ~ \"ngin*\"", 1),
+	V("comm ~ \"*x\"", 1),
+	V("comm ~ \"*\"", 1),
+	V("comm ~ \"n?inx\"", 1),
+	V("comm ~ \"n?nx\"", 0),
+	V("comm ~ \"nginx?\"", 0),
+	V("comm ~ \"nginx*\"", 1),
+	V("comm ~ \"**n**x**\"", 1),
+	V("comm ~ \"ng\"", 0),
+	V("comm !~ \"ng*\"", 0),
+	V("comm !~ \"bash*\"", 1),
+	V("comm == \"ngin*\"", 0),
+	VE("comm ~ \"kworker/*\"", expr_vector_env_kworker, 1),
+	VE("comm ~ \"kworker/?:*H\"", expr_vector_env_kworker, 1),
+	VE("comm ~ \"kworker/*:*\"", expr_vector_env_kworker, 1),
+	VE("comm ~ \"kworker/*X\"", expr_vector_env_kworker, 0),
+	V("str(arg1) == \"/etc/passwd\"", 1),
+	V("str(arg1) ~ \"/etc/*\"", 1),
+	V("str(arg1) ~ \"/etc/*wd\"", 1),
+	V("str(arg1) ~ \"/usr/*\"", 0),
+	V("str(arg1) != \"/etc/shadow\"", 1),
+	V("str(arg0) == \"x\"", 0), /* arg0 is -100: a failed read makes the condition false */
+	V("str(arg0) != \"x\"", 0),
+	VE("str(arg1) == \"\"", expr_vector_env_kworker, 0), /* NULL pointer */
+	VE("str(arg2) == \"\"", expr_vector_env_kworker, 1),
+	VE("str(arg2) ~ \"*\"", expr_vector_env_kworker, 1),
+	VE("str(arg2) ~ \"?\"", expr_vector_env_kworker, 0),
+	VE("str(arg3) == \"a?b*c\"", expr_vector_env_kworker, 1), /* == has no wildcards */
+	VE("str(arg3) ~ \"a?b*c\"", expr_vector_env_kworker, 1),
+	/* strings compare on their first 63 bytes */
+	VE("str(arg0) ~ \"/usr/lib/*\"", expr_vector_env_kworker, 1),
+	VE("str(arg0) ~ \"*.so\"", expr_vector_env_kworker, 0),
+	VE("str(arg0) == \"/usr/lib/x86_64-linux-gnu/some/very/long/path/that/goes/on/and/\"",
+	   expr_vector_env_kworker, 1),
+	VE("str(arg0) ~ \"*/on/and/\"", expr_vector_env_kworker, 1),
+	VE("str(arg0) ~ \"*/on/and/on*\"", expr_vector_env_kworker, 0),
+	/* backtracking-heavy glob: 63 'a's against a pattern that cannot match */
+	VE("str(arg4) ~ \"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\"",
+	   expr_vector_env_kworker, 0),
+	VE("str(arg4) ~ \"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a\"",
+	   expr_vector_env_kworker, 1),
+	VE("str(arg4) ~ \"a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*?\"",
+	   expr_vector_env_kworker, 1),
+	V("comm == \"nginx\" && str(arg1) ~ \"/etc/*\" && ret == -ENOENT", 1),
+	V("comm == \"a\\\"b\" || comm == \"\\\\\"", 0),
+
+	/* tracepoint record fields */
+	V("common_pid == 1234", 1),
+	V("__syscall_nr == 257", 1),
+	V("dfd == -100", 1),
+	V("(flags & 0x40) != 0", 1),
+	V("mode == 0644", 1),
+	V("small == -1", 1),
+	V("usmall == 255", 1),
+	V("neg32 == -5", 1),
+	V("neg32 < 0", 1),
+	V("big == -1", 1),
+	V("common_type == 300", 1),
+	V("name == \"bash\"", 1),
+	V("name ~ \"ba*\"", 1),
+	V("name != \"bash\"", 0),
+	V("filename == \"/etc/passwd\"", 1),
+	V("filename ~ \"/etc/*\"", 1),
+	V("filename ~ \"*shadow\"", 0),
+	V("emptyloc == \"\"", 1),
+	V("longloc ~ \"/usr/*\"", 1),
+	V("longloc == \"/usr/lib/x86_64-linux-gnu/some/very/long/path/that/goes/on/and/\"", 1),
+	V("badloc == \"\"", 0),   /* data outside the record: false */
+	V("past_end == 0", 0),    /* field outside the record: false */
+	V("!(past_end == 0)", 0), /* the whole condition, not just the comparison */
+	VE("common_pid == 0", expr_vector_env_kworker, 0), /* no record */
+	VE("name == \"\"", expr_vector_env_kworker, 0),
+
+	/* where fields are valid is the resolver's decision */
+	VERRAT("ret == 0", VEC_ENTRY, "column 1: 'ret' is not available here: only at an exit point"),
+	VERRAT("pid == 1 && ret < 0", VEC_ENTRY, "column 13: 'ret' is not available here"),
+	{ .src = "pid == 1234", .expect = 1, .site = VEC_ENTRY },
+
+	/* rejected before anything is attached: column, what was expected */
+	VERR("", "column 1: expected a value, got end of input"),
+	VERR("pid ==", "column 7: expected a value after '==', got end of input"),
+	VERR("comm == ", "column 9: expected a value after '==', got end of input"),
+	VERR("pid == == 1", "column 8: expected a value after '==', got '=='"),
+	VERR("pid 1234", "column 5: expected an operator or end of input, got number '1234'"),
+	VERR("pid == 1 comm", "column 10: expected an operator or end of input, got name 'comm'"),
+	VERR("(pid == 1", "column 10: expected ')' to close '(' at column 1, got end of input"),
+	VERR("pid == 1)", "column 9: expected an operator or end of input, got ')'"),
+	VERR("pid = 1", "column 5: '=' is not an operator (did you mean '=='?)"),
+	VERR("comm == 'nginx'", "column 9: strings are written in double quotes"),
+	VERR("comm == \"nginx", "column 9: unterminated string"),
+	VERR("comm == \"a\\qb\"", "column 11: unknown escape '\\q'"),
+	VERR("pid == 12ab", "column 8: invalid digit 'a' in a decimal number"),
+	VERR("pid == 0x", "column 8: expected hexadecimal digits after '0x'"),
+	VERR("pid == 09", "column 8: invalid digit '9' in an octal number"),
+	VERR("pid == 18446744073709551616", "column 8: number too large"),
+	VERR("pid @ 1", "column 5: unexpected character '@'"),
+	VERR("pid << 2", "column 5: shift operators"),
+	VERR("foo == 1", "column 1: unknown field 'foo'"),
+	VERR("pid == 1 && bar", "column 13: unknown field 'bar'"),
+	VERR("$count > 3", "column 1: variables such as '$count' are not supported yet"),
+	VERR("pid == 1 && once", "column 13: 'once' is reserved for stateful conditions, not supported yet"),
+	VERR("comm + 1", "column 6: '+' needs integers, but 'comm' is a string"),
+	VERR("1 + comm", "column 3: '+' needs integers, but 'comm' is a string"),
+	VERR("-comm", "column 1: '-' needs an integer, but 'comm' is a string"),
+	VERR("!str(arg1)", "column 1: '!' needs an integer, but 'str(arg1)' is a string"),
+	VERR("comm && pid", "column 6: '&&' needs integers, but 'comm' is a string"),
+	VERR("comm < \"x\"", "column 6: '<' needs integers"),
+	VERR("pid == \"x\"", "column 5: cannot compare 'pid' (an integer) with '\"x\"' (a string)"),
+	VERR("comm == 1", "column 6: cannot compare 'comm' (a string) with '1' (an integer)"),
+	VERR("\"a\" == \"a\"", "cannot compare two string literals"),
+	VERR("comm == name", "cannot compare two string fields"),
+	VERR("pid ~ \"x*\"", "column 5: '~' matches a string against a pattern, but 'pid' is an integer"),
+	VERR("comm ~ name", "column 8: expected a pattern in double quotes after '~', got 'name'"),
+	VERR("\"x*\" ~ comm", "column 1: expected a string field on the left of '~'"),
+	VERR("comm", "column 1: 'comm' is a string, not a condition"),
+	VERR("\"nginx\"", "is a string, not a condition"),
+	VERR("str(arg9) == \"x\"", "column 5: expected arg0..arg5 inside str(), got name 'arg9'"),
+	VERR("str(pid) == \"x\"", "expected arg0..arg5 inside str()"),
+	VERR("str(arg1 == \"x\"", "column 10: expected ')' to close 'str(' at column 4"),
+	VERR("str == 1", "unknown field 'str'"),
+	VERR("comm == \"0123456789012345678901234567890123456789012345678901234567890123\"",
+	     "column 9: string too long: at most 63 bytes"),
+	VERR("((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+	     "expression nested too deeply"),
+};
+
+#define EXPR_NR_VECTORS (sizeof(expr_vectors) / sizeof(expr_vectors[0]))
+
+/* ---- the synthetic tracepoint record ---- */
+
+static const struct {
+	const char *name;
+	enum expr_field_kind kind;
+	unsigned int offset, size;
+	int is_signed;
+} expr_vector_rec_fields[] = {
+	{ "common_type", EXPR_FIELD_REC_INT, 0, 2, 0 },
+	{ "common_flags", EXPR_FIELD_REC_INT, 2, 1, 0 },
+	{ "common_preempt_count", EXPR_FIELD_REC_INT, 3, 1, 0 },
+	{ "common_pid", EXPR_FIELD_REC_INT, 4, 4, 1 },
+	{ "__syscall_nr", EXPR_FIELD_REC_INT, 8, 4, 1 },
+	{ "dfd", EXPR_FIELD_REC_INT, 16, 8, 1 },
+	{ "flags", EXPR_FIELD_REC_INT, 24, 8, 0 },
+	{ "mode", EXPR_FIELD_REC_INT, 32, 2, 0 },
+	{ "small", EXPR_FIELD_REC_INT, 34, 1, 1 },
+	{ "usmall", EXPR_FIELD_REC_INT, 35, 1, 0 },
+	{ "neg32", EXPR_FIELD_REC_INT, 36, 4, 1 },
+	{ "big", EXPR_FIELD_REC_INT, 40, 8, 0 },
+	{ "name", EXPR_FIELD_REC_STR, 48, 16, 0 },
+	{ "filename", EXPR_FIELD_REC_LOC, 64, 4, 0 },
+	{ "emptyloc", EXPR_FIELD_REC_LOC, 68, 4, 0 },
+	{ "longloc", EXPR_FIELD_REC_LOC, 72, 4, 0 },
+	{ "badloc", EXPR_FIELD_REC_LOC, 76, 4, 0 },
+	{ "past_end", EXPR_FIELD_REC_INT, EXPR_VECTOR_REC_SIZE - 2, 4, 0 },
+};
+
+static inline void expr_vector_record(unsigned char rec[EXPR_VECTOR_REC_SIZE])
+{
+	static const char passwd[] = "/etc/passwd";
+	__u16 type = 300, mode = 0644;
+	__s32 pid = 1234, nr = 257, neg32 = -5;
+	__s64 dfd = -100;
+	__u64 flags = 0x80241, big = UINT64_MAX;
+	__u32 loc;
+
+	memset(rec, 0, EXPR_VECTOR_REC_SIZE);
+	memcpy(rec + 0, &type, 2);
+	memcpy(rec + 4, &pid, 4);
+	memcpy(rec + 8, &nr, 4);
+	memcpy(rec + 16, &dfd, 8);
+	memcpy(rec + 24, &flags, 8);
+	memcpy(rec + 32, &mode, 2);
+	rec[34] = 0xff;
+	rec[35] = 0xff;
+	memcpy(rec + 36, &neg32, 4);
+	memcpy(rec + 40, &big, 8);
+	memcpy(rec + 48, "bash", 4);
+	loc = 80 | (sizeof(passwd) << 16);
+	memcpy(rec + 64, &loc, 4);
+	memcpy(rec + 80, passwd, sizeof(passwd));
+	loc = 92 | (1 << 16);
+	memcpy(rec + 68, &loc, 4);
+	loc = 100 | ((sizeof(expr_vector_long)) << 16);
+	memcpy(rec + 72, &loc, 4);
+	memcpy(rec + 100, expr_vector_long, sizeof(expr_vector_long));
+	loc = (EXPR_VECTOR_REC_SIZE - 4) | (8 << 16);
+	memcpy(rec + 76, &loc, 4);
+}
+
+/* The resolver of the vectors: builtins, the record's fields, `ret` only at an exit point. */
+static inline int expr_vector_resolve(void *ctx, const char *name, struct expr_field *field, char *why,
+				      size_t why_size)
+{
+	enum expr_vector_site site = *(const enum expr_vector_site *)ctx;
+
+	if (!strcmp(name, "ret") && site != VEC_EXIT) {
+		snprintf(why, why_size, "only at an exit point");
+		return -EINVAL;
+	}
+	if (!expr__resolve_builtin(name, field))
+		return 0;
+	for (size_t i = 0; i < sizeof(expr_vector_rec_fields) / sizeof(expr_vector_rec_fields[0]); i++) {
+		if (strcmp(expr_vector_rec_fields[i].name, name))
+			continue;
+		memset(field, 0, sizeof(*field));
+		field->kind = expr_vector_rec_fields[i].kind;
+		field->offset = expr_vector_rec_fields[i].offset;
+		field->size = expr_vector_rec_fields[i].size;
+		field->is_signed = expr_vector_rec_fields[i].is_signed;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static inline int expr_vector_compile(const struct expr_vector *v, struct expr_prog *prog, char *err, size_t size)
+{
+	enum expr_vector_site site = v->site;
+	struct expr_compile_opts opts = { .resolve = expr_vector_resolve, .resolve_ctx = &site };
+
+	return expr__compile(v->src, &opts, prog, err, size);
+}
+
+/* Fills @env for @v; @rec is the record's address (NULL: none). */
+static inline void expr_vector_env(const struct expr_vector *v, struct expr_env *env, const void *rec)
+{
+	const struct expr_vector_env *e = v->env ? v->env : &expr_vector_env_default;
+
+	memset(env, 0, sizeof(*env));
+	env->pid = e->pid;
+	env->tid = e->tid;
+	env->ppid = e->ppid;
+	env->uid = e->uid;
+	env->gid = e->gid;
+	env->cpu = e->cpu;
+	env->cgroup = e->cgroup;
+	env->nr = e->nr;
+	env->ret = e->ret;
+	for (int i = 0; i < EXPR_NR_ARGS; i++)
+		env->args[i] = e->ustr[i] ? (__u64)(uintptr_t)e->ustr[i] : e->args[i];
+	memcpy(env->comm, e->comm, strnlen(e->comm, sizeof(env->comm))); /* 16 bytes: no NUL */
+	if (rec && !e->no_rec) {
+		env->rec = (__u64)(uintptr_t)rec;
+		env->rec_size = EXPR_VECTOR_REC_SIZE;
+	}
+}
+
+/*
+ * Writes into @buf a condition that compiles to exactly EXPR_MAX_INSNS
+ * instructions (@extra_terms > 0: longer, to be refused) and is true in the
+ * default environment only after evaluating every instruction.
+ */
+static inline void expr_vector_longest(char *buf, size_t size, int extra_terms)
+{
+	/* "pid == K" is 3 instructions, each "||" adds 2: 5 * 26 - 2 = 128 */
+	int terms = (EXPR_MAX_INSNS + 2) / 5 + extra_terms;
+	size_t n = 0;
+
+	_Static_assert((EXPR_MAX_INSNS + 2) % 5 == 0, "adjust expr_vector_longest()");
+	buf[0] = 0;
+	for (int i = 1; i <= terms && n < size; i++)
+		n += snprintf(buf + n, size - n, "%spid == %d", i > 1 ? " || " : "", i == terms ? 1234 : i);
+}
+
+#endif

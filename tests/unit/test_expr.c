@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The condition compiler and the userspace evaluator. The shared vectors
+ * (expr_vectors.h) are also run through the BPF interpreter by
+ * tests/kernel/test_expr_bpf.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "expr_vectors.h"
+
+static unsigned char rec[EXPR_VECTOR_REC_SIZE];
+
+static void test_expr_vectors(void **state)
+{
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+	int failures = 0;
+
+	expr_vector_record(rec);
+	for (size_t i = 0; i < EXPR_NR_VECTORS; i++) {
+		const struct expr_vector *v = &expr_vectors[i];
+		int ret = expr_vector_compile(v, &prog, err, sizeof(err)), res;
+
+		if (v->err) {
+			if (!ret || !strstr(err, v->err)) {
+				print_error("vector %zu '%s': expected error '%s', got %d '%s'\n", i, v->src, v->err, ret,
+					    err);
+				failures++;
+			}
+			continue;
+		}
+		if (ret) {
+			print_error("vector %zu '%s': compile failed: %s\n", i, v->src, err);
+			failures++;
+			continue;
+		}
+		expr_vector_env(v, &env, rec);
+		res = expr__eval(&prog, &env);
+		if (res != v->expect) {
+			print_error("vector %zu '%s': expected %d, got %d\n", i, v->src, v->expect, res);
+			expr__dump(&prog, stderr);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+static int compile(const char *src, struct expr_prog *prog, char *err, size_t size)
+{
+	return expr__compile(src, NULL, prog, err, size);
+}
+
+static int eval_default(const char *src)
+{
+	const struct expr_vector v = { .src = src };
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+
+	if (compile(src, &prog, err, sizeof(err))) {
+		print_error("'%s': %s\n", src, err);
+		return -1;
+	}
+	expr_vector_env(&v, &env, NULL);
+	return expr__eval(&prog, &env);
+}
+
+static void test_expr_builtins_only_by_default(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+
+	/* without a resolver every builtin is accepted and nothing else */
+	assert_int_equal(compile("pid && tid && ppid && uid && gid && cpu && cgroup && nr && ret && arg0 && arg1 "
+				 "&& arg2 && arg3 && arg4 && arg5 && comm == \"x\" && str(arg1) == \"y\"",
+				 &prog, err, sizeof(err)),
+			 0);
+	assert_int_equal(compile("common_pid == 1", &prog, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "column 1: unknown field 'common_pid'");
+	/* a failed compile leaves no half-built program behind */
+	assert_int_equal(prog.nr_insns, 0);
+}
+
+static void test_expr_first_feature(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+
+	assert_int_equal(compile("pid == 1234 && comm != \"bash\" && tid == 1240", &prog, err, sizeof(err)), 0);
+	assert_int_equal(eval_default("pid == 1234 && comm != \"bash\" && tid == 1240"), 1);
+	assert_int_equal(eval_default("pid == 1234 && comm == \"bash\""), 0);
+}
+
+/* Precedence, seen in the bytecode: a || b && c is a || (b && c). */
+static void test_expr_precedence_bytecode(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+
+	assert_int_equal(compile("pid || tid && cpu", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 7);
+	assert_int_equal(prog.insns[0].op, EXPR_OP_FIELD);
+	assert_int_equal(prog.insns[0].a, EXPR_F_PID);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_JTRUE);
+	assert_int_equal(prog.insns[1].b, 7); /* past the whole && */
+	assert_int_equal(prog.insns[2].a, EXPR_F_TID);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_JFALSE);
+	assert_int_equal(prog.insns[3].b, 6);
+	assert_int_equal(prog.insns[4].a, EXPR_F_CPU);
+	assert_int_equal(prog.insns[5].op, EXPR_OP_BOOL);
+	assert_int_equal(prog.insns[6].op, EXPR_OP_BOOL);
+
+	assert_int_equal(compile("1 + 2 * 3", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_MUL);
+	assert_int_equal(prog.insns[4].op, EXPR_OP_ADD);
+	assert_int_equal(compile("1 - 2 - 3", &prog, err, sizeof(err)), 0); /* left-associative */
+	assert_int_equal(prog.insns[2].op, EXPR_OP_SUB);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_PUSH);
+	assert_int_equal(prog.insns[3].imm, 3);
+
+	/* constants: -5 and -ENOENT are one push */
+	assert_int_equal(compile("ret == -ENOENT", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 3);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_PUSH);
+	assert_int_equal(prog.insns[1].imm, -ENOENT);
+}
+
+static void test_expr_every_operator(void **state)
+{
+	static const struct {
+		const char *src;
+		int op;
+	} ops[] = {
+		{ "pid + 1", EXPR_OP_ADD },  { "pid - 1", EXPR_OP_SUB },  { "pid * 1", EXPR_OP_MUL },
+		{ "pid / 1", EXPR_OP_DIV },  { "pid % 1", EXPR_OP_MOD },  { "pid & 1", EXPR_OP_AND },
+		{ "pid | 1", EXPR_OP_OR },   { "pid ^ 1", EXPR_OP_XOR },  { "pid == 1", EXPR_OP_EQ },
+		{ "pid != 1", EXPR_OP_NE },  { "pid < 1", EXPR_OP_LT },   { "pid <= 1", EXPR_OP_LE },
+		{ "pid > 1", EXPR_OP_GT },   { "pid >= 1", EXPR_OP_GE },
+	};
+	struct expr_prog prog;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		assert_int_equal(compile(ops[i].src, &prog, err, sizeof(err)), 0);
+		assert_int_equal(prog.nr_insns, 3);
+		assert_int_equal(prog.insns[2].op, ops[i].op);
+	}
+	assert_int_equal(compile("-pid", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_NEG);
+	assert_int_equal(compile("~pid", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_BNOT);
+	assert_int_equal(compile("!pid", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_LNOT);
+	assert_int_equal(compile("!~pid", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_BNOT);
+	assert_int_equal(prog.insns[2].op, EXPR_OP_LNOT);
+
+	/* string comparisons are one instruction, != and !~ add a logical not */
+	assert_int_equal(compile("comm ~ \"kworker/*\"", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 1);
+	assert_int_equal(prog.insns[0].op, EXPR_OP_STR);
+	assert_int_equal(prog.insns[0].a, EXPR_S_COMM);
+	assert_int_equal(prog.insns[0].imm, EXPR_STR_GLOB);
+	assert_string_equal(prog.strtab + prog.insns[0].b, "kworker/*");
+	assert_int_equal(compile("str(arg2) != \"x\"", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 2);
+	assert_int_equal(prog.insns[0].a, EXPR_S_USER);
+	assert_int_equal(prog.insns[0].c, 2);
+	assert_int_equal(prog.insns[0].imm, EXPR_STR_EQ);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_LNOT);
+	assert_int_equal(compile("comm !~ \"a*\"", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 2);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_LNOT);
+}
+
+static void test_expr_strings_deduplicated(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+
+	assert_int_equal(compile("comm == \"a\" || comm == \"a\" || comm == \"bc\"", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.strtab_len, 2 + 3);
+}
+
+static void test_expr_too_long(void **state)
+{
+	struct expr_prog prog;
+	char src[1024], err[256], want[128];
+	struct expr_env env;
+	const struct expr_vector v = { .src = src };
+
+	expr_vector_longest(src, sizeof(src), 0);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, EXPR_MAX_INSNS);
+	expr_vector_env(&v, &env, NULL);
+	assert_int_equal(expr__eval(&prog, &env), 1);
+
+	expr_vector_longest(src, sizeof(src), 1);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), -E2BIG);
+	snprintf(want, sizeof(want), "expression too long: %d instructions, at most %d", EXPR_MAX_INSNS + 5,
+		 EXPR_MAX_INSNS);
+	assert_string_equal(err, want);
+
+	/* far too long: still a clear message, no overflow */
+	{
+		size_t n = 0, size = 64 * 1024;
+		char *big = malloc(size);
+
+		assert_non_null(big);
+		for (int i = 0; n + 16 < size; i++)
+			n += snprintf(big + n, size - n, "%spid", i ? " + " : "");
+		assert_int_equal(compile(big, &prog, err, sizeof(err)), -E2BIG);
+		assert_non_null(strstr(err, "expression too long: over"));
+		free(big);
+	}
+}
+
+static void test_expr_stack_too_deep(void **state)
+{
+	struct expr_prog prog;
+	char src[512] = "", err[256];
+	size_t n = 0;
+
+	/* 1 + (1 + (1 + ...)) keeps one value per level on the stack */
+	for (int i = 0; i < EXPR_MAX_STACK; i++)
+		n += snprintf(src + n, sizeof(src) - n, "1 + (");
+	n += snprintf(src + n, sizeof(src) - n, "1");
+	for (int i = 0; i < EXPR_MAX_STACK; i++)
+		n += snprintf(src + n, sizeof(src) - n, ")");
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "expression too deeply nested: needs 17 stack slots, at most 16"));
+
+	/* one level less fits */
+	n = 0;
+	for (int i = 0; i < EXPR_MAX_STACK - 1; i++)
+		n += snprintf(src + n, sizeof(src) - n, "1 + (");
+	n += snprintf(src + n, sizeof(src) - n, "1");
+	for (int i = 0; i < EXPR_MAX_STACK - 1; i++)
+		n += snprintf(src + n, sizeof(src) - n, ")");
+	n += snprintf(src + n, sizeof(src) - n, " == %d", EXPR_MAX_STACK);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.max_stack, EXPR_MAX_STACK);
+	assert_int_equal(eval_default(src), 1);
+}
+
+static void test_expr_strtab_full(void **state)
+{
+	struct expr_prog prog;
+	char src[2048], err[256];
+	size_t n = 0;
+	int i;
+
+	/* 63-byte distinct literals: 8 fit in 512 bytes, the 9th does not */
+	for (i = 0; i < 9; i++)
+		n += snprintf(src + n, sizeof(src) - n, "%scomm == \"%d%062d\"", i ? " || " : "", i, 0);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "expression too long: its strings need more than 512 bytes"));
+	assert_non_null(strstr(err, "column 625:")); /* points at the literal that did not fit */
+	n = 0;
+	for (i = 0; i < 8; i++)
+		n += snprintf(src + n, sizeof(src) - n, "%scomm == \"%d%062d\"", i ? " || " : "", i, 0);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.strtab_len, 512);
+}
+
+static int refuse_ret(void *ctx, const char *name, struct expr_field *field, char *why, size_t size)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (!strcmp(name, "ret")) {
+		snprintf(why, size, "only at an exit point (this is sys_enter_openat)");
+		return -EINVAL;
+	}
+	if (!strcmp(name, "filename")) {
+		memset(field, 0, sizeof(*field));
+		field->kind = EXPR_FIELD_REC_LOC;
+		field->offset = 24;
+		return 0;
+	}
+	if (!strcmp(name, "bogus")) {
+		memset(field, 0, sizeof(*field));
+		field->kind = EXPR_FIELD_REC_INT;
+		field->offset = 8;
+		field->size = 3;
+		return 0;
+	}
+	return expr__resolve_builtin(name, field);
+}
+
+static void test_expr_resolver_decides(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+	int calls = 0;
+	struct expr_compile_opts opts = { .resolve = refuse_ret, .resolve_ctx = &calls };
+
+	assert_int_equal(expr__compile("pid == 1 && ret == -1", &opts, &prog, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "column 13: 'ret' is not available here: only at an exit point "
+				 "(this is sys_enter_openat)");
+	assert_true(calls >= 2);
+	assert_int_equal(expr__compile("filename ~ \"/etc/*\"", &opts, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[0].a, EXPR_S_REC_LOC);
+	assert_int_equal(prog.insns[0].c, 24);
+	assert_int_equal(expr__compile("bogus == 1", &opts, &prog, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cannot be read as an integer"));
+	/* errno names are not fields: the resolver is not asked */
+	calls = 0;
+	assert_int_equal(expr__compile("ENOENT == 2", &opts, &prog, err, sizeof(err)), 0);
+	assert_int_equal(calls, 0);
+}
+
+static void test_expr_errno_table(void **state)
+{
+	assert_int_equal(expr__errno_value("ENOENT"), ENOENT);
+	assert_int_equal(expr__errno_value("EACCES"), EACCES);
+	assert_int_equal(expr__errno_value("ETIMEDOUT"), ETIMEDOUT);
+	assert_int_equal(expr__errno_value("ENOPE"), 0);
+	assert_int_equal(eval_default("ret == -ENOENT"), 1);
+}
+
+static void test_expr_dump(void **state)
+{
+	struct expr_prog prog;
+	char err[256], *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	assert_int_equal(compile("comm ~ \"kworker/*\" && pid != 5", &prog, err, sizeof(err)), 0);
+	f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	expr__dump(&prog, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "expr: 6 instructions, stack 2"));
+	assert_non_null(strstr(buf, "   0: str    comm glob \"kworker/*\"\n"));
+	assert_non_null(strstr(buf, "   1: jfalse -> 6\n"));
+	assert_non_null(strstr(buf, "   2: field  pid\n"));
+	assert_non_null(strstr(buf, "   3: push   5\n"));
+	assert_non_null(strstr(buf, "   4: ne\n"));
+	free(buf);
+}
+
+static void test_expr_eval_rejects_malformed(void **state)
+{
+	struct expr_prog prog;
+	struct expr_env env = { 0 };
+
+	memset(&prog, 0, sizeof(prog));
+	prog.nr_insns = 1;
+	prog.insns[0].op = 0x7f;
+	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	prog.insns[0].op = EXPR_OP_ADD; /* stack underflow */
+	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	prog.nr_insns = EXPR_MAX_INSNS + 1;
+	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	prog.nr_insns = 2; /* backward jump */
+	prog.insns[0].op = EXPR_OP_PUSH;
+	prog.insns[1].op = EXPR_OP_JTRUE;
+	prog.insns[1].b = 0;
+	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expr_vectors),
+		cmocka_unit_test(test_expr_builtins_only_by_default),
+		cmocka_unit_test(test_expr_first_feature),
+		cmocka_unit_test(test_expr_precedence_bytecode),
+		cmocka_unit_test(test_expr_every_operator),
+		cmocka_unit_test(test_expr_strings_deduplicated),
+		cmocka_unit_test(test_expr_too_long),
+		cmocka_unit_test(test_expr_stack_too_deep),
+		cmocka_unit_test(test_expr_strtab_full),
+		cmocka_unit_test(test_expr_resolver_decides),
+		cmocka_unit_test(test_expr_errno_table),
+		cmocka_unit_test(test_expr_dump),
+		cmocka_unit_test(test_expr_eval_rejects_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
