@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	const char *child_comm = NULL;
 	int threads = 0, c;
 	pthread_t *tids;
-	pid_t child = -1;
+	pid_t child = -1, self = syscall(SYS_gettid); /* = pid; not getpid(), which is counted */
 
 	while ((c = getopt(argc, argv, "r:t:c:")) != -1) {
 		switch (c) {
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	int workers = threads + 1 + (child_comm ? 1 : 0);
 
 	printf("openat_demo: pid %d, %d thread%s%s%s x %d rounds: %d openat (%d failed with ENOENT)\n",
-	       getpid(), threads + 1, threads ? "s" : "", child_comm ? " + child " : "",
+	       self, threads + 1, threads ? "s" : "", child_comm ? " + child " : "",
 	       child_comm ? child_comm : "", rounds, 2 * rounds * workers, rounds * workers);
 	free(tids);
 	return 0;

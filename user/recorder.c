@@ -863,6 +863,12 @@ int recorder__run(const struct record_opts *o)
 	struct gate_opts gopts = {};
 	int err, ret = EXIT_RUNTIME;
 
+	/* tracefs, BPF and system-wide perf events all need it: say so first. */
+	if (!have_privileges()) {
+		pr_err("record needs root, or CAP_BPF and CAP_PERFMON: run it with sudo\n");
+		goto out;
+	}
+
 	/* Everything that can be wrong with the input is found before anything is created. */
 	s.nr_possible = libbpf_num_possible_cpus();
 	s.cpu_mask = calloc(s.nr_possible > 0 ? s.nr_possible : 1, sizeof(bool));
@@ -885,10 +891,6 @@ int recorder__run(const struct record_opts *o)
 	}
 	if (check_output_path(o->output, o->force))
 		goto out;
-	if (!have_privileges()) {
-		pr_err("record needs root, or CAP_BPF and CAP_PERFMON: run it with sudo\n");
-		goto out;
-	}
 
 	gopts.nr_cpus = s.nr_possible;
 	gopts.all_processes = o->all;

@@ -19,9 +19,9 @@ other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/other.out")
 wait $aux_pid || fail "auxtrig failed"
 wait $perf_pid || fail "perf record failed: $(cat "$tmp/perf.err")"
 
-n=$(perf script -F pid,event -i "$tmp/perf.data" 2>/dev/null | awk -v p="$other" '$1 == p' | grep -c sys_enter_openat)
+n=$(perf script -F comm,pid,event -i "$tmp/perf.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_enter_openat)
 assert_eq "$n" $((2 * rounds)) "perf's openat events of the demo auxtrig did not trace"
-n=$(perf script -F pid,event -i "$tmp/perf.data" 2>/dev/null | awk -v p="$other" '$1 == p' | grep -c sys_exit_openat)
+n=$(perf script -F comm,pid,event -i "$tmp/perf.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_exit_openat)
 assert_eq "$n" $((2 * rounds)) "perf's openat exits of that demo"
 n=$(pscript "$tmp/a.data" | grep -c sys_enter_openat)
 assert_eq "$n" $((2 * rounds)) "auxtrig's windows"

@@ -26,7 +26,7 @@ sleep 0.3
 other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
 wait $aux || fail "record -a: $(cat "$tmp/a.err")"
 assert_perf_reads_cleanly "$tmp/a.data"
-n=$(perf script -F pid,event -i "$tmp/a.data" 2>/dev/null | awk -v p="$other" '$1 == p' | grep -c sys_enter_openat)
+n=$(perf script -F comm,pid,event -i "$tmp/a.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_enter_openat)
 assert_eq "$n" 20 "windows of a process auxtrig did not start, with -a"
 
 # -C: events only from the chosen CPU.

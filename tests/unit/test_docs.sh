@@ -22,7 +22,7 @@ for cmd in record probe; do
 	done
 done
 # Every command auxtrig --help lists has a man page, and auxtrig(1) names it.
-for cmd in $("$build/auxtrig" --help | awk '/^COMMANDS:/ { on = 1; next } on && NF { print $1 }'); do
+for cmd in $("$build/auxtrig" --help | awk '/^COMMANDS:/ { on = 1; next } on && !NF { exit } on { print $1 }'); do
 	[ -f "$top/man/auxtrig-$cmd.1" ] || { echo "no man page for '$cmd'"; bad=1; }
 	grep -q "^\.B $cmd\$" "$top/man/auxtrig.1" || { echo "auxtrig(1) does not list '$cmd'"; bad=1; }
 done
