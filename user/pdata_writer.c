@@ -593,7 +593,6 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 int pdata_writer__finish_round(struct pdata_writer *w)
 {
 	struct perf_event_header hdr = { .type = PDATA_RECORD_FINISHED_ROUND, .size = sizeof(hdr) };
-	__u64 size;
 	int err;
 
 	if (w->err)
@@ -605,6 +604,18 @@ int pdata_writer__finish_round(struct pdata_writer *w)
 		return err;
 	w->stats.records++;
 	w->stats.nr_by_type[PDATA_RECORD_FINISHED_ROUND]++;
+	return pdata_writer__flush(w);
+}
+
+int pdata_writer__flush(struct pdata_writer *w)
+{
+	__u64 size;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->begun || w->closed)
+		return -EINVAL;
 	err = writer_flush(w);
 	if (err)
 		return err;

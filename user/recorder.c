@@ -653,28 +653,195 @@ static int process_record(struct session *s, const struct perf_event_header *h)
 	return pdata_writer__write(s->w, h, h->size);
 }
 
-static int drain(struct session *s)
+static int drain_ring(struct session *s, struct data_ring *r, bool *any)
 {
 	const struct perf_event_header *h;
+	int err = 0;
+
+	if (!data_ring__read_init(r))
+		return 0;
+	while ((h = data_ring__read_event(r))) {
+		err = process_record(s, h);
+		if (err)
+			break;
+		*any = true;
+	}
+	data_ring__consume(r);
+	return err;
+}
+
+/*
+ * One pass over every forward ring. Streaming: the CPUs' rings, then a round.
+ * Flight recorder: only the sideband rings, and no round, because a later
+ * snapshot brings records older than what is written now and perf must sort
+ * them all together.
+ */
+static int drain(struct session *s)
+{
 	bool any = false;
 	int err = 0;
 
-	for (size_t i = 0; i < s->nr_cpus; i++) {
-		struct data_ring *r = &s->cpus[i].ring;
-
-		if (!data_ring__read_init(r))
-			continue;
-		while ((h = data_ring__read_event(r))) {
-			err = process_record(s, h);
-			if (err)
-				break;
-			any = true;
+	for (size_t i = 0; i < s->nr_cpus && !err; i++) {
+		if (s->snapshot_mode) {
+			if (s->cpus[i].side_mapped)
+				err = drain_ring(s, &s->cpus[i].side_ring, &any);
+		} else {
+			err = drain_ring(s, &s->cpus[i].ring, &any);
 		}
-		data_ring__consume(r);
-		if (err)
-			return err;
 	}
-	return any ? pdata_writer__finish_round(s->w) : 0;
+	if (err || !any)
+		return err;
+	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);
+}
+
+static int snapshot_record(const struct perf_event_header *h, void *arg)
+{
+	struct session *s = arg;
+
+	s->snapshot_records++;
+	return process_record(s, h);
+}
+
+/*
+ * Freeze each CPU's flight recorder (PERF_EVENT_IOC_PAUSE_OUTPUT: the kernel
+ * drops and counts what arrives meanwhile), copy out what it holds that no
+ * earlier snapshot took, and let it run again.
+ */
+static int take_snapshot(struct session *s, const char *reason)
+{
+	__u64 before = s->snapshot_records;
+	int err;
+
+	if (!s->snapshot_mode) {
+		pr_warn("snapshot (%s) ignored: not in flight-recorder mode (-S)\n", reason);
+		return 0;
+	}
+	err = drain(s); /* the sideband the snapshot's records refer to */
+	for (size_t i = 0; i < s->nr_cpus && !err; i++) {
+		struct cpu_slot *c = &s->cpus[i];
+		int n;
+
+		if (ioctl(c->out_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
+			return -errno;
+		n = data_ring__snapshot(&c->ring, snapshot_record, s);
+		if (ioctl(c->out_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && n >= 0)
+			n = -errno;
+		if (n < 0)
+			err = n;
+	}
+	if (!err)
+		err = pdata_writer__flush(s->w);
+	if (err)
+		return err;
+	s->nr_snapshots++;
+	pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
+		(unsigned long long)(s->snapshot_records - before));
+	return 0;
+}
+
+/* ---- --control ------------------------------------------------------------ */
+
+static void control_ack(struct session *s, const char *msg)
+{
+	if (s->ack_fd >= 0 && write(s->ack_fd, msg, strlen(msg)) < 0)
+		pr_debug("control: cannot write the ack: %s\n", strerror(errno));
+}
+
+/* perf's commands, one per line: enable, disable, snapshot, stop; and ping. */
+static int control_command(struct session *s, const char *cmd)
+{
+	int err = 0;
+
+	if (!strcmp(cmd, "enable")) {
+		gate__arm(s->gate);
+	} else if (!strcmp(cmd, "disable")) {
+		gate__disarm(s->gate);
+	} else if (!strcmp(cmd, "snapshot")) {
+		err = take_snapshot(s, "control");
+	} else if (!strcmp(cmd, "stop")) {
+		s->stop = true;
+	} else if (!strcmp(cmd, "ping")) {
+		; /* armed: answering is the point */
+	} else {
+		pr_warn("control: unknown command '%s' (enable, disable, snapshot, stop, ping)\n", cmd);
+		control_ack(s, "error\n");
+		return 0;
+	}
+	control_ack(s, "ack\n");
+	return err;
+}
+
+static int control_read(struct session *s)
+{
+	char buf[256], *line, *save = NULL;
+	ssize_t n;
+	int err = 0;
+
+	n = read(s->ctl_fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line);
+
+		while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len)
+			err = control_command(s, line);
+	}
+	return err;
+}
+
+/* "fifo:CTL[,ACK]" or "fd:CTL[,ACK]". */
+static int control_open(struct session *s)
+{
+	const char *spec = s->opts->control;
+	char ctl[PATH_MAX], *ack;
+	int err;
+
+	s->ctl_fd = s->ack_fd = -1;
+	if (!spec)
+		return 0;
+	if (!strncmp(spec, "fd:", 3)) {
+		char *end;
+
+		s->ctl_fd = strtol(spec + 3, &end, 10);
+		if (end == spec + 3 || (*end && *end != ',') || fcntl(s->ctl_fd, F_GETFD) < 0)
+			goto bad;
+		if (*end == ',') {
+			s->ack_fd = strtol(end + 1, &end, 10);
+			if (*end || fcntl(s->ack_fd, F_GETFD) < 0)
+				goto bad;
+		}
+		fcntl(s->ctl_fd, F_SETFL, fcntl(s->ctl_fd, F_GETFL) | O_NONBLOCK);
+		return 0;
+	}
+	if (strncmp(spec, "fifo:", 5) || !spec[5])
+		goto bad;
+	snprintf(ctl, sizeof(ctl), "%s", spec + 5);
+	ack = strchr(ctl, ',');
+	if (ack)
+		*ack++ = '\0';
+	/* O_RDWR: never blocks on open, and never sees EOF when a writer leaves. */
+	s->ctl_fd = open(ctl, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (s->ctl_fd < 0) {
+		err = -errno;
+		pr_err("--control: cannot open %s: %s (create it with mkfifo)\n", ctl, strerror(-err));
+		return err;
+	}
+	if (ack) {
+		s->ack_fd = open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (s->ack_fd < 0) {
+			err = -errno;
+			pr_err("--control: cannot open %s: %s (create it with mkfifo)\n", ack, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+bad:
+	pr_err("--control %s: expected fifo:CTL[,ACK] or fd:CTL[,ACK] with open file descriptors\n", spec);
+	s->ctl_fd = s->ack_fd = -1;
+	return -EINVAL;
 }
 
 static int setup_loop(struct session *s)
@@ -687,6 +854,7 @@ static int setup_loop(struct session *s)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -698,7 +866,12 @@ static int setup_loop(struct session *s)
 	ev.data.fd = s->sigfd;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
 		return -errno;
-	for (size_t i = 0; i < s->nr_cpus; i++) {
+	if (s->ctl_fd >= 0) {
+		ev.data.fd = s->ctl_fd;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->ctl_fd, &ev))
+			return -errno;
+	}
+	for (size_t i = 0; i < s->nr_cpus && !s->snapshot_mode; i++) {
 		ev.data.fd = s->cpus[i].out_fd;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->cpus[i].out_fd, &ev))
 			return -errno;
@@ -706,16 +879,22 @@ static int setup_loop(struct session *s)
 	return 0;
 }
 
-static void handle_signals(struct session *s)
+static int handle_signals(struct session *s)
 {
 	struct signalfd_siginfo si;
+	int err = 0;
 
-	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+	while (!err && read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			continue; /* target__poll_exit() reaps */
+		if (si.ssi_signo == SIGUSR2) {
+			err = take_snapshot(s, "SIGUSR2");
+			continue;
+		}
 		s->signo = si.ssi_signo;
 		s->stop = true;
 	}
+	return err;
 }
 
 static int loop(struct session *s)
@@ -727,10 +906,15 @@ static int loop(struct session *s)
 		n = epoll_wait(s->epfd, evs, 16, 100);
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		for (int i = 0; i < n; i++)
+		err = 0;
+		for (int i = 0; i < n && !err; i++) {
 			if (evs[i].data.fd == s->sigfd)
-				handle_signals(s);
-		err = drain(s);
+				err = handle_signals(s);
+			else if (evs[i].data.fd == s->ctl_fd)
+				err = control_read(s);
+		}
+		if (!err)
+			err = drain(s);
 		if (err)
 			return err;
 		if (target__poll_exit(&s->target))
@@ -788,6 +972,9 @@ static void print_summary(struct session *s)
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
 			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	if (s->snapshot_mode)
+		pr_info("%lu snapshot%s, %llu records from the flight recorder\n", s->nr_snapshots,
+			s->nr_snapshots == 1 ? "" : "s", (unsigned long long)s->snapshot_records);
 	if (s->unknown)
 		pr_warn("%llu records from the gate matched no tracepoint and were dropped\n",
 			(unsigned long long)s->unknown);
@@ -853,13 +1040,20 @@ static void session_exit(struct session *s)
 		target__exit(&s->target);
 	if (s->sigfd > 0)
 		close(s->sigfd);
+	if (s->opts->control && !strncmp(s->opts->control, "fifo:", 5)) {
+		if (s->ctl_fd >= 0)
+			close(s->ctl_fd);
+		if (s->ack_fd >= 0)
+			close(s->ack_fd);
+	}
 	if (s->epfd > 0)
 		close(s->epfd);
 }
 
 int recorder__run(const struct record_opts *o)
 {
-	struct session s = { .opts = o, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
+	struct session s = { .opts = o, .epfd = -1, .sigfd = -1, .ctl_fd = -1, .ack_fd = -1,
+			     .snapshot_mode = o->snapshot, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct gate_opts gopts = {};
 	int err, ret = EXIT_RUNTIME;
 
@@ -943,6 +1137,8 @@ int recorder__run(const struct record_opts *o)
 		goto out;
 	if (gate__attach(s.gate))
 		goto out;
+	if (control_open(&s))
+		goto out;
 	if (setup_loop(&s)) {
 		pr_err("cannot set up the event loop: %s\n", strerror(errno));
 		goto out;
@@ -974,10 +1170,13 @@ int recorder__run(const struct record_opts *o)
 			s.nr_tps, s.nr_tps == 1 ? "" : "s", o->nr_windows, o->nr_windows == 1 ? "" : "s",
 			s.nr_cpus, s.nr_cpus == 1 ? "" : "s");
 
+	control_ack(&s, ""); /* nothing: "ping" answers once armed */
 	err = loop(&s);
 	gate__disarm(s.gate);
 	if (!err)
 		err = drain(&s);
+	if (!err && o->snapshot_at_exit)
+		err = take_snapshot(&s, "exit");
 	if (err) {
 		pr_err("recording stopped: cannot write %s: %s\n", o->output, strerror(-err));
 		pdata_writer__close(s.w);

@@ -138,6 +138,14 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 int pdata_writer__finish_round(struct pdata_writer *w);
 
 /**
+ * pdata_writer__flush() - flush and patch data.size, without a round: for
+ * streams whose records must all be sorted together (flight-recorder
+ * snapshots hold records older than sideband already written).
+ * Return: 0 or -errno.
+ */
+int pdata_writer__flush(struct pdata_writer *w);
+
+/**
  * pdata_writer__close() - flush, write the feature sections and the final
  * header, close the file. Features: HOSTNAME, OSRELEASE, VERSION, ARCH,
  * NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE (if set), EVENT_DESC,

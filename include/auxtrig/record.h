@@ -36,6 +36,9 @@ struct record_opts {
 	const char *cpus;	/* -C list, or NULL: every CPU */
 	char **command;		/* argv after "--", NULL-terminated */
 	size_t mmap_pages;	/* -m, per-CPU data ring pages */
+	bool snapshot;		/* -S: flight recorder (overwrite rings) */
+	bool snapshot_at_exit;	/* -S e...: one more snapshot at the end */
+	const char *control;	/* --control fifo:CTL[,ACK] | fd:CTL[,ACK] */
 	int verbose;
 	bool quiet;
 	int full_argc;		/* the whole command line, for the file's CMDLINE */
