@@ -79,21 +79,13 @@ int expr_test_run_mapenv(struct expr_test_args *args)
 SEC("?tracepoint/syscalls/sys_enter_openat")
 int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	const struct expr_prog *prog;
 	struct expr_env env = {};
 	__u32 one = 1;
 
-	if (!expr_test_tgid || pid_tgid >> 32 != expr_test_tgid)
+	if (!expr_test_tgid || bpf_get_current_pid_tgid() >> 32 != expr_test_tgid)
 		return 0;
-	env.pid = pid_tgid >> 32;
-	env.tid = (__u32)pid_tgid;
-	env.ppid = BPF_CORE_READ(task, real_parent, tgid);
-	env.uid = (__u32)uid_gid;
-	env.gid = uid_gid >> 32;
-	env.cpu = bpf_get_smp_processor_id();
-	env.cgroup = bpf_get_current_cgroup_id();
+	expr_env_fill_task(&env);
 	env.nr = ctx->id;
 	env.ret = 0;
 	env.args[0] = ctx->args[0];
@@ -107,7 +99,6 @@ int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 	 */
 	env.rec = (__u64)(unsigned long)ctx;
 	env.rec_size = 48;
-	bpf_get_current_comm(env.comm, sizeof(env.comm));
 
 	__sync_fetch_and_add(&expr_test_seen, 1);
 	prog = bpf_map_lookup_elem(&expr_test_progs, &one);

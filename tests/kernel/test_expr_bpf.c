@@ -324,7 +324,8 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 	failures += openat_round(skel, f, "filename == arg1 && dfd == -100", yes, no, 5);
 	snprintf(src, sizeof(src), "__syscall_nr == %d && nr == %d", SYS_openat, SYS_openat);
 	failures += openat_round(skel, f, src, yes, no, 5);
-	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d", O_CREAT, getuid());
+	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d && gid == %d && ppid == %d", O_CREAT,
+		 getuid(), getgid(), getppid());
 	failures += openat_round(skel, f, src, yes, no, 5);
 	snprintf(src, sizeof(src),
 		 "pid == %d && tid == pid && comm ~ \"test_expr*\" && str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" "
