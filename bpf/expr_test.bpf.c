@@ -35,7 +35,14 @@ struct {
 } expr_test_progs SEC(".maps");
 
 char expr_test_rec[EXPR_TEST_REC_SIZE];
-struct expr_env expr_test_env;
+
+/* An array map rather than a global: a struct in .bss would make the skeleton need expr_abi.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct expr_env);
+} expr_test_envs SEC(".maps");
 const volatile __u32 expr_test_tgid;
 __u64 expr_test_seen, expr_test_hits;
 
@@ -62,17 +69,19 @@ SEC("syscall")
 int expr_test_run_mapenv(struct expr_test_args *args)
 {
 	const struct expr_prog *prog;
+	struct expr_env *env;
 	__u32 zero = 0;
 
-	__builtin_memcpy(&expr_test_env, &args->env, sizeof(expr_test_env));
-	if (expr_test_env.rec)
-		expr_test_env.rec = (__u64)(unsigned long)expr_test_rec;
+	env = bpf_map_lookup_elem(&expr_test_envs, &zero);
 	prog = bpf_map_lookup_elem(&expr_test_progs, &zero);
-	if (!prog) {
+	if (!prog || !env) {
 		args->result = -1;
 		return 0;
 	}
-	args->result = expr_eval(prog, &expr_test_env);
+	__builtin_memcpy(env, &args->env, sizeof(*env));
+	if (env->rec)
+		env->rec = (__u64)(unsigned long)expr_test_rec;
+	args->result = expr_eval(prog, env);
 	return 0;
 }
 
