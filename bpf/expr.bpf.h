@@ -4,7 +4,18 @@
 
 /*
  * The BPF interpreter of compiled conditions (include/auxtrig/expr_abi.h).
- * Include after vmlinux.h and bpf/bpf_helpers.h.
+ * Include after vmlinux.h, bpf/bpf_helpers.h and bpf/bpf_core_read.h. A caller:
+ *
+ *	struct expr_env env = {};
+ *
+ *	expr_env_fill_task(&env);
+ *	env.nr = ctx->id;                  // what the attach point knows
+ *	env.args[0] = ctx->args[0];        // ... only args the record has
+ *	env.rec = (__u64)(unsigned long)ctx;
+ *	env.rec_size = RECORD_SIZE;        // or 0: unknown
+ *	prog = bpf_map_lookup_elem(&progs, &key);
+ *	if (prog && expr_eval(prog, &env))
+ *		...record...
  *
  * Why bpf_loop(): the verifier checks a bpf_loop() callback once, whatever the
  * number of iterations, so the longest program costs the verifier no more than
@@ -343,6 +354,30 @@ push:
 fail:
 	scr->result = 0;
 	return 1;
+}
+
+/**
+ * expr_env_fill_task() - fill the fields of @env that describe the current task.
+ * @env: the environment to fill: pid, tid, ppid, uid, gid, cpu, cgroup, comm.
+ *
+ * The caller adds what depends on the attach point: nr, ret, args, rec and
+ * rec_size (and zeroes @env first, so unused fields read as 0). Needs
+ * bpf/bpf_core_read.h.
+ */
+static __always_inline void expr_env_fill_task(struct expr_env *env)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 uid_gid = bpf_get_current_uid_gid();
+
+	env->pid = pid_tgid >> 32;
+	env->tid = (__u32)pid_tgid;
+	env->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	env->uid = (__u32)uid_gid;
+	env->gid = uid_gid >> 32;
+	env->cpu = bpf_get_smp_processor_id();
+	env->cgroup = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(env->comm, sizeof(env->comm));
 }
 
 /**

@@ -35,7 +35,14 @@ struct {
 } expr_test_progs SEC(".maps");
 
 char expr_test_rec[EXPR_TEST_REC_SIZE];
-struct expr_env expr_test_env;
+
+/* An array map rather than a global: a struct in .bss would make the skeleton need expr_abi.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct expr_env);
+} expr_test_envs SEC(".maps");
 const volatile __u32 expr_test_tgid;
 __u64 expr_test_seen, expr_test_hits;
 
@@ -62,38 +69,32 @@ SEC("syscall")
 int expr_test_run_mapenv(struct expr_test_args *args)
 {
 	const struct expr_prog *prog;
+	struct expr_env *env;
 	__u32 zero = 0;
 
-	__builtin_memcpy(&expr_test_env, &args->env, sizeof(expr_test_env));
-	if (expr_test_env.rec)
-		expr_test_env.rec = (__u64)(unsigned long)expr_test_rec;
+	env = bpf_map_lookup_elem(&expr_test_envs, &zero);
 	prog = bpf_map_lookup_elem(&expr_test_progs, &zero);
-	if (!prog) {
+	if (!prog || !env) {
 		args->result = -1;
 		return 0;
 	}
-	args->result = expr_eval(prog, &expr_test_env);
+	__builtin_memcpy(env, &args->env, sizeof(*env));
+	if (env->rec)
+		env->rec = (__u64)(unsigned long)expr_test_rec;
+	args->result = expr_eval(prog, env);
 	return 0;
 }
 
 SEC("?tracepoint/syscalls/sys_enter_openat")
 int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	const struct expr_prog *prog;
 	struct expr_env env = {};
 	__u32 one = 1;
 
-	if (!expr_test_tgid || pid_tgid >> 32 != expr_test_tgid)
+	if (!expr_test_tgid || bpf_get_current_pid_tgid() >> 32 != expr_test_tgid)
 		return 0;
-	env.pid = pid_tgid >> 32;
-	env.tid = (__u32)pid_tgid;
-	env.ppid = BPF_CORE_READ(task, real_parent, tgid);
-	env.uid = (__u32)uid_gid;
-	env.gid = uid_gid >> 32;
-	env.cpu = bpf_get_smp_processor_id();
-	env.cgroup = bpf_get_current_cgroup_id();
+	expr_env_fill_task(&env);
 	env.nr = ctx->id;
 	env.ret = 0;
 	env.args[0] = ctx->args[0];
@@ -107,7 +108,6 @@ int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 	 */
 	env.rec = (__u64)(unsigned long)ctx;
 	env.rec_size = 48;
-	bpf_get_current_comm(env.comm, sizeof(env.comm));
 
 	__sync_fetch_and_add(&expr_test_seen, 1);
 	prog = bpf_map_lookup_elem(&expr_test_progs, &one);

@@ -862,7 +862,8 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 	p.max_nodes = p.src_len + 2;
 	p.nodes = calloc(p.max_nodes, sizeof(*p.nodes));
 	if (!p.nodes) {
-		snprintf(err, err_size, "out of memory");
+		if (err && err_size)
+			snprintf(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
 	if (lex(&p))

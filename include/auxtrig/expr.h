@@ -102,8 +102,10 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 /**
  * expr__eval() - evaluate a compiled condition in userspace.
  * @prog: from expr__compile().
- * @env: the environment; @env->rec and the str(argN) pointers in @env->args
- *       are addresses in the calling process (0 reads as a failure).
+ * @env: the environment; @env->rec (with @env->rec_size bytes, always
+ *       checked here) and the str(argN) pointers in @env->args are addresses
+ *       in the calling process. str(argN) is read with process_vm_readv(),
+ *       so 0 or a garbage pointer is a failed read, as in BPF, not a crash.
  *
  * Same semantics as the BPF expr_eval(): 64-bit wraparound arithmetic, signed
  * comparisons, division or modulo by zero or a failed read make the condition

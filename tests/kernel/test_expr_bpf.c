@@ -324,7 +324,8 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 	failures += openat_round(skel, f, "filename == arg1 && dfd == -100", yes, no, 5);
 	snprintf(src, sizeof(src), "__syscall_nr == %d && nr == %d", SYS_openat, SYS_openat);
 	failures += openat_round(skel, f, src, yes, no, 5);
-	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d", O_CREAT, getuid());
+	snprintf(src, sizeof(src), "(flags & %d) != 0 && mode == 0600 && uid == %d && gid == %d && ppid == %d", O_CREAT,
+		 getuid(), getgid(), getppid());
 	failures += openat_round(skel, f, src, yes, no, 5);
 	snprintf(src, sizeof(src),
 		 "pid == %d && tid == pid && comm ~ \"test_expr*\" && str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" "
@@ -333,6 +334,90 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 		 getpid(), SYS_openat, SYS_openat, O_CREAT, getuid());
 	failures += openat_round(skel, f, src, yes, no, 3);
 	fclose(f);
+	return failures;
+}
+
+/* ---- differential test: random well-typed conditions, userspace and BPF must agree ---- */
+
+static unsigned long long rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int rnd(unsigned int n)
+{
+	/* xorshift64: the same sequence on every run, so a failure reproduces */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state % n;
+}
+
+static void gen_expr(char *buf, size_t size, int depth)
+{
+	static const char *const leaves[] = {
+		"0", "1", "-1", "2", "3", "7", "-7", "64", "0x7fffffffffffffff", "(-9223372036854775807 - 1)",
+		"0xff", "ENOENT", "pid", "tid", "ppid", "uid", "gid", "cpu", "cgroup", "nr", "ret", "arg0",
+		"arg1", "arg2", "arg3", "arg5", "small", "usmall", "neg32", "big", "dfd", "flags", "mode",
+		"common_pid", "past_end", "comm == \"nginx\"", "comm ~ \"*o*\"", "comm != \"kworker/3:1H\"",
+		"str(arg1) ~ \"/etc/*\"", "str(arg0) ~ \"/usr/*\"", "str(arg4) ~ \"*a?a*\"", "name ~ \"b?sh\"",
+		"filename != \"/etc/passwd\"", "longloc ~ \"*on*\"",
+	};
+	static const char *const binops[] = {
+		"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+	};
+	static const char *const unops[] = { "!", "~", "-" };
+	char a[2048], b[2048];
+
+	if (depth == 0 || rnd(10) < 3) {
+		snprintf(buf, size, "%s", leaves[rnd(sizeof(leaves) / sizeof(leaves[0]))]);
+		return;
+	}
+	if (rnd(5) == 0) {
+		gen_expr(a, sizeof(a), depth - 1);
+		snprintf(buf, size, "%s(%s)", unops[rnd(3)], a);
+		return;
+	}
+	gen_expr(a, sizeof(a), depth - 1);
+	gen_expr(b, sizeof(b), depth - 1);
+	/* no parentheses half of the time: precedence decides */
+	snprintf(buf, size, rnd(2) ? "(%s %s %s)" : "%s %s %s", a, binops[rnd(sizeof(binops) / sizeof(binops[0]))], b);
+}
+
+static int run_random(struct expr_test_bpf *skel, int count, int *nr_run)
+{
+	static const struct expr_vector_env *const envs[] = {
+		&expr_vector_env_default, &expr_vector_env_kworker, &expr_vector_env_extreme,
+	};
+	struct expr_prog prog;
+	struct expr_env env;
+	char src[4096], err[256];
+	int failures = 0, trues = 0;
+
+	for (int i = 0; i < count && failures < 5; i++) {
+		struct expr_vector v = { .src = src };
+
+		gen_expr(src, sizeof(src), 4);
+		if (expr_vector_compile(&v, &prog, err, sizeof(err)))
+			continue; /* too long or too deep */
+		for (size_t e = 0; e < sizeof(envs) / sizeof(envs[0]); e++) {
+			int user, kern;
+
+			v.env = envs[e];
+			expr_vector_env(&v, &env, rec);
+			user = expr__eval(&prog, &env);
+			kern = bpf_eval(skel, skel->progs.expr_test_run, &prog, &env);
+			if (user != kern || user < 0) {
+				fprintf(stderr, "FAIL random '%s' (env %zu): userspace %d, BPF %d\n", src, e, user, kern);
+				expr__dump(&prog, stderr);
+				failures++;
+			}
+			trues += user == 1;
+			(*nr_run)++;
+		}
+	}
+	if (!trues || trues == *nr_run) {
+		fprintf(stderr, "FAIL: the random conditions were all %s: the generator is broken\n",
+			trues ? "true" : "false");
+		failures++;
+	}
 	return failures;
 }
 
@@ -379,7 +464,7 @@ static int check_scratch(struct expr_test_bpf *skel)
 int main(void)
 {
 	struct expr_test_bpf *skel;
-	int failures = 0, nr_run = 0, have_tp;
+	int failures = 0, nr_run = 0, nr_random = 0, have_tp;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "skip: loading BPF programs and BPF_PROG_TEST_RUN need root\n");
@@ -406,6 +491,7 @@ int main(void)
 
 	failures += run_vectors(skel, &nr_run);
 	failures += run_limits(skel);
+	failures += run_random(skel, 3000, &nr_random);
 	if (have_tp)
 		failures += run_tracepoint(skel);
 	else
@@ -414,7 +500,7 @@ int main(void)
 	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
 	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), limits "
-	       "checked%s: %d failures\n",
-	       nr_run, EXPR_NR_VECTORS - nr_run, have_tp ? ", tracepoint caller checked" : "", failures);
+	       "checked, %d random conditions agreed%s: %d failures\n",
+	       nr_run, EXPR_NR_VECTORS - nr_run, nr_random, have_tp ? ", tracepoint caller checked" : "", failures);
 	return failures ? 1 : 0;
 }
