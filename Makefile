@@ -152,12 +152,14 @@ bench: deps all
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
-	$(Q)install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
+	$(Q)install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1 $(DESTDIR)$(prefix)/share/man/man7
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
+	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1))
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
+		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
