@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "auxtrig/cmd.h"
 #include "auxtrig/log.h"
@@ -41,6 +42,14 @@ static const char record_usage[] =
 "  -o, --output=FILE        output file (default auxtrig.data), created with mode 0600\n"
 "  -f, --force              overwrite FILE if it exists (never through a symlink)\n"
 "  -m, --mmap-pages=N       per-CPU ring size in pages, a power of 2 (default 128)\n"
+"  -S, --snapshot[=[e][SIZE]]\n"
+"                           flight recorder: per-CPU rings keep the newest SIZE\n"
+"                           bytes (K/M suffixes; default: -m); nothing is written\n"
+"                           until a snapshot: SIGUSR2, 'snapshot' on --control,\n"
+"                           or with 'e' at exit. Snapshots never repeat a record.\n"
+"      --control=fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
+"                           commands, one per line: enable, disable, snapshot,\n"
+"                           stop, ping (each answered 'ack' on ACK)\n"
 "\n"
 "GENERAL:\n"
 "  -v, --verbose            more messages; -vv adds libbpf and verifier output\n"
@@ -54,7 +63,7 @@ static const char record_usage[] =
 "  auxtrig record -w syscall:openat -w syscall:read --where 'comm == \"nginx\"' -p 4242\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000 };
+enum { OPT_WHERE = 1000, OPT_CONTROL };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -67,6 +76,8 @@ static const struct option record_options[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "snapshot", optional_argument, NULL, 'S' },
+	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -106,6 +117,40 @@ static int add_window(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
+static int parse_snapshot(struct record_opts *o, const char *arg)
+{
+	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
+	unsigned long long bytes;
+	char *end;
+
+	o->snapshot = true;
+	if (!arg || !*arg)
+		return 0;
+	if (*arg == 'e') {
+		o->snapshot_at_exit = true;
+		arg++;
+		if (!*arg)
+			return 0;
+	}
+	errno = 0;
+	bytes = strtoull(arg, &end, 0);
+	if (errno || end == arg)
+		return -EINVAL;
+	switch (*end) {
+	case 'G': case 'g': bytes <<= 10; /* fallthrough */
+	case 'M': case 'm': bytes <<= 10; /* fallthrough */
+	case 'K': case 'k': bytes <<= 10; end++; break;
+	case 'B': case 'b': end++; break;
+	}
+	if (*end || bytes < page || bytes > (1ULL << 32))
+		return -EINVAL;
+	while (pages * page < bytes)
+		pages <<= 1;
+	o->mmap_pages = pages;
+	return 0;
+}
+
 static void opts_exit(struct record_opts *o)
 {
 	for (size_t i = 0; i < o->nr_events; i++)
@@ -126,7 +171,7 @@ int cmd_record(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:vqh", record_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:S::vqh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (add_window(&o, optarg))
@@ -169,6 +214,16 @@ int cmd_record(int argc, char **argv)
 				pr_err("-m %s: expected a power of 2 number of pages (e.g. 128)\n", optarg);
 				goto out;
 			}
+			break;
+		case 'S':
+			if (parse_snapshot(&o, optarg)) {
+				pr_err("-S%s: expected [e][SIZE], SIZE from 4K to 4G (e.g. -S, -Se, -S64K, -Se1M)\n",
+				       optarg);
+				goto out;
+			}
+			break;
+		case OPT_CONTROL:
+			o.control = optarg;
 			break;
 		case 'v':
 			verbose++;

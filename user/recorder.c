@@ -65,6 +65,41 @@
  * has them, and they are far above what the kernel's counter reaches.
  */
 #define TP_ID_BASE (1ULL << 56)
+#define MARKER_ID (TP_ID_BASE - 1)
+
+/*
+ * auxtrig's own event in the file: one sample per snapshot, so perf script
+ * shows when each snapshot was taken, why, and how much it held. It is
+ * described like a tracepoint (its format travels in the file's tracing data
+ * under the system name "auxtrig"); its type id is one no tracepoint in the
+ * file uses.
+ */
+#define MARKER_FORMAT \
+	"name: snapshot\n" \
+	"ID: %u\n" \
+	"format:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n" \
+	"\tfield:unsigned int nr;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned int cpus;\toffset:12;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
+	"\n" \
+	"print fmt: \"nr=%%u reason=%%s records=%%lu\", REC->nr, REC->reason, REC->records\n"
+
+struct marker_record {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 nr;
+	__u32 cpus;
+	__u64 records;
+	char reason[16];
+};
 
 struct rec_tp {
 	struct tp_format fmt;
@@ -108,6 +143,9 @@ struct session {
 	bool created_file;
 	bool stop;
 	bool snapshot_mode;	/* -S: flight recorder */
+	unsigned int marker_type;	/* tracepoint-style type id of auxtrig:snapshot */
+	char *marker_format;
+	__u64 last_time;	/* newest sample time seen */
 	unsigned long nr_snapshots;
 	__u64 snapshot_records;
 	/* summary */
@@ -222,6 +260,12 @@ static int resolve_tracepoints(struct session *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_tps; i++)
 		s->tp_by_type[s->tps[i].fmt.id] = i + 1;
+	/* A type id for auxtrig:snapshot that no tracepoint in the file has. */
+	s->marker_type = 65000;
+	while (s->marker_type < s->tp_by_type_len && s->tp_by_type[s->marker_type])
+		s->marker_type++;
+	if (asprintf(&s->marker_format, MARKER_FORMAT, s->marker_type) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -512,6 +556,18 @@ static int write_header(struct session *s)
 	if (err)
 		return err;
 
+	if (s->snapshot_mode) {
+		__u64 id = MARKER_ID;
+
+		attr_init_common(&a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = s->marker_type;
+		a.sample_period = 1;
+		err = pdata_writer__add_attr(s->w, &a, "auxtrig:snapshot", &id, 1);
+		if (err)
+			return err;
+	}
+
 	attr_init_sideband(&a, false);
 	if (s->nr_side) {
 		err = pdata_writer__add_attr(s->w, &a, "dummy:u", s->side_ids, s->nr_side);
@@ -529,14 +585,19 @@ static int write_header(struct session *s)
 	if (err)
 		return err;
 
-	events = calloc(s->nr_tps, sizeof(*events));
+	events = calloc(s->nr_tps + 1, sizeof(*events));
 	if (!events)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr_tps; i++) {
 		events[i].system = s->tps[i].fmt.system;
 		events[i].name = s->tps[i].fmt.name;
 	}
-	err = tracing_data__build(tracefs__root(), events, s->nr_tps, &td, &td_len);
+	if (s->snapshot_mode) {
+		events[s->nr_tps].system = "auxtrig";
+		events[s->nr_tps].name = "snapshot";
+		events[s->nr_tps].format = s->marker_format;
+	}
+	err = tracing_data__build(tracefs__root(), events, s->nr_tps + s->snapshot_mode, &td, &td_len);
 	free(events);
 	if (err) {
 		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
@@ -579,6 +640,15 @@ static int synthesize(struct session *s)
 	err = synth__kernel_mmap(s->w, NULL);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
+	if (s->snapshot_mode) {
+		/* The snapshot markers are auxtrig's own samples: name their thread. */
+		char buf[128];
+		size_t n = synth__comm_record(buf, sizeof(buf), getpid(), getpid(), "auxtrig");
+
+		err = n ? pdata_writer__write(s->w, buf, n) : -EINVAL;
+		if (err)
+			return err;
+	}
 	if (s->target.all) {
 		err = synthesize_all(s);
 		if (err)
@@ -640,6 +710,13 @@ static int process_record(struct session *s, const struct perf_event_header *h)
 		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->tps[idx - 1].written++;
 		s->written++;
+		{
+			__u64 t;
+
+			memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+			if (t > s->last_time)
+				s->last_time = t;
+		}
 		return pdata_writer__write(s->w, buf, out->size);
 	}
 	if (h->type == PERF_RECORD_LOST) {
@@ -702,6 +779,34 @@ static int snapshot_record(const struct perf_event_header *h, void *arg)
 	return process_record(s, h);
 }
 
+/* The auxtrig:snapshot sample, timed as the newest record it follows. */
+static int write_marker(struct session *s, const char *reason, __u64 records)
+{
+	struct {
+		struct pdata_sample_head h;
+		__u32 raw_size;
+		struct marker_record rec;
+		__u32 pad;
+	} __attribute__((packed)) m = {};
+
+	_Static_assert(sizeof(m) % 8 == 0, "samples are 8-byte aligned");
+	m.h.header.type = PERF_RECORD_SAMPLE;
+	m.h.header.misc = PERF_RECORD_MISC_USER;
+	m.h.header.size = sizeof(m);
+	m.h.id = MARKER_ID;
+	m.h.pid = m.h.tid = getpid();
+	m.h.time = s->last_time + 1;
+	m.h.period = 1;
+	m.raw_size = sizeof(m.rec) + sizeof(m.pad);
+	m.rec.common_type = s->marker_type;
+	m.rec.common_pid = getpid();
+	m.rec.nr = s->nr_snapshots;
+	m.rec.cpus = s->nr_cpus;
+	m.rec.records = records;
+	snprintf(m.rec.reason, sizeof(m.rec.reason), "%s", reason);
+	return pdata_writer__write(s->w, &m, sizeof(m));
+}
+
 /*
  * Freeze each CPU's flight recorder (PERF_EVENT_IOC_PAUSE_OUTPUT: the kernel
  * drops and counts what arrives meanwhile), copy out what it holds that no
@@ -729,11 +834,13 @@ static int take_snapshot(struct session *s, const char *reason)
 		if (n < 0)
 			err = n;
 	}
+	s->nr_snapshots++;
+	if (!err)
+		err = write_marker(s, reason, s->snapshot_records - before);
 	if (!err)
 		err = pdata_writer__flush(s->w);
 	if (err)
 		return err;
-	s->nr_snapshots++;
 	pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
 		(unsigned long long)(s->snapshot_records - before));
 	return 0;
@@ -1036,6 +1143,7 @@ static void session_exit(struct session *s)
 	free(s->tps);
 	free(s->tp_by_type);
 	free(s->where);
+	free(s->marker_format);
 	if (s->have_target)
 		target__exit(&s->target);
 	if (s->sigfd > 0)

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <mntent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "auxtrig/log.h"
+#include "auxtrig/tracefs.h"
 #include "auxtrig/tracing_data.h"
 
 struct tbuf {
@@ -129,30 +129,14 @@ static int add_file(struct tbuf *b, const char *root, const char *rel, int width
 
 int tracing_data__find_tracefs(char *buf, size_t size)
 {
-	FILE *f = setmntent("/proc/mounts", "re");
-	struct mntent *m;
-	char debugfs[4096] = "";
-	int err = -ENOENT;
+	const char *root = tracefs__root();
 
-	if (!f)
-		return -errno;
-	while ((m = getmntent(f))) {
-		if (!strcmp(m->mnt_type, "tracefs")) {
-			snprintf(buf, size, "%s", m->mnt_dir);
-			err = 0;
-			break;
-		}
-		if (!strcmp(m->mnt_type, "debugfs") && !debugfs[0])
-			snprintf(debugfs, sizeof(debugfs), "%s/tracing", m->mnt_dir);
-	}
-	endmntent(f);
-	if (err && debugfs[0] && !access(debugfs, F_OK)) {
-		snprintf(buf, size, "%s", debugfs);
-		err = 0;
-	}
-	if (err)
+	if (!root) {
 		pr_err("tracefs is not mounted (try: mount -t tracefs nodev /sys/kernel/tracing)\n");
-	return err;
+		return -ENOENT;
+	}
+	snprintf(buf, size, "%s", root);
+	return 0;
 }
 
 static bool name_ok(const char *s)
@@ -178,6 +162,12 @@ static int add_format(struct tbuf *b, const char *root, const struct tracing_eve
 {
 	char rel[1024];
 	int err;
+
+	if (ev->format) { /* an event of auxtrig's own: its format is given */
+		tbuf_u64(b, strlen(ev->format));
+		tbuf_add(b, ev->format, strlen(ev->format));
+		return 0;
+	}
 
 	if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", ev->system, ev->name) >= sizeof(rel))
 		return -ENAMETOOLONG;

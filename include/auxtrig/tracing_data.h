@@ -27,6 +27,7 @@
 struct tracing_event {
 	const char *system;
 	const char *name;
+	const char *format;	/* NULL: events/SYSTEM/NAME/format; else this text (auxtrig's own events) */
 };
 
 /**

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Flight recorder (-S): a snapshot taken at a known point holds the newest
+# records before it (the very last one included), each once, none torn; later
+# snapshots never repeat a record; what no snapshot covered is not in the file.
+# Snapshots come from the control FIFO, SIGUSR2 and the exit.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+SEQ=$build/examples/seq_demo
+N=2000
+
+mkfifo "$tmp/ctl" "$tmp/ack" "$tmp/in"
+exec 7<>"$tmp/in" 8<>"$tmp/ack"
+
+wait_for() { # wait_for FILE TEXT
+	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	fail "timed out waiting for '$2' in $1"
+}
+ctl() { # ctl COMMAND: send it and wait for its ack
+	echo "$1" >"$tmp/ctl"
+	read -r -t 5 reply <&8 || fail "no ack for '$1'"
+	assert_eq "$reply" ack "reply to '$1'"
+}
+seqs() { # the sequence numbers of sys_enter_close in FILE, in time order
+	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
+		while read -r h; do echo $((h - 1000000)); done
+}
+contiguous() { # contiguous FILE FIRST_LINE LAST_LINE LAST_VALUE
+	sed -n "$2,$3p" "$1" | awk -v last="$4" 'NR > 1 && $1 != prev + 1 { bad = 1 } { prev = $1 } END { exit bad || prev != last }'
+}
+
+# The workload runs on one CPU so that CPU's ring holds the newest records of all.
+taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control "fifo:$tmp/ctl,$tmp/ack" \
+	-o "$tmp/s.data" -- "$SEQ" $N 3 <"$tmp/in" >"$tmp/demo.out" 2>"$tmp/err" &
+aux=$!
+ctl ping
+wait_for "$tmp/demo.out" "phase 0 done"
+ctl snapshot                      # 1: from the control FIFO, at the end of phase 0
+echo >&7
+wait_for "$tmp/demo.out" "phase 1 done"
+kill -USR2 $aux                   # 2: from a signal, at the end of phase 1
+sleep 0.3
+ctl ping
+echo >&7                          # phase 2 runs and nothing snapshots it
+wait $aux || fail "record failed: $(cat "$tmp/err")"
+assert_perf_reads_cleanly "$tmp/s.data"
+
+seqs "$tmp/s.data" >"$tmp/seq.txt"
+total=$(wc -l <"$tmp/seq.txt")
+[ "$total" -gt 100 ] || fail "snapshots hold only $total records"
+assert_eq "$(sort -n "$tmp/seq.txt" | uniq -d | wc -l)" 0 "records repeated across snapshots"
+# Snapshot 1 ends with the last record of phase 0, snapshot 2 with the last of phase 1.
+first=$(awk '$1 < 2000' "$tmp/seq.txt" | wc -l)
+second=$(awk '$1 >= 2000 && $1 < 4000' "$tmp/seq.txt" | wc -l)
+assert_eq "$(awk '$1 >= 4000' "$tmp/seq.txt" | wc -l)" 0 "records of phase 2, which no snapshot took"
+[ "$first" -gt 0 ] && [ "$first" -lt $N ] || fail "snapshot 1 holds $first records: expected the newest part of phase 0"
+contiguous "$tmp/seq.txt" 1 "$first" 1999 || fail "snapshot 1 is not the newest, gap-free run ending at 1999"
+contiguous "$tmp/seq.txt" $((first + 1)) "$total" 3999 || fail "snapshot 2 is not the newest, gap-free run ending at 3999"
+assert_eq "$second" "$first" "snapshot sizes (same ring, same records)"
+# Each snapshot is marked with its reason and size.
+perf script -i "$tmp/s.data" 2>/dev/null | grep 'auxtrig:snapshot:' >"$tmp/marks.txt"
+grep -q "nr=1 reason=control records=$first" "$tmp/marks.txt" || fail "no marker for snapshot 1: $(cat "$tmp/marks.txt")"
+grep -q "nr=2 reason=SIGUSR2 records=$second" "$tmp/marks.txt" || fail "no marker for snapshot 2: $(cat "$tmp/marks.txt")"
+
+# -Se: one more snapshot at exit, holding the newest records of the run.
+echo | taskset -c 0 "$AUXTRIG" record -q -Se64K -e syscalls:sys_enter_close -o "$tmp/e.data" -- "$SEQ" $N 2 \
+	>/dev/null 2>"$tmp/err" || fail "record -Se failed: $(cat "$tmp/err")"
+assert_perf_reads_cleanly "$tmp/e.data"
+seqs "$tmp/e.data" >"$tmp/e.txt"
+n=$(wc -l <"$tmp/e.txt")
+contiguous "$tmp/e.txt" 1 "$n" 3999 || fail "exit snapshot is not the newest run ending at 3999"
+perf script -i "$tmp/e.data" 2>/dev/null | grep -q "reason=exit records=$n" || fail "no exit marker"
+
+# Bad -S and --control values are usage errors.
+"$AUXTRIG" record -S1x -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>/dev/null
+assert_eq $? 2 "exit code of -S1x"
+"$AUXTRIG" record -S --control fifo:"$tmp/none" -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>"$tmp/err"
+assert_eq $? 1 "exit code of a missing control FIFO"
+grep -q mkfifo "$tmp/err" || fail "no hint for a missing FIFO: $(cat "$tmp/err")"
+[ ! -e "$tmp/x.data" ] || fail "a failed start left a file"
+echo ok
