@@ -38,6 +38,8 @@ struct fbuf {
 	int err;
 };
 
+#define PDATA_MAX_EARLY 16
+
 struct pdata_writer {
 	int fd;
 	char *path;
@@ -63,6 +65,17 @@ struct pdata_writer {
 	__u64 flushed;			/* file offset up to which the data is on disk */
 	char *buf;
 	size_t buf_len;
+
+	/*
+	 * Feature bodies known before recording starts are written before the
+	 * data section, so that after every round only their small table needs
+	 * writing after the data (see pdata_writer__flush()).
+	 */
+	struct pdata_file_section early[PDATA_MAX_EARLY];
+	int early_feat[PDATA_MAX_EARLY];
+	size_t nr_early;
+	__u64 early_table_off;	/* a copy of their table, for auxtrig repair */
+	__u64 early_bits[4];
 
 	struct pdata_auxtrace_index_entry *aux_index;
 	size_t nr_aux, cap_aux;
@@ -384,6 +397,72 @@ static void header_fill(const struct pdata_writer *w, struct pdata_file_header *
 	h->attrs.size = w->nr_attrs * sizeof(struct pdata_file_attr);
 	h->data.offset = w->data_offset;
 	h->data.size = writer_offset(w) - w->data_offset;
+	/* perf ignores event_types; auxtrig repair finds the feature table copy there. */
+	h->event_types.offset = w->early_table_off;
+	h->event_types.size = w->nr_early * sizeof(struct pdata_file_section);
+	memcpy(h->adds_features, w->early_bits, sizeof(w->early_bits));
+}
+
+static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b);
+
+/* Features whose bodies are known before recording; ascending bit order. */
+static const int early_feats[] = {
+	PDATA_HEADER_TRACING_DATA, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
+	PDATA_HEADER_VERSION, PDATA_HEADER_ARCH, PDATA_HEADER_NRCPUS, PDATA_HEADER_CPUDESC,
+	PDATA_HEADER_CPUID, PDATA_HEADER_TOTAL_MEM, PDATA_HEADER_CMDLINE,
+	PDATA_HEADER_EVENT_DESC,
+};
+
+/* Bodies at *off, then a copy of their table; *off moves past both. */
+static int write_early_features(struct pdata_writer *w, __u64 *off)
+{
+	int err = 0;
+
+	_Static_assert(sizeof(early_feats) / sizeof(early_feats[0]) <= PDATA_MAX_EARLY, "room");
+	for (size_t i = 0; i < sizeof(early_feats) / sizeof(early_feats[0]) && !err; i++) {
+		struct fbuf b = {};
+
+		if (!feat_build(w, early_feats[i], &b) || b.err) {
+			err = b.err;
+			free(b.p);
+			continue;
+		}
+		err = pwrite_all(w->fd, b.p, b.len, *off);
+		free(b.p);
+		if (err)
+			break;
+		w->early[w->nr_early].offset = *off;
+		w->early[w->nr_early].size = b.len;
+		w->early_feat[w->nr_early++] = early_feats[i];
+		w->early_bits[early_feats[i] / 64] |= 1ULL << (early_feats[i] % 64);
+		*off += (b.len + 7) & ~7ULL;
+	}
+	if (!err) {
+		w->early_table_off = *off;
+		err = pwrite_all(w->fd, w->early, w->nr_early * sizeof(w->early[0]), *off);
+		*off += w->nr_early * sizeof(w->early[0]);
+	}
+	return err ? writer_fail(w, err, "the feature sections") : 0;
+}
+
+/*
+ * The file as it stands is complete: the feature table right after the data
+ * and a header that says where the data ends. Written after every round, so
+ * a run that is killed leaves a file perf reads up to its last round. (Between
+ * the data and the header write there is a window of a few microseconds;
+ * auxtrig repair closes it.)
+ */
+static int write_early_table(struct pdata_writer *w)
+{
+	struct pdata_file_header h;
+	int err;
+
+	err = pwrite_all(w->fd, w->early, w->nr_early * sizeof(w->early[0]), writer_offset(w));
+	if (!err) {
+		header_fill(w, &h);
+		err = pwrite_all(w->fd, &h, sizeof(h), 0);
+	}
+	return err ? writer_fail(w, err, "the header") : 0;
 }
 
 int pdata_writer__begin_data(struct pdata_writer *w)
@@ -421,6 +500,9 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 			return writer_fail(w, err, "attributes");
 		ids_off += fa.ids.size;
 	}
+	err = write_early_features(w, &ids_off);
+	if (err)
+		return err;
 	w->data_offset = ids_off;
 	w->flushed = ids_off;
 	w->begun = true;
@@ -609,7 +691,6 @@ int pdata_writer__finish_round(struct pdata_writer *w)
 
 int pdata_writer__flush(struct pdata_writer *w)
 {
-	__u64 size;
 	int err;
 
 	if (w->err)
@@ -619,11 +700,25 @@ int pdata_writer__flush(struct pdata_writer *w)
 	err = writer_flush(w);
 	if (err)
 		return err;
-	size = w->flushed - w->data_offset;
-	err = pwrite_all(w->fd, &size, sizeof(size), PDATA_HEADER_DATA_SIZE_OFFSET);
-	if (err)
-		return writer_fail(w, err, "the data size");
-	return 0;
+	return write_early_table(w);
+}
+
+int pdata_writer__salvage(struct pdata_writer *w)
+{
+	int err;
+
+	if (!w->begun || w->closed || w->fd < 0)
+		return -EINVAL;
+	/* Drop what did not make it; what is on disk ends at a record boundary. */
+	w->buf_len = 0;
+	if (ftruncate(w->fd, w->flushed))
+		return -errno;
+	w->err = 0;
+	err = write_early_table(w);
+	w->closed = true;
+	close(w->fd);
+	w->fd = -1;
+	return err;
 }
 
 /* ---- feature sections ---- */
@@ -841,49 +936,59 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b)
 	}
 }
 
+/*
+ * At close: the features known only now (the AUXTRACE index, the sample time
+ * range) go after the table; the table lists them with the early ones, all in
+ * ascending bit order as perf expects.
+ */
 static int write_features(struct pdata_writer *w, __u64 features[4])
 {
-	static const int feats[] = {
-		PDATA_HEADER_TRACING_DATA, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
-		PDATA_HEADER_VERSION, PDATA_HEADER_ARCH, PDATA_HEADER_NRCPUS, PDATA_HEADER_CPUDESC,
-		PDATA_HEADER_CPUID, PDATA_HEADER_TOTAL_MEM, PDATA_HEADER_CMDLINE,
-		PDATA_HEADER_EVENT_DESC, PDATA_HEADER_AUXTRACE, PDATA_HEADER_SAMPLE_TIME,
-	}; /* ascending: the table lists set bits in bit order */
-	enum { NR_FEATS = sizeof(feats) / sizeof(feats[0]) };
-	struct fbuf bodies[NR_FEATS] = {};
-	struct pdata_file_section table[NR_FEATS];
-	size_t nr = 0;
+	static const int late_feats[] = { PDATA_HEADER_AUXTRACE, PDATA_HEADER_SAMPLE_TIME };
+	enum { NR_LATE = sizeof(late_feats) / sizeof(late_feats[0]) };
+	struct pdata_file_section table[PDATA_MAX_EARLY + NR_LATE];
+	struct fbuf late[NR_LATE] = {};
+	int late_feat[NR_LATE];
+	size_t nr = 0, nr_late = 0, e = 0, l = 0;
 	__u64 table_off = writer_offset(w), off;
 	int err = 0;
 
-	for (size_t i = 0; i < NR_FEATS; i++) {
-		if (!feat_build(w, feats[i], &bodies[nr]) || bodies[nr].err) {
-			err = bodies[nr].err;
-			free(bodies[nr].p);
-			memset(&bodies[nr], 0, sizeof(bodies[nr]));
+	memcpy(features, w->early_bits, sizeof(w->early_bits));
+	for (size_t i = 0; i < NR_LATE; i++) {
+		if (!feat_build(w, late_feats[i], &late[nr_late]) || late[nr_late].err) {
+			err = late[nr_late].err;
+			free(late[nr_late].p);
+			memset(&late[nr_late], 0, sizeof(late[nr_late]));
 			if (err)
 				goto out;
 			continue;
 		}
-		features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
-		nr++;
+		late_feat[nr_late++] = late_feats[i];
+		features[late_feats[i] / 64] |= 1ULL << (late_feats[i] % 64);
 	}
-	off = table_off + nr * sizeof(table[0]);
-	for (size_t i = 0; i < nr; i++) {
-		table[i].offset = off;
-		table[i].size = bodies[i].len;
-		off += bodies[i].len;
+	off = table_off + (w->nr_early + nr_late) * sizeof(table[0]);
+	/* Merge the two ascending lists. */
+	while (e < w->nr_early || l < nr_late) {
+		if (l == nr_late || (e < w->nr_early && w->early_feat[e] < late_feat[l])) {
+			table[nr++] = w->early[e++];
+		} else {
+			table[nr].offset = off;
+			table[nr++].size = late[l].len;
+			off += late[l++].len;
+		}
 	}
 	err = pwrite_all(w->fd, table, nr * sizeof(table[0]), table_off);
-	for (size_t i = 0; !err && i < nr; i++)
-		err = pwrite_all(w->fd, bodies[i].p, bodies[i].len, table[i].offset);
+	off = table_off + nr * sizeof(table[0]);
+	for (size_t i = 0; !err && i < nr_late; i++) {
+		err = pwrite_all(w->fd, late[i].p, late[i].len, off);
+		off += late[i].len;
+	}
 	if (!err && ftruncate(w->fd, off))
 		err = -errno;
 	if (err)
 		writer_fail(w, err, "the feature sections");
 out:
-	for (size_t i = 0; i < NR_FEATS; i++)
-		free(bodies[i].p);
+	for (size_t i = 0; i < NR_LATE; i++)
+		free(late[i].p);
 	return err;
 }
 

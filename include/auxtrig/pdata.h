@@ -92,7 +92,8 @@ struct pdata_file_section {
  * @attr_size: bytes of one &struct pdata_file_attr (144)
  * @attrs: the attr section
  * @data: the record stream; the feature table follows at data.offset + data.size
- * @event_types: unused, zero
+ * @event_types: ignored by perf; auxtrig points it at a copy of the feature
+ *               table of the bodies written before the data (auxtrig repair)
  * @adds_features: feature bitmap, bit N = feature N (PDATA_HEADER_*)
  */
 struct pdata_file_header {

@@ -146,6 +146,14 @@ int pdata_writer__finish_round(struct pdata_writer *w);
 int pdata_writer__flush(struct pdata_writer *w);
 
 /**
+ * pdata_writer__salvage() - after a write error (ENOSPC, EIO...): cut the
+ * file back to the last record fully on disk, make it complete there (feature
+ * table and header), and close it. What the file holds stays readable by perf.
+ * Return: 0, or -errno if even that could not be written.
+ */
+int pdata_writer__salvage(struct pdata_writer *w);
+
+/**
  * pdata_writer__close() - flush, write the feature sections and the final
  * header, close the file. Features: HOSTNAME, OSRELEASE, VERSION, ARCH,
  * NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE (if set), EVENT_DESC,

@@ -142,8 +142,12 @@ static void write_kernel_mmap(struct pdata_writer *w, const char *dir)
 	assert_int_equal(synth__kernel_mmap(w, path), 0);
 }
 
-/* The file the oracle tests read: tracepoint + dummy, tracing data, COMM/MMAP2, one openat sample. */
-static void write_openat_file(const char *path, const char *dir)
+/*
+ * The file the oracle tests read: tracepoint + dummy, tracing data, COMM/MMAP2,
+ * one openat sample. With @killed, the writer is dropped without closing after
+ * a second, buffered-only sample, as if auxtrig had been killed.
+ */
+static void write_openat_file_(const char *path, const char *dir, bool killed)
 {
 	struct tracing_event ev = { "syscalls", "sys_enter_openat" };
 	const char *tracefs = test_fixture_path("tracefs");
@@ -181,8 +185,18 @@ static void write_openat_file(const char *path, const char *dir)
 	len = openat_sample(buf, TP_ID_B, 4242, 4242, 1000000123456ULL, 3, tp_id);
 	assert_int_equal(pdata_writer__write(w, buf, len), 0);
 	assert_int_equal(pdata_writer__finish_round(w), 0);
-	assert_int_equal(pdata_writer__close(w), 0);
+	if (killed) {
+		len = openat_sample(buf, TP_ID_B, 4242, 4242, 1000000999999ULL, 3, tp_id);
+		assert_int_equal(pdata_writer__write(w, buf, len), 0); /* never flushed */
+	} else {
+		assert_int_equal(pdata_writer__close(w), 0);
+	}
 	pdata_writer__delete(w);
+}
+
+static void write_openat_file(const char *path, const char *dir)
+{
+	write_openat_file_(path, dir, false);
 }
 
 static void assert_clean(const char *what, const char *out)
@@ -397,7 +411,9 @@ static void test_pdata_writer_layout(void **state)
 	assert_int_equal(ids[1], DUMMY_ID_B);
 	/* aux_action is kept in the attr section (perf tolerates it there) */
 	assert_int_equal(*perf_attr_aux_action(&fa[1].attr), AUXTRIG_AUX_PAUSE);
-	assert_int_equal(h.data.offset, 104 + 288 + 32);
+	/* Between the ids and the data: the early feature bodies, then a copy of their table. */
+	assert_true(h.event_types.offset > 104 + 288 + 32);
+	assert_int_equal(h.data.offset, h.event_types.offset + h.event_types.size);
 	assert_int_equal(h.data.size, 8); /* one FINISHED_ROUND */
 
 	feats = h.adds_features[0];
@@ -414,6 +430,9 @@ static void test_pdata_writer_layout(void **state)
 	nr_feats = nbits;
 	assert_true(nr_feats <= 16);
 	memcpy(table, file + h.data.offset + h.data.size, nr_feats * sizeof(table[0]));
+	/* No late features here: the copy for auxtrig repair is the whole table. */
+	assert_int_equal(h.event_types.size, nr_feats * sizeof(table[0]));
+	assert_memory_equal(file + h.event_types.offset, table, h.event_types.size);
 	/* TRACING_DATA is the first set bit, so the first table entry */
 	assert_int_equal(table[0].size, 5);
 	assert_memory_equal(file + table[0].offset, "tdata", 5);
@@ -447,7 +466,9 @@ static void test_pdata_writer_layout(void **state)
 			assert_int_equal(*perf_attr_aux_action(&a), 0);
 		}
 	}
-	assert_int_equal(len, table[nr_feats - 1].offset + table[nr_feats - 1].size);
+	/* Bodies sit before the data: the file ends with the table. */
+	assert_int_equal(len, h.data.offset + h.data.size + nr_feats * sizeof(table[0]));
+	assert_true(table[nr_feats - 1].offset + table[nr_feats - 1].size <= h.event_types.offset);
 	free(file);
 }
 
@@ -509,6 +530,22 @@ static void test_pdata_writer_killed_run_is_readable(void **state)
 	assert_clean("perf script on a killed run", out);
 	assert_non_null(strstr(out, "PERF_RECORD_COMM: before_kill:77/77"));
 	assert_null(strstr(out, "after_round"));
+	free(out);
+}
+
+/* A tracepoint file killed mid-run: perf needs its tracing data, which is there. */
+static void test_pdata_writer_killed_tracepoint_run_is_readable(void **state)
+{
+	struct fixture *f = *state;
+	const char *args[] = { "script", "-i", f->path, NULL };
+	char *out;
+
+	need_perf();
+	write_openat_file_(f->path, f->dir, true);
+	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
+	assert_clean("perf script on a killed tracepoint run", out);
+	assert_non_null(strstr(out, "1000.000123: syscalls:sys_enter_openat:"));
+	assert_null(strstr(out, "1000.000999"));
 	free(out);
 }
 
@@ -838,6 +875,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pdata_writer_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_finish_round_updates_data_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_killed_run_is_readable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdata_writer_killed_tracepoint_run_is_readable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_unknown_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_rejects_mismatched_sample_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_tracepoint_needs_tracing_data, setup, teardown),
