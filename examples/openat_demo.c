@@ -11,10 +11,11 @@
  *   close(fd)
  *   clock_nanosleep(1 ms)                  sleeps: a context switch
  *
- * usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM]
+ * usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K]
  *   -r  rounds per thread (default 5)
  *   -t  extra threads doing the same rounds (default 0)
  *   -c  also fork a child process named CHILD_COMM doing the same rounds
+ *   -K  crash (SIGSEGV) after the rounds, for fault tests
  *
  * Built statically, so no dynamic loader opens files before main().
  */
@@ -58,11 +59,11 @@ static void *do_rounds(void *arg)
 int main(int argc, char **argv)
 {
 	const char *child_comm = NULL;
-	int threads = 0, c;
+	int threads = 0, c, crash = 0;
 	pthread_t *tids;
 	pid_t child = -1, self = syscall(SYS_gettid); /* = pid; not getpid(), which is counted */
 
-	while ((c = getopt(argc, argv, "r:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "r:t:c:K")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -73,8 +74,11 @@ int main(int argc, char **argv)
 		case 'c':
 			child_comm = optarg;
 			break;
+		case 'K':
+			crash = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM]\n");
+			fprintf(stderr, "usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K]\n");
 			return 2;
 		}
 	}
@@ -98,6 +102,8 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	if (child > 0)
 		waitpid(child, NULL, 0);
+	if (crash)
+		*(volatile int *)0 = 1;
 	int workers = threads + 1 + (child_comm ? 1 : 0);
 
 	printf("openat_demo: pid %d, %d thread%s%s%s x %d rounds: %d openat (%d failed with ENOENT)\n",

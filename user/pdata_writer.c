@@ -711,6 +711,7 @@ int pdata_writer__salvage(struct pdata_writer *w)
 		return -EINVAL;
 	/* Drop what did not make it; what is on disk ends at a record boundary. */
 	w->buf_len = 0;
+	w->stats.bytes = w->flushed - w->data_offset;
 	if (ftruncate(w->fd, w->flushed))
 		return -errno;
 	w->err = 0;

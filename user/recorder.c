@@ -143,6 +143,7 @@ struct session {
 	bool created_file;
 	bool stop;
 	bool snapshot_mode;	/* -S: flight recorder */
+	bool salvaged;		/* a write error cut the file short */
 	unsigned int marker_type;	/* tracepoint-style type id of auxtrig:snapshot */
 	char *marker_format;
 	__u64 last_time;	/* newest sample time seen */
@@ -1066,10 +1067,11 @@ static void print_summary(struct session *s)
 	if (s->opts->quiet && !lost && !st.threads_full)
 		return;
 	fprintf(stderr,
-		"[ auxtrig record: %llu window%s, %llu event%s written, %.1f KiB to %s; lost %llu record%s ]\n",
+		"[ auxtrig record: %llu window%s, %llu event%s %s, %.1f KiB %s %s; lost %llu record%s ]\n",
 		(unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
-		(unsigned long long)s->written, s->written == 1 ? "" : "s", bytes / 1024.0, s->opts->output,
-		(unsigned long long)lost, lost == 1 ? "" : "s");
+		(unsigned long long)s->written, s->written == 1 ? "" : "s",
+		s->salvaged ? "recorded" : "written", bytes / 1024.0, s->salvaged ? "kept in" : "to",
+		s->opts->output, (unsigned long long)lost, lost == 1 ? "" : "s");
 	if (lost)
 		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
 			(unsigned long long)lost,
@@ -1286,18 +1288,29 @@ int recorder__run(const struct record_opts *o)
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
 	if (err) {
-		pr_err("recording stopped: cannot write %s: %s\n", o->output, strerror(-err));
-		pdata_writer__close(s.w);
+		/* Disk full or I/O error: keep what is on disk, readable. */
+		int serr = pdata_writer__salvage(s.w);
+
+		s.salvaged = true;
+		if (serr)
+			pr_err("recording stopped: %s could not be completed: %s\n", o->output, strerror(-serr));
+		else
+			pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
+			       strerror(-err), err == -ENOSPC ? "disk full" : "write error", o->output);
 		goto out_summary;
 	}
 	err = pdata_writer__close(s.w);
 	if (err) {
 		pr_err("cannot finish %s: %s\n", o->output, strerror(-err));
+		pdata_writer__salvage(s.w);
 		goto out_summary;
 	}
 	ret = EXIT_OK;
 	if (s.signo && s.target.is_command)
 		target__kill(&s.target);
+	else if (s.target.is_command && s.target.exited && WIFSIGNALED(s.target.status))
+		pr_warn("%s was killed by signal %d (%s); the file holds everything up to then\n",
+			o->command[0], WTERMSIG(s.target.status), strsignal(WTERMSIG(s.target.status)));
 out_summary:
 	s.created_file = false; /* it holds what was recorded: keep it */
 	print_summary(&s);

@@ -29,13 +29,16 @@ assert_perf_reads_cleanly "$tmp/a.data"
 n=$(perf script -F comm,pid,event -i "$tmp/a.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_enter_openat)
 assert_eq "$n" 20 "windows of a process auxtrig did not start, with -a"
 
-# -C: events only from the chosen CPU.
+# -C: events only from the chosen CPU. The workload is pinned, to it and away from it.
 if [ "$(nproc)" -gt 1 ]; then
-	"$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/c.data" -- "$DEMO" -r 50 -t 3 >/dev/null ||
-		fail "record -C failed"
+	taskset -c 1 "$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/c.data" -- "$DEMO" -r 50 -t 3 \
+		>/dev/null || fail "record -C failed"
 	assert_perf_reads_cleanly "$tmp/c.data"
 	pscript "$tmp/c.data" >"$tmp/c.txt"
-	[ "$(grep -c sys_enter_getpid: "$tmp/c.txt")" -gt 0 ] || fail "nothing recorded on CPU 1"
+	assert_eq "$(grep -c sys_enter_getpid: "$tmp/c.txt")" 200 "events on CPU 1 with -C 1"
 	assert_eq "$(awk '{ print $3 }' "$tmp/c.txt" | sort -u)" "[001]" "CPUs recorded with -C 1"
+	taskset -c 0 "$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/d.data" -- "$DEMO" -r 50 -t 3 \
+		>/dev/null || fail "record -C failed"
+	assert_eq "$(pscript "$tmp/d.data" | grep -c sys_enter_getpid:)" 0 "events on CPU 0 with -C 1"
 fi
 echo ok

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Faults leave a file perf reads, holding the events up to the fault:
+# SIGKILL of auxtrig (and the window auxtrig repair closes), a full disk, a
+# crashing target.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+
+count() { pscript "$1" | grep -c 'sys_enter_openat:'; }
+
+# 1. SIGKILL mid-run: no chance to finish the file, and perf still reads it.
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/k.data" -- "$DEMO" -r 100000 >/dev/null 2>&1 &
+aux=$!
+for _ in $(seq 100); do
+	[ "$(stat -c %s "$tmp/k.data" 2>/dev/null || echo 0)" -gt 65536 ] && break
+	sleep 0.05
+done
+kill -KILL $aux
+wait $aux 2>/dev/null
+pkill -f "openat_demo -r 100000"
+# The kill may land in the microseconds between a round's data and its header:
+# repair closes that window and says whether it had to.
+"$AUXTRIG" repair "$tmp/k.data" >"$tmp/repair.out" || fail "repair failed: $(cat "$tmp/repair.out")"
+assert_perf_reads_cleanly "$tmp/k.data"
+killed=$(count "$tmp/k.data")
+[ "$killed" -gt 100 ] || fail "only $killed windows survived the kill"
+
+# 2. That window, made on purpose: the header says no data although whole
+#    records follow (as if killed before the header was patched).
+printf '\0\0\0\0\0\0\0\0' | dd of="$tmp/k.data" bs=1 seek=48 conv=notrunc status=none
+"$AUXTRIG" repair -n "$tmp/k.data" | grep -q "keeping" || fail "repair -n did not see the unfinished file"
+"$AUXTRIG" repair "$tmp/k.data" >/dev/null || fail "repair failed on the unfinished file"
+assert_perf_reads_cleanly "$tmp/k.data"
+assert_eq "$(count "$tmp/k.data")" "$killed" "windows after repair"
+"$AUXTRIG" repair "$tmp/k.data" | grep -q "nothing to repair" || fail "repair touched a complete file"
+echo garbage >"$tmp/not.data"
+"$AUXTRIG" repair "$tmp/not.data" 2>/dev/null
+assert_eq $? 1 "repair of a file that is not perf.data"
+
+# 3. Disk full: stop, keep a valid file of what fit, say so, exit 1.
+mkdir "$tmp/small"
+mount -t tmpfs -o size=256k tmpfs "$tmp/small" || skip "cannot mount a tmpfs"
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/small/f.data" -- "$DEMO" -r 5000 >/dev/null 2>"$tmp/enospc.err"
+rc=$?
+cp "$tmp/small/f.data" "$tmp/f.data"
+umount "$tmp/small"
+assert_eq $rc 1 "exit code on a full disk"
+grep -q "No space left on device" "$tmp/enospc.err" || fail "no ENOSPC message: $(cat "$tmp/enospc.err")"
+grep -q "holds what was written before it" "$tmp/enospc.err" || fail "no word on what was kept"
+assert_perf_reads_cleanly "$tmp/f.data"
+n=$(count "$tmp/f.data")
+[ "$n" -gt 100 ] && [ "$n" -lt 10000 ] || fail "$n windows kept on a full disk"
+
+# 4. The target crashes: auxtrig says so and the file holds everything before it.
+"$AUXTRIG" record -w syscall:openat -o "$tmp/c.data" -- "$DEMO" -r 7 -K >/dev/null 2>"$tmp/crash.err"
+assert_eq $? 0 "exit code when the target crashes"
+grep -q "killed by signal 11" "$tmp/crash.err" || fail "the crash is not reported: $(cat "$tmp/crash.err")"
+assert_perf_reads_cleanly "$tmp/c.data"
+assert_eq "$(count "$tmp/c.data")" 14 "windows before the crash"
+echo ok
