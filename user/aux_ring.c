@@ -269,13 +269,20 @@ static int aux_pmu__enable(struct aux_ring *r)
 	return aux_ring__ctl(r, true);
 }
 
-/* Any non-zero u64 in buf[from, to): AUX pages start zeroed (PERF_AUX_GFP has __GFP_ZERO). */
+/*
+ * Any non-zero byte in buf[from, to): AUX pages start zeroed (PERF_AUX_GFP
+ * has __GFP_ZERO), so that is data. @to is 8-aligned (buffer end). perf
+ * scans whole u64s from from / 8, which for an unaligned SPE head counts
+ * the newest bytes before it as "wrapped"; the head end is done bytewise.
+ */
 static bool aux_ring__dirty(const struct aux_ring *r, uint64_t from, uint64_t to)
 {
-	const uint64_t *p = (const uint64_t *)(r->base + (from & ~(uint64_t)7));
-	const uint64_t *end = (const uint64_t *)(r->base + to);
+	const uint64_t *p, *end = (const uint64_t *)(r->base + to);
 
-	for (; p < end; p++)
+	for (; from < to && (from & 7); from++)
+		if (r->base[from])
+			return true;
+	for (p = (const uint64_t *)(r->base + from); p < end; p++)
 		if (*p)
 			return true;
 	return false;
