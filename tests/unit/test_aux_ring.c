@@ -442,6 +442,38 @@ static void test_aux_ring_full_trace_truncation_disables_until_consumed(void **s
 	rig_exit(&g);
 }
 
+/*
+ * TRUNCATED disables the event even when the reader has freed space since
+ * the handle began: the loss must be seen and the event re-enabled.
+ */
+static void test_aux_ring_full_trace_truncated_disables_despite_free_space(void **state)
+{
+	const struct pmu_case *pmu = *state;
+	struct rig g;
+	size_t sz;
+
+	rig_init(&g, pmu, false, 4, 16384, 0); /* no wakeup PMI before the cut */
+	sz = bufsize(&g);
+	hw(&g, 1000);
+	sched(&g); /* the next handle has sz - 1 - 1000 bytes */
+	assert_int_equal(full_read(&g), 1000);
+	assert_false(aux_model__pollin(&g.m));
+	assert_int_equal(hw(&g, 2 * sz), sz - 1 - 1000);
+	if (pmu->model == AUX_MODEL_CS_ETM)
+		sched(&g);
+	assert_true(aux_model__pollin(&g.m));
+	assert_false(aux_model__enabled(&g.m));
+	assert_int_equal(full_read(&g), sz - 1 - 1000);
+	assert_int_equal(aux_ring__stats(&g.r)->truncated, 1);
+	assert_true(aux_model__enabled(&g.m));
+	assert_int_equal(hw(&g, 10), 10);
+	sched(&g);
+	assert_int_equal(full_read(&g), 10);
+	assert_int_equal(g.bufs[g.nbufs - 1].offset, sz - 1);
+	assert_records_covered(&g);
+	rig_exit(&g);
+}
+
 static void test_aux_ring_watermark_wakeups(void **state)
 {
 	const struct pmu_case *pmu = *state;
@@ -633,8 +665,10 @@ static const struct snap_case snap_cases[] = {
 	 * Intel PT large snapshots (256 KiB, > 64 KiB): wrap detection by the
 	 * reference bytes (32 KiB before the previous head), not sticky.
 	 */
-	{ "reference buffer", AUX_MODEL_INTEL_PT, 64, 0, 7,
+	{ "reference buffer", AUX_MODEL_INTEL_PT, 64, 0, 8,
 	  { { 10000, 10000 }, { 100000, 100000 }, { 0, 0 }, { 300000, WHOLE }, { 50, 50 }, { 0, 0 },
+	    /* through the buffer's end, short of the saved bytes: not wrapped */
+	    { 200000, 200000 },
 	    /* 100 bytes into the 32 KiB before the previous head: wrapped */
 	    { 262144 - 32768 + 100, WHOLE, true } } },
 	{ "large", AUX_MODEL_CS_ETM, 64, 0, 6,
@@ -837,6 +871,7 @@ int main(void)
 		PER_PMU(test_aux_ring_full_trace_wrapped_gives_two_segments),
 		PER_PMU(test_aux_ring_full_trace_exactly_full),
 		PER_PMU(test_aux_ring_full_trace_truncation_disables_until_consumed),
+		PER_PMU(test_aux_ring_full_trace_truncated_disables_despite_free_space),
 		PER_PMU(test_aux_ring_watermark_wakeups),
 		PER_PMU(test_aux_ring_default_watermark_is_half_the_buffer),
 		PER_PMU(test_aux_ring_partial_and_collision_are_counted),
