@@ -53,6 +53,7 @@ struct rig {
 	unsigned char *stored;	/* every byte the model stored, in the order stored */
 	uint64_t nstored;
 	uint64_t produced;	/* bytes the hardware produced, stored or not */
+	int cpu;
 	struct rec recs[MAX_RECS];
 	size_t nrecs;
 	struct aux_ring_auxtrace bufs[MAX_RECS];
@@ -74,20 +75,21 @@ static int model_ctl(struct aux_ring *r, bool enable, void *arg)
 	return 0;
 }
 
-static void rig_init(struct rig *g, const struct pmu_case *pmu, bool overwrite, size_t aux_pages,
-		     __u32 watermark, size_t snapshot_size)
+static void rig_init_cpu(struct rig *g, const struct pmu_case *pmu, bool overwrite, size_t aux_pages,
+			 __u32 watermark, size_t snapshot_size, int cpu)
 {
 	struct aux_model_config mc = {
 		.pmu = pmu->model, .overwrite = overwrite, .data_pages = 4, .aux_pages = aux_pages,
-		.aux_watermark = watermark, .pid = 4242, .tid = 4243, .cpu = 3, .id = 77,
+		.aux_watermark = watermark, .pid = 4242, .tid = 4243, .cpu = cpu, .id = 77,
 	};
 	struct aux_ring_config rc = {
 		.ops = pmu->ops, .overwrite = overwrite, .snapshot_size = snapshot_size,
-		.idx = 2, .cpu = 3, .tid = 4242, .per_cpu = true, .enable = model_ctl,
+		.idx = cpu == 3 ? 2 : cpu, .cpu = cpu, .tid = 4242, .per_cpu = true, .enable = model_ctl,
 	};
 
 	memset(g, 0, sizeof(*g));
 	g->pmu = pmu;
+	g->cpu = cpu;
 	g->page = sysconf(_SC_PAGESIZE);
 	assert_int_equal(aux_model__init(&g->m, &mc), 0);
 	rc.enable_arg = &g->m;
@@ -100,6 +102,13 @@ static void rig_init(struct rig *g, const struct pmu_case *pmu, bool overwrite, 
 	g->stored = calloc(1, MAX_STREAM);
 	assert_non_null(g->stored);
 	aux_model__enable(&g->m);
+}
+
+/* CPU 3, mmap index 2. */
+static void rig_init(struct rig *g, const struct pmu_case *pmu, bool overwrite, size_t aux_pages,
+		     __u32 watermark, size_t snapshot_size)
+{
+	rig_init_cpu(g, pmu, overwrite, aux_pages, watermark, snapshot_size, 3);
 }
 
 static void rig_exit(struct rig *g)
@@ -168,7 +177,7 @@ static void drain(struct rig *g)
 		memcpy(&rc->time, p + tr + 8, 8);
 		memcpy(&rc->cpu, p + tr + 16, 4);
 		memcpy(&rc->id, p + tr + 24, 8);
-		assert_int_equal(rc->cpu, 3);
+		assert_int_equal(rc->cpu, g->cpu);
 		assert_int_equal(rc->id, 77);
 	}
 	data_ring__consume(&g->dr);
@@ -242,36 +251,47 @@ static int64_t full_read(struct rig *g)
  * Checked against the unpadded length: the padding holds no trace (real
  * CoreSight sizes are multiples of 16 frames, so perf sees no padding).
  */
-static void assert_records_covered(const struct rig *g)
+static void assert_records_covered_n(const struct rig *const *gs, size_t n)
 {
 	size_t checked = 0;
 
-	for (size_t i = 0; i < g->nrecs; i++) {
-		const struct rec *rc = &g->recs[i];
-		int found = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct rig *g = gs[k];
 
-		if (rc->type != PERF_RECORD_AUX || !rc->size)
-			continue;
-		for (size_t j = 0; j < g->nbufs; j++) {
-			const struct aux_ring_auxtrace *b = &g->bufs[j];
-			uint64_t start = rc->offset, end = rc->offset + rc->size, len = g->buflen[j];
+		for (size_t i = 0; i < g->nrecs; i++) {
+			const struct rec *rc = &g->recs[i];
+			int found = 0;
 
-			if (b->cpu != rc->cpu)
+			if (rc->type != PERF_RECORD_AUX || !rc->size)
 				continue;
-			if (rc->flags & PERF_AUX_FLAG_OVERWRITE) {
-				end = rc->offset;
-				start = end - (rc->size < len ? rc->size : len);
+			for (size_t l = 0; l < n; l++) {
+				for (size_t j = 0; j < gs[l]->nbufs; j++) {
+					const struct aux_ring_auxtrace *b = &gs[l]->bufs[j];
+					uint64_t start = rc->offset, end = rc->offset + rc->size, len = gs[l]->buflen[j];
+
+					if (b->cpu != rc->cpu)
+						continue;
+					if (rc->flags & PERF_AUX_FLAG_OVERWRITE) {
+						end = rc->offset;
+						start = end - (rc->size < len ? rc->size : len);
+					}
+					if (start >= b->offset && end <= b->offset + len)
+						found++;
+				}
 			}
-			if (start >= b->offset && end <= b->offset + len)
-				found++;
+			if (found != 1)
+				fail_msg("%s: PERF_RECORD_AUX cpu %u [%llu +%llu] flags %#llx is in %d AUXTRACE buffers",
+					 g->pmu->name, rc->cpu, (unsigned long long)rc->offset,
+					 (unsigned long long)rc->size, (unsigned long long)rc->flags, found);
+			checked++;
 		}
-		if (found != 1)
-			fail_msg("%s: PERF_RECORD_AUX [%llu +%llu] flags %#llx is in %d AUXTRACE buffers", g->pmu->name,
-				 (unsigned long long)rc->offset, (unsigned long long)rc->size,
-				 (unsigned long long)rc->flags, found);
-		checked++;
 	}
 	assert_true(checked > 0);
+}
+
+static void assert_records_covered(const struct rig *g)
+{
+	assert_records_covered_n(&g, 1);
 }
 
 static size_t count_recs(const struct rig *g, __u32 type, __u64 flag)
@@ -604,6 +624,39 @@ static void test_aux_ring_full_trace_auxtrace_offsets_tile_aux_head_space(void *
 	rig_exit(&g);
 }
 
+/*
+ * Two CPUs' rings use the same aux_head space (both start at 0): only the
+ * AUXTRACE cpu tells perf which buffer a PERF_RECORD_AUX belongs to.
+ */
+static void test_aux_ring_full_trace_two_cpus_match_by_cpu(void **state)
+{
+	const struct pmu_case *pmu = *state;
+	struct rig *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	const struct rig *both[2];
+
+	assert_non_null(a);
+	assert_non_null(b);
+	rig_init_cpu(a, pmu, false, 4, 0, 0, 0);
+	rig_init_cpu(b, pmu, false, 4, 0, 0, 1);
+	hw(a, 3000);
+	hw(b, 2000);
+	sched(a);
+	sched(b);
+	assert_int_equal(full_read(a), 3000);
+	assert_int_equal(full_read(b), 2000);
+	assert_int_equal(a->bufs[0].cpu, 0);
+	assert_int_equal(b->bufs[0].cpu, 1);
+	assert_int_equal(a->bufs[0].idx, 0);
+	assert_int_equal(b->bufs[0].idx, 1);
+	both[0] = a;
+	both[1] = b;
+	assert_records_covered_n(both, 2);
+	rig_exit(a);
+	rig_exit(b);
+	free(a);
+	free(b);
+}
+
 /* ---- snapshots ---- */
 
 #define WHOLE ((int64_t)-1)
@@ -877,6 +930,7 @@ int main(void)
 		PER_PMU(test_aux_ring_partial_and_collision_are_counted),
 		PER_PMU(test_aux_ring_itrace_start_once),
 		PER_PMU(test_aux_ring_full_trace_auxtrace_offsets_tile_aux_head_space),
+		PER_PMU(test_aux_ring_full_trace_two_cpus_match_by_cpu),
 		PER_PMU(test_aux_ring_snapshot_refused_in_full_trace_mode),
 		PER_PMU(test_aux_ring_snapshot_after_sched_out),
 		cmocka_unit_test(test_aux_ring_snapshot_table),
