@@ -71,7 +71,7 @@ int aux_ring__mmap(struct aux_ring *r, int fd, void *user_page, size_t aux_pages
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	if (!cfg || !aux_pages || (aux_pages & (aux_pages - 1)) || !pc->data_size)
+	if (!cfg || !cfg->ops || !aux_pages || (aux_pages & (aux_pages - 1)) || !pc->data_size)
 		return -EINVAL;
 	/* The kernel requires aux_offset beyond the data pages and page aligned. */
 	off = pc->data_offset + pc->data_size;
@@ -82,8 +82,7 @@ int aux_ring__mmap(struct aux_ring *r, int fd, void *user_page, size_t aux_pages
 	base = mmap(NULL, size, cfg->overwrite ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 	if (base == MAP_FAILED) {
 		err = -errno;
-		pr_debug("cannot map %zu AUX pages of %s: %s\n", aux_pages, cfg->ops ? cfg->ops->name : "?",
-			 strerror(-err));
+		pr_debug("cannot map %zu AUX pages of %s: %s\n", aux_pages, cfg->ops->name, strerror(-err));
 		return err;
 	}
 	err = aux_ring__init_mapped(r, fd, user_page, base, size, cfg);

@@ -184,7 +184,8 @@ static void drain(struct rig *g)
 }
 
 /* The segments hold stored[start, start + size); bytes before the stream are 0. */
-static void assert_segments(const struct rig *g, const struct aux_ring_read *rd, int64_t start)
+static void assert_segments_of(const struct rig *g, const struct aux_ring *r, const struct aux_ring_read *rd,
+			       int64_t start)
 {
 	assert_int_equal(rd->len1 + rd->len2, rd->size);
 	assert_int_equal(rd->padded, (rd->size + 7) & ~7ull);
@@ -201,10 +202,15 @@ static void assert_segments(const struct rig *g, const struct aux_ring_read *rd,
 	}
 	/* Segments point into the mapping: no copy. */
 	if (rd->len1)
-		assert_true((const unsigned char *)rd->data1 >= g->r.base &&
-			    (const unsigned char *)rd->data1 + rd->len1 <= g->r.base + g->r.size);
+		assert_true((const unsigned char *)rd->data1 >= r->base &&
+			    (const unsigned char *)rd->data1 + rd->len1 <= r->base + r->size);
 	if (rd->len2)
-		assert_ptr_equal(rd->data2, g->r.base);
+		assert_ptr_equal(rd->data2, r->base);
+}
+
+static void assert_segments(const struct rig *g, const struct aux_ring_read *rd, int64_t start)
+{
+	assert_segments_of(g, &g->r, rd, start);
 }
 
 static void keep_auxtrace(struct rig *g, const struct aux_ring_read *rd)
@@ -335,6 +341,31 @@ static void test_aux_ring_mmap_rejects_non_power_of_2(void **state)
 	rig_init(&g, pmu, false, 4, 0, 0);
 	assert_int_equal(aux_ring__mmap(&r, aux_model__fd(&g.m), aux_model__user_page(&g.m), 3, &rc), -EINVAL);
 	assert_int_equal(aux_ring__mmap(&r, aux_model__fd(&g.m), aux_model__user_page(&g.m), 0, &rc), -EINVAL);
+	rig_exit(&g);
+}
+
+/* The same reader on memory handed to it: the model's own view of the pages. */
+static void test_aux_ring_init_mapped_reads_given_memory(void **state)
+{
+	const struct pmu_case *pmu = *state;
+	struct aux_ring_config rc = { .ops = pmu->ops, .cpu = 3 };
+	struct aux_ring_read rd;
+	struct aux_ring r;
+	struct rig g;
+
+	rig_init(&g, pmu, false, 4, 0, 0);
+	assert_int_equal(aux_ring__init_mapped(&r, -1, aux_model__user_page(&g.m), g.m.aux, 3 * g.page, &rc),
+			 -EINVAL);
+	assert_int_equal(aux_ring__init_mapped(&r, -1, aux_model__user_page(&g.m), g.m.aux, g.m.aux_size, &rc), 0);
+	hw(&g, 5000);
+	sched(&g);
+	assert_int_equal(aux_ring__read(&r, &rd), 5000);
+	assert_ptr_equal(rd.data1, g.m.aux);
+	assert_segments_of(&g, &r, &rd, 0);
+	assert_int_equal(aux_ring__consume(&r), 0);
+	assert_int_equal(aux_model__user_page(&g.m)->aux_tail, 5000);
+	aux_ring__munmap(&r); /* not ours to unmap: the model's pages stay */
+	assert_int_equal(g.m.aux[0], pat(0));
 	rig_exit(&g);
 }
 
@@ -920,6 +951,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		PER_PMU(test_aux_ring_mmap_places_aux_after_the_data_pages),
 		PER_PMU(test_aux_ring_mmap_rejects_non_power_of_2),
+		PER_PMU(test_aux_ring_init_mapped_reads_given_memory),
 		PER_PMU(test_aux_ring_full_trace_not_wrapped),
 		PER_PMU(test_aux_ring_full_trace_wrapped_gives_two_segments),
 		PER_PMU(test_aux_ring_full_trace_exactly_full),
