@@ -429,8 +429,7 @@ static void test_auxtrace_info_arm_spe_perf_reads_it(void **state)
 	need_perf();
 	write_file(f, &ev, rec, len);
 	out = perf_dump(f);
-	print_message("%s", out);
-	EXPECT_ALL(out, want);
+	EXPECT_ALL(out, want); /* perf 6.1 prints only the PMU type of a v1 record */
 	free(out);
 	free(rec);
 }
