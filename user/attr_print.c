@@ -35,7 +35,8 @@ static const struct bit_name sample_bits[] = {
 static const struct bit_name read_bits[] = {
 	{ PERF_FORMAT_TOTAL_TIME_ENABLED, "TOTAL_TIME_ENABLED" },
 	{ PERF_FORMAT_TOTAL_TIME_RUNNING, "TOTAL_TIME_RUNNING" },
-	{ PERF_FORMAT_ID, "ID" }, { PERF_FORMAT_GROUP, "GROUP" }, { 0, NULL },
+	{ PERF_FORMAT_ID, "ID" }, { PERF_FORMAT_GROUP, "GROUP" },
+	{ PERF_FORMAT_LOST, "LOST" }, { 0, NULL },
 };
 
 static const struct bit_name branch_bits[] = {
