@@ -123,6 +123,49 @@ static void test_aux_group_matches_golden(void **state)
 	assert_int_equal(failures, 0);
 }
 
+static char *print_group(const struct aux_group *g)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	attr_print__group(fp, g, ATTR_PRINT_PATHS);
+	fclose(fp);
+	return out;
+}
+
+/* The golden comparison sees a single wrong bit anywhere in the group. */
+static void test_aux_group_golden_catches_a_wrong_bit(void **state)
+{
+	char *golden = test_read_file(test_fixture_path("golden/syscall-window-intel_pt.txt"), NULL);
+	struct pmu_set *set;
+	struct aux_group g;
+	char *out;
+
+	(void)state;
+	assert_non_null(golden);
+	assert_int_equal(pmu__scan(test_fixture_path("sysfs-intel_pt"), &set), 0);
+	for (int mutation = 0; mutation <= 6; mutation++) {
+		build(set, &pmu_cases[0], SYSCALL_WINDOW, &g);
+		switch (mutation) {
+		case 1: *perf_attr_aux_action(&g.members[0].attr) = AUXTRIG_AUX_PAUSE; break; /* swapped roles */
+		case 2: *perf_attr_aux_action(&g.leader.attr) = 0; break;		  /* not start paused */
+		case 3: g.leader.attr.config &= ~(1ULL << 10); break;			  /* no tsc */
+		case 4: g.members[1].attr.exclude_kernel = 1; break;			  /* would drop hits */
+		case 5: g.members[0].attr.config = EXIT_OPENAT_ID; break;		  /* wrong tracepoint */
+		case 6: g.tracking.attr.context_switch = 0; break;			  /* no switch records */
+		}
+		out = print_group(&g);
+		if (mutation == 0)
+			assert_string_equal(out, golden);
+		else if (!strcmp(out, golden))
+			fail_msg("mutation %d not caught", mutation);
+		free(out);
+	}
+	pmu_set__delete(set);
+	free(golden);
+}
+
 struct rules {
 	struct pmu_set *set;
 	struct aux_group g;
@@ -271,6 +314,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_group_matches_golden),
+		cmocka_unit_test(test_aux_group_golden_catches_a_wrong_bit),
 #define RULE(t) cmocka_unit_test_setup_teardown(t, setup_rules, teardown_rules)
 		RULE(test_aux_group_refuses_pause_and_resume_on_one_event),
 		RULE(test_aux_group_refuses_reserved_bits),
