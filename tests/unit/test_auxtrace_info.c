@@ -232,6 +232,7 @@ static void test_auxtrace_info_intel_pt_filter(void **state)
 	struct aux_event ev;
 	const char *filter = "filter main @ /usr/bin/openat_demo"; /* 34 chars → 40 bytes */
 	size_t len;
+	char *out;
 
 	parse(f, "intel_pt//u", &ev);
 	opts.filter = filter;
@@ -239,6 +240,15 @@ static void test_auxtrace_info_intel_pt_filter(void **state)
 	assert_int_equal(len, 16 + 8 * (17 + 5 + 1));
 	assert_int_equal(rec->priv[AUXTRACE_PT_FILTER_STR_LEN], strlen(filter));
 	assert_string_equal((const char *)&rec->priv[17], filter);
+	assert_int_equal(rec->priv[17 + 5], 0); /* Cap Event Trace after the padded string */
+
+	need_perf();
+	write_file(f, &ev, rec, len);
+	out = perf_dump(f);
+	expect(out, "  Filter string len.  34\n");
+	expect(out, "  Filter string       filter main @ /usr/bin/openat_demo\n");
+	expect(out, "  Cap Event Trace     0\n");
+	free(out);
 	free(rec);
 }
 
