@@ -20,6 +20,12 @@ static void aux_group__set_action(struct perf_event_attr *attr, __u32 action)
 	*perf_attr_aux_action(attr) = action;
 }
 
+void aux_group_caps__from_probe(struct aux_group_caps *caps, enum probe_pause pause)
+{
+	caps->kernel_aux_action = pause == PROBE_PAUSE_YES || pause == PROBE_PAUSE_NO_PMU;
+	caps->pmu_aux_pause = pause == PROBE_PAUSE_YES;
+}
+
 int aux_group__init(struct aux_group *g, const struct aux_event *ev, enum aux_group_mode mode,
 		    int cpu)
 {
@@ -31,6 +37,7 @@ int aux_group__init(struct aux_group *g, const struct aux_event *ev, enum aux_gr
 	g->mode = mode;
 	g->cpu = cpu;
 	g->kind = ev->kind;
+	g->leader_aux = ev->pmu ? ev->pmu->aux : ev->kind != AUX_PMU_OTHER;
 	g->leader.attr = ev->attr;
 	snprintf(g->leader.name, sizeof(g->leader.name), "%s", ev->name);
 	if (mode == AUX_GROUP_WINDOW)
@@ -168,7 +175,7 @@ static int aux_group__check_event(const struct aux_group_event *e, bool is_leade
 
 int aux_group__validate(const struct aux_group *g, const struct aux_group_caps *caps)
 {
-	bool leader_aux = g->kind != AUX_PMU_OTHER;
+	bool leader_aux = g->leader_aux;
 	bool leader_ok = leader_aux && caps->pmu_aux_pause && caps->kernel_aux_action &&
 			 !g->gate_by_ioctl;
 	int err;

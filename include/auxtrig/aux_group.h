@@ -40,6 +40,7 @@
 #include <linux/types.h>
 
 #include "auxtrig/aux_event.h"
+#include "auxtrig/probe.h"
 #include "uapi/linux/perf_event_aux.h"
 
 struct pmu;
@@ -71,6 +72,8 @@ struct aux_group_event {
  * @mode: see &enum aux_group_mode.
  * @cpu: CPU to open on, -1 per thread.
  * @kind: trace hardware of the leader.
+ * @leader_aux: the leader is an AUX area PMU's event (perf_get_aux_event()
+ *              needs one to lead pause/resume triggers).
  * @leader: the AUX event.
  * @members, @nr_members: trigger events.
  * @tracking: the sideband dummy event, valid when @has_tracking.
@@ -82,6 +85,7 @@ struct aux_group {
 	enum aux_group_mode mode;
 	int cpu;
 	enum aux_pmu_kind kind;
+	bool leader_aux;
 	struct aux_group_event leader;
 	struct aux_group_event members[AUX_GROUP_MAX_MEMBERS];
 	size_t nr_members;
@@ -99,6 +103,14 @@ struct aux_group_caps {
 	bool kernel_aux_action;
 	bool pmu_aux_pause;
 };
+
+/**
+ * aux_group_caps__from_probe() - caps from `auxtrig probe`'s verdict on the
+ * AUX PMU (&enum probe_pause): YES → both; NO_PMU (EOPNOTSUPP) → kernel
+ * only; NO_KERNEL (EINVAL) and UNKNOWN → neither, so the caller falls back
+ * rather than guess.
+ */
+void aux_group_caps__from_probe(struct aux_group_caps *caps, enum probe_pause pause);
 
 /**
  * aux_group__init() - start a group led by @ev.

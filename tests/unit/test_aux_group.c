@@ -262,7 +262,7 @@ static void test_aux_group_refuses_triggers_under_a_non_aux_leader(void **state)
 {
 	struct rules *r = *state;
 
-	r->g.kind = AUX_PMU_OTHER; /* e.g. a software event leading */
+	r->g.leader_aux = false; /* e.g. a software event leading */
 	*action(&r->g.leader.attr) = 0;
 	assert_int_equal(aux_group__validate(&r->g, &r->caps), -EINVAL);
 }
@@ -297,6 +297,21 @@ static void test_aux_group_falls_back_to_ioctl_gating(void **state)
 	assert_int_equal(aux_group__validate(&r->g, &r->caps), 0);
 }
 
+static void test_aux_group_caps_from_probe(void **state)
+{
+	struct aux_group_caps c;
+
+	(void)state;
+	aux_group_caps__from_probe(&c, PROBE_PAUSE_YES);
+	assert_true(c.kernel_aux_action && c.pmu_aux_pause);
+	aux_group_caps__from_probe(&c, PROBE_PAUSE_NO_PMU);
+	assert_true(c.kernel_aux_action && !c.pmu_aux_pause);
+	aux_group_caps__from_probe(&c, PROBE_PAUSE_NO_KERNEL);
+	assert_true(!c.kernel_aux_action && !c.pmu_aux_pause);
+	aux_group_caps__from_probe(&c, PROBE_PAUSE_UNKNOWN);
+	assert_true(!c.kernel_aux_action && !c.pmu_aux_pause);
+}
+
 static void test_aux_group_uprobe_points_at_path(void **state)
 {
 	struct rules *r = *state;
@@ -327,6 +342,7 @@ int main(void)
 		RULE(test_aux_group_old_kernel_refuses_any_bit),
 		RULE(test_aux_group_falls_back_to_ioctl_gating),
 		RULE(test_aux_group_uprobe_points_at_path),
+		cmocka_unit_test(test_aux_group_caps_from_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
