@@ -270,6 +270,13 @@ int aux_event__parse(struct aux_event *ev, const struct pmu_set *set, const char
 
 	ev->attr.freq = 0;
 	ev->attr.sample_period = 1;
+	if (ev->kind == AUX_PMU_ARM_SPE) {
+		/* arm_spe_pmu_default_config(): the sampling interval is caps/min_interval */
+		__u64 min_interval = 4096;
+
+		pmu__cap_value(ev->pmu, "min_interval", &min_interval);
+		ev->attr.sample_period = min_interval;
+	}
 	ev->attr.sample_type = PDATA_SAMPLE_TYPE;
 	ev->attr.sample_id_all = 1;
 	ev->attr.disabled = 1;

@@ -25,10 +25,12 @@
  *   in the "contextid" format bits (if TRCIDR2.CIDSIZE == 4) and
  *   "timestamp" (if TRCIDR0.TSSIZE != 0) after the terms; "@sink" selects a
  *   sink by name and becomes term sinkid = the sink's id.
- * - arm_spe: no config bits by default ([6.1] arch/arm64/util/arm-spe.c).
+ * - arm_spe: no config bits by default; sample_period = caps/min_interval
+ *   (4096 if absent), perf 6.1's arm_spe_pmu_default_config() as
+ *   arm_spe_recording_options() applies it ([6.1] arch/arm64/util/arm-spe.c).
  *
- * Every AUX event gets freq = 0, sample_period = 1 (as perf's recording
- * options set), sample_type %PDATA_SAMPLE_TYPE, sample_id_all = 1,
+ * Every other AUX event gets freq = 0, sample_period = 1 (as perf's recording
+ * options set); all get sample_type %PDATA_SAMPLE_TYPE, sample_id_all = 1,
  * disabled = 1, exclude_guest = 1 (perf's event_attr_init() with
  * perf_guest false) and size 128. Modifiers: "u" sets exclude_kernel and
  * exclude_hv, "k" exclude_user and exclude_hv, both together nothing (perf's

@@ -193,7 +193,7 @@ static void test_aux_event_arm_spe(void **state)
 	assert_string_equal(ev.pmu->name, "arm_spe_0");
 	assert_int_equal(ev.attr.type, 11);
 	assert_int_equal(ev.attr.config, (1ULL << 0) | (1ULL << 33));
-	assert_int_equal(ev.attr.sample_period, 1);
+	assert_int_equal(ev.attr.sample_period, 1024); /* caps/min_interval */
 	assert_int_equal(ev.attr.exclude_user + ev.attr.exclude_kernel, 0);
 
 	assert_int_equal(aux_event__parse(&ev, *state, "arm_spe_0//", NULL), 0);
