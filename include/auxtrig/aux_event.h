@@ -29,8 +29,8 @@
  *   (4096 if absent), perf 6.1's arm_spe_pmu_default_config() as
  *   arm_spe_recording_options() applies it ([6.1] arch/arm64/util/arm-spe.c).
  *
- * Every other AUX event gets freq = 0, sample_period = 1 (as perf's recording
- * options set); all get sample_type %PDATA_SAMPLE_TYPE, sample_id_all = 1,
+ * Every AUX event gets freq = 0 and, SPE aside, sample_period = 1 (as perf's
+ * recording options set); all get sample_type %PDATA_SAMPLE_TYPE, sample_id_all = 1,
  * disabled = 1, exclude_guest = 1 (perf's event_attr_init() with
  * perf_guest false) and size 128. Modifiers: "u" sets exclude_kernel and
  * exclude_hv, "k" exclude_user and exclude_hv, both together nothing (perf's

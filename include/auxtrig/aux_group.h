@@ -15,7 +15,11 @@
  *                  pauses/resumes on each *overflow*; aux_resume opens the
  *                  window, aux_pause closes it
  *   tracking       perf's "dummy:u" sideband event (comm, mmap2, task,
- *                  context switches), not in the group
+ *                  context switches), not in the group. perf 6.1 uses two
+ *                  dummies for Intel PT (tracking + a CPU-wide switch
+ *                  event); one carrying both is equivalent for the decoder.
+ *                  Not yet added: ksymbol/bpf_event and Intel PT's text_poke
+ *                  event for kernel tracing.
  *
  * Modes: %AUX_GROUP_WINDOW (start paused, resume/pause triggers),
  * %AUX_GROUP_FREEZE (trace runs, a pause trigger freezes it on an error path;
