@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * aux_group__validate() against the real kernel (root): for every refused
+ * aux_action combination that can be built without trace hardware (a
+ * software leader stands in where the AUX PMU would be), the errno our
+ * validator predicts must be the one perf_event_open(2) returns. Needs a
+ * kernel with aux_action (6.13+, 6.12.24+); skips otherwise.
+ *
+ * Exit 0 pass, 1 fail, 77 skip.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "auxtrig/aux_group.h"
+#include "auxtrig/log.h"
+#include "auxtrig/pdata.h"
+
+static int failures;
+
+static int event_open(struct perf_event_attr *attr, int group_fd)
+{
+	int fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Open the group as the recorder would; the first failure's -errno, or 0. */
+static int kernel_open(struct aux_group *g)
+{
+	int fds[AUX_GROUP_MAX_MEMBERS + 1], n = 0, err = 0;
+
+	fds[n] = event_open(&g->leader.attr, -1);
+	if (fds[n] < 0)
+		return fds[n];
+	n++;
+	for (size_t i = 0; i < g->nr_members; i++) {
+		fds[n] = event_open(&g->members[i].attr, fds[0]);
+		if (fds[n] < 0) {
+			err = fds[n];
+			break;
+		}
+		n++;
+	}
+	while (n--)
+		close(fds[n]);
+	return err;
+}
+
+/* A software dummy leads, where the AUX event would: it has no CAP_AUX_PAUSE. */
+static void sw_led(struct aux_group *g, __u64 tp_id, __u32 leader_action, __u32 member_action)
+{
+	memset(g, 0, sizeof(*g));
+	g->cpu = -1;
+	g->kind = AUX_PMU_OTHER;
+	g->leader_aux = false;
+	snprintf(g->leader.name, sizeof(g->leader.name), "dummy");
+	g->leader.attr.size = sizeof(g->leader.attr);
+	g->leader.attr.type = PERF_TYPE_SOFTWARE;
+	g->leader.attr.config = PERF_COUNT_SW_DUMMY;
+	g->leader.attr.disabled = 1;
+	g->leader.attr.exclude_kernel = 1;
+	*perf_attr_aux_action(&g->leader.attr) = leader_action;
+	if (tp_id)
+		aux_group__add_tracepoint(g, "syscalls:sys_enter_getpid", tp_id, member_action);
+}
+
+static void check(const char *what, struct aux_group *g)
+{
+	struct aux_group_caps caps = { .kernel_aux_action = true, .pmu_aux_pause = true };
+	int predicted = aux_group__validate(g, &caps);
+	int got = kernel_open(g);
+
+	if (predicted != got) {
+		fprintf(stderr, "FAIL %s: we predict %d (%s), the kernel says %d (%s)\n", what, predicted,
+			strerror(-predicted), got, strerror(-got));
+		failures++;
+	} else {
+		printf("ok   %s: %d %s\n", what, got, got ? strerror(-got) : "");
+	}
+}
+
+static __u64 tracepoint_id(const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+
+	for (size_t i = 0; i < 2; i++) {
+		FILE *f;
+		unsigned long long id;
+
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &id) != 1)
+			id = 0;
+		fclose(f);
+		return id;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	struct perf_event_attr probe = { .size = sizeof(probe), .type = PERF_TYPE_SOFTWARE,
+					 .config = PERF_COUNT_SW_DUMMY, .disabled = 1, .exclude_kernel = 1 };
+	struct aux_group g;
+	__u64 tp;
+	int fd;
+
+	if (geteuid()) {
+		printf("skip: needs root\n");
+		return 77;
+	}
+	log__set_level(LOG_ERR - 1); /* the validator's messages are expected here */
+	*perf_attr_aux_action(&probe) = AUXTRIG_AUX_START_PAUSED;
+	fd = event_open(&probe, -1);
+	if (fd != -EOPNOTSUPP) {
+		printf("skip: this kernel has no aux_action (dummy with aux_start_paused: %d)\n", fd);
+		if (fd >= 0)
+			close(fd);
+		return 77;
+	}
+	tp = tracepoint_id("sys_enter_getpid");
+	if (!tp) {
+		printf("skip: no syscalls:sys_enter_getpid tracepoint (tracefs not mounted?)\n");
+		return 77;
+	}
+
+	sw_led(&g, 0, AUXTRIG_AUX_START_PAUSED, 0);
+	check("aux_start_paused on a PMU without CAP_AUX_PAUSE", &g);
+	sw_led(&g, 0, AUXTRIG_AUX_PAUSE, 0);
+	check("aux_pause on a lone event (no AUX leader)", &g);
+	sw_led(&g, 0, AUXTRIG_AUX_PAUSE | AUXTRIG_AUX_RESUME, 0);
+	check("aux_pause and aux_resume on one event", &g);
+	sw_led(&g, 0, 1u << 3, 0);
+	check("aux_action bit 3", &g);
+	sw_led(&g, 0, 1u << 31, 0);
+	check("aux_action bit 31", &g);
+	sw_led(&g, 0, AUXTRIG_AUX_PAUSE, 0);
+	g.leader.attr.aux_output = 1;
+	check("aux_output with aux_pause", &g);
+	sw_led(&g, tp, 0, AUXTRIG_AUX_RESUME);
+	check("aux_resume trigger under a leader that cannot pause", &g);
+	sw_led(&g, tp, 0, AUXTRIG_AUX_START_PAUSED);
+	check("aux_start_paused on a tracepoint member", &g);
+	sw_led(&g, tp, 0, AUXTRIG_AUX_PAUSE | AUXTRIG_AUX_RESUME);
+	check("pause and resume on one tracepoint member", &g);
+	sw_led(&g, tp, 0, 0);
+	check("a plain group (accepted)", &g);
+
+	return failures ? 1 : 0;
+}
