@@ -26,8 +26,12 @@ const volatile __u32 filter_cpus = 0;		/* 1: record only on CPUs in gate_cpus (-
 const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 
+const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
+
 __u32 armed = 0;				/* set by the loader once everything is attached */
+__u32 frozen = 0;				/* a snapshot trigger fired: emit nothing until it is taken */
 struct gate_stats stats[GATE_STATS_SLOTS];
+struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -78,6 +82,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_env);
 } gate_env SEC(".maps");
+
+/* The conditions of the triggers (--on ... if EXPR). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GATE_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct expr_prog);
+} gate_trig_progs SEC(".maps");
+
+/* Fired triggers, to the recorder: apart from trace data, so a flood cannot drop them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} gate_ctl SEC(".maps");
 
 struct record_buf {
 	__u64 ip;
@@ -160,6 +178,10 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 
 	if (!cpu_recorded())
 		return;
+	if (frozen) {
+		st->frozen++;
+		return;
+	}
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
@@ -213,25 +235,22 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 }
 
 /*
- * Does --where hold for this window start? The environment is the current
- * thread and, for a syscall's entry, its number and arguments (struct
- * syscall_trace_enter: int nr at 8, unsigned long args[6] from 16).
+ * The environment conditions see: the current thread and, at a syscall's
+ * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
+ * unsigned long args[6] from 16), at its exit, number and return value
+ * (struct syscall_trace_exit: int nr at 8, long ret at 16).
  */
-static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
+static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
-	struct expr_prog *prog;
 	struct expr_env *env;
 	__u32 zero = 0;
 	int nr = -1;
 
-	if (!have_where)
-		return 1;
-	prog = bpf_map_lookup_elem(&gate_where, &zero);
 	env = bpf_map_lookup_elem(&gate_env, &zero);
-	if (!prog || !env)
-		return 0;
+	if (!env)
+		return NULL;
 	__builtin_memset(env, 0, sizeof(*env));
 	env->pid = pid_tgid >> 32;
 	env->tid = (__u32)pid_tgid;
@@ -243,12 +262,101 @@ static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
 	bpf_get_current_comm(env->comm, sizeof(env->comm));
 	env->rec = (__u64)ctx;
 	env->rec_size = tp->size;
-	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+	if (tp->flags & GATE_TP_SYSCALL_ENTER)
 		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
-	}
+	if (tp->flags & GATE_TP_SYSCALL_EXIT)
+		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
+	return env;
+}
+
+/* Does --where hold for this window start? */
+static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
+{
+	struct expr_prog *prog;
+	struct expr_env *env;
+	__u32 zero = 0;
+
+	if (!have_where)
+		return 1;
+	prog = bpf_map_lookup_elem(&gate_where, &zero);
+	env = fill_env(ctx, tp);
+	if (!prog || !env)
+		return 0;
 	return expr_eval(prog, env);
+}
+
+/*
+ * The triggers whose point this is: condition, then rate policy, then the
+ * action. A snapshot trigger freezes the flight recorder at once, here in the
+ * kernel, so the snapshot ends exactly at the record that fired it; the
+ * recorder unfreezes it once the snapshot is taken.
+ */
+static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
+{
+	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
+		const volatile struct gate_trigger *t;
+		struct gate_trigger_stats *ts;
+		struct gate_ctl_msg *msg;
+		struct expr_env *env;
+		struct expr_prog *prog;
+		__u32 i = n;
+		__u64 m;
+		int fire;
+
+		if (!(tp->trig_mask & (1u << n)))
+			continue;
+		/* A bound the verifier keeps: clang may index with another copy of n. */
+		barrier_var(i);
+		i &= GATE_MAX_TRIGGERS - 1;
+		t = &gate_triggers[i];
+		ts = &trig_stats[i];
+		__sync_fetch_and_add(&ts->evaluated, 1);
+		env = fill_env(ctx, tp);
+		if (!env)
+			continue;
+		if (t->has_cond) {
+			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
+			if (!prog || !expr_eval(prog, env))
+				continue;
+		}
+		m = __sync_add_and_fetch(&ts->matched, 1);
+		switch (t->policy) {
+		case GATE_POLICY_ONCE:
+			fire = m == 1;
+			break;
+		case GATE_POLICY_EVERY:
+			fire = t->n && m % t->n == 0;
+			break;
+		case GATE_POLICY_AFTER:
+			fire = m >= t->n;
+			break;
+		default:
+			fire = 1;
+		}
+		if (!fire) {
+			__sync_fetch_and_add(&ts->suppressed, 1);
+			continue;
+		}
+		__sync_fetch_and_add(&ts->fired, 1);
+		if (t->action == GATE_ACT_SNAPSHOT)
+			frozen = 1;
+		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+		if (!msg) {
+			__sync_fetch_and_add(&ts->dropped, 1);
+			continue;
+		}
+		msg->trigger = i;
+		msg->action = t->action;
+		msg->pid = env->pid;
+		msg->tid = env->tid;
+		msg->time_ns = bpf_ktime_get_ns();
+		msg->ret = env->ret;
+		__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
+		bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+	}
 }
 
 SEC("tracepoint")
@@ -274,6 +382,8 @@ int gate_tracepoint(void *ctx)
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD)
 			emit(ctx, key, tp, st);
+		if (tp->trig_mask)
+			run_triggers(ctx, tp);
 		return 1;
 	}
 
@@ -315,6 +425,8 @@ int gate_tracepoint(void *ctx)
 		else if (th)
 			th->open = open;
 	}
+	if (tp->trig_mask)
+		run_triggers(ctx, tp);
 	return 1;
 }
 

@@ -8,8 +8,12 @@
  * "phase p done" and waits for a line on standard input, so a test can take a
  * snapshot at a known point.
  *
- * usage: seq_demo N PHASES
+ * With FAIL_AT, the call numbered FAIL_AT is preceded by an openat() of a
+ * missing file (fails with ENOENT): an error path at a known point.
+ *
+ * usage: seq_demo N PHASES [FAIL_AT]
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -19,16 +23,21 @@
 
 int main(int argc, char **argv)
 {
-	long n, phases;
+	long n, phases, fail_at = -1;
 	char line[64];
 
-	if (argc != 3 || (n = atol(argv[1])) <= 0 || (phases = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: seq_demo N PHASES\n");
+	if ((argc != 3 && argc != 4) || (n = atol(argv[1])) <= 0 || (phases = atol(argv[2])) <= 0) {
+		fprintf(stderr, "usage: seq_demo N PHASES [FAIL_AT]\n");
 		return 2;
 	}
+	if (argc == 4)
+		fail_at = atol(argv[3]);
 	for (long p = 0; p < phases; p++) {
-		for (long i = 0; i < n; i++)
+		for (long i = 0; i < n; i++) {
+			if (p * n + i == fail_at)
+				syscall(SYS_openat, AT_FDCWD, "/nonexistent/seq_demo", O_RDONLY);
 			syscall(SYS_close, SEQ_BASE + p * n + i);
+		}
 		printf("phase %ld done\n", p);
 		fflush(stdout);
 		if (p + 1 < phases && !fgets(line, sizeof(line), stdin))

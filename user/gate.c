@@ -24,6 +24,9 @@ struct gate {
 	struct bpf_link **links;
 	size_t nr_links;
 	struct expr_prog *where;
+	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
+	int nr_triggers;
+	struct ring_buffer *ctl;
 };
 
 struct gate *gate__open(const struct gate_opts *opts)
@@ -89,10 +92,67 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		flags |= GATE_TP_USER_REGS;
 	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_enter_", 10))
 		flags |= GATE_TP_SYSCALL_ENTER;
+	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_exit_", 9))
+		flags |= GATE_TP_SYSCALL_EXIT;
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;
 	return 0;
+}
+
+int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
+		      const struct expr_prog *cond)
+{
+	int i = g->nr_triggers, err;
+
+	if (i == GATE_MAX_TRIGGERS) {
+		pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
+		return -E2BIG;
+	}
+	err = gate__add_tp(g, fmt, 0, 0, 0);
+	if (err)
+		return err;
+	for (size_t k = 0; k < g->nr_tps; k++)
+		if (g->tps[k].id == fmt->id)
+			g->tps[k].tp.trig_mask |= 1u << i;
+	if (cond) {
+		g->trig_cond[i] = malloc(sizeof(*cond));
+		if (!g->trig_cond[i])
+			return -ENOMEM;
+		memcpy(g->trig_cond[i], cond, sizeof(*cond));
+	}
+	g->skel->rodata->gate_triggers[i] = *t;
+	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
+	g->nr_triggers++;
+	return i;
+}
+
+int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx)
+{
+	g->ctl = ring_buffer__new(bpf_map__fd(g->skel->maps.gate_ctl), cb, ctx, NULL);
+	return g->ctl ? 0 : -errno;
+}
+
+int gate__ctl_fd(const struct gate *g)
+{
+	return g->ctl ? ring_buffer__epoll_fd(g->ctl) : -1;
+}
+
+int gate__ctl_consume(struct gate *g)
+{
+	int n = g->ctl ? ring_buffer__consume(g->ctl) : 0;
+
+	return n < 0 ? n : 0;
+}
+
+void gate__unfreeze(struct gate *g)
+{
+	__atomic_store_n(&g->skel->bss->frozen, 0, __ATOMIC_RELEASE);
+}
+
+void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
+{
+	*out = g->skel->bss->trig_stats[i];
 }
 
 void gate__record_only_cpus(struct gate *g)
@@ -133,6 +193,19 @@ int gate__load(struct gate *g)
 					   sizeof(*g->where), BPF_ANY);
 		if (err) {
 			pr_err("cannot load the --where condition into the gate: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	for (int i = 0; i < g->nr_triggers; i++) {
+		__u32 key = i;
+
+		if (!g->trig_cond[i])
+			continue;
+		err = bpf_map__update_elem(g->skel->maps.gate_trig_progs, &key, sizeof(key), g->trig_cond[i],
+					   sizeof(*g->trig_cond[i]), BPF_ANY);
+		if (err) {
+			pr_err("cannot load the condition of trigger %d into the gate: %s\n", i + 1,
+			       strerror(-err));
 			return err;
 		}
 	}
@@ -249,6 +322,7 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->too_big += s[i].too_big;
 		sum->threads_full += s[i].threads_full;
 		sum->unknown_tp += s[i].unknown_tp;
+		sum->frozen += s[i].frozen;
 	}
 }
 
@@ -264,7 +338,10 @@ void gate__close(struct gate *g)
 	for (size_t i = 0; i < g->nr_links; i++)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
+	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+		free(g->trig_cond[i]);
 	free(g->where);
 	free(g->tps);
 	free(g);

@@ -29,6 +29,13 @@ static const char record_usage[] =
 "                           --window every hit of the target is recorded.\n"
 "      --where=EXPR         open windows only where EXPR holds, e.g.\n"
 "                           'comm == \"demo\" && tid != 1234' (see auxtrig-expr(7))\n"
+"      --on='POINT [if EXPR]:ACTION[,POLICY]'\n"
+"                           a trigger, decided in the kernel; repeatable. POINT:\n"
+"                           syscall:NAME:enter|exit or tp:SYSTEM:EVENT; EXPR may\n"
+"                           use ret (at exits), arg0..5 (at entries) and the\n"
+"                           tracepoint's fields; ACTION: snapshot (needs -S: the\n"
+"                           recorder freezes at the trigger, the snapshot ends\n"
+"                           there) or stop; POLICY: once, every:N, after:N\n"
 "\n"
 "TARGET:\n"
 "  -- COMMAND [ARGS]        run COMMAND and record it and its children\n"
@@ -61,14 +68,16 @@ static const char record_usage[] =
 "EXAMPLES:\n"
 "  auxtrig record -w syscall:openat -e sched:sched_switch -- ./build/examples/openat_demo\n"
 "  auxtrig record -w syscall:openat -w syscall:read --where 'comm == \"nginx\"' -p 4242\n"
+"  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret == -EACCES:snapshot,once' -- ./app\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000, OPT_CONTROL };
+enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "where", required_argument, NULL, OPT_WHERE },
+	{ "on", required_argument, NULL, OPT_ON },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -157,6 +166,7 @@ static void opts_exit(struct record_opts *o)
 		free(o->events[i]);
 	free(o->events);
 	free(o->windows);
+	free(o->ons);
 }
 
 int cmd_record(int argc, char **argv)
@@ -184,6 +194,15 @@ int cmd_record(int argc, char **argv)
 		case OPT_WHERE:
 			o.where = optarg;
 			break;
+		case OPT_ON: {
+			char **tmp = realloc(o.ons, (o.nr_ons + 1) * sizeof(char *));
+
+			if (!tmp)
+				goto out;
+			o.ons = tmp;
+			o.ons[o.nr_ons++] = optarg;
+			break;
+		}
 		case 'o':
 			if (!*optarg) {
 				pr_err("-o needs a file name\n");

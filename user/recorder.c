@@ -87,8 +87,10 @@
 	"\tfield:unsigned int cpus;\toffset:12;\tsize:4;\tsigned:0;\n" \
 	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
 	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
+	"\tfield:int tid;\toffset:40;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n" \
 	"\n" \
-	"print fmt: \"nr=%%u reason=%%s records=%%lu\", REC->nr, REC->reason, REC->records\n"
+	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld\", REC->nr, REC->reason, REC->records, REC->tid, REC->value\n"
 
 struct marker_record {
 	__u16 common_type;
@@ -99,6 +101,9 @@ struct marker_record {
 	__u32 cpus;
 	__u64 records;
 	char reason[16];
+	__s32 tid;	/* the thread that fired the trigger, or 0 */
+	__u32 __pad;
+	__s64 value;	/* the return value that made the condition true, or 0 */
 };
 
 struct rec_tp {
@@ -144,6 +149,10 @@ struct session {
 	bool stop;
 	bool snapshot_mode;	/* -S: flight recorder */
 	bool salvaged;		/* a write error cut the file short */
+	struct on_spec *ons;	/* --on triggers */
+	size_t nr_ons;
+	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
+	bool stopped_by_trigger;
 	unsigned int marker_type;	/* tracepoint-style type id of auxtrig:snapshot */
 	char *marker_format;
 	__u64 last_time;	/* newest sample time seen */
@@ -313,6 +322,224 @@ static int compile_where(struct session *s)
 		expr__dump(prog, stderr);
 	s->where = prog;
 	return 0;
+}
+
+/* ---- --on triggers ------------------------------------------------------------ */
+
+static int take_snapshot(struct session *s, const char *reason);
+
+struct on_spec {
+	const char *text;
+	struct tp_format fmt;
+	struct gate_trigger t;
+	struct expr_prog *cond;
+	bool at_enter, at_exit;
+};
+
+/*
+ * Fields a trigger's condition may name at its point: the builtins (ret only
+ * at a syscall's exit, arguments only at its entry) and the tracepoint's own
+ * fields by name. The common_* fields are not readable: the kernel has
+ * overwritten them with a pt_regs pointer before BPF runs.
+ */
+static int on_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
+{
+	const struct on_spec *on = ctx;
+	const struct tp_field *f;
+	int err = expr__resolve_builtin(name, field);
+
+	if (!err) {
+		if (!strcmp(name, "ret") && !on->at_exit) {
+			snprintf(why, why_size, "'ret' is known only at a syscall's exit point (syscall:NAME:exit)");
+			return -EINVAL;
+		}
+		if (!strncmp(name, "arg", 3) && !on->at_enter) {
+			snprintf(why, why_size, "'%s' is known only at a syscall's entry point (syscall:NAME:enter)", name);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	f = tp_format__field(&on->fmt, name);
+	if (!f)
+		return -ENOENT;
+	if (f->is_common) {
+		snprintf(why, why_size, "'%s' is not readable from BPF (use pid, tid, comm)", name);
+		return -EINVAL;
+	}
+	memset(field, 0, sizeof(*field));
+	field->offset = f->offset;
+	field->size = f->size;
+	field->is_signed = f->is_signed;
+	if (f->is_dynamic) {
+		field->kind = EXPR_FIELD_REC_LOC;
+	} else if (strstr(f->type, "char") && !strchr(f->type, '*') && f->size > 1) {
+		field->kind = EXPR_FIELD_REC_STR; /* char name[N] */
+	} else {
+		field->kind = EXPR_FIELD_REC_INT;
+		/* Syscall arguments declared int arrive as unextended registers. */
+		if (on->at_enter && f->size == 8 && !strncmp(f->type, "int", 3)) {
+			field->size = 4;
+			field->is_signed = true;
+		}
+		if (field->size != 1 && field->size != 2 && field->size != 4 && field->size != 8) {
+			snprintf(why, why_size, "'%s' is %u bytes: not an integer field", name, f->size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *const on_actions[] = { [GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop" };
+
+/* "POINT [if EXPR]:ACTION[,POLICY...]", the action found as the last ":snapshot"/":stop". */
+static int on_parse(struct session *s, struct on_spec *on, const char *text)
+{
+	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256];
+	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
+	char sys[TP_NAME_MAX], name[TP_NAME_MAX];
+	int ret = -EINVAL;
+
+	memset(on, 0, sizeof(*on));
+	on->text = text;
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; (p = strchr(p, ':')); p++) {
+		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
+			size_t n = strlen(on_actions[a]);
+
+			if (!strncmp(p + 1, on_actions[a], n) && (!p[1 + n] || p[1 + n] == ',')) {
+				act = p;
+				on->t.action = a;
+			}
+		}
+	}
+	if (!act) {
+		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot or stop\n", text);
+		goto out;
+	}
+	*act = '\0';
+	pol = strchr(act + 1, ',');
+	for (pol = pol ? strtok_r(pol + 1, ",", &save) : NULL; pol; pol = strtok_r(NULL, ",", &save)) {
+		char *end;
+
+		if (!strcmp(pol, "once")) {
+			on->t.policy = GATE_POLICY_ONCE;
+			continue;
+		}
+		if (!strncmp(pol, "every", 5) && (pol[5] == ':' || pol[5] == '='))
+			on->t.policy = GATE_POLICY_EVERY;
+		else if (!strncmp(pol, "after", 5) && (pol[5] == ':' || pol[5] == '='))
+			on->t.policy = GATE_POLICY_AFTER;
+		else {
+			pr_err("--on '%s': unknown policy '%s' (once, every:N, after:N)\n", text, pol);
+			goto out;
+		}
+		on->t.n = strtoull(pol + 6, &end, 10);
+		if (*end || !on->t.n) {
+			pr_err("--on '%s': '%s' needs a count of 1 or more\n", text, pol);
+			goto out;
+		}
+	}
+	point = copy;
+	cond = strstr(copy, " if ");
+	if (cond) {
+		*cond = '\0';
+		cond += 4;
+	}
+	while (*point == ' ')
+		point++;
+	for (p = point + strlen(point); p > point && p[-1] == ' ';)
+		*--p = '\0';
+	if (sscanf(point, "syscall:%127[a-z0-9_]:%127s", name, sys) == 2 &&
+	    (!strcmp(sys, "enter") || !strcmp(sys, "exit"))) {
+		on->at_enter = !strcmp(sys, "enter");
+		on->at_exit = !on->at_enter;
+		snprintf(sys, sizeof(sys), "syscalls");
+		{
+			char tmp[TP_NAME_MAX];
+
+			snprintf(tmp, sizeof(tmp), "sys_%s_%.100s", on->at_enter ? "enter" : "exit", name);
+			snprintf(name, sizeof(name), "%s", tmp);
+		}
+	} else if (sscanf(point, "tp:%127[^:]:%127s", sys, name) != 2) {
+		pr_err("--on '%s': expected the point as syscall:NAME:enter, syscall:NAME:exit or tp:SYSTEM:EVENT\n",
+		       text);
+		goto out;
+	}
+	ret = tracefs__load_format(sys, name, &on->fmt);
+	if (ret == -ENOENT) {
+		pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
+		       strcmp(sys, "syscalls") ? "tracepoint" : "syscall", sys, name);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (ret)
+		goto out;
+	if (on->t.action == GATE_ACT_SNAPSHOT && !s->opts->snapshot) {
+		pr_err("--on '%s': the snapshot action needs the flight recorder: add -S\n", text);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (cond) {
+		on->cond = calloc(1, sizeof(*on->cond));
+		if (!on->cond) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = expr__compile(cond, &copts, on->cond, err, sizeof(err));
+		if (ret) {
+			pr_err("--on '%s': condition: %s\n", text, err);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+static int parse_ons(struct session *s)
+{
+	int err;
+
+	s->ons = calloc(s->opts->nr_ons ? s->opts->nr_ons : 1, sizeof(*s->ons));
+	if (!s->ons)
+		return -ENOMEM;
+	if (s->opts->nr_ons > GATE_MAX_TRIGGERS) {
+		pr_err("too many --on triggers: %zu, at most %d\n", s->opts->nr_ons, GATE_MAX_TRIGGERS);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->opts->nr_ons; i++) {
+		err = on_parse(s, &s->ons[i], s->opts->ons[i]);
+		s->nr_ons++;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int on_ctl(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct gate_ctl_msg *m = data;
+	char reason[16];
+	int err = 0;
+
+	if (size < sizeof(*m))
+		return 0;
+	if (m->action == GATE_ACT_SNAPSHOT) {
+		snprintf(reason, sizeof(reason), "on#%u", m->trigger + 1);
+		s->firing = m;
+		err = take_snapshot(s, reason);
+		s->firing = NULL;
+		gate__unfreeze(s->gate);
+	} else if (m->action == GATE_ACT_STOP) {
+		pr_info("--on %s fired (tid %u): stopping\n", s->ons[m->trigger].text, m->tid);
+		s->stop = true;
+		s->stopped_by_trigger = true;
+	}
+	return err;
 }
 
 /* ---- perf events ---------------------------------------------------------- */
@@ -805,6 +1032,10 @@ static int write_marker(struct session *s, const char *reason, __u64 records)
 	m.rec.cpus = s->nr_cpus;
 	m.rec.records = records;
 	snprintf(m.rec.reason, sizeof(m.rec.reason), "%s", reason);
+	if (s->firing) {
+		m.rec.tid = s->firing->tid;
+		m.rec.value = s->firing->ret;
+	}
 	return pdata_writer__write(s->w, &m, sizeof(m));
 }
 
@@ -979,6 +1210,11 @@ static int setup_loop(struct session *s)
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->ctl_fd, &ev))
 			return -errno;
 	}
+	if (gate__ctl_fd(s->gate) >= 0) {
+		ev.data.fd = gate__ctl_fd(s->gate);
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+			return -errno;
+	}
 	for (size_t i = 0; i < s->nr_cpus && !s->snapshot_mode; i++) {
 		ev.data.fd = s->cpus[i].out_fd;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->cpus[i].out_fd, &ev))
@@ -1020,6 +1256,8 @@ static int loop(struct session *s)
 				err = handle_signals(s);
 			else if (evs[i].data.fd == s->ctl_fd)
 				err = control_read(s);
+			else if (evs[i].data.fd == gate__ctl_fd(s->gate))
+				err = gate__ctl_consume(s->gate);
 		}
 		if (!err)
 			err = drain(s);
@@ -1081,6 +1319,21 @@ static void print_summary(struct session *s)
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
 			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	for (size_t i = 0; i < s->nr_ons; i++) {
+		struct gate_trigger_stats ts;
+
+		gate__trigger_stats(s->gate, i, &ts);
+		pr_info("--on %s: evaluated %llu, matched %llu, fired %llu, suppressed %llu, dropped %llu\n",
+			s->ons[i].text, (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
+			(unsigned long long)ts.fired, (unsigned long long)ts.suppressed,
+			(unsigned long long)ts.dropped);
+		if (ts.dropped)
+			pr_warn("--on %s: %llu firings were lost (trigger channel full)\n", s->ons[i].text,
+				(unsigned long long)ts.dropped);
+	}
+	if (st.frozen)
+		pr_info("%llu records after a snapshot trigger were held back until its snapshot was taken\n",
+			(unsigned long long)st.frozen);
 	if (s->snapshot_mode)
 		pr_info("%lu snapshot%s, %llu records from the flight recorder\n", s->nr_snapshots,
 			s->nr_snapshots == 1 ? "" : "s", (unsigned long long)s->snapshot_records);
@@ -1146,6 +1399,11 @@ static void session_exit(struct session *s)
 	free(s->tp_by_type);
 	free(s->where);
 	free(s->marker_format);
+	for (size_t i = 0; i < s->nr_ons; i++) {
+		tp_format__exit(&s->ons[i].fmt);
+		free(s->ons[i].cond);
+	}
+	free(s->ons);
 	if (s->have_target)
 		target__exit(&s->target);
 	if (s->sigfd > 0)
@@ -1189,6 +1447,8 @@ int recorder__run(const struct record_opts *o)
 		err = resolve_tracepoints(&s);
 	if (!err)
 		err = compile_where(&s);
+	if (!err)
+		err = parse_ons(&s);
 	if (err) {
 		ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
@@ -1214,8 +1474,15 @@ int recorder__run(const struct record_opts *o)
 	}
 	if (s.where && gate__set_where(s.gate, s.where))
 		goto out;
+	for (size_t i = 0; i < s.nr_ons; i++)
+		if (gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond) < 0)
+			goto out;
 	if (gate__load(s.gate))
 		goto out;
+	if (s.nr_ons && gate__ctl_open(s.gate, on_ctl, &s)) {
+		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
+		goto out;
+	}
 
 	if (o->command) {
 		err = target__fork_command(&s.target, o->command);
@@ -1284,6 +1551,8 @@ int recorder__run(const struct record_opts *o)
 	err = loop(&s);
 	gate__disarm(s.gate);
 	if (!err)
+		err = gate__ctl_consume(s.gate); /* triggers that fired at the very end */
+	if (!err)
 		err = drain(&s);
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
@@ -1306,7 +1575,7 @@ int recorder__run(const struct record_opts *o)
 		goto out_summary;
 	}
 	ret = EXIT_OK;
-	if (s.signo && s.target.is_command)
+	if ((s.signo || s.stopped_by_trigger) && s.target.is_command)
 		target__kill(&s.target);
 	else if (s.target.is_command && s.target.exited && WIFSIGNALED(s.target.status))
 		pr_warn("%s was killed by signal %d (%s); the file holds everything up to then\n",

@@ -51,6 +51,26 @@ int gate__set_output(struct gate *g, int cpu, int perf_fd);
 int gate__add_target(struct gate *g, pid_t pid);
 /** gate__record_cpu() - with any call, only CPUs named this way are recorded (-C). */
 int gate__record_cpu(struct gate *g, int cpu);
+/**
+ * gate__add_trigger() - a --on at tracepoint @fmt: action and policy in @t,
+ * condition in @cond (NULL: always). Before gate__load().
+ * Return: the trigger's index (>= 0) or -errno (-E2BIG: too many).
+ */
+int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
+		      const struct expr_prog *cond);
+/**
+ * gate__ctl_open() - deliver fired triggers to @cb (after gate__load()).
+ * Return: 0 or -errno.
+ */
+int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx);
+/** gate__ctl_fd() - an fd that polls readable when fired triggers wait. */
+int gate__ctl_fd(const struct gate *g);
+/** gate__ctl_consume() - call the callback for every waiting message. */
+int gate__ctl_consume(struct gate *g);
+/** gate__unfreeze() - after a triggered snapshot: let records flow again. */
+void gate__unfreeze(struct gate *g);
+/** gate__trigger_stats() - the counters of trigger @i. */
+void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out);
 /** gate__attach() - attach to every declared tracepoint and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

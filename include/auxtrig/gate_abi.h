@@ -39,6 +39,73 @@
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
 #define GATE_TP_SYSCALL_ENTER	(1u << 2)	/* struct syscall_trace_enter: nr and args for --where */
+#define GATE_TP_SYSCALL_EXIT	(1u << 3)	/* struct syscall_trace_exit: nr and ret for conditions */
+
+/*
+ * Triggers (--on): a tracepoint hit whose condition holds fires an action,
+ * subject to a rate policy. Their conditions live in gate_trig_progs[i].
+ */
+#define GATE_MAX_TRIGGERS	8
+
+#define GATE_ACT_SNAPSHOT	1	/* freeze the flight recorder, ask for a snapshot */
+#define GATE_ACT_STOP		2	/* end the run */
+#define GATE_ACT_MARK		3	/* write an auxtrig:mark record with the values */
+
+#define GATE_POLICY_ALWAYS	0
+#define GATE_POLICY_ONCE	1	/* the first match only */
+#define GATE_POLICY_EVERY	2	/* every n-th match */
+#define GATE_POLICY_AFTER	3	/* from the n-th match on */
+
+/**
+ * struct gate_trigger - one --on (rodata array gate_triggers)
+ * @action:	GATE_ACT_*
+ * @policy:	GATE_POLICY_*
+ * @n:		the policy's N
+ * @has_cond:	gate_trig_progs[i] holds a condition
+ */
+struct gate_trigger {
+	__u32 action;
+	__u32 policy;
+	__u64 n;
+	__u32 has_cond;
+	__u32 __pad;
+};
+
+/**
+ * struct gate_trigger_stats - per trigger, in .bss (shared by all CPUs, atomic)
+ * @evaluated:	hits of the trigger's tracepoint by a target
+ * @matched:	of those, where the condition held
+ * @fired:	of those, where the rate policy let the action happen
+ * @suppressed:	matched but held back by the rate policy
+ * @dropped:	fired but the control message could not be queued (ring full)
+ */
+struct gate_trigger_stats {
+	__u64 evaluated;
+	__u64 matched;
+	__u64 fired;
+	__u64 suppressed;
+	__u64 dropped;
+};
+
+/**
+ * struct gate_ctl_msg - a fired trigger, on the control ring (BPF ringbuf
+ * gate_ctl), separate from the trace data so a flood of it cannot drop this
+ * @trigger:	index of the --on
+ * @action:	GATE_ACT_*
+ * @pid, @tid:	who made the condition true
+ * @time_ns:	bpf_ktime_get_ns()
+ * @ret:	the syscall's return value at an exit point, else 0
+ * @args:	the syscall's arguments at an entry point, else 0
+ */
+struct gate_ctl_msg {
+	__u32 trigger;
+	__u32 action;
+	__u32 pid;
+	__u32 tid;
+	__u64 time_ns;
+	__s64 ret;
+	__u64 args[6];
+};
 
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
@@ -50,6 +117,7 @@
  * @flags:	GATE_TP_*
  * @size:	size of the fixed part of the record (from the format file)
  * @nr_dyn:	number of dynamic-location fields
+ * @trig_mask:	triggers (--on) whose point this tracepoint is
  * @dyn_off:	offset of each dynamic-location u32 (len << 16 | offset)
  * @dyn_flags:	GATE_DYN_* per dynamic field
  */
@@ -59,7 +127,7 @@ struct gate_tp {
 	__u32 flags;
 	__u32 size;
 	__u32 nr_dyn;
-	__u32 __pad;
+	__u32 trig_mask;	/* triggers (--on) at this tracepoint: bit i = trigger i */
 	__u16 dyn_off[GATE_MAX_DYN];
 	__u8 dyn_flags[GATE_MAX_DYN];
 };
@@ -84,6 +152,8 @@ struct gate_thread {
  * @too_big:		records larger than GATE_RECORD_MAX: lost
  * @threads_full:	window opens lost because gate_threads was full
  * @unknown_tp:		hits on a tracepoint with no gate_tp entry (should be 0)
+ * @frozen:		records not emitted because a snapshot trigger had frozen
+ *			the recorder (on purpose: the trace ends at the trigger)
  */
 struct gate_stats {
 	__u64 windows_opened;
@@ -94,6 +164,7 @@ struct gate_stats {
 	__u64 too_big;
 	__u64 threads_full;
 	__u64 unknown_tp;
+	__u64 frozen;
 };
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */

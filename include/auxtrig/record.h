@@ -28,6 +28,8 @@ struct record_opts {
 	char **events;		/* -e specs, one tracepoint pattern each */
 	size_t nr_events;
 	const char *where;	/* --where EXPR or NULL */
+	char **ons;		/* --on POINT [if EXPR]:ACTION[,POLICY] */
+	size_t nr_ons;
 	const char *output;	/* -o, default "auxtrig.data" */
 	bool force;		/* -f */
 	const char *pids;	/* -p list, or NULL */

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --on: triggers decided in the kernel. The error-path freeze ends the trace
+# exactly at the failure; conditions on ret and on a tracepoint's own fields;
+# rate policies; the stop action; refused specs.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+SEQ=$build/examples/seq_demo
+
+seqs() {
+	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
+		while read -r h; do echo $((h - 1000000)); done
+}
+
+# 1. Flight recorder frozen by a failing openat at a known point (call #1500).
+taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close,syscalls:sys_exit_openat \
+	--on 'syscall:openat:exit if ret == -ENOENT:snapshot,once' -o "$tmp/f.data" -- "$SEQ" 3000 1 1500 \
+	>/dev/null 2>"$tmp/f.err" || fail "record failed: $(cat "$tmp/f.err")"
+assert_perf_reads_cleanly "$tmp/f.data"
+seqs "$tmp/f.data" >"$tmp/f.seq"
+assert_eq "$(tail -1 "$tmp/f.seq")" 1499 "the last record before the failure"
+assert_eq "$(awk '$1 >= 1500' "$tmp/f.seq" | wc -l)" 0 "records after the failure"
+n=$(wc -l <"$tmp/f.seq")
+[ "$n" -gt 100 ] || fail "the snapshot holds only $n records"
+awk 'NR > 1 && $1 != prev + 1 { exit 1 } { prev = $1 }' "$tmp/f.seq" || fail "the snapshot has gaps"
+perf script -F event,trace -i "$tmp/f.data" 2>/dev/null | tail -2 >"$tmp/f.tail"
+grep -q 'sys_exit_openat: 0xfffffffffffffffe' "$tmp/f.tail" || fail "the failing openat is not the end: $(cat "$tmp/f.tail")"
+grep -q "auxtrig:snapshot: nr=1 reason=on#1 records=$((n + 1)) tid=[0-9]* value=-2" "$tmp/f.tail" ||
+	fail "no marker with the trigger's values: $(cat "$tmp/f.tail")"
+grep -q 'evaluated 1, matched 1, fired 1, suppressed 0, dropped 0' "$tmp/f.err" || fail "counters: $(cat "$tmp/f.err")"
+
+# 2. A condition on the tracepoint's own field, by name.
+taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close \
+	--on 'tp:syscalls:sys_enter_close if fd == 1000700:snapshot' -o "$tmp/t.data" -- "$SEQ" 2000 1 \
+	>/dev/null 2>"$tmp/t.err" || fail "record failed: $(cat "$tmp/t.err")"
+assert_eq "$(seqs "$tmp/t.data" | tail -1)" 700 "the record that fired the field condition"
+
+# 3. Rate policies: of 10 failing openat calls, every:3 fires at 3, 6, 9.
+"$AUXTRIG" record -S -e syscalls:sys_enter_close --on 'syscall:openat:exit if ret < 0:snapshot,every:3' \
+	-o "$tmp/p.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/p.err" || fail "record failed: $(cat "$tmp/p.err")"
+grep -q 'evaluated 20, matched 10, fired 3, suppressed 7' "$tmp/p.err" || fail "every:3 counters: $(cat "$tmp/p.err")"
+assert_eq "$(perf script -i "$tmp/p.data" 2>/dev/null | grep -c 'auxtrig:snapshot:')" 3 "snapshots from every:3"
+"$AUXTRIG" record -S -e syscalls:sys_enter_close --on 'syscall:openat:exit if ret == -ENOENT:snapshot,after:8' \
+	-o "$tmp/a.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/a.err" || fail "record failed"
+grep -q 'matched 10, fired 3, suppressed 7' "$tmp/a.err" || fail "after:8 counters: $(cat "$tmp/a.err")"
+
+# 4. stop: the run ends at the first failure, long before the workload would.
+start=$(date +%s)
+"$AUXTRIG" record -w syscall:openat --on 'syscall:openat:exit if ret == -ENOENT:stop,once' \
+	-o "$tmp/s.data" -- "$DEMO" -r 100000 >/dev/null 2>"$tmp/s.err" || fail "record failed: $(cat "$tmp/s.err")"
+[ $(($(date +%s) - start)) -lt 10 ] || fail "stop did not end the run"
+grep -q 'fired 1' "$tmp/s.err" || fail "stop counters: $(cat "$tmp/s.err")"
+assert_perf_reads_cleanly "$tmp/s.data"
+pgrep -f "openat_demo -r 100000" && fail "the workload outlived a stop"
+
+# 5. Refused before anything is attached.
+bad() { "$AUXTRIG" record -S -e syscalls:sys_enter_close --on "$1" -o "$tmp/x.data" -- true 2>"$tmp/x.err"
+	assert_eq $? 2 "exit code of --on '$1'"; grep -q -- "$2" "$tmp/x.err" || fail "--on '$1': $(cat "$tmp/x.err")"
+	[ ! -e "$tmp/x.data" ] || fail "--on '$1' left a file"; }
+bad 'syscall:openat:exit:explode' 'expected POINT'
+bad 'syscall:openat:exit if ret ==:snapshot' 'column'
+bad 'syscall:openat:enter if ret < 0:snapshot' "known only at a syscall's exit"
+bad 'syscall:no_such_call:exit:snapshot' 'unknown syscall'
+bad 'syscall:openat:exit:snapshot,every:0' 'count of 1 or more'
+"$AUXTRIG" record -e syscalls:sys_enter_close --on 'syscall:openat:exit:snapshot' -o "$tmp/x.data" -- true 2>"$tmp/x.err"
+assert_eq $? 2 "snapshot action without -S"
+grep -q 'add -S' "$tmp/x.err" || fail "no hint to add -S: $(cat "$tmp/x.err")"
+echo ok
