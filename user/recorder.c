@@ -581,6 +581,7 @@ static void attr_init_sideband(struct perf_event_attr *a, bool enable_on_exec)
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->task = 1;
+	a->build_id = 1; /* MMAP2 carries the build id, so perf finds the right binary later */
 	a->inherit = 1;
 	a->disabled = enable_on_exec;
 	a->enable_on_exec = enable_on_exec;
@@ -868,6 +869,12 @@ static int synthesize(struct session *s)
 	err = synth__kernel_mmap(s->w, NULL);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
+	if (s->nr_cpus) {
+		/* TSC to perf time, for decoders that need it (SPE, CoreSight, jitdump). */
+		err = synth__time_conv(s->w, data_ring__user_page(&s->cpus[0].ring));
+		if (err && err != -EOPNOTSUPP)
+			return err;
+	}
 	if (s->snapshot_mode) {
 		/* The snapshot markers are auxtrig's own samples: name their thread. */
 		char buf[128];
@@ -997,6 +1004,35 @@ static int drain(struct session *s)
 	if (err || !any)
 		return err;
 	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);
+}
+
+/*
+ * Records the gate dropped that no PERF_RECORD_LOST in the file accounts for:
+ * too big to copy, or lost to a full ring after the kernel's last LOST record.
+ * Written as PERF_RECORD_LOST_SAMPLES, which perf report counts ("Total Lost
+ * Samples"), attributed to the output event of the first CPU.
+ */
+static int write_gate_losses(struct session *s)
+{
+	struct {
+		struct perf_event_header h;
+		__u64 lost;
+		struct pdata_sample_id sid;
+	} rec = {};
+	struct gate_stats st;
+	__u64 lost;
+
+	gate__stats(s->gate, &st);
+	lost = st.too_big + (st.output_lost > s->lost_kernel ? st.output_lost - s->lost_kernel : 0);
+	if (!lost || !s->nr_cpus)
+		return 0;
+	rec.h.type = PERF_RECORD_LOST_SAMPLES;
+	rec.h.size = sizeof(rec);
+	rec.lost = lost;
+	rec.sid.pid = rec.sid.tid = getpid();
+	rec.sid.time = s->last_time;
+	rec.sid.id = s->cpus[0].out_id;
+	return pdata_writer__write(s->w, &rec, sizeof(rec));
 }
 
 static int snapshot_record(const struct perf_event_header *h, void *arg)
@@ -1554,6 +1590,8 @@ int recorder__run(const struct record_opts *o)
 		err = gate__ctl_consume(s.gate); /* triggers that fired at the very end */
 	if (!err)
 		err = drain(&s);
+	if (!err)
+		err = write_gate_losses(&s);
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
 	if (err) {
