@@ -20,11 +20,22 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* libbpf 1.1 (Debian 12) stops at PT_REGS_PARM5; later versions define the sixth. */
+#ifndef PT_REGS_PARM6
+#if defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) ((x)->r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define PT_REGS_PARM6(x) (((const struct user_pt_regs *)(x))->regs[5])
+#endif
+#endif
+
 const volatile __u32 filter_targets = 1;	/* 0: every process (-a) */
 const volatile __u32 target_threads = 0;	/* 1: gate_targets holds thread ids (-t) */
 const volatile __u32 filter_cpus = 0;		/* 1: record only on CPUs in gate_cpus (-C) */
 const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
+const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
+const volatile __u32 uprobe_exit_type = 0;
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
@@ -452,4 +463,143 @@ int gate_thread_exit(void *ctx)
 
 	bpf_map_delete_elem(&gate_threads, &tid);
 	return 1;
+}
+
+/* ---- uprobe windows -------------------------------------------------------- */
+
+/* Emit a record auxtrig built (not a tracepoint's): IP from the probe's registers. */
+static __always_inline void emit_own(struct pt_regs *ctx, const void *rec, __u32 size, struct gate_stats *st)
+{
+	struct record_buf *buf;
+	__u32 zero = 0;
+
+	if (!cpu_recorded())
+		return;
+	if (frozen) {
+		st->frozen++;
+		return;
+	}
+	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
+	if (!buf)
+		return;
+	buf->ip = PT_REGS_IP(ctx);
+	barrier_var(size);
+	size &= GATE_SCRATCH - 1;
+	if (bpf_probe_read_kernel(buf->data, size, rec))
+		return;
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + size))
+		st->output_lost++;
+	else
+		st->recorded++;
+}
+
+/* The --where environment at a function's entry: the thread and its arguments. */
+static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
+{
+	struct gate_tp none = {};
+	struct expr_prog *prog;
+	struct expr_env *env;
+	__u32 zero = 0;
+
+	if (!have_where)
+		return 1;
+	prog = bpf_map_lookup_elem(&gate_where, &zero);
+	env = fill_env(ctx, &none);
+	if (!prog || !env)
+		return 0;
+	env->rec = 0;
+	env->args[0] = PT_REGS_PARM1(ctx);
+	env->args[1] = PT_REGS_PARM2(ctx);
+	env->args[2] = PT_REGS_PARM3(ctx);
+	env->args[3] = PT_REGS_PARM4(ctx);
+	env->args[4] = PT_REGS_PARM5(ctx);
+	env->args[5] = PT_REGS_PARM6(ctx);
+	return expr_eval(prog, env);
+}
+
+SEC("uprobe")
+int gate_uprobe_enter(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, w = bpf_get_attach_cookie(ctx);
+	struct gate_uprobe_enter_rec rec = {};
+	struct gate_thread *th, fresh = {};
+	struct gate_stats *st;
+	__u32 depth;
+
+	if (!armed || !is_target(pid_tgid))
+		return 0;
+	st = my_stats();
+	barrier_var(w);
+	w &= GATE_MAX_WINDOWS - 1;
+	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	if (!th || !th->depth[w]) {
+		/* The outermost call: the window opens here, if --where holds. */
+		if (!uprobe_where_holds(ctx)) {
+			st->windows_filtered++;
+			return 0;
+		}
+		if (!th) {
+			fresh.opened_ns = bpf_ktime_get_ns();
+			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
+				st->threads_full++;
+				return 0;
+			}
+			th = bpf_map_lookup_elem(&gate_threads, &tid);
+			if (!th)
+				return 0;
+		}
+		th->open |= 1ULL << w;
+		st->windows_opened++;
+	}
+	if (th->depth[w] < 255)
+		th->depth[w]++;
+	depth = th->depth[w];
+
+	rec.common_type = uprobe_enter_type;
+	rec.common_pid = tid;
+	rec.window = w;
+	rec.depth = depth;
+	rec.args[0] = PT_REGS_PARM1(ctx);
+	rec.args[1] = PT_REGS_PARM2(ctx);
+	rec.args[2] = PT_REGS_PARM3(ctx);
+	rec.args[3] = PT_REGS_PARM4(ctx);
+	rec.args[4] = PT_REGS_PARM5(ctx);
+	rec.args[5] = PT_REGS_PARM6(ctx);
+	emit_own(ctx, &rec, sizeof(rec), st);
+	return 0;
+}
+
+SEC("uretprobe")
+int gate_uprobe_exit(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, w = bpf_get_attach_cookie(ctx);
+	struct gate_uprobe_exit_rec rec = {};
+	struct gate_thread *th;
+	struct gate_stats *st;
+
+	if (!armed || !is_target(pid_tgid))
+		return 0;
+	st = my_stats();
+	barrier_var(w);
+	w &= GATE_MAX_WINDOWS - 1;
+	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	if (!th || !th->depth[w])
+		return 0; /* a return whose call began before we were armed */
+
+	rec.common_type = uprobe_exit_type;
+	rec.common_pid = tid;
+	rec.window = w;
+	rec.depth = th->depth[w];
+	rec.ret = PT_REGS_RC(ctx);
+	emit_own(ctx, &rec, sizeof(rec), st);
+
+	if (--th->depth[w] == 0) {
+		th->open &= ~(1ULL << w);
+		st->windows_closed++;
+		if (!th->open)
+			bpf_map_delete_elem(&gate_threads, &tid);
+	}
+	return 0;
 }

@@ -27,6 +27,12 @@ struct gate {
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
 	int nr_triggers;
 	struct ring_buffer *ctl;
+	struct gate_uprobe {
+		int window;
+		char *path, *symbol;
+		unsigned long offset;
+	} *uprobes;
+	size_t nr_uprobes;
 };
 
 struct gate *gate__open(const struct gate_opts *opts)
@@ -125,6 +131,31 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
 	g->nr_triggers++;
 	return i;
+}
+
+int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char *symbol,
+			    unsigned long offset)
+{
+	struct gate_uprobe *tmp = realloc(g->uprobes, (g->nr_uprobes + 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return -ENOMEM;
+	g->uprobes = tmp;
+	tmp = &g->uprobes[g->nr_uprobes];
+	tmp->window = w;
+	tmp->offset = offset;
+	tmp->path = strdup(path);
+	tmp->symbol = strdup(symbol);
+	if (!tmp->path || !tmp->symbol)
+		return -ENOMEM;
+	g->nr_uprobes++;
+	return 0;
+}
+
+void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
+{
+	g->skel->rodata->uprobe_enter_type = enter;
+	g->skel->rodata->uprobe_exit_type = exit;
 }
 
 int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx)
@@ -282,6 +313,30 @@ int gate__attach(struct gate *g)
 		if (err)
 			return err;
 	}
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		const struct gate_uprobe *u = &g->uprobes[i];
+
+		for (int ret = 0; ret < 2; ret++) {
+			/* The window's number travels as the cookie: one program for all. */
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret,
+				    .bpf_cookie = u->window);
+
+			if (ret && u->offset)
+				break; /* a return probe only at the function itself */
+			link = bpf_program__attach_uprobe_opts(ret ? g->skel->progs.gate_uprobe_exit
+								   : g->skel->progs.gate_uprobe_enter,
+							       -1, u->path, u->offset, &uo);
+			if (!link) {
+				err = -errno;
+				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				return err;
+			}
+			err = add_link(g, link);
+			if (err)
+				return err;
+		}
+	}
 	link = bpf_program__attach(g->skel->progs.gate_follow_fork);
 	if (!link || add_link(g, link)) {
 		err = link ? -ENOMEM : -errno;
@@ -342,6 +397,11 @@ void gate__close(struct gate *g)
 	gate_bpf__destroy(g->skel);
 	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
 		free(g->trig_cond[i]);
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		free(g->uprobes[i].path);
+		free(g->uprobes[i].symbol);
+	}
+	free(g->uprobes);
 	free(g->where);
 	free(g->tps);
 	free(g);

@@ -112,7 +112,32 @@ struct rec_tp {
 	__u64 open_mask, close_mask;
 	__u32 flags;
 	__u64 written;
+	char *own_format;	/* auxtrig's own event: its format text; not attached */
 };
+
+/* Formats of auxtrig's own window events (uprobe windows); %u is the type id. */
+#define OWN_COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+	"\tfield:unsigned int window;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned int depth;\toffset:12;\tsize:4;\tsigned:0;\n"
+#define UPROBE_ENTER_FORMAT \
+	"name: uprobe_enter\nID: %u\nformat:\n" OWN_COMMON \
+	"\tfield:unsigned long arg0;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:56;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"window=%%u depth=%%u arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->window, REC->depth, " \
+	"REC->arg0, REC->arg1, REC->arg2\n"
+#define UPROBE_EXIT_FORMAT \
+	"name: uprobe_exit\nID: %u\nformat:\n" OWN_COMMON \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n" \
+	"print fmt: \"window=%%u depth=%%u ret=%%ld\", REC->window, REC->depth, REC->ret\n"
+
 
 struct cpu_slot {
 	int cpu;
@@ -149,6 +174,7 @@ struct session {
 	bool stop;
 	bool snapshot_mode;	/* -S: flight recorder */
 	bool salvaged;		/* a write error cut the file short */
+	bool have_uprobes;	/* uprobe windows: auxtrig's own enter/exit events */
 	struct on_spec *ons;	/* --on triggers */
 	size_t nr_ons;
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
@@ -205,6 +231,44 @@ static int tp_add(struct session *s, const char *sys, const char *name, __u64 op
 	return 0;
 }
 
+/* A type id that no tracepoint in use has, from 65000 up. */
+static unsigned int own_type(const struct session *s, unsigned int after)
+{
+	unsigned int t = after < 65000 ? 65000 : after + 1;
+
+	for (;;) {
+		bool used = false;
+
+		for (size_t i = 0; i < s->nr_tps; i++)
+			used |= s->tps[i].fmt.id == t;
+		if (!used)
+			return t;
+		t++;
+	}
+}
+
+/* An event of auxtrig's own, described to perf like a tracepoint. */
+static int add_own_event(struct session *s, const char *name, const char *format, unsigned int size)
+{
+	struct rec_tp *tmp = realloc(s->tps, (s->nr_tps + 1) * sizeof(*tmp)), *tp;
+	unsigned int type = own_type(s, s->nr_tps ? s->tps[s->nr_tps - 1].fmt.id : 0);
+
+	if (!tmp)
+		return -ENOMEM;
+	s->tps = tmp;
+	tp = &s->tps[s->nr_tps];
+	memset(tp, 0, sizeof(*tp));
+	snprintf(tp->fmt.system, sizeof(tp->fmt.system), "auxtrig");
+	snprintf(tp->fmt.name, sizeof(tp->fmt.name), "%s", name);
+	tp->fmt.id = type;
+	tp->fmt.size = size;
+	if (asprintf(&tp->own_format, format, type) < 0)
+		return -ENOMEM;
+	tp->id = TP_ID_BASE + s->nr_tps;
+	s->nr_tps++;
+	return 0;
+}
+
 static int add_event_cb(const char *sys, const char *name, void *arg)
 {
 	return tp_add(arg, sys, name, 0, 0, GATE_TP_RECORD, NULL);
@@ -227,6 +291,10 @@ static int resolve_tracepoints(struct session *s)
 	for (size_t i = 0; i < o->nr_windows; i++) {
 		const struct window_spec *w = &o->windows[i];
 
+		if (w->kind == WINDOW_UPROBE) {
+			s->have_uprobes = true;
+			continue;
+		}
 		err = tp_add(s, w->start_sys, w->start_name, 1ULL << i, 0, 0, NULL);
 		if (!err)
 			err = tp_add(s, w->stop_sys, w->stop_name, 0, 1ULL << i, 0, NULL);
@@ -258,9 +326,16 @@ static int resolve_tracepoints(struct session *s)
 			return err;
 		}
 	}
-	if (!s->nr_tps) {
+	if (!s->nr_tps && !s->have_uprobes) {
 		pr_err("nothing to record: give --window and/or -e (see auxtrig record --help)\n");
 		return -EINVAL;
+	}
+	if (s->have_uprobes) {
+		err = add_own_event(s, "uprobe_enter", UPROBE_ENTER_FORMAT, sizeof(struct gate_uprobe_enter_rec));
+		if (!err)
+			err = add_own_event(s, "uprobe_exit", UPROBE_EXIT_FORMAT, sizeof(struct gate_uprobe_exit_rec));
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < s->nr_tps; i++)
 		if (s->tps[i].fmt.id + 1 > s->tp_by_type_len)
@@ -820,6 +895,7 @@ static int write_header(struct session *s)
 	for (size_t i = 0; i < s->nr_tps; i++) {
 		events[i].system = s->tps[i].fmt.system;
 		events[i].name = s->tps[i].fmt.name;
+		events[i].format = s->tps[i].own_format;
 	}
 	if (s->snapshot_mode) {
 		events[s->nr_tps].system = "auxtrig";
@@ -1429,8 +1505,10 @@ static void session_exit(struct session *s)
 	free(s->side_fds);
 	free(s->side_ids);
 	gate__close(s->gate);
-	for (size_t i = 0; i < s->nr_tps; i++)
+	for (size_t i = 0; i < s->nr_tps; i++) {
 		tp_format__exit(&s->tps[i].fmt);
+		free(s->tps[i].own_format);
+	}
 	free(s->tps);
 	free(s->tp_by_type);
 	free(s->where);
@@ -1503,11 +1581,22 @@ int recorder__run(const struct record_opts *o)
 	if (o->cpus)
 		gate__record_only_cpus(s.gate);
 	for (size_t i = 0; i < s.nr_tps; i++) {
+		if (s.tps[i].own_format)
+			continue; /* emitted by the gate's uprobe programs, not attached */
 		err = gate__add_tp(s.gate, &s.tps[i].fmt, s.tps[i].open_mask, s.tps[i].close_mask,
 				   s.tps[i].flags);
 		if (err)
 			goto out;
 	}
+	for (size_t i = 0; i < o->nr_windows; i++) {
+		const struct window_spec *w = &o->windows[i];
+
+		if (w->kind == WINDOW_UPROBE &&
+		    gate__add_uprobe_window(s.gate, i, w->path, w->symbol, w->offset))
+			goto out;
+	}
+	if (s.have_uprobes)
+		gate__set_own_types(s.gate, s.tps[s.nr_tps - 2].fmt.id, s.tps[s.nr_tps - 1].fmt.id);
 	if (s.where && gate__set_where(s.gate, s.where))
 		goto out;
 	for (size_t i = 0; i < s.nr_ons; i++)
@@ -1548,8 +1637,11 @@ int recorder__run(const struct record_opts *o)
 
 	if (open_cpu_events(&s) || open_sideband(&s))
 		goto out;
-	if (gate__attach(s.gate))
+	err = gate__attach(s.gate);
+	if (err) {
+		ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME; /* e.g. no such symbol */
 		goto out;
+	}
 	if (control_open(&s))
 		goto out;
 	if (setup_loop(&s)) {

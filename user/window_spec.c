@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "auxtrig/log.h"
 #include "auxtrig/record.h"
@@ -17,14 +19,51 @@ static bool is_ident(const char *s)
 	return true;
 }
 
+/* PATH:SYMBOL[+OFF]; PATH may not contain ':'. */
+static int parse_uprobe(struct window_spec *w, const char *spec)
+{
+	const char *colon = strrchr(spec, ':'), *plus;
+	struct stat st;
+	char *end;
+
+	w->kind = WINDOW_UPROBE;
+	if (!colon || colon == spec || !colon[1]) {
+		pr_err("--window '%s': expected uprobe:PATH:SYMBOL[+OFFSET]\n", w->text);
+		return -EINVAL;
+	}
+	snprintf(w->path, sizeof(w->path), "%.*s", (int)(colon - spec), spec);
+	plus = strchr(colon + 1, '+');
+	snprintf(w->symbol, sizeof(w->symbol), "%.*s", (int)(plus ? plus - colon - 1 : (long)strlen(colon + 1)),
+		 colon + 1);
+	if (plus) {
+		errno = 0;
+		w->offset = strtoul(plus + 1, &end, 0);
+		if (errno || *end || end == plus + 1) {
+			pr_err("--window '%s': bad offset '%s'\n", w->text, plus + 1);
+			return -EINVAL;
+		}
+	}
+	if (!is_ident(w->symbol)) {
+		pr_err("--window '%s': '%s' is not a symbol name\n", w->text, w->symbol);
+		return -EINVAL;
+	}
+	if (stat(w->path, &st) || !S_ISREG(st.st_mode)) {
+		pr_err("--window '%s': no such file: %s\n", w->text, w->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int window_spec__parse(struct window_spec *w, const char *text)
 {
 	const char *name;
 
 	memset(w, 0, sizeof(*w));
 	w->text = text;
+	if (!strncmp(text, "uprobe:", 7))
+		return parse_uprobe(w, text + 7);
 	if (strncmp(text, "syscall:", 8)) {
-		pr_err("--window '%s': expected syscall:NAME (e.g. syscall:openat)\n", text);
+		pr_err("--window '%s': expected syscall:NAME or uprobe:PATH:SYMBOL (e.g. syscall:openat)\n", text);
 		return -EINVAL;
 	}
 	name = text + 8;
@@ -32,6 +71,7 @@ int window_spec__parse(struct window_spec *w, const char *text)
 		pr_err("--window '%s': '%s' is not a syscall name\n", text, name);
 		return -EINVAL;
 	}
+	w->kind = WINDOW_SYSCALL;
 	snprintf(w->start_sys, sizeof(w->start_sys), "syscalls");
 	snprintf(w->start_name, sizeof(w->start_name), "sys_enter_%s", name);
 	snprintf(w->stop_sys, sizeof(w->stop_sys), "syscalls");

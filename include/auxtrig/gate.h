@@ -71,6 +71,14 @@ int gate__ctl_consume(struct gate *g);
 void gate__unfreeze(struct gate *g);
 /** gate__trigger_stats() - the counters of trigger @i. */
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out);
+/**
+ * gate__add_uprobe_window() - window @w opens at the entry of SYMBOL (+@offset)
+ * in @path and closes at its return. Before gate__attach().
+ */
+int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char *symbol,
+			    unsigned long offset);
+/** gate__set_own_types() - record types of auxtrig:uprobe_enter/exit. Before load. */
+void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit);
 /** gate__attach() - attach to every declared tracepoint and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

@@ -136,10 +136,38 @@ struct gate_tp {
  * struct gate_thread - per-thread window state (map gate_threads, key tid)
  * @open:	bit N set while window N is open on this thread
  * @opened_ns:	bpf_ktime_get_ns() when the first open window opened
+ * @depth:	per uprobe window, calls in progress on this thread
  */
 struct gate_thread {
 	__u64 open;
 	__u64 opened_ns;
+	__u8 depth[GATE_MAX_WINDOWS];	/* uprobe windows: calls in progress (recursion) */
+};
+
+/*
+ * Uprobe windows (-w uprobe:PATH:SYMBOL): the window is open from the
+ * outermost call's entry to its return. Their own entries and returns are
+ * recorded as auxtrig:uprobe_enter / auxtrig:uprobe_exit, events of auxtrig's
+ * own whose formats travel in the file's tracing data.
+ */
+struct gate_uprobe_enter_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 window;
+	__u32 depth;		/* 1 for the outermost call */
+	__u64 args[6];
+};
+
+struct gate_uprobe_exit_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 window;
+	__u32 depth;
+	__s64 ret;
 };
 
 /**

@@ -12,10 +12,19 @@
  * @text:	as the user typed it, for messages
  * @start, @stop: tracepoints as "system", "name"
  */
+enum window_kind {
+	WINDOW_SYSCALL,		/* syscall:NAME: sys_enter_NAME .. sys_exit_NAME */
+	WINDOW_UPROBE,		/* uprobe:PATH:SYMBOL[+OFF]: the call, entry to return */
+};
+
 struct window_spec {
 	const char *text;
+	enum window_kind kind;
 	char start_sys[TP_NAME_MAX], start_name[TP_NAME_MAX];
 	char stop_sys[TP_NAME_MAX], stop_name[TP_NAME_MAX];
+	char path[4096];	/* uprobe: the binary */
+	char symbol[256];	/* uprobe: the function */
+	unsigned long offset;	/* uprobe: bytes into the function */
 };
 
 /**
@@ -48,7 +57,7 @@ struct record_opts {
 };
 
 /**
- * window_spec__parse() - "syscall:NAME" (more kinds come with the trigger engine).
+ * window_spec__parse() - "syscall:NAME" or "uprobe:PATH:SYMBOL[+OFF]".
  * Return: 0 or -EINVAL with a message printed.
  */
 int window_spec__parse(struct window_spec *w, const char *text);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Uprobe windows: from a user function's entry to its return, per thread,
+# recursion counted; events inside recorded, none outside.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+UPD=$build/examples/uprobe_demo
+rounds=4 depth=2
+calls=$((depth + 1))
+
+"$AUXTRIG" record -q -w "uprobe:$UPD:handle" -e syscalls:sys_enter_getppid -o "$tmp/u.data" -- "$UPD" $rounds $depth \
+	>/dev/null 2>"$tmp/u.err" || fail "record failed: $(cat "$tmp/u.err")"
+assert_perf_reads_cleanly "$tmp/u.data"
+pscript "$tmp/u.data" >"$tmp/u.txt"
+assert_eq "$(grep -c 'auxtrig:uprobe_enter: window=0 depth=1 arg0=0x2 ' "$tmp/u.txt")" $rounds "outermost calls (windows)"
+assert_eq "$(grep -c 'auxtrig:uprobe_enter:' "$tmp/u.txt")" $((rounds * calls)) "entries, recursion included"
+assert_eq "$(grep -c 'auxtrig:uprobe_exit:' "$tmp/u.txt")" $((rounds * calls)) "returns"
+assert_eq "$(grep -c "uprobe_exit: window=0 depth=1 ret=$calls\$" "$tmp/u.txt")" $rounds "outermost return values"
+# Of the rounds * (calls + 1) getppid() calls, only those inside handle() are recorded.
+assert_eq "$(grep -c 'sys_enter_getppid:' "$tmp/u.txt")" $((rounds * calls)) "getppid inside the windows"
+awk '/uprobe_enter:/ { d = $0; sub(/.*depth=/, "", d); sub(/ .*/, "", d); depth = d + 0; next }
+     /uprobe_exit:/  { d = $0; sub(/.*depth=/, "", d); sub(/ .*/, "", d); depth = d - 1; next }
+     /sys_enter_getppid:/ { if (depth < 1) { print "outside: " $0; bad = 1 } }
+     END { exit bad }' "$tmp/u.txt" || fail "an event outside the window"
+# The entries' IP is the function: perf resolves it.
+n=$(perf script -F event,ip,sym -i "$tmp/u.data" 2>/dev/null | grep -c 'uprobe_enter: .* handle$')
+[ "$n" = $((rounds * calls)) ] ||
+	fail "uprobe_enter not at handle()"
+
+# --where on the function's arguments: handle(2) only at the outermost call; none is 5.
+"$AUXTRIG" record -q -w "uprobe:$UPD:handle" --where 'arg0 == 5' -e syscalls:sys_enter_getppid -o "$tmp/w.data" \
+	-- "$UPD" $rounds $depth >/dev/null || fail "record --where failed"
+assert_eq "$(pscript "$tmp/w.data" | grep -c .)" 0 "events when --where never holds"
+
+# Bad input: no such file, no such symbol: exit 2 and no file.
+"$AUXTRIG" record -w uprobe:/no/such/file:handle -o "$tmp/x.data" -- "$UPD" 2>"$tmp/x.err"
+assert_eq $? 2 "exit code for a missing binary"
+grep -q "no such file" "$tmp/x.err" || fail "$(cat "$tmp/x.err")"
+"$AUXTRIG" record -w "uprobe:$UPD:no_such_function" -o "$tmp/x.data" -- "$UPD" 2>"$tmp/x.err"
+assert_eq $? 2 "exit code for a missing symbol"
+grep -q "no such symbol" "$tmp/x.err" || fail "$(cat "$tmp/x.err")"
+[ ! -e "$tmp/x.data" ] || fail "a failed start left a file"
+echo ok
