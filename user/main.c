@@ -20,6 +20,7 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "record", cmd_record, "record events inside in-kernel trigger windows into a perf.data file" },
 	{ "probe", cmd_probe, "report what auxtrig can do on this machine, and why not" },
+	{ "script", cmd_script, "decode hardware trace in a perf.data file" },
 };
 
 static void usage(FILE *f)

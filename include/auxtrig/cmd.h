@@ -19,5 +19,7 @@ enum exit_code {
 int cmd_record(int argc, char **argv);
 /** cmd_probe() - `auxtrig probe`: user/probe.c */
 int cmd_probe(int argc, char **argv);
+/** cmd_script() - `auxtrig script`: user/script.c */
+int cmd_script(int argc, char **argv);
 
 #endif

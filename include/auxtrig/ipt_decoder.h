@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_IPT_DECODER_H
+#define AUXTRIG_IPT_DECODER_H
+
+/**
+ * DOC: Intel PT decoder
+ *
+ * Decodes one Intel PT AUX buffer (the payload of one PERF_RECORD_AUXTRACE)
+ * with libipt's packet decoder. Two levels:
+ *
+ * - packets: every packet libipt finds after synchronising on the first
+ *   PSB, resynchronising on the next PSB after a decode error;
+ * - branches: the branch samples that can be derived without the traced
+ *   binaries, from the IP packets (TIP, TIP.PGE, TIP.PGD, FUP) alone, the
+ *   way perf's Intel PT decoder reports them when it cannot walk the code:
+ *   see ipt_decoder__branches().
+ *
+ * Names use the ipt_ prefix: pt_ belongs to libipt.
+ */
+
+#include <linux/types.h>
+#include <stddef.h>
+
+struct pt_packet;
+
+/**
+ * struct ipt_packet_stats - what ipt_decoder__packets() found.
+ * @packets: packets decoded, PAD included
+ * @pads: PAD packets
+ * @errors: decode errors (each followed by a resync)
+ * @skipped: bytes before the first PSB or skipped while resynchronising
+ */
+struct ipt_packet_stats {
+	__u64 packets;
+	__u64 pads;
+	__u64 errors;
+	__u64 skipped;
+};
+
+/**
+ * typedef ipt_packet_fn - called for each packet; @offset is the packet's
+ * offset in the buffer. A non-zero return stops the walk and is returned.
+ */
+typedef int (*ipt_packet_fn)(const struct pt_packet *pkt, __u64 offset, void *ctx);
+
+/**
+ * ipt_decoder__packets() - decode every packet of an Intel PT buffer.
+ * @buf: trace bytes (not modified)
+ * @len: bytes
+ * @fn: callback per packet, or NULL to only count
+ * @ctx: passed to @fn
+ * @stats: filled with counts (may be NULL)
+ *
+ * Return: 0, -ENOMEM, or what @fn returned.
+ */
+int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ctx,
+			 struct ipt_packet_stats *stats);
+
+/**
+ * ipt_decoder__packet_str() - one-line description of @pkt (ptdump-like:
+ * name and payload) into @out; returns @out.
+ */
+char *ipt_decoder__packet_str(const struct pt_packet *pkt, char *out, size_t size);
+
+/**
+ * struct ipt_branch - a branch sample.
+ * @from: source ip, 0 when unknown (no binary to walk to the branch)
+ * @to: target ip, 0 when tracing stops
+ * @offset: buffer offset of the packet that produced it
+ * @tsc: last TSC value seen before it (0 if none yet)
+ */
+struct ipt_branch {
+	__u64 from;
+	__u64 to;
+	__u64 offset;
+	__u64 tsc;
+};
+
+/** typedef ipt_branch_fn - called for each branch; non-zero stops the walk. */
+typedef int (*ipt_branch_fn)(const struct ipt_branch *br, void *ctx);
+
+/**
+ * ipt_decoder__branches() - branch samples of one buffer without binaries.
+ *
+ * Without the code, nothing between two IP packets can be followed, so the
+ * decoder is, in perf's terms, permanently "out of sync" with the
+ * instruction stream; only these are known:
+ * - TIP: a branch to its ip from an unknown place: {0, ip};
+ * - FUP immediately followed (ignoring timing packets) by TIP (an async
+ *   event: interrupt, syscall…): {fup ip, tip ip};
+ * - TIP.PGE: trace (re)starts at ip: {0, ip};
+ * - TIP.PGD with an ip, after a FUP: tracing stops: {fup ip, 0}.
+ * See the report in the commit for where this differs from perf 6.1.
+ *
+ * Return: 0, -ENOMEM, or what @fn returned.
+ */
+int ipt_decoder__branches(const void *buf, size_t len, ipt_branch_fn fn, void *ctx);
+
+#endif
