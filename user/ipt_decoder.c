@@ -156,7 +156,173 @@ char *ipt_decoder__packet_str(const struct pt_packet *pkt, char *out, size_t siz
 	return out;
 }
 
+/*
+ * The branch walk: perf's decoder states, with the one outcome that is
+ * certain without binaries: every attempt to follow code fails.
+ */
+enum ipt_walk_state {
+	IPT_NO_PSB,	/* before the first PSB */
+	IPT_NO_IP,	/* after an error: wait for an IP packet that needs no history */
+	IPT_IN_SYNC,	/* ip known: the next packet that needs the code fails */
+	IPT_FUP,	/* an async FUP at ip: the next TIP/TIP.PGD is its branch */
+};
+
+struct ipt_walk {
+	enum ipt_walk_state state;
+	__u64 ip;		/* current ip, 0 if unknown */
+	__u64 last_ip;		/* IP compression base */
+	int have_last_ip;
+	int in_psb;		/* between PSB and PSBEND */
+	__u64 psb_fup;		/* FUP ip seen in this PSB+, 0 if none */
+	__u64 tsc;
+	ipt_branch_fn fn;
+	void *ctx;
+};
+
+/* The full ip of an IP packet, or 0 if it has none or needs a lost history. */
+static int ipt_walk__packet_ip(struct ipt_walk *w, const struct pt_packet *pkt, __u64 *ip)
+{
+	__u64 v = pkt->payload.ip.ip;
+
+	switch (pkt->payload.ip.ipc) {
+	case pt_ipc_suppressed:
+		return 0;
+	case pt_ipc_update_16:
+	case pt_ipc_update_32:
+	case pt_ipc_update_48:
+		if (!w->have_last_ip)
+			return 0;
+		if (pkt->payload.ip.ipc == pt_ipc_update_16)
+			v = (w->last_ip & ~0xffffULL) | (v & 0xffffULL);
+		else if (pkt->payload.ip.ipc == pt_ipc_update_32)
+			v = (w->last_ip & ~0xffffffffULL) | (v & 0xffffffffULL);
+		else
+			v = (w->last_ip & ~0xffffffffffffULL) | (v & 0xffffffffffffULL);
+		break;
+	case pt_ipc_sext_48:
+		v &= 0xffffffffffffULL;
+		if (v & (1ULL << 47))
+			v |= 0xffff000000000000ULL;
+		break;
+	case pt_ipc_full:
+		break;
+	default:
+		return 0;
+	}
+	w->last_ip = v;
+	w->have_last_ip = 1;
+	*ip = v;
+	return 1;
+}
+
+static int ipt_walk__emit(struct ipt_walk *w, __u64 from, __u64 to, __u64 offset)
+{
+	struct ipt_branch br = { .from = from, .to = to, .offset = offset, .tsc = w->tsc };
+
+	return w->fn(&br, w->ctx);
+}
+
+/* Following code failed: forget everything, as perf's NO_IP state does. */
+static void ipt_walk__lose_sync(struct ipt_walk *w)
+{
+	w->state = IPT_NO_IP;
+	w->ip = 0;
+	w->last_ip = 0;
+	w->have_last_ip = 0;
+}
+
+static int ipt_walk__packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
+{
+	struct ipt_walk *w = ctx;
+	__u64 ip = 0;
+	int has_ip;
+
+	switch (pkt->type) {
+	case ppt_tsc:
+		w->tsc = pkt->payload.tsc.tsc;
+		return 0;
+	case ppt_psb:
+		w->in_psb = 1;
+		w->psb_fup = 0;
+		w->last_ip = 0;
+		if (w->state == IPT_NO_PSB)
+			w->state = IPT_NO_IP;
+		return 0;
+	case ppt_psbend:
+		w->in_psb = 0;
+		if (!w->psb_fup)
+			return 0;
+		if (w->state == IPT_NO_IP) {
+			/* The PSB+ FUP gives the ip without a sample. */
+			w->ip = w->psb_fup;
+			w->state = IPT_IN_SYNC;
+		} else if (w->state == IPT_IN_SYNC && w->psb_fup != w->ip) {
+			ipt_walk__lose_sync(w);
+		}
+		return 0;
+	case ppt_ovf:
+		ipt_walk__lose_sync(w);
+		return 0;
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+		if (w->state == IPT_IN_SYNC || w->state == IPT_FUP)
+			ipt_walk__lose_sync(w);
+		return 0;
+	case ppt_fup:
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		break;
+	default:
+		return 0;
+	}
+	if (w->state == IPT_NO_PSB)
+		return 0;
+	has_ip = ipt_walk__packet_ip(w, pkt, &ip);
+	if (w->in_psb) {
+		if (pkt->type == ppt_fup && has_ip)
+			w->psb_fup = ip;
+		return 0;
+	}
+	switch (w->state) {
+	case IPT_NO_IP:
+		if (!has_ip)
+			return 0;
+		w->ip = ip;
+		w->state = IPT_IN_SYNC;
+		return ipt_walk__emit(w, 0, ip, offset);
+	case IPT_IN_SYNC:
+		if (pkt->type == ppt_tip_pge) {
+			if (!has_ip)
+				return 0;
+			w->ip = ip;
+			return ipt_walk__emit(w, 0, ip, offset);
+		}
+		if (pkt->type == ppt_fup && has_ip && ip == w->ip) {
+			w->state = IPT_FUP;
+			return 0;
+		}
+		ipt_walk__lose_sync(w);
+		return 0;
+	case IPT_FUP:
+		if (pkt->type == ppt_tip || pkt->type == ppt_tip_pgd) {
+			__u64 from = w->ip;
+
+			w->ip = has_ip ? ip : 0;
+			w->state = w->ip ? IPT_IN_SYNC : IPT_NO_IP;
+			return ipt_walk__emit(w, from, has_ip ? ip : 0, offset);
+		}
+		ipt_walk__lose_sync(w);
+		return 0;
+	case IPT_NO_PSB:
+		break;
+	}
+	return 0;
+}
+
 int ipt_decoder__branches(const void *buf, size_t len, ipt_branch_fn fn, void *ctx)
 {
-	return 0;
+	struct ipt_walk w = { .state = IPT_NO_PSB, .fn = fn, .ctx = ctx };
+
+	return ipt_decoder__packets(buf, len, ipt_walk__packet, &w, NULL);
 }

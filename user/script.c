@@ -216,7 +216,7 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 
 		script__print_cpu(x->cpu);
 		if (x->branch)
-			printf("%16" PRIx64 " => %16" PRIx64 "\n", (uint64_t)x->from, (uint64_t)x->to);
+			printf(" %16" PRIx64 " => %16" PRIx64 "\n", (uint64_t)x->from, (uint64_t)x->to);
 		else
 			printf("%16" PRIx64 " %16" PRIx64 "\n", (uint64_t)x->to, (uint64_t)x->from);
 	}
