@@ -5,14 +5,19 @@
  * Output mimics `perf script --itrace=b -F ip,addr,cpu` (Intel PT) and
  * `-F ip,addr,sym,symoff,dso` (CoreSight) so the two can be diffed.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <intel-pt.h>
+#include <opencsd/c_api/opencsd_c_api.h>
 
 #include "auxtrig/cmd.h"
 #include "auxtrig/csd_decoder.h"
@@ -224,6 +229,323 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	return EXIT_OK;
 }
 
+
+/* CoreSight AUXTRACE_INFO priv[] (perf-aux.md §2.1, perf 6.1 util/cs-etm.h). */
+#define CS_PRIV_VERSION		0
+#define CS_PRIV_PMU_TYPE_CPUS	1
+#define CS_PRIV_HDR		3
+#define CS_ETMV3_MAGIC		0x3030303030303030ULL
+#define CS_ETMV4_MAGIC		0x4040404040404040ULL
+#define CS_ETE_MAGIC		0x5050505050505050ULL
+#define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
+
+/* One executable mapping of the traced process and the image behind it. */
+struct script_map {
+	__u64 start, len, pgoff;
+	char *filename;
+};
+
+struct script_cs {
+	const struct script_opts *o;
+	struct script_map *maps;
+	size_t nr_maps;
+	struct csd_branches br[128];
+	int cpu_of_id[128];
+	/* per trace ID: a decoder exists for every CPU, most see no data */
+	__u64 packets[128], elems[128], ranges[128];
+};
+
+static void script_cs__free(struct script_cs *cs)
+{
+	for (size_t i = 0; i < cs->nr_maps; i++)
+		free(cs->maps[i].filename);
+	free(cs->maps);
+}
+
+static const struct script_map *script_cs__find_map(const struct script_cs *cs, __u64 addr)
+{
+	for (size_t i = 0; i < cs->nr_maps; i++)
+		if (addr >= cs->maps[i].start && addr - cs->maps[i].start < cs->maps[i].len)
+			return &cs->maps[i];
+	return NULL;
+}
+
+/* Collect the executable MMAP/MMAP2 records (later ones of the same range win). */
+static int script_cs__collect_maps(struct script_cs *cs, struct pdata_reader *r)
+{
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int ret;
+
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const char *name;
+		size_t head, max;
+		__u64 start, len, pgoff;
+		struct script_map *m;
+
+		if (ev.header->type == PERF_RECORD_MMAP2) {
+			const struct pdata_record_mmap2 *mm = (const void *)ev.header;
+
+			head = sizeof(*mm);
+			if (ev.header->size <= head || !(mm->prot & PROT_EXEC))
+				continue;
+			start = mm->start, len = mm->len, pgoff = mm->pgoff;
+		} else if (ev.header->type == PERF_RECORD_MMAP) {
+			const struct pdata_record_mmap *mm = (const void *)ev.header;
+
+			head = sizeof(*mm);
+			if (ev.header->size <= head)
+				continue;
+			start = mm->start, len = mm->len, pgoff = mm->pgoff;
+		} else {
+			continue;
+		}
+		name = (const char *)ev.header + head;
+		max = ev.header->size - head;
+		if (!memchr(name, 0, max))
+			continue;
+		m = realloc(cs->maps, (cs->nr_maps + 1) * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		cs->maps = m;
+		m = &cs->maps[cs->nr_maps];
+		m->filename = strdup(name);
+		if (!m->filename)
+			return -ENOMEM;
+		m->start = start, m->len = len, m->pgoff = pgoff;
+		cs->nr_maps++;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Map the executable PT_LOAD segment of an ELF file that the mapping
+ * covers: only bytes the file really holds (p_filesz) become readable, as
+ * perf reads them from the DSO. A non-ELF file is mapped as is.
+ */
+static int script_cs__map_image(struct csd_decoder *d, const struct script_map *m, const char *path)
+{
+	Elf64_Ehdr eh;
+	int fd, err = 0;
+	int mapped = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		close(fd);
+		return csd_decoder__map_file(d, m->start, path, m->pgoff, m->len);
+	}
+	for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
+		Elf64_Phdr ph;
+		__u64 lo, hi;
+
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (__u64)i * sizeof(ph)) != sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		lo = ph.p_offset > m->pgoff ? ph.p_offset : m->pgoff;
+		hi = ph.p_offset + ph.p_filesz;
+		if (hi > m->pgoff + m->len)
+			hi = m->pgoff + m->len;
+		if (lo >= hi)
+			continue;
+		err = csd_decoder__map_file(d, m->start + (lo - m->pgoff), path, lo, hi - lo);
+		mapped = !err;
+	}
+	close(fd);
+	if (!err && !mapped)
+		pr_debug("%s: no executable segment in the mapped range\n", path);
+	return err;
+}
+
+static void script_cs__on_packet(const struct csd_packet *pkt, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	char line[1024];
+
+	if (!pkt->eot)
+		cs->packets[pkt->trace_id & 0x7f]++;
+	if (cs->o->packets && cs->packets[pkt->trace_id & 0x7f])
+		printf("%s\n", csd_decoder__packet_line(pkt, line, sizeof(line)));
+}
+
+static void script_cs__print_addr(const struct script_cs *cs, __u64 addr)
+{
+	const struct script_map *m = addr ? script_cs__find_map(cs, addr) : NULL;
+
+	printf(" %16" PRIx64 " [unknown] (%s)", (uint64_t)addr, m ? m->filename : "[unknown]");
+}
+
+static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
+{
+	const struct script_cs *cs = ctx;
+
+	script_cs__print_addr(cs, br->from);
+	printf(" =>");
+	script_cs__print_addr(cs, br->to);
+	printf("\n");
+}
+
+static void script_cs__on_elem(const struct csd_elem *elem, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	const ocsd_generic_trace_elem *e = elem->elem;
+	char line[1024];
+
+	/* An idle decoder only reports end-of-trace: not part of the listing. */
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_EO_TRACE && !cs->packets[elem->trace_id & 0x7f])
+		return;
+	cs->elems[elem->trace_id & 0x7f]++;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
+		cs->ranges[elem->trace_id & 0x7f]++;
+	if (cs->o->packets) {
+		printf("%s\n", csd_decoder__elem_line(elem, line, sizeof(line)));
+		return;
+	}
+	if (cs->o->itrace == 'i') {
+		if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
+			printf("[%03d] %16" PRIx64 " - %16" PRIx64 "\n", cs->cpu_of_id[elem->trace_id & 0x7f],
+			       (uint64_t)e->st_addr, (uint64_t)e->en_addr);
+		return;
+	}
+	csd_branches__elem(&cs->br[elem->trace_id & 0x7f], elem);
+}
+
+/* Read the per-CPU ETMv4 blocks of a CoreSight AUXTRACE_INFO into decoders. */
+static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d,
+				   const struct pdata_record_auxtrace_info *info)
+{
+	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
+	const __u64 *p = info->priv;
+	size_t i = CS_PRIV_HDR;
+	__u64 version, nr_cpu;
+	int added = 0;
+
+	if (npriv < CS_PRIV_HDR) {
+		pr_err("%s: CoreSight AUXTRACE_INFO is %zu fields, too short\n", cs->o->input, npriv);
+		return -EINVAL;
+	}
+	version = p[CS_PRIV_VERSION];
+	nr_cpu = p[CS_PRIV_PMU_TYPE_CPUS] & 0xffffffff;
+	if (version > 1) {
+		pr_err("%s: CoreSight AUXTRACE_INFO version %llu: only 0 and 1 are known\n", cs->o->input,
+		       (unsigned long long)version);
+		return -EPROTONOSUPPORT;
+	}
+	for (__u64 c = 0; c < nr_cpu; c++) {
+		struct csd_etmv4_regs regs = { 0 };
+		__u64 magic, cpu, nparams;
+		const __u64 *reg;
+
+		if (i + 2 > npriv)
+			goto short_info;
+		magic = p[i];
+		cpu = p[i + 1];
+		if (version == 1) {
+			if (i + 3 > npriv)
+				goto short_info;
+			nparams = p[i + 2];
+			reg = &p[i + 3];
+			i += 3;
+		} else {
+			nparams = magic == CS_ETMV3_MAGIC ? 4 : CS_ETMV4_V0_PARAMS;
+			reg = &p[i + 2];
+			i += 2;
+		}
+		if (nparams > npriv - i)
+			goto short_info;
+		i += nparams;
+		if (magic != CS_ETMV4_MAGIC && magic != CS_ETE_MAGIC) {
+			pr_warn("%s: CPU %llu traces with ETMv3/PTM, not decoded\n", cs->o->input,
+				(unsigned long long)cpu);
+			continue;
+		}
+		if (nparams < 7)
+			goto short_info;
+		regs.configr = reg[0];
+		regs.traceidr = reg[1];
+		regs.idr0 = reg[2];
+		regs.idr1 = reg[3];
+		regs.idr2 = reg[4];
+		regs.idr8 = reg[5];
+		cs->cpu_of_id[regs.traceidr & 0x7f] = (int)cpu;
+		if (csd_decoder__add_etmv4(d, &regs, 1))
+			return -EINVAL;
+		added++;
+	}
+	return added ? 0 : -ENOENT;
+short_info:
+	pr_err("%s: CoreSight AUXTRACE_INFO is truncated\n", cs->o->input);
+	return -EINVAL;
+}
+
+static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			  const struct script_opts *o)
+{
+	struct script_cs cs = { .o = o };
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int err, ret, rc = EXIT_RUNTIME;
+
+	for (int i = 0; i < 128; i++) {
+		cs.br[i].fn = script_cs__on_branch;
+		cs.br[i].ctx = &cs;
+		cs.cpu_of_id[i] = -1;
+	}
+	err = script_cs__collect_maps(&cs, r);
+	if (err) {
+		pr_err("%s: cannot read the mmap records: %s\n", o->input, strerror(-err));
+		goto out;
+	}
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct pdata_record_auxtrace *at = (const void *)ev.header;
+		struct csd_decoder *d;
+
+		if (ev.header->type != PDATA_RECORD_AUXTRACE)
+			continue;
+		/* One decode tree per buffer: buffers are not contiguous in time. */
+		d = csd_decoder__new(CSD_FORMATTED);
+		if (!d)
+			goto out;
+		err = script_cs__add_decoders(&cs, d, info);
+		for (size_t i = 0; !err && i < cs.nr_maps; i++) {
+			char path[4096];
+			int e;
+
+			snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", cs.maps[i].filename);
+			e = script_cs__map_image(d, &cs.maps[i], path);
+			if (e)
+				pr_debug("%s: not mapped for decoding: %s\n", path, strerror(-e));
+		}
+		if (!err && o->packets) {
+			printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,
+			       (unsigned long long)at->offset, (unsigned long long)at->size);
+			err = csd_decoder__set_packet_fn(d, script_cs__on_packet, &cs);
+		}
+		csd_decoder__set_elem_fn(d, script_cs__on_elem, &cs);
+		if (!err)
+			err = csd_decoder__decode(d, ev.aux, ev.aux_size);
+		csd_decoder__delete(d);
+		if (err)
+			goto out;
+	}
+	if (ret < 0) {
+		pr_err("%s: stopped at a corrupt record\n", o->input);
+		goto out;
+	}
+	for (int id = 0; o->packets && id < 128; id++)
+		if (cs.packets[id] || cs.elems[id])
+			printf("# trace ID %#x: %llu packets, %llu elements, %llu instruction ranges\n", id,
+			       (unsigned long long)cs.packets[id], (unsigned long long)cs.elems[id],
+			       (unsigned long long)cs.ranges[id]);
+	rc = EXIT_OK;
+out:
+	script_cs__free(&cs);
+	return rc;
+}
+
 /* The first AUXTRACE_INFO record, or NULL. */
 static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_reader *r)
 {
@@ -290,7 +612,7 @@ int cmd_script(int argc, char **argv)
 	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
 		rc = script__intel_pt(r, info, &o);
 	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
-		rc = csd_decoder__script(r, info, o.input, o.symfs, o.packets, o.itrace);
+		rc = script__cs_etm(r, info, &o);
 	} else {
 		pr_err("%s: AUX trace type %u is not supported (Intel PT and CoreSight ETM are)\n", o.input,
 		       info->type);
