@@ -306,28 +306,57 @@ const char *pdata_reader__feature_string(const struct pdata_reader *r, unsigned 
 	return (const char *)p + sizeof(len);
 }
 
-int pdata_reader__auxtrace_index(const struct pdata_reader *r,
-				 const struct pdata_auxtrace_index_entry **entries, size_t *nr)
+/* True if @e names an AUXTRACE record of its size inside the data section. */
+static bool pdata_reader__index_entry_ok(const struct pdata_reader *r, const struct pdata_auxtrace_index_entry *e)
 {
+	const struct pdata_file_header *h = &r->hdr;
+	struct perf_event_header eh;
+
+	if (e->file_offset < h->data.offset || e->file_offset % 8 ||
+	    !pdata_reader__in_bounds(r, e->file_offset, sizeof(eh)) ||
+	    e->file_offset + sizeof(eh) > h->data.offset + h->data.size)
+		return false;
+	memcpy(&eh, r->buf + e->file_offset, sizeof(eh));
+	return eh.type == PDATA_RECORD_AUXTRACE && eh.size == e->sz;
+}
+
+int pdata_reader__auxtrace_index(const struct pdata_reader *r,
+				 struct pdata_auxtrace_index_entry **entries, size_t *nr)
+{
+	const size_t esz = sizeof(**entries);
 	const unsigned char *p;
+	struct pdata_auxtrace_index_entry *v;
 	const void *data;
-	size_t size;
-	__u64 n;
+	size_t size, skip = 0;
+	__u64 n = 0;
 
 	if (pdata_reader__feature(r, PDATA_HEADER_AUXTRACE, &data, &size))
 		return -ENOENT;
 	p = data;
-	if (size < sizeof(n) || ((uintptr_t)p % 8)) {
-		pr_err("%s: malformed auxtrace index\n", r->name);
+	if (size >= sizeof(n))
+		memcpy(&n, p, sizeof(n));
+	if (size >= sizeof(n) && n <= (size - sizeof(n)) / esz && (size - sizeof(n)) % esz == 0) {
+		skip = sizeof(n);		/* perf: u64 nr first */
+	} else if (size % esz == 0) {
+		n = size / esz;			/* simpleperf: no count */
+	} else {
+		pr_err("%s: auxtrace index of %zu bytes has neither perf's nor simpleperf's layout\n",
+		       r->name, size);
 		return -EINVAL;
 	}
-	memcpy(&n, p, sizeof(n));
-	if (n > (size - sizeof(n)) / sizeof(**entries)) {
-		pr_err("%s: auxtrace index claims %llu entries in %zu bytes\n", r->name,
-		       (unsigned long long)n, size);
-		return -EINVAL;
+	v = calloc(n ? n : 1, esz);
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, p + skip, n * esz);
+	for (size_t i = 0; i < n; i++) {
+		if (!pdata_reader__index_entry_ok(r, &v[i])) {
+			pr_err("%s: auxtrace index entry %zu (offset %#llx) is not an AUXTRACE record\n", r->name, i,
+			       (unsigned long long)v[i].file_offset);
+			free(v);
+			return -EINVAL;
+		}
 	}
-	*entries = (const void *)(p + sizeof(n));
+	*entries = v;
 	*nr = n;
 	return 0;
 }

@@ -121,12 +121,21 @@ int pdata_reader__feature(const struct pdata_reader *r, unsigned int feat, const
 const char *pdata_reader__feature_string(const struct pdata_reader *r, unsigned int feat);
 
 /**
- * pdata_reader__auxtrace_index() - the HEADER_AUXTRACE index entries.
- * Return: 0 and @entries and @nr set (entries are 8-aligned in the buffer),
- * -ENOENT if the feature is absent, -EINVAL if malformed.
+ * pdata_reader__auxtrace_index() - the HEADER_AUXTRACE index.
+ * @r: reader
+ * @entries: set to a new array (free() it) of the entries, in file order
+ * @nr: set to their number
+ *
+ * Two layouts are accepted: perf's (u64 nr, then nr {file_offset, sz}
+ * pairs) and simpleperf's (the pairs alone, no count, which perf 6.1
+ * rejects with "Failed to process auxtrace index"). Every entry must point
+ * at a PERF_RECORD_AUXTRACE of size sz inside the data section.
+ *
+ * Return: 0, -ENOENT if the feature is absent, -EINVAL if malformed,
+ * -ENOMEM.
  */
 int pdata_reader__auxtrace_index(const struct pdata_reader *r,
-				 const struct pdata_auxtrace_index_entry **entries, size_t *nr);
+				 struct pdata_auxtrace_index_entry **entries, size_t *nr);
 
 /**
  * pdata_reader__next() - the next record of the data section.
