@@ -30,7 +30,15 @@ struct csd_decoder {
 	void *elem_ctx;
 	__u8 ids[128];		/* trace IDs with a decoder */
 	int nr_ids;
+	int nr_maps;		/* memory images added */
 };
+
+/* The accessor of a tree with no image: every read fails (ADDR_NACC elements). */
+static uint32_t csd_decoder__no_memory(const void *ctx, const ocsd_vaddr_t address,
+				       const ocsd_mem_space_acc_t mem_space, const uint32_t bytes, uint8_t *buf)
+{
+	return 0;
+}
 
 static ocsd_datapath_resp_t csd_decoder__on_elem(const void *ctx, const ocsd_trc_index_t index,
 						  const uint8_t trace_id, const ocsd_generic_trace_elem *elem)
@@ -150,6 +158,7 @@ int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, _
 		pr_err("OpenCSD cannot map %s at %#llx: %s\n", path, (unsigned long long)addr, msg);
 		return -EINVAL;
 	}
+	d->nr_maps++;
 	return 0;
 }
 
@@ -183,6 +192,15 @@ int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
 	size_t done = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 
+	/* A full decoder refuses to run without memory: give it memory that is never there. */
+	if (!d->nr_maps) {
+		if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__no_memory,
+						 d) != OCSD_OK) {
+			pr_err("OpenCSD: cannot add an empty memory accessor\n");
+			return -EINVAL;
+		}
+		d->nr_maps++;
+	}
 	while (done < len) {
 		uint32_t used = 0;
 		uint32_t chunk = len - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - done);

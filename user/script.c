@@ -487,7 +487,7 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 	struct script_cs cs = { .o = o };
 	struct pdata_event ev;
 	__u64 pos = 0;
-	int err, ret, rc = EXIT_RUNTIME;
+	int err, ret, rc = EXIT_RUNTIME, warned = 0;
 
 	for (int i = 0; i < 128; i++) {
 		cs.br[i].fn = script_cs__on_branch;
@@ -510,7 +510,7 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 		if (!d)
 			goto out;
 		err = script_cs__add_decoders(&cs, d, info);
-		for (size_t i = 0; !err && i < cs.nr_maps; i++) {
+		for (size_t i = 0, mapped = 0; !err && i < cs.nr_maps; i++) {
 			char path[4096];
 			int e;
 
@@ -518,6 +518,10 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 			e = script_cs__map_image(d, &cs.maps[i], path);
 			if (e)
 				pr_debug("%s: not mapped for decoding: %s\n", path, strerror(-e));
+			mapped += !e;
+			if (i + 1 == cs.nr_maps && !mapped && !warned++)
+				pr_warn("%s: none of the %zu traced binaries was found%s: no instruction ranges "
+					"(try --symfs DIR)\n", o->input, cs.nr_maps, o->symfs ? " under --symfs" : "");
 		}
 		if (!err && o->packets) {
 			printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,

@@ -92,7 +92,8 @@ int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ct
 void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx);
 
 /**
- * csd_decoder__decode() - feed @len bytes, then end-of-trace.
+ * csd_decoder__decode() - feed @len bytes, then end-of-trace. With no
+ * file mapped, code reads fail (elements: OCSD_GEN_TRC_ELEM_ADDR_NACC).
  * Return: 0, or -EIO if OpenCSD reported a fatal error.
  */
 int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len);

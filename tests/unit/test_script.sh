@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# `auxtrig script` on the real captures in ../shared/data, against perf 6.1's
+# reference listings; its exit codes; its --help against its man page.
+# Exit 0 pass, 77 skip (no shared data, not under CI=true), else fail.
+set -u
+top=${AUXTRIG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${AUXTRIG_BUILD:-$top/build}
+data=$top/../shared/data
+auxtrig=$build/auxtrig
+bad=0
+fail() { echo "FAIL: $*"; bad=1; }
+
+[ -x "$auxtrig" ] || { echo "no $auxtrig: run make first"; exit 1; }
+if [ ! -f "$data/README.md" ]; then
+	echo "shared test data not found at $data"
+	[ "${CI:-}" = true ] && exit 1
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# --- Intel PT: 634 samples, 619 of them branches identical to perf's in order.
+pt=$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14
+ref=$data/reference/intel_pt-skylake-itrace-b.txt
+"$auxtrig" script -i "$pt" >"$tmp/pt.txt" || fail "script on the Intel PT capture exited $?"
+[ "$(wc -l <"$tmp/pt.txt")" -eq 634 ] || fail "Intel PT: $(wc -l <"$tmp/pt.txt") lines, perf has 634"
+grep '=>' "$tmp/pt.txt" >"$tmp/pt.br"
+grep '=>' "$ref" >"$tmp/ref.br"
+[ "$(wc -l <"$tmp/pt.br")" -eq 619 ] || fail "Intel PT: $(wc -l <"$tmp/pt.br") branch samples, perf has 619"
+cmp -s "$tmp/pt.br" "$tmp/ref.br" || { fail "Intel PT branch samples differ from perf's:"; diff "$tmp/pt.br" "$tmp/ref.br" | head; }
+# The other 15 (cycles samples, no CPU in their sample_type) are the same, as a set.
+diff <(grep -v '=>' "$tmp/pt.txt" | sort) <(grep -v '=>' "$ref" | sort) >/dev/null ||
+	fail "Intel PT: the non-branch samples differ from perf's"
+moved=$(diff "$tmp/pt.txt" "$ref" | grep -c '^<')
+echo "Intel PT: 619/619 branch samples identical; $moved of 15 cycles samples placed differently (TSC-only timing)"
+[ "$moved" -le 15 ] || fail "Intel PT: $moved lines out of place"
+
+"$auxtrig" script -i "$pt" --packets >"$tmp/pt.pkt" || fail "script --packets on Intel PT exited $?"
+grep -qx '# 9980 packets, 874 PAD, 0 errors' "$tmp/pt.pkt" || fail "Intel PT buffer 0: not 9980 packets"
+grep -qx '# 95129 packets, 19142 PAD, 0 errors' "$tmp/pt.pkt" || fail "Intel PT buffer 3: not 95129 packets"
+n=$(grep -vc -e '^#' -e ' PAD$' "$tmp/pt.pkt")
+[ "$n" -eq 85093 ] || fail "Intel PT: $n non-PAD packets listed, perf's dump has 85093"
+
+# --- CoreSight (simpleperf perf.data): byte-identical to perf's 208 samples.
+etm=$data/perf/cs_etm-arm64
+ref=$data/reference/cs_etm-arm64-perf_etm-itrace-b.txt
+"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" >"$tmp/cs.txt" || fail "script on the ETM capture exited $?"
+cmp -s "$tmp/cs.txt" "$ref" || { fail "CoreSight branch samples differ from perf's:"; diff "$tmp/cs.txt" "$ref" | head; }
+[ "$(wc -l <"$tmp/cs.txt")" -eq 208 ] || fail "CoreSight: not 208 samples"
+"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" --packets >"$tmp/cs.pkt" || fail "script --packets on ETM exited $?"
+grep -qx '# trace ID 0x1e: 27 packets, 214 elements, 208 instruction ranges' "$tmp/cs.pkt" ||
+	fail "CoreSight: not 27 packets / 214 elements / 208 ranges: $(grep '^# trace' "$tmp/cs.pkt")"
+[ "$(grep -c 'OCSD_GEN_TRC_ELEM_INSTR_RANGE' "$tmp/cs.pkt")" -eq 208 ] || fail "CoreSight: listing lacks 208 ranges"
+"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" --itrace=i >"$tmp/cs.i" || fail "--itrace=i exited $?"
+[ "$(wc -l <"$tmp/cs.i")" -eq 208 ] || fail "--itrace=i: not 208 ranges"
+head -n1 "$tmp/cs.i" | grep -q '582b2b1000 -       582b2b1008' || fail "--itrace=i: first range is $(head -n1 "$tmp/cs.i")"
+# Without --symfs the image is not found: no ranges, hence no samples, but no failure either.
+"$auxtrig" script -i "$etm/perf_etm.data" >"$tmp/cs.nosymfs" 2>/dev/null || fail "script without --symfs exited $?"
+
+# --- Exit codes: 2 usage, 1 unreadable.
+expect() {
+	local want=$1; shift
+	"$auxtrig" script "$@" >/dev/null 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq "$want" ] || fail "auxtrig script $*: exit $rc, want $want"
+	[ "$want" -eq 0 ] || [ -s "$tmp/err" ] || fail "auxtrig script $*: no message on stderr"
+}
+expect 2 --bogus
+expect 2 --itrace=x -i "$pt"
+expect 2 -i "$pt" extra-argument
+expect 1 -i "$tmp/does-not-exist"
+expect 1 -i "$data/README.md"
+head -c 5000 "$pt" >"$tmp/truncated.data"
+expect 1 -i "$tmp/truncated.data"
+expect 0 --help
+
+# --- --help and the man page name the same long options.
+page=$top/man/auxtrig-script.1
+help=$("$auxtrig" script --help) || fail "script --help failed"
+for o in $(grep -oE -- '--[a-z][a-z0-9-]+' <<<"$help" | sort -u); do
+	sed 's/\\-/-/g' "$page" | grep -qF -- "$o" || fail "$o is in --help but not in $page"
+done
+for o in $(sed 's/\\-/-/g' "$page" | awk '/^\.SH OPTIONS/ { on = 1; next } /^\.SH/ { on = 0 } on' |
+	   grep -E '^\.(TP|B|BR|BI)' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+	grep -qF -- "$o" <<<"$help" || fail "$o is in $page but not in --help"
+done
+grep -q '^\.B script$' "$top/man/auxtrig.1" || fail "auxtrig(1) does not list script"
+
+[ $bad = 0 ] && echo ok
+exit $bad
