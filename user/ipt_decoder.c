@@ -174,7 +174,15 @@ struct ipt_walk {
 	int have_last_ip;
 	int in_psb;		/* between PSB and PSBEND */
 	__u64 psb_fup;		/* FUP ip seen in this PSB+, 0 if none */
-	__u64 tsc;
+	/* time, in TSC units, as perf's decoder keeps it */
+	struct ipt_timing timing;
+	__u64 tsc;		/* the current timestamp */
+	__u64 tsc_base;		/* of the last TSC packet */
+	__u64 ctc_base;		/* TSC at CTC 0 of the last TMA */
+	__u64 ctc_delta;	/* CTC ticks since then, from MTC packets */
+	__u32 last_mtc;
+	int have_tma;
+	__u64 tsc_ctc_mult;	/* n / d when d divides n, else 0 */
 	ipt_branch_fn fn;
 	void *ctx;
 };
@@ -231,6 +239,73 @@ static void ipt_walk__lose_sync(struct ipt_walk *w)
 	w->have_last_ip = 0;
 }
 
+/* Combine a 7-byte TSC packet with the upper byte of @ref, choosing the closest wrap. */
+static __u64 ipt_walk__tsc_8b(__u64 tsc, __u64 ref)
+{
+	tsc |= ref & (0xffULL << 56);
+	if (tsc < ref) {
+		if (ref - tsc > (1ULL << 55))
+			tsc += 1ULL << 56;
+	} else if (tsc - ref > (1ULL << 55)) {
+		tsc -= 1ULL << 56;
+	}
+	return tsc;
+}
+
+static void ipt_walk__on_tsc(struct ipt_walk *w, __u64 payload)
+{
+	__u64 t;
+
+	w->have_tma = 0;
+	if (w->timing.ref_tsc) {
+		t = ipt_walk__tsc_8b(payload, w->timing.ref_tsc);
+		w->timing.ref_tsc = 0;
+	} else if (w->tsc) {
+		t = payload | (w->tsc & (0xffULL << 56));
+		if (t < w->tsc)
+			t += 1ULL << 56;	/* the 56-bit packet wrapped */
+	} else {
+		return;	/* no reference for the upper byte yet */
+	}
+	w->tsc_base = t;
+	w->tsc = t;
+}
+
+static __u64 ipt_walk__ctc_to_tsc(const struct ipt_walk *w, __u64 ctc)
+{
+	if (w->tsc_ctc_mult)
+		return ctc * w->tsc_ctc_mult;
+	return ctc * w->timing.tsc_ctc_n / w->timing.tsc_ctc_d;
+}
+
+/* TMA: the CTC and the TSC fast counter at the last TSC give CTC 0's TSC. */
+static void ipt_walk__on_tma(struct ipt_walk *w, __u32 ctc, __u32 fc)
+{
+	__u32 rem = ctc & ((1U << w->timing.mtc_period) - 1);
+
+	if (!w->timing.tsc_ctc_d)
+		return;
+	w->last_mtc = (ctc >> w->timing.mtc_period) & 0xff;
+	w->ctc_base = w->tsc_base - fc - ipt_walk__ctc_to_tsc(w, rem);
+	w->ctc_delta = 0;
+	w->have_tma = 1;
+}
+
+/* MTC: 8 CTC bits; the time moves on by the CTC ticks since the last one. */
+static void ipt_walk__on_mtc(struct ipt_walk *w, __u32 mtc)
+{
+	__u32 delta = mtc > w->last_mtc ? mtc - w->last_mtc : mtc + 256 - w->last_mtc;
+	__u64 t;
+
+	if (!w->have_tma)
+		return;
+	w->ctc_delta += (__u64)delta << w->timing.mtc_period;
+	t = w->ctc_base + ipt_walk__ctc_to_tsc(w, w->ctc_delta);
+	if (t >= w->tsc)
+		w->tsc = t;	/* never backwards */
+	w->last_mtc = mtc;
+}
+
 static int ipt_walk__packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
 {
 	struct ipt_walk *w = ctx;
@@ -239,7 +314,13 @@ static int ipt_walk__packet(const struct pt_packet *pkt, __u64 offset, void *ctx
 
 	switch (pkt->type) {
 	case ppt_tsc:
-		w->tsc = pkt->payload.tsc.tsc;
+		ipt_walk__on_tsc(w, pkt->payload.tsc.tsc);
+		return 0;
+	case ppt_tma:
+		ipt_walk__on_tma(w, pkt->payload.tma.ctc, pkt->payload.tma.fc);
+		return 0;
+	case ppt_mtc:
+		ipt_walk__on_mtc(w, pkt->payload.mtc.ctc);
 		return 0;
 	case ppt_psb:
 		w->in_psb = 1;
@@ -320,9 +401,17 @@ static int ipt_walk__packet(const struct pt_packet *pkt, __u64 offset, void *ctx
 	return 0;
 }
 
-int ipt_decoder__branches(const void *buf, size_t len, ipt_branch_fn fn, void *ctx)
+int ipt_decoder__branches(const void *buf, size_t len, const struct ipt_timing *timing,
+			  ipt_branch_fn fn, void *ctx)
 {
 	struct ipt_walk w = { .state = IPT_NO_PSB, .fn = fn, .ctx = ctx };
+
+	if (timing)
+		w.timing = *timing;
+	if (w.timing.mtc_period > 15)
+		w.timing.mtc_period = 15;
+	if (w.timing.tsc_ctc_d && w.timing.tsc_ctc_n % w.timing.tsc_ctc_d == 0)
+		w.tsc_ctc_mult = w.timing.tsc_ctc_n / w.timing.tsc_ctc_d;
 
 	return ipt_decoder__packets(buf, len, ipt_walk__packet, &w, NULL);
 }

@@ -30,6 +30,9 @@
 #define IPT_PRIV_TIME_MULT	2
 #define IPT_PRIV_TIME_ZERO	3
 #define IPT_PRIV_MIN		10
+#define IPT_PRIV_MTC_FREQ_BITS	11
+#define IPT_PRIV_TSC_CTC_N	12
+#define IPT_PRIV_TSC_CTC_D	13
 
 struct script_opts {
 	const char *input;
@@ -63,9 +66,9 @@ static void script__usage(FILE *f)
 		"  -h, --help         this help\n");
 }
 
-/* One buffer's worth of Intel PT samples, to be merged by time with sideband samples. */
+/* Intel PT samples and the file's other samples, merged by time in TSC units. */
 struct ipt_sample {
-	__u64 time;
+	__u64 tsc;
 	__u64 from, to;
 	__s32 cpu;
 	int branch;	/* 0: a non-AUX sample (ip only) */
@@ -78,6 +81,7 @@ struct ipt_samples {
 	__u64 time_shift, time_mult, time_zero;
 	int cpu;
 	int have_time;
+	struct ipt_timing timing;
 };
 
 static int ipt_samples__add(struct ipt_samples *s, const struct ipt_sample *one)
@@ -97,24 +101,27 @@ static int ipt_samples__add(struct ipt_samples *s, const struct ipt_sample *one)
 	return 0;
 }
 
-/* TSC to perf time, as perf's tsc_to_perf_time() does with the mmap page values. */
-static __u64 ipt_samples__tsc_to_time(const struct ipt_samples *s, __u64 tsc)
+/*
+ * perf time to TSC, the inverse of the mmap page's conversion: perf's
+ * decoder compares a sample's time with its own TSC-based timestamps this way.
+ */
+static __u64 ipt_samples__time_to_tsc(const struct ipt_samples *s, __u64 ns)
 {
-	__u64 quot, rem;
+	__u64 t, quot, rem;
 
 	if (!s->have_time)
 		return 0;
-	quot = tsc >> s->time_shift;
-	rem = tsc & ((1ULL << s->time_shift) - 1);
-	return s->time_zero + quot * s->time_mult + ((rem * s->time_mult) >> s->time_shift);
+	t = ns - s->time_zero;
+	quot = t / s->time_mult;
+	rem = t % s->time_mult;
+	return (quot << s->time_shift) + (rem << s->time_shift) / s->time_mult;
 }
 
 static int script__ipt_branch(const struct ipt_branch *br, void *ctx)
 {
 	struct ipt_samples *s = ctx;
 	struct ipt_sample one = {
-		.time = ipt_samples__tsc_to_time(s, br->tsc),
-		.from = br->from, .to = br->to, .cpu = s->cpu, .branch = 1,
+		.tsc = br->tsc, .from = br->from, .to = br->to, .cpu = s->cpu, .branch = 1,
 	};
 
 	return ipt_samples__add(s, &one);
@@ -128,12 +135,18 @@ static int script__ipt_packet(const struct pt_packet *pkt, __u64 offset, void *c
 	return 0;
 }
 
+/*
+ * perf decodes a queue up to the time of the next other event: a branch
+ * whose timestamp is not below that event's comes after it.
+ */
 static int ipt_sample__cmp(const void *a, const void *b)
 {
 	const struct ipt_sample *x = a, *y = b;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	if (x->branch != y->branch)
+		return x->branch - y->branch;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -163,6 +176,18 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	s.time_mult = info->priv[IPT_PRIV_TIME_MULT];
 	s.time_zero = info->priv[IPT_PRIV_TIME_ZERO];
 	s.have_time = s.time_shift < 64 && s.time_mult;
+	if (npriv > IPT_PRIV_TSC_CTC_D) {
+		__u64 mask = info->priv[IPT_PRIV_MTC_FREQ_BITS];
+
+		for (size_t i = 0; mask && i < pdata_reader__nr_attrs(r); i++) {
+			const struct pdata_reader_attr *a = pdata_reader__attr(r, i);
+
+			if (a->attr.type == info->priv[0])	/* the intel_pt attr */
+				s.timing.mtc_period = (a->attr.config & mask) >> __builtin_ctzll(mask);
+		}
+		s.timing.tsc_ctc_n = info->priv[IPT_PRIV_TSC_CTC_N];
+		s.timing.tsc_ctc_d = info->priv[IPT_PRIV_TSC_CTC_D];
+	}
 
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;
@@ -182,7 +207,8 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 				continue;
 			}
 			s.cpu = (int)at->cpu;
-			err = ipt_decoder__branches(ev.aux, ev.aux_size, script__ipt_branch, &s);
+			s.timing.ref_tsc = at->reference;
+			err = ipt_decoder__branches(ev.aux, ev.aux_size, &s.timing, script__ipt_branch, &s);
 			if (err)
 				break;
 			continue;
@@ -196,7 +222,7 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 			continue;
 		{
 			struct ipt_sample one = {
-				.time = smp.time, .from = smp.ip, .to = smp.addr,
+				.tsc = ipt_samples__time_to_tsc(&s, smp.time), .from = smp.ip, .to = smp.addr,
 				.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1,
 			};
 

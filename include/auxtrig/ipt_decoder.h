@@ -67,13 +67,31 @@ char *ipt_decoder__packet_str(const struct pt_packet *pkt, char *out, size_t siz
  * @from: source ip, 0 when unknown (no binary to walk to the branch)
  * @to: target ip, 0 when tracing stops
  * @offset: buffer offset of the packet that produced it
- * @tsc: last TSC value seen before it (0 if none yet)
+ * @tsc: its time in TSC units: the last TSC packet advanced by the MTC
+ *       packets since (as perf's decoder computes it), 0 if none yet
  */
 struct ipt_branch {
 	__u64 from;
 	__u64 to;
 	__u64 offset;
 	__u64 tsc;
+};
+
+/**
+ * struct ipt_timing - what turns timing packets into TSC values, from the
+ * AUXTRACE_INFO record and the AUXTRACE record of the buffer.
+ * @ref_tsc: the buffer's reference TSC (AUXTRACE .reference): the upper 8
+ *           bits a 7-byte TSC packet lacks
+ * @mtc_period: IA32_RTIT_CTL.MTCFreq (the mtc_period config term): MTC
+ *              packets carry CTC bits [mtc_period + 7 : mtc_period]
+ * @tsc_ctc_n: CPUID.15H EBX, TSC:CTC ratio numerator
+ * @tsc_ctc_d: CPUID.15H EAX, denominator (0: MTC packets are not used)
+ */
+struct ipt_timing {
+	__u64 ref_tsc;
+	unsigned int mtc_period;
+	__u32 tsc_ctc_n;
+	__u32 tsc_ctc_d;
 };
 
 /** typedef ipt_branch_fn - called for each branch; non-zero stops the walk. */
@@ -92,8 +110,11 @@ typedef int (*ipt_branch_fn)(const struct ipt_branch *br, void *ctx);
  * - TIP.PGD with an ip, after a FUP: tracing stops: {fup ip, 0}.
  * See the report in the commit for where this differs from perf 6.1.
  *
+ * @timing: how to time them, or NULL for TSC packets only
+ *
  * Return: 0, -ENOMEM, or what @fn returned.
  */
-int ipt_decoder__branches(const void *buf, size_t len, ipt_branch_fn fn, void *ctx);
+int ipt_decoder__branches(const void *buf, size_t len, const struct ipt_timing *timing,
+			  ipt_branch_fn fn, void *ctx);
 
 #endif

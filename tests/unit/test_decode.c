@@ -147,8 +147,8 @@ static void test_ipt_decoder_branches(void **state)
 	need_data();
 	r = pt_buffers(bufs, 4, &nr);
 	assert_int_equal(nr, 2);
-	assert_int_equal(ipt_decoder__branches(bufs[0].data, bufs[0].size, log_branch, l0), 0);
-	assert_int_equal(ipt_decoder__branches(bufs[1].data, bufs[1].size, log_branch, l3), 0);
+	assert_int_equal(ipt_decoder__branches(bufs[0].data, bufs[0].size, NULL, log_branch, l0), 0);
+	assert_int_equal(ipt_decoder__branches(bufs[1].data, bufs[1].size, NULL, log_branch, l3), 0);
 	/* perf 6.1: 25+2+2+2 samples on CPU 0, 588 on CPU 3 (619 with =>). */
 	assert_int_equal(l0->nr, 31);
 	assert_int_equal(l3->nr, 588);
@@ -173,8 +173,26 @@ static void test_ipt_decoder_branches(void **state)
 		/* perf knows the source only for async FUP+TIP(.PGD) pairs: 4 on CPU 3. */
 		assert_int_equal(with_from, 4);
 	}
+	/* Timed: TSC 0xbc4cbefc32 in the first PSB+, then MTC steps of 8 CTC = 400 TSC ticks. */
+	{
+		struct ipt_timing t = { .mtc_period = 3, .tsc_ctc_n = 100, .tsc_ctc_d = 2,
+					.ref_tsc = 0xbc4cd584c2ULL };
+		int mtc_refined = 0;
+
+		l3->nr = 0;
+		assert_int_equal(ipt_decoder__branches(bufs[1].data, bufs[1].size, &t, log_branch, l3), 0);
+		assert_int_equal(l3->nr, 588);
+		assert_int_equal(l3->v[0].tsc, 0xbc4cbefc32ULL);
+		for (int i = 1; i < l3->nr; i++) {
+			assert_true(l3->v[i].tsc >= l3->v[i - 1].tsc);
+			mtc_refined += l3->v[i].tsc != l3->v[i - 1].tsc;
+		}
+		/* Far more distinct times than the 30-odd TSC packets: MTC refines them. */
+		assert_int_equal(mtc_refined + 1, 471);
+		assert_int_equal(l3->v[l3->nr - 1].tsc, 0xbc4cd28bc0ULL);
+	}
 	/* Not enough trace for a sample: nothing, no crash. */
-	assert_int_equal(ipt_decoder__branches(bufs[1].data, 16, log_branch, l0), 0);
+	assert_int_equal(ipt_decoder__branches(bufs[1].data, 16, NULL, log_branch, l0), 0);
 	assert_int_equal(l0->nr, 31);
 	pdata_reader__delete(r);
 	free(l0);
