@@ -266,9 +266,16 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 #define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
 
 /* One executable mapping of the traced process and the image behind it. */
+struct script_sym {
+	__u64 start, end;	/* runtime addresses, end exclusive */
+	char *name;
+};
+
 struct script_map {
 	__u64 start, len, pgoff;
 	char *filename;
+	struct script_sym *syms;	/* sorted by start */
+	size_t nr_syms;
 };
 
 struct script_cs {
@@ -283,8 +290,12 @@ struct script_cs {
 
 static void script_cs__free(struct script_cs *cs)
 {
-	for (size_t i = 0; i < cs->nr_maps; i++)
+	for (size_t i = 0; i < cs->nr_maps; i++) {
+		for (size_t j = 0; j < cs->maps[i].nr_syms; j++)
+			free(cs->maps[i].syms[j].name);
+		free(cs->maps[i].syms);
 		free(cs->maps[i].filename);
+	}
 	free(cs->maps);
 }
 
@@ -328,13 +339,25 @@ static int script_cs__collect_maps(struct script_cs *cs, struct pdata_reader *r)
 		}
 		name = (const char *)ev.header + head;
 		max = ev.header->size - head;
-		if (!memchr(name, 0, max))
+		if (!memchr(name, 0, max) || !len)
 			continue;
+		/* A later mapping of the same addresses replaces the earlier one. */
+		for (size_t i = 0; i < cs->nr_maps;) {
+			struct script_map *o = &cs->maps[i];
+
+			if (o->start < start + len && start < o->start + o->len) {
+				free(o->filename);
+				*o = cs->maps[--cs->nr_maps];
+				continue;
+			}
+			i++;
+		}
 		m = realloc(cs->maps, (cs->nr_maps + 1) * sizeof(*m));
 		if (!m)
 			return -ENOMEM;
 		cs->maps = m;
 		m = &cs->maps[cs->nr_maps];
+		memset(m, 0, sizeof(*m));
 		m->filename = strdup(name);
 		if (!m->filename)
 			return -ENOMEM;
@@ -342,6 +365,111 @@ static int script_cs__collect_maps(struct script_cs *cs, struct pdata_reader *r)
 		cs->nr_maps++;
 	}
 	return ret < 0 ? ret : 0;
+}
+
+static int script_sym__cmp(const void *a, const void *b)
+{
+	const struct script_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The function symbols of an ELF64 image (.symtab, else .dynsym), moved to
+ * where mapping @m put them: a symbol's file offset comes from the PT_LOAD
+ * segment that holds it. Symbols of size 0 reach to the next symbol. Errors
+ * leave the map without symbols: names are a nicety.
+ */
+static void script_map__load_syms(struct script_map *m, const char *path)
+{
+	Elf64_Shdr *sh = NULL;
+	Elf64_Phdr *ph = NULL;
+	Elf64_Sym *sym = NULL;
+	char *str = NULL;
+	Elf64_Ehdr eh;
+	size_t nsym = 0;
+	int fd, tab = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_shnum || eh.e_shnum > 4096 || eh.e_phnum > 256)
+		goto out;
+	sh = calloc(eh.e_shnum, sizeof(*sh));
+	ph = calloc(eh.e_phnum ? eh.e_phnum : 1, sizeof(*ph));
+	if (!sh || !ph ||
+	    pread(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) != (ssize_t)(eh.e_shnum * sizeof(*sh)) ||
+	    pread(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff) != (ssize_t)(eh.e_phnum * sizeof(*ph)))
+		goto out;
+	for (int i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB || (sh[i].sh_type == SHT_DYNSYM && tab < 0))
+			tab = i;
+	if (tab < 0 || sh[tab].sh_link >= eh.e_shnum || sh[tab].sh_entsize != sizeof(Elf64_Sym) ||
+	    sh[tab].sh_size > (64 << 20) || sh[sh[tab].sh_link].sh_size > (64 << 20))
+		goto out;
+	nsym = sh[tab].sh_size / sizeof(Elf64_Sym);
+	sym = malloc(nsym * sizeof(*sym) + 1);
+	str = calloc(1, sh[sh[tab].sh_link].sh_size + 1);	/* NUL-terminated whatever the file says */
+	if (!sym || !str ||
+	    pread(fd, sym, nsym * sizeof(*sym), sh[tab].sh_offset) != (ssize_t)(nsym * sizeof(*sym)) ||
+	    pread(fd, str, sh[sh[tab].sh_link].sh_size, sh[sh[tab].sh_link].sh_offset) !=
+		    (ssize_t)sh[sh[tab].sh_link].sh_size)
+		goto out;
+	m->syms = calloc(nsym ? nsym : 1, sizeof(*m->syms));
+	if (!m->syms)
+		goto out;
+	for (size_t i = 0; i < nsym; i++) {
+		const Elf64_Sym *y = &sym[i];
+
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_value ||
+		    y->st_name >= sh[sh[tab].sh_link].sh_size)
+			continue;
+		for (int p = 0; p < eh.e_phnum; p++) {
+			__u64 off;
+
+			if (ph[p].p_type != PT_LOAD || y->st_value < ph[p].p_vaddr ||
+			    y->st_value - ph[p].p_vaddr >= ph[p].p_filesz)
+				continue;
+			off = y->st_value - ph[p].p_vaddr + ph[p].p_offset;
+			if (off < m->pgoff || off - m->pgoff >= m->len)
+				break;
+			m->syms[m->nr_syms].start = m->start + (off - m->pgoff);
+			m->syms[m->nr_syms].end = m->syms[m->nr_syms].start + y->st_size;
+			m->syms[m->nr_syms].name = strdup(str + y->st_name);
+			if (m->syms[m->nr_syms].name)
+				m->nr_syms++;
+			break;
+		}
+	}
+	qsort(m->syms, m->nr_syms, sizeof(*m->syms), script_sym__cmp);
+	for (size_t i = 0; i < m->nr_syms; i++)
+		if (m->syms[i].end == m->syms[i].start)
+			m->syms[i].end = i + 1 < m->nr_syms ? m->syms[i + 1].start : m->start + m->len;
+out:
+	free(sym);
+	free(str);
+	free(sh);
+	free(ph);
+	close(fd);
+}
+
+static const struct script_sym *script_map__find_sym(const struct script_map *m, __u64 addr)
+{
+	size_t lo = 0, hi = m->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < m->syms[mid].start)
+			hi = mid;
+		else if (addr >= m->syms[mid].end)
+			lo = mid + 1;
+		else
+			return &m->syms[mid];
+	}
+	return NULL;
 }
 
 /*
@@ -397,11 +525,18 @@ static void script_cs__on_packet(const struct csd_packet *pkt, void *ctx)
 		printf("%s\n", csd_decoder__packet_line(pkt, line, sizeof(line)));
 }
 
+/* As perf script -F ip,sym,symoff,dso prints an address. */
 static void script_cs__print_addr(const struct script_cs *cs, __u64 addr)
 {
 	const struct script_map *m = addr ? script_cs__find_map(cs, addr) : NULL;
+	const struct script_sym *y = m ? script_map__find_sym(m, addr) : NULL;
 
-	printf(" %16" PRIx64 " [unknown] (%s)", (uint64_t)addr, m ? m->filename : "[unknown]");
+	printf(" %16" PRIx64 " ", (uint64_t)addr);
+	if (y)
+		printf("%s+0x%" PRIx64, y->name, (uint64_t)(addr - y->start));
+	else
+		printf("[unknown]");
+	printf(" (%s)", m ? m->filename : "[unknown]");
 }
 
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
@@ -524,6 +659,12 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 	if (err) {
 		pr_err("%s: cannot read the mmap records: %s\n", o->input, strerror(-err));
 		goto out;
+	}
+	for (size_t i = 0; i < cs.nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", cs.maps[i].filename);
+		script_map__load_syms(&cs.maps[i], path);
 	}
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;

@@ -51,6 +51,26 @@ head -n1 "$tmp/cs.i" | grep -q '582b2b1000 -       582b2b1008' || fail "--itrace
 # Without --symfs the image is not found: no ranges, hence no samples, but no failure either.
 "$auxtrig" script -i "$etm/perf_etm.data" >"$tmp/cs.nosymfs" 2>/dev/null || fail "script without --symfs exited $?"
 
+# Symbols: the shipped binary has none; give a copy two function symbols
+# (objcopy, generic ELF) and the samples must name them as perf does.
+mkdir -p "$tmp/symfs/data/local/tmp"
+if objcopy -I elf64-little -O elf64-little --add-symbol start_loop=.text:0x0,function,global \
+	--add-symbol body=.text:0x54,function,global "$etm/symfs/data/local/tmp/etm_test_loop" \
+	"$tmp/symfs/data/local/tmp/etm_test_loop"; then
+	"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$tmp/symfs" >"$tmp/cs.sym" || fail "script with symbols exited $?"
+	sed -n 3p "$tmp/cs.sym" | grep -qx '       582b2b1050 start_loop+0x50 (/data/local/tmp/etm_test_loop) =>       582b2b10e0 body+0x8c (/data/local/tmp/etm_test_loop)' ||
+		fail "symbols: line 3 is '$(sed -n 3p "$tmp/cs.sym")'"
+	[ "$(grep -c 'body+0x' "$tmp/cs.sym")" -ge 200 ] || fail "symbols: body+ offsets missing"
+	# perf itself, when installed, must agree.
+	if command -v perf >/dev/null; then
+		perf script -i "$etm/perf_etm.data" --symfs "$tmp/symfs" --itrace=b -F ip,addr,sym,symoff,dso \
+			>"$tmp/perf.sym" 2>/dev/null
+		cmp -s "$tmp/cs.sym" "$tmp/perf.sym" || { fail "symbols: differ from perf script's"; diff "$tmp/cs.sym" "$tmp/perf.sym" | head -4; }
+	fi
+else
+	fail "objcopy could not add symbols (binutils missing?)"
+fi
+
 # --- Exit codes: 2 usage, 1 unreadable.
 expect() {
 	local want=$1; shift
