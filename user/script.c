@@ -150,14 +150,6 @@ static int ipt_sample__cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void script__print_cpu(__s32 cpu)
-{
-	if (cpu < 0)
-		printf("[%03d] ", cpu);
-	else
-		printf("[%03d] ", cpu);
-}
-
 static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			    const struct script_opts *o)
 {
@@ -167,6 +159,11 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
 	int err = 0, ret;
 
+	if (o->itrace == 'i' && !o->packets) {
+		pr_err("%s: --itrace=i needs the traced code, which Intel PT decoding here does not read "
+		       "(use --itrace=b or --packets)\n", o->input);
+		return EXIT_USAGE;
+	}
 	if (npriv < IPT_PRIV_MIN) {
 		pr_err("%s: Intel PT AUXTRACE_INFO has %zu fields, at least %d expected\n", o->input, npriv,
 		       IPT_PRIV_MIN);
@@ -245,7 +242,7 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	for (size_t i = 0; i < s.nr; i++) {
 		const struct ipt_sample *x = &s.v[i];
 
-		script__print_cpu(x->cpu);
+		printf("[%03d] ", x->cpu);	/* perf: [-01] for samples without a CPU */
 		if (x->branch)
 			printf(" %16" PRIx64 " => %16" PRIx64 "\n", (uint64_t)x->from, (uint64_t)x->to);
 		else

@@ -99,16 +99,23 @@ typedef int (*ipt_branch_fn)(const struct ipt_branch *br, void *ctx);
 
 /**
  * ipt_decoder__branches() - branch samples of one buffer without binaries.
+ * @buf: trace bytes
+ * @len: bytes
  *
- * Without the code, nothing between two IP packets can be followed, so the
- * decoder is, in perf's terms, permanently "out of sync" with the
- * instruction stream; only these are known:
- * - TIP: a branch to its ip from an unknown place: {0, ip};
- * - FUP immediately followed (ignoring timing packets) by TIP (an async
- *   event: interrupt, syscall…): {fup ip, tip ip};
- * - TIP.PGE: trace (re)starts at ip: {0, ip};
- * - TIP.PGD with an ip, after a FUP: tracing stops: {fup ip, 0}.
- * See the report in the commit for where this differs from perf 6.1.
+ * Without the code nothing between two IP packets can be followed: every
+ * attempt fails and, like perf's decoder, the walk then forgets the current
+ * ip and the IP-compression history and waits for a packet that needs
+ * neither. What is reported is exactly what perf 6.1 reports in that
+ * situation:
+ *
+ * - after a loss of sync, the first TIP, TIP.PGE, TIP.PGD or FUP with a
+ *   full (uncompressed) ip: {0, ip}; a FUP inside PSB+ sets the ip silently;
+ * - in sync, a TIP.PGE: {0, ip};
+ * - in sync, a FUP at the current ip (an async event: nothing to walk) and
+ *   the TIP or TIP.PGD after it: {fup ip, tip ip} ({fup ip, 0} if the
+ *   target is suppressed);
+ * - in sync, anything that needs the code (TNT, TIP, a FUP elsewhere, a
+ *   PSB+ FUP elsewhere, OVF) loses sync.
  *
  * @timing: how to time them, or NULL for TSC packets only
  *

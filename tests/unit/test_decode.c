@@ -187,7 +187,7 @@ static void test_ipt_decoder_branches(void **state)
 			assert_true(l3->v[i].tsc >= l3->v[i - 1].tsc);
 			mtc_refined += l3->v[i].tsc != l3->v[i - 1].tsc;
 		}
-		/* Far more distinct times than the 30-odd TSC packets: MTC refines them. */
+		/* Far more distinct times than the 24 TSC packets of the file: MTC refines them. */
 		assert_int_equal(mtc_refined + 1, 471);
 		assert_int_equal(l3->v[l3->nr - 1].tsc, 0xbc4cd28bc0ULL);
 	}

@@ -81,6 +81,7 @@ expect() {
 }
 expect 2 --bogus
 expect 2 --itrace=x -i "$pt"
+expect 2 --itrace=i -i "$pt"
 expect 2 -i "$pt" extra-argument
 expect 1 -i "$tmp/does-not-exist"
 expect 1 -i "$data/README.md"
