@@ -31,6 +31,7 @@ struct csd_decoder {
 	__u8 ids[128];		/* trace IDs with a decoder */
 	int nr_ids;
 	int nr_maps;		/* memory images added */
+	int elem_sink_set;
 };
 
 /* The accessor of a tree with no image: every read fails (ADDR_NACC elements). */
@@ -82,11 +83,6 @@ struct csd_decoder *csd_decoder__new(unsigned int flags)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
-		csd_decoder__delete(d);
-		errno = EINVAL;
-		return NULL;
-	}
 	return d;
 }
 
@@ -117,11 +113,6 @@ int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *r
 	if (err != OCSD_OK) {
 		ocsd_err_str(err, msg, sizeof(msg));
 		pr_err("OpenCSD refused the ETMv4 decoder for trace ID %#x: %s\n", regs->traceidr & 0x7f, msg);
-		return -EINVAL;
-	}
-	/* The element sink is attached to the decoders that exist when it is set. */
-	if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
-		pr_err("OpenCSD: cannot attach the element output to trace ID %#x\n", id);
 		return -EINVAL;
 	}
 	if (d->nr_ids < (int)sizeof(d->ids))
@@ -192,6 +183,17 @@ int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
 	size_t done = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 
+	/*
+	 * The element sink reaches only the decoders that exist when it is set,
+	 * and each call allocates a new one: set it once, now.
+	 */
+	if (!d->elem_sink_set) {
+		if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
+			pr_err("OpenCSD: cannot attach the element output\n");
+			return -EINVAL;
+		}
+		d->elem_sink_set = 1;
+	}
 	/* A full decoder refuses to run without memory: give it memory that is never there. */
 	if (!d->nr_maps) {
 		if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__no_memory,

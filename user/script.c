@@ -238,7 +238,8 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 		free(s.v);
 		return EXIT_RUNTIME;
 	}
-	qsort(s.v, s.nr, sizeof(*s.v), ipt_sample__cmp);
+	if (s.nr)
+		qsort(s.v, s.nr, sizeof(*s.v), ipt_sample__cmp);
 	for (size_t i = 0; i < s.nr; i++) {
 		const struct ipt_sample *x = &s.v[i];
 

@@ -89,6 +89,28 @@ head -c 5000 "$pt" >"$tmp/truncated.data"
 expect 1 -i "$tmp/truncated.data"
 expect 0 --help
 
+# --- Corrupted copies: an error (1) or a decode of what survives (0), never a crash.
+RANDOM=20261122
+for i in $(seq 1 40); do
+	if [ $((i % 2)) = 0 ]; then src=$pt; lo=$((0x29c0 + 48)); args=(); else
+		src=$etm/perf_etm.data; lo=$((0x26a8 + 48)); args=(--symfs "$etm/symfs"); fi
+	size=$(stat -c %s "$src")
+	cp "$src" "$tmp/fuzz.data"
+	chmod u+w "$tmp/fuzz.data"
+	for j in $(seq 1 $((1 + RANDOM % 12))); do
+		# Mostly into the trace payloads (the decoders), sometimes anywhere.
+		if [ $((RANDOM % 5)) = 0 ]; then off=$(((RANDOM * 32768 + RANDOM) % size)); else
+			off=$((lo + (RANDOM * 32768 + RANDOM) % (size - lo))); fi
+		printf "\\x$(printf %02x $((RANDOM % 256)))" |
+			dd of="$tmp/fuzz.data" bs=1 seek=$off conv=notrunc status=none
+	done
+	for mode in "" --packets; do
+		"$auxtrig" script -i "$tmp/fuzz.data" "${args[@]}" $mode >/dev/null 2>&1
+		rc=$?
+		[ $rc -le 1 ] || { fail "corrupted copy $i ($src) $mode: exit $rc"; cp "$tmp/fuzz.data" "$build/fuzz-fail-$i.data"; }
+	done
+done
+
 # --- --help and the man page name the same long options.
 page=$top/man/auxtrig-script.1
 help=$("$auxtrig" script --help) || fail "script --help failed"
