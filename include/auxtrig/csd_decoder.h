@@ -54,7 +54,9 @@ struct csd_elem {
 	const void *elem;	/* OpenCSD's ocsd_generic_trace_elem */
 };
 
+/** typedef csd_packet_fn - receives each packet (and each trace ID's end of trace). */
 typedef void (*csd_packet_fn)(const struct csd_packet *pkt, void *ctx);
+/** typedef csd_elem_fn - receives each generic trace element. */
 typedef void (*csd_elem_fn)(const struct csd_elem *elem, void *ctx);
 
 /** CSD_FORMATTED - the input is CoreSight frame-formatted, frames memory aligned (ETB/ETR/perf). */
@@ -85,7 +87,11 @@ int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *r
  */
 int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len);
 
-/** csd_decoder__set_packet_fn() - call @fn for every packet (packet monitor). */
+/**
+ * csd_decoder__set_packet_fn() - call @fn for every packet (OpenCSD's packet
+ * monitor) of every decoder added so far: add the decoders first.
+ * Return: 0 or -EINVAL.
+ */
 int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ctx);
 
 /** csd_decoder__set_elem_fn() - call @fn for every generic element. */
@@ -119,6 +125,7 @@ struct csd_branch {
 	__u64 to;
 };
 
+/** typedef csd_branch_fn - receives each branch sample. */
 typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
 
 /**

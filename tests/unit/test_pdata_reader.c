@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * pdata_reader on real perf.data files (../shared/data: perf's Intel PT
- * capture and simpleperf's CoreSight one), on files made by pdata_writer's
- * format rules by hand, and on truncated and randomly corrupted copies:
+ * capture and simpleperf's CoreSight one), on a file of our own
+ * pdata_writer, and on truncated and randomly corrupted copies:
  * whatever the bytes, the reader must answer with an error, never crash or
  * read outside its buffer.
  */
@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/ipt_decoder.h"
 #include "auxtrig/log.h"
+#include "auxtrig/pdata_writer.h"
 #include "auxtrig/pdata_reader.h"
 
 #define PT_FILE		"perf/intel_pt-skylake/perf.data.intel_pt-4.14"
@@ -330,12 +333,141 @@ static void test_pdata_reader_corrupt(void **state)
 	free(orig);
 }
 
+/*
+ * A hand-made Intel PT stream: PSB+, TIP.PGE A, TNT (needs code: sync lost),
+ * TIP B (full ip: sync again), FUP B (async, at the current ip), TIP C.
+ */
+static size_t make_pt_stream(unsigned char *b)
+{
+	static const __u64 ips[] = { 0xffffffff81000000ULL, 0x7f0000001000ULL, 0x7f0000001000ULL,
+				     0xffffffff81000100ULL };
+	static const unsigned char ops[] = { 0xd1 /* TIP.PGE, ipc 6 */, 0xcd /* TIP */, 0xdd /* FUP */, 0xcd };
+	size_t n = 0;
+
+	for (int i = 0; i < 8; i++) {
+		b[n++] = 0x02;
+		b[n++] = 0x82;
+	}
+	b[n++] = 0x02;
+	b[n++] = 0x23;		/* PSBEND */
+	for (int i = 0; i < 4; i++) {
+		b[n++] = ops[i];
+		memcpy(b + n, &ips[i], 8);
+		n += 8;
+		if (i == 0)
+			b[n++] = 0x06;	/* TNT-8: one taken branch */
+	}
+	while (n % 8)
+		b[n++] = 0;	/* PAD */
+	return n;
+}
+
+struct rt_branches {
+	struct ipt_branch v[8];
+	int nr;
+};
+
+static int rt_branch(const struct ipt_branch *br, void *ctx)
+{
+	struct rt_branches *b = ctx;
+
+	if (b->nr < 8)
+		b->v[b->nr] = *br;
+	b->nr++;
+	return 0;
+}
+
+static void test_pdata_reader_reads_pdata_writer(void **state)
+{
+	char dir[] = "/tmp/auxtrig-pdata-reader-XXXXXX", path[64];
+	struct perf_event_attr pt = { .type = 8, .size = sizeof(pt), .sample_period = 1,
+				      .sample_type = PDATA_SAMPLE_TYPE, .sample_id_all = 1 };
+	struct perf_event_attr dummy = pt;
+	__u64 pt_ids[] = { 501, 502 }, dummy_ids[] = { 503 };
+	struct {
+		struct pdata_record_auxtrace_info h;
+		__u64 priv[18];
+	} info = { .h = { .header = { .type = PDATA_RECORD_AUXTRACE_INFO, .size = sizeof(info) },
+			  .type = PDATA_AUXTRACE_INTEL_PT } };
+	struct pdata_record_auxtrace rec = { .reference = 0x1234, .idx = 2, .tid = 77, .cpu = 2 };
+	struct pdata_auxtrace_index_entry *idx;
+	const struct pdata_record_auxtrace *at = NULL;
+	struct rt_branches br = { 0 };
+	unsigned char stream[128];
+	const void *aux = NULL;
+	struct pdata_writer *w;
+	struct pdata_reader *r;
+	struct pdata_event ev;
+	size_t len, nr;
+	__u64 pos = 0;
+	int ret;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	dummy.type = PERF_TYPE_SOFTWARE;
+	dummy.config = PERF_COUNT_SW_DUMMY;
+	info.priv[0] = 8;
+	len = make_pt_stream(stream);
+
+	w = pdata_writer__open(path, false);
+	assert_non_null(w);
+	assert_int_equal(pdata_writer__add_attr(w, &pt, "intel_pt//", pt_ids, 2), 0);
+	assert_int_equal(pdata_writer__add_attr(w, &dummy, "dummy:u", dummy_ids, 1), 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	assert_int_equal(pdata_writer__write(w, &info, sizeof(info)), 0);
+	/* Split in two segments, as from a wrapped AUX ring. */
+	assert_int_equal(pdata_writer__write_auxtrace(w, &rec, stream, 20, stream + 20, len - 20), 0);
+	assert_int_equal(pdata_writer__finish_round(w), 0);
+	assert_int_equal(pdata_writer__close(w), 0);
+	pdata_writer__delete(w);
+
+	r = pdata_reader__open(path);
+	assert_non_null(r);
+	assert_int_equal(pdata_reader__nr_attrs(r), 2);
+	assert_int_equal(pdata_reader__attr(r, 0)->attr.type, 8);
+	assert_int_equal(pdata_reader__attr(r, 0)->nr_ids, 2);
+	assert_int_equal(pdata_reader__attr(r, 0)->ids[1], 502);
+	assert_ptr_equal(pdata_reader__attr_by_id(r, 503), pdata_reader__attr(r, 1));
+	assert_non_null(pdata_reader__feature_string(r, PDATA_HEADER_ARCH));
+	assert_non_null(pdata_reader__feature_string(r, PDATA_HEADER_CPUID));
+	assert_int_equal(pdata_reader__auxtrace_index(r, &idx, &nr), 0);
+	assert_int_equal(nr, 1);
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		if (ev.header->type != PDATA_RECORD_AUXTRACE)
+			continue;
+		at = (const void *)ev.header;
+		aux = ev.aux;
+		assert_int_equal(ev.file_offset, idx[0].file_offset);
+		assert_int_equal(ev.aux_size, len);
+	}
+	free(idx);
+	assert_int_equal(ret, 0);
+	assert_non_null(at);
+	assert_int_equal(at->cpu, 2);
+	assert_int_equal(at->reference, 0x1234);
+	assert_memory_equal(aux, stream, len);
+
+	/* And the decoder finds the three branches the stream states. */
+	assert_int_equal(ipt_decoder__branches(aux, at->size, NULL, rt_branch, &br), 0);
+	assert_int_equal(br.nr, 3);
+	assert_int_equal(br.v[0].from, 0);
+	assert_int_equal(br.v[0].to, 0xffffffff81000000ULL);
+	assert_int_equal(br.v[1].from, 0);
+	assert_int_equal(br.v[1].to, 0x7f0000001000ULL);
+	assert_int_equal(br.v[2].from, 0x7f0000001000ULL);
+	assert_int_equal(br.v[2].to, 0xffffffff81000100ULL);
+	pdata_reader__delete(r);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pdata_reader_intel_pt_file),
 		cmocka_unit_test(test_pdata_reader_simpleperf_file),
 		cmocka_unit_test(test_pdata_reader_refuses_foreign),
+		cmocka_unit_test(test_pdata_reader_reads_pdata_writer),
 		cmocka_unit_test(test_pdata_reader_truncated),
 		cmocka_unit_test(test_pdata_reader_corrupt),
 	};
