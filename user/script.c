@@ -67,7 +67,7 @@ static void script__usage(FILE *f)
 }
 
 /* Intel PT samples and the file's other samples, merged by time in TSC units. */
-struct ipt_sample {
+struct script_pt_sample {
 	__u64 tsc;
 	__u64 from, to;
 	__s32 cpu;
@@ -75,8 +75,8 @@ struct ipt_sample {
 	__u64 seq;
 };
 
-struct ipt_samples {
-	struct ipt_sample *v;
+struct script_pt_samples {
+	struct script_pt_sample *v;
 	size_t nr, cap;
 	__u64 time_shift, time_mult, time_zero;
 	int cpu;
@@ -84,11 +84,11 @@ struct ipt_samples {
 	struct ipt_timing timing;
 };
 
-static int ipt_samples__add(struct ipt_samples *s, const struct ipt_sample *one)
+static int script_pt_samples__add(struct script_pt_samples *s, const struct script_pt_sample *one)
 {
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct ipt_sample *v = realloc(s->v, cap * sizeof(*v));
+		struct script_pt_sample *v = realloc(s->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -105,7 +105,7 @@ static int ipt_samples__add(struct ipt_samples *s, const struct ipt_sample *one)
  * perf time to TSC, the inverse of the mmap page's conversion: perf's
  * decoder compares a sample's time with its own TSC-based timestamps this way.
  */
-static __u64 ipt_samples__time_to_tsc(const struct ipt_samples *s, __u64 ns)
+static __u64 script_pt_samples__time_to_tsc(const struct script_pt_samples *s, __u64 ns)
 {
 	__u64 t, quot, rem;
 
@@ -119,12 +119,12 @@ static __u64 ipt_samples__time_to_tsc(const struct ipt_samples *s, __u64 ns)
 
 static int script__ipt_branch(const struct ipt_branch *br, void *ctx)
 {
-	struct ipt_samples *s = ctx;
-	struct ipt_sample one = {
+	struct script_pt_samples *s = ctx;
+	struct script_pt_sample one = {
 		.tsc = br->tsc, .from = br->from, .to = br->to, .cpu = s->cpu, .branch = 1,
 	};
 
-	return ipt_samples__add(s, &one);
+	return script_pt_samples__add(s, &one);
 }
 
 static int script__ipt_packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
@@ -139,9 +139,9 @@ static int script__ipt_packet(const struct pt_packet *pkt, __u64 offset, void *c
  * perf decodes a queue up to the time of the next other event: a branch
  * whose timestamp is not below that event's comes after it.
  */
-static int ipt_sample__cmp(const void *a, const void *b)
+static int script_pt_sample__cmp(const void *a, const void *b)
 {
-	const struct ipt_sample *x = a, *y = b;
+	const struct script_pt_sample *x = a, *y = b;
 
 	if (x->tsc != y->tsc)
 		return x->tsc < y->tsc ? -1 : 1;
@@ -153,7 +153,7 @@ static int ipt_sample__cmp(const void *a, const void *b)
 static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			    const struct script_opts *o)
 {
-	struct ipt_samples s = { 0 };
+	struct script_pt_samples s = { 0 };
 	struct pdata_event ev;
 	__u64 pos = 0;
 	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
@@ -214,16 +214,21 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 			continue;
 		if (pdata_reader__parse_sample(r, &ev, &smp) || !smp.attr)
 			continue;
-		/* Samples of the AUX event itself carry no branch; show the others (perf does). */
-		if (smp.attr->attr.aux_watermark || smp.attr->attr.type == PERF_TYPE_SOFTWARE)
+		/*
+		 * The other events' samples are listed among the branches, as perf
+		 * script does; not those of the intel_pt event itself (its PMU type
+		 * is priv[0]) nor of the sideband dummy.
+		 */
+		if (smp.attr->attr.type == info->priv[0] ||
+		    (smp.attr->attr.type == PERF_TYPE_SOFTWARE && smp.attr->attr.config == PERF_COUNT_SW_DUMMY))
 			continue;
 		{
-			struct ipt_sample one = {
-				.tsc = ipt_samples__time_to_tsc(&s, smp.time), .from = smp.ip, .to = smp.addr,
+			struct script_pt_sample one = {
+				.tsc = script_pt_samples__time_to_tsc(&s, smp.time), .from = smp.ip, .to = smp.addr,
 				.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1,
 			};
 
-			err = ipt_samples__add(&s, &one);
+			err = script_pt_samples__add(&s, &one);
 			if (err)
 				break;
 		}
@@ -239,9 +244,9 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 		return EXIT_RUNTIME;
 	}
 	if (s.nr)
-		qsort(s.v, s.nr, sizeof(*s.v), ipt_sample__cmp);
+		qsort(s.v, s.nr, sizeof(*s.v), script_pt_sample__cmp);
 	for (size_t i = 0; i < s.nr; i++) {
-		const struct ipt_sample *x = &s.v[i];
+		const struct script_pt_sample *x = &s.v[i];
 
 		printf("[%03d] ", x->cpu);	/* perf: [-01] for samples without a CPU */
 		if (x->branch)
@@ -253,7 +258,6 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	return EXIT_OK;
 }
 
-
 /* CoreSight AUXTRACE_INFO priv[] (perf-aux.md §2.1, perf 6.1 util/cs-etm.h). */
 #define CS_PRIV_VERSION		0
 #define CS_PRIV_PMU_TYPE_CPUS	1
@@ -263,12 +267,13 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 #define CS_ETE_MAGIC		0x5050505050505050ULL
 #define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
 
-/* One executable mapping of the traced process and the image behind it. */
+/* A function symbol of a traced image, where the mapping put it. */
 struct script_sym {
 	__u64 start, end;	/* runtime addresses, end exclusive */
 	char *name;
 };
 
+/* One executable mapping of the traced process and the image behind it. */
 struct script_map {
 	__u64 start, len, pgoff;
 	char *filename;
