@@ -371,6 +371,63 @@ static void test_csd_decoder_juno_listing(void **state)
 	listing_free(&ref);
 }
 
+struct per_id {
+	size_t packets[128], elems[128];
+};
+
+static void count_packet(const struct csd_packet *pkt, void *ctx)
+{
+	struct per_id *c = ctx;
+
+	if (!pkt->eot)
+		c->packets[pkt->trace_id & 0x7f]++;
+}
+
+static void count_elem(const struct csd_elem *elem, void *ctx)
+{
+	struct per_id *c = ctx;
+
+	c->elems[elem->trace_id & 0x7f]++;
+}
+
+/* All six ETMs of the snapshot in one tree: the frame demultiplexer at work. */
+static void test_csd_decoder_juno_all_ids(void **state)
+{
+	/* README: per trace ID packet/element counts of trc_pkt_lister -decode. */
+	static const size_t want[6][2] = {
+		{ 29451, 14496 }, { 271, 107 }, { 106, 2 }, { 305, 142 }, { 0, 1 }, { 1331, 658 },
+	};
+	struct per_id *c = calloc(1, sizeof(*c));
+	struct csd_decoder *d;
+	size_t len;
+	void *trace;
+
+	need_data();
+	assert_non_null(c);
+	d = csd_decoder__new(CSD_FORMATTED);
+	assert_non_null(d);
+	for (unsigned int id = 0x10; id <= 0x15; id++) {
+		struct csd_etmv4_regs regs;
+
+		assert_int_equal(juno_regs(id, &regs), 0);
+		assert_int_equal(csd_decoder__add_etmv4(d, &regs, 1), 0);
+	}
+	assert_int_equal(csd_decoder__map_file(d, 0xffffffc000081000ULL, data_path(JUNO_DIR "/kernel_dump.bin"), 0, 0), 0);
+	assert_int_equal(csd_decoder__set_packet_fn(d, count_packet, c), 0);
+	csd_decoder__set_elem_fn(d, count_elem, c);
+	trace = slurp(data_path(JUNO_DIR "/cstrace.bin"), &len);
+	assert_int_equal(csd_decoder__decode(d, trace, len), 0);
+	csd_decoder__delete(d);
+	free(trace);
+	for (int i = 0; i < 6; i++) {
+		print_message("trace ID %#x: %zu packets, %zu elements\n", 0x10 + i, c->packets[0x10 + i],
+			      c->elems[0x10 + i]);
+		assert_int_equal(c->packets[0x10 + i], want[i][0]);
+		assert_int_equal(c->elems[0x10 + i], want[i][1]);
+	}
+	free(c);
+}
+
 /* ---- CoreSight: simpleperf's perf.data ---------------------------------- */
 
 struct etm_count {
@@ -488,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_ipt_decoder_packet_counts),
 		cmocka_unit_test(test_ipt_decoder_branches),
 		cmocka_unit_test(test_csd_decoder_juno_listing),
+		cmocka_unit_test(test_csd_decoder_juno_all_ids),
 		cmocka_unit_test(test_csd_decoder_perf_etm),
 	};
 
