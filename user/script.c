@@ -150,10 +150,103 @@ static int script_pt_sample__cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* One AUXTRACE buffer: perf queues them by mmap index. */
+struct script_pt_buf {
+	__u32 idx;
+	int cpu;
+	__u64 offset, size, reference;
+	const void *data;
+	size_t seq;
+};
+
+struct script_pt_bufs {
+	struct script_pt_buf *v;
+	size_t nr;
+};
+
+static int script_pt_bufs__add(struct script_pt_bufs *b, const struct script_pt_buf *one)
+{
+	struct script_pt_buf *v = realloc(b->v, (b->nr + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	b->v = v;
+	b->v[b->nr] = *one;
+	b->v[b->nr].seq = b->nr;
+	b->nr++;
+	return 0;
+}
+
+static int script_pt_buf__cmp(const void *a, const void *b)
+{
+	const struct script_pt_buf *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Decode queue by queue (mmap index), in file order within a queue. Buffers
+ * that continue each other in aux_head space (offset == previous end) are one
+ * trace stream, decoded as one: a packet may straddle them. A gap (data lost)
+ * starts a new stream, which the decoder syncs on its first PSB.
+ */
+static int script__intel_pt_queues(struct script_pt_bufs *bufs, struct script_pt_samples *s,
+				   const struct script_opts *o)
+{
+	int err = 0;
+
+	if (bufs->nr)
+		qsort(bufs->v, bufs->nr, sizeof(*bufs->v), script_pt_buf__cmp);
+	for (size_t i = 0; i < bufs->nr && !err;) {
+		const struct script_pt_buf *first = &bufs->v[i];
+		size_t n = 1, total = first->size;
+		unsigned char *joined = NULL;
+		const void *data = first->data;
+
+		while (i + n < bufs->nr && bufs->v[i + n].idx == first->idx &&
+		       bufs->v[i + n].offset == bufs->v[i + n - 1].offset + bufs->v[i + n - 1].size) {
+			total += bufs->v[i + n].size;
+			n++;
+		}
+		if (n > 1) {
+			size_t at = 0;
+
+			joined = malloc(total ? total : 1);
+			if (!joined)
+				return -ENOMEM;
+			for (size_t k = 0; k < n; k++) {
+				memcpy(joined + at, bufs->v[i + k].data, bufs->v[i + k].size);
+				at += bufs->v[i + k].size;
+			}
+			data = joined;
+		}
+		if (o->packets) {
+			struct ipt_packet_stats st;
+
+			printf("# AUXTRACE idx %u cpu %d offset %#llx size %zu (%zu buffer%s)\n", first->idx,
+			       first->cpu, (unsigned long long)first->offset, total, n, n > 1 ? "s" : "");
+			err = ipt_decoder__packets(data, total, script__ipt_packet, NULL, &st);
+			if (!err)
+				printf("# %llu packets, %llu PAD, %llu errors\n", (unsigned long long)st.packets,
+				       (unsigned long long)st.pads, (unsigned long long)st.errors);
+		} else {
+			s->cpu = first->cpu;
+			s->timing.ref_tsc = first->reference;
+			err = ipt_decoder__branches(data, total, &s->timing, script__ipt_branch, s);
+		}
+		free(joined);
+		i += n;
+	}
+	return err;
+}
+
 static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			    const struct script_opts *o)
 {
 	struct script_pt_samples s = { 0 };
+	struct script_pt_bufs bufs = { 0 };
 	struct pdata_event ev;
 	__u64 pos = 0;
 	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
@@ -191,21 +284,12 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 		struct pdata_sample smp;
 
 		if (ev.header->type == PDATA_RECORD_AUXTRACE) {
-			if (o->packets) {
-				struct ipt_packet_stats st;
+			struct script_pt_buf b = {
+				.idx = at->idx, .cpu = (int)at->cpu, .offset = at->offset, .size = ev.aux_size,
+				.reference = at->reference, .data = ev.aux,
+			};
 
-				printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,
-				       (unsigned long long)at->offset, (unsigned long long)at->size);
-				err = ipt_decoder__packets(ev.aux, ev.aux_size, script__ipt_packet, NULL, &st);
-				if (err)
-					break;
-				printf("# %llu packets, %llu PAD, %llu errors\n", (unsigned long long)st.packets,
-				       (unsigned long long)st.pads, (unsigned long long)st.errors);
-				continue;
-			}
-			s.cpu = (int)at->cpu;
-			s.timing.ref_tsc = at->reference;
-			err = ipt_decoder__branches(ev.aux, ev.aux_size, &s.timing, script__ipt_branch, &s);
+			err = script_pt_bufs__add(&bufs, &b);
 			if (err)
 				break;
 			continue;
@@ -233,6 +317,9 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 				break;
 		}
 	}
+	if (!err && ret >= 0)
+		err = script__intel_pt_queues(&bufs, &s, o);
+	free(bufs.v);
 	if (ret < 0) {
 		pr_err("%s: stopped at a corrupt record\n", o->input);
 		free(s.v);
