@@ -38,7 +38,7 @@ LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -l
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz
+LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
              -Wall -Werror -Wno-unused-function

@@ -21,6 +21,7 @@ static const struct subcommand {
 	{ "record", cmd_record, "record events inside in-kernel trigger windows into a perf.data file" },
 	{ "probe", cmd_probe, "report what auxtrig can do on this machine, and why not" },
 	{ "repair", cmd_repair, "complete a perf.data file whose recording was killed" },
+	{ "script", cmd_script, "decode hardware trace in a perf.data file" },
 };
 
 static void usage(FILE *f)

@@ -21,5 +21,7 @@ int cmd_record(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/repair.c */
 int cmd_repair(int argc, char **argv);
+/** cmd_script() - `auxtrig script`: user/script.c */
+int cmd_script(int argc, char **argv);
 
 #endif

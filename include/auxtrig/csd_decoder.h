@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_CSD_DECODER_H
+#define AUXTRIG_CSD_DECODER_H
+
+/**
+ * DOC: CoreSight decoder
+ *
+ * A thin object over OpenCSD's C API (a "decode tree"): CoreSight
+ * frame-formatted trace (ETB, ETR, perf AUX buffers) is demultiplexed by
+ * trace ID and fed to one ETMv4 instruction decoder per ID, which turns it
+ * into packets and, with the traced memory mapped in, into generic trace
+ * elements (instruction ranges, exceptions, trace on/off...).
+ *
+ * Packets and elements are delivered to callbacks in stream order;
+ * csd_decoder__packet_line() and csd_decoder__elem_line() format them the
+ * way OpenCSD's trc_pkt_lister prints them ("Idx:N; ID:xx; ...").
+ *
+ * csd_branches turns the element stream into the branch samples perf's
+ * cs-etm decoder synthesises (perf script --itrace=b).
+ *
+ * Names use the csd_ prefix: ocsd_ belongs to OpenCSD.
+ */
+
+#include <linux/types.h>
+#include <stddef.h>
+
+struct csd_decoder;
+
+/**
+ * struct csd_etmv4_regs - the ETMv4 register values a decoder needs
+ * (from a snapshot's device_N.ini or perf's AUXTRACE_INFO).
+ */
+struct csd_etmv4_regs {
+	__u32 configr;
+	__u32 traceidr;
+	__u32 idr0, idr1, idr2, idr8;
+	__u32 idr9, idr10, idr11, idr12, idr13;
+};
+
+/** struct csd_packet - one ETMv4 packet as the packet monitor saw it. */
+struct csd_packet {
+	__u64 index;		/* byte index of its first byte in the (formatted) buffer */
+	__u8 trace_id;
+	const void *pkt;	/* OpenCSD's ocsd_etmv4_i_pkt */
+	const __u8 *raw;	/* its bytes, @size of them */
+	__u32 size;
+	int eot;		/* 1 for the end-of-trace notification (no packet) */
+};
+
+/** struct csd_elem - one generic trace element. */
+struct csd_elem {
+	__u64 index;
+	__u8 trace_id;
+	const void *elem;	/* OpenCSD's ocsd_generic_trace_elem */
+};
+
+/** typedef csd_packet_fn - receives each packet (and each trace ID's end of trace). */
+typedef void (*csd_packet_fn)(const struct csd_packet *pkt, void *ctx);
+/** typedef csd_elem_fn - receives each generic trace element. */
+typedef void (*csd_elem_fn)(const struct csd_elem *elem, void *ctx);
+
+/** CSD_FORMATTED - the input is CoreSight frame-formatted, frames memory aligned (ETB/ETR/perf). */
+#define CSD_FORMATTED	0x1
+
+/**
+ * csd_decoder__new() - a decode tree.
+ * @flags: %CSD_FORMATTED, or 0 for a raw single-source stream
+ * Return: the decoder or NULL with errno set (ENOMEM, EINVAL).
+ */
+struct csd_decoder *csd_decoder__new(unsigned int flags);
+
+/** csd_decoder__delete() - free the tree and its decoders; NULL is fine. */
+void csd_decoder__delete(struct csd_decoder *d);
+
+/**
+ * csd_decoder__add_etmv4() - add an ETMv4 instruction decoder for the trace
+ * ID in @regs->traceidr (ARMv8-A, Cortex-A profile).
+ * @full: 1 to decode to elements, 0 for packets only
+ * Return: 0 or -EINVAL (OpenCSD refused the configuration; logged).
+ */
+int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *regs, int full);
+
+/**
+ * csd_decoder__map_file() - make @len bytes of file @path, from @offset,
+ * readable to the decoders at address @addr (@len 0: to the end of file).
+ * Return: 0 or -errno.
+ */
+int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len);
+
+/**
+ * csd_decoder__set_packet_fn() - call @fn for every packet (OpenCSD's packet
+ * monitor) of every decoder added so far: add the decoders first.
+ * Return: 0 or -EINVAL.
+ */
+int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ctx);
+
+/** csd_decoder__set_elem_fn() - call @fn for every generic element. */
+void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx);
+
+/**
+ * csd_decoder__decode() - feed @len bytes, then end-of-trace. With no
+ * file mapped, code reads fail (elements: OCSD_GEN_TRC_ELEM_ADDR_NACC).
+ * Return: 0, or -EIO if OpenCSD reported a fatal error.
+ */
+int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len);
+
+/**
+ * csd_decoder__packet_line() - @pkt as trc_pkt_lister prints it, without
+ * the newline: "Idx:86; ID:10; [0x95 0xaf ];\tI_NOT_SYNC : ...", or
+ * "ID:10\tEND OF TRACE DATA" for the end-of-trace notification.
+ */
+char *csd_decoder__packet_line(const struct csd_packet *pkt, char *out, size_t size);
+
+/** csd_decoder__elem_line() - @elem as trc_pkt_lister prints it ("Idx:N; ID:xx; OCSD_GEN_TRC_ELEM_..."). */
+char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size);
+
+/**
+ * struct csd_branch - a branch sample.
+ * @from: address of the last executed instruction of the range before, 0
+ *        after a discontinuity
+ * @to: first instruction of the next range, 0 when trace stops
+ */
+struct csd_branch {
+	__u64 from;
+	__u64 to;
+};
+
+/** typedef csd_branch_fn - receives each branch sample. */
+typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
+
+/**
+ * struct csd_branches - branch synthesis state; zero it, set @fn/@ctx and
+ * feed every element of one trace ID to csd_branches__elem().
+ *
+ * As perf 6.1's cs-etm does: an instruction range whose predecessor was a
+ * discontinuity (trace on, no sync) or a range ending in a taken branch
+ * gives {last instruction of the previous range, start of this range}; a
+ * discontinuity after a range gives {last instruction, 0}. End of trace
+ * gives nothing: perf resets the decoder at the end of a buffer instead of
+ * signalling end-of-trace, so it never sees that element.
+ */
+struct csd_branches {
+	csd_branch_fn fn;
+	void *ctx;
+	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity, 3 exception */
+	__u64 prev_last_instr;
+	int prev_taken;
+	__u64 nr_ranges;	/* instruction ranges seen */
+	__u64 nr_branches;	/* samples given to @fn */
+};
+
+/** csd_branches__elem() - feed one generic element. */
+void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem);
+
+#endif

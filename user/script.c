@@ -1,0 +1,884 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `auxtrig script`: decode the hardware trace in a perf.data file: Intel PT
+ * with libipt (ipt_decoder), CoreSight ETM with OpenCSD (csd_decoder).
+ * Output mimics `perf script --itrace=b -F ip,addr,cpu` (Intel PT) and
+ * `-F ip,addr,sym,symoff,dso` (CoreSight) so the two can be diffed.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <intel-pt.h>
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include "auxtrig/cmd.h"
+#include "auxtrig/csd_decoder.h"
+#include "auxtrig/ipt_decoder.h"
+#include "auxtrig/log.h"
+#include "auxtrig/pdata_reader.h"
+
+/* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
+#define IPT_PRIV_TIME_SHIFT	1
+#define IPT_PRIV_TIME_MULT	2
+#define IPT_PRIV_TIME_ZERO	3
+#define IPT_PRIV_MIN		10
+#define IPT_PRIV_MTC_FREQ_BITS	11
+#define IPT_PRIV_TSC_CTC_N	12
+#define IPT_PRIV_TSC_CTC_D	13
+
+struct script_opts {
+	const char *input;
+	const char *symfs;
+	char itrace;		/* 'b' branches, 'i' instruction ranges */
+	int packets;
+};
+
+static const struct option script_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "itrace", required_argument, NULL, 'I' },
+	{ "symfs", required_argument, NULL, 'S' },
+	{ "packets", no_argument, NULL, 'P' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void script__usage(FILE *f)
+{
+	fprintf(f,
+		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets] [-v] [-h]\n"
+		"\n"
+		"Decode the Intel PT or CoreSight ETM trace in a perf.data file.\n"
+		"\n"
+		"  -i, --input FILE   perf.data file to read (default: perf.data)\n"
+		"      --itrace=b|i   b: branch samples (default); i: instruction ranges (CoreSight)\n"
+		"      --symfs DIR    look for the traced binaries under DIR (CoreSight)\n"
+		"      --packets      list the trace packets instead of samples\n"
+		"  -v, --verbose      more messages (repeatable)\n"
+		"  -h, --help         this help\n");
+}
+
+/* Intel PT samples and the file's other samples, merged by time in TSC units. */
+struct script_pt_sample {
+	__u64 tsc;
+	__u64 from, to;
+	__s32 cpu;
+	int branch;	/* 0: a non-AUX sample (ip only) */
+	__u64 seq;
+};
+
+struct script_pt_samples {
+	struct script_pt_sample *v;
+	size_t nr, cap;
+	__u64 time_shift, time_mult, time_zero;
+	int cpu;
+	int have_time;
+	struct ipt_timing timing;
+};
+
+static int script_pt_samples__add(struct script_pt_samples *s, const struct script_pt_sample *one)
+{
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct script_pt_sample *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->nr] = *one;
+	s->v[s->nr].seq = s->nr;
+	s->nr++;
+	return 0;
+}
+
+/*
+ * perf time to TSC, the inverse of the mmap page's conversion: perf's
+ * decoder compares a sample's time with its own TSC-based timestamps this way.
+ */
+static __u64 script_pt_samples__time_to_tsc(const struct script_pt_samples *s, __u64 ns)
+{
+	__u64 t, quot, rem;
+
+	if (!s->have_time)
+		return 0;
+	t = ns - s->time_zero;
+	quot = t / s->time_mult;
+	rem = t % s->time_mult;
+	return (quot << s->time_shift) + (rem << s->time_shift) / s->time_mult;
+}
+
+static int script__ipt_branch(const struct ipt_branch *br, void *ctx)
+{
+	struct script_pt_samples *s = ctx;
+	struct script_pt_sample one = {
+		.tsc = br->tsc, .from = br->from, .to = br->to, .cpu = s->cpu, .branch = 1,
+	};
+
+	return script_pt_samples__add(s, &one);
+}
+
+static int script__ipt_packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
+{
+	char line[128];
+
+	printf("%#010" PRIx64 "  %s\n", (uint64_t)offset, ipt_decoder__packet_str(pkt, line, sizeof(line)));
+	return 0;
+}
+
+/*
+ * perf decodes a queue up to the time of the next other event: a branch
+ * whose timestamp is not below that event's comes after it.
+ */
+static int script_pt_sample__cmp(const void *a, const void *b)
+{
+	const struct script_pt_sample *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	if (x->branch != y->branch)
+		return x->branch - y->branch;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One AUXTRACE buffer: perf queues them by mmap index. */
+struct script_pt_buf {
+	__u32 idx;
+	int cpu;
+	__u64 offset, size, reference;
+	const void *data;
+	size_t seq;
+};
+
+struct script_pt_bufs {
+	struct script_pt_buf *v;
+	size_t nr;
+};
+
+static int script_pt_bufs__add(struct script_pt_bufs *b, const struct script_pt_buf *one)
+{
+	struct script_pt_buf *v = realloc(b->v, (b->nr + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	b->v = v;
+	b->v[b->nr] = *one;
+	b->v[b->nr].seq = b->nr;
+	b->nr++;
+	return 0;
+}
+
+static int script_pt_buf__cmp(const void *a, const void *b)
+{
+	const struct script_pt_buf *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Decode queue by queue (mmap index), in file order within a queue. Buffers
+ * that continue each other in aux_head space (offset == previous end) are one
+ * trace stream, decoded as one: a packet may straddle them. A gap (data lost)
+ * starts a new stream, which the decoder syncs on its first PSB.
+ */
+static int script__intel_pt_queues(struct script_pt_bufs *bufs, struct script_pt_samples *s,
+				   const struct script_opts *o)
+{
+	int err = 0;
+
+	if (bufs->nr)
+		qsort(bufs->v, bufs->nr, sizeof(*bufs->v), script_pt_buf__cmp);
+	for (size_t i = 0; i < bufs->nr && !err;) {
+		const struct script_pt_buf *first = &bufs->v[i];
+		size_t n = 1, total = first->size;
+		unsigned char *joined = NULL;
+		const void *data = first->data;
+
+		while (i + n < bufs->nr && bufs->v[i + n].idx == first->idx &&
+		       bufs->v[i + n].offset == bufs->v[i + n - 1].offset + bufs->v[i + n - 1].size) {
+			total += bufs->v[i + n].size;
+			n++;
+		}
+		if (n > 1) {
+			size_t at = 0;
+
+			joined = malloc(total ? total : 1);
+			if (!joined)
+				return -ENOMEM;
+			for (size_t k = 0; k < n; k++) {
+				memcpy(joined + at, bufs->v[i + k].data, bufs->v[i + k].size);
+				at += bufs->v[i + k].size;
+			}
+			data = joined;
+		}
+		if (o->packets) {
+			struct ipt_packet_stats st;
+
+			printf("# AUXTRACE idx %u cpu %d offset %#llx size %zu (%zu buffer%s)\n", first->idx,
+			       first->cpu, (unsigned long long)first->offset, total, n, n > 1 ? "s" : "");
+			err = ipt_decoder__packets(data, total, script__ipt_packet, NULL, &st);
+			if (!err)
+				printf("# %llu packets, %llu PAD, %llu errors\n", (unsigned long long)st.packets,
+				       (unsigned long long)st.pads, (unsigned long long)st.errors);
+		} else {
+			s->cpu = first->cpu;
+			s->timing.ref_tsc = first->reference;
+			err = ipt_decoder__branches(data, total, &s->timing, script__ipt_branch, s);
+		}
+		free(joined);
+		i += n;
+	}
+	return err;
+}
+
+static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			    const struct script_opts *o)
+{
+	struct script_pt_samples s = { 0 };
+	struct script_pt_bufs bufs = { 0 };
+	struct pdata_event ev;
+	__u64 pos = 0;
+	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
+	int err = 0, ret;
+
+	if (o->itrace == 'i' && !o->packets) {
+		pr_err("%s: --itrace=i needs the traced code, which Intel PT decoding here does not read "
+		       "(use --itrace=b or --packets)\n", o->input);
+		return EXIT_USAGE;
+	}
+	if (npriv < IPT_PRIV_MIN) {
+		pr_err("%s: Intel PT AUXTRACE_INFO has %zu fields, at least %d expected\n", o->input, npriv,
+		       IPT_PRIV_MIN);
+		return EXIT_RUNTIME;
+	}
+	s.time_shift = info->priv[IPT_PRIV_TIME_SHIFT];
+	s.time_mult = info->priv[IPT_PRIV_TIME_MULT];
+	s.time_zero = info->priv[IPT_PRIV_TIME_ZERO];
+	s.have_time = s.time_shift < 64 && s.time_mult;
+	if (npriv > IPT_PRIV_TSC_CTC_D) {
+		__u64 mask = info->priv[IPT_PRIV_MTC_FREQ_BITS];
+
+		for (size_t i = 0; mask && i < pdata_reader__nr_attrs(r); i++) {
+			const struct pdata_reader_attr *a = pdata_reader__attr(r, i);
+
+			if (a->attr.type == info->priv[0])	/* the intel_pt attr */
+				s.timing.mtc_period = (a->attr.config & mask) >> __builtin_ctzll(mask);
+		}
+		s.timing.tsc_ctc_n = info->priv[IPT_PRIV_TSC_CTC_N];
+		s.timing.tsc_ctc_d = info->priv[IPT_PRIV_TSC_CTC_D];
+	}
+
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct pdata_record_auxtrace *at = (const void *)ev.header;
+		struct pdata_sample smp;
+
+		if (ev.header->type == PDATA_RECORD_AUXTRACE) {
+			struct script_pt_buf b = {
+				.idx = at->idx, .cpu = (int)at->cpu, .offset = at->offset, .size = ev.aux_size,
+				.reference = at->reference, .data = ev.aux,
+			};
+
+			err = script_pt_bufs__add(&bufs, &b);
+			if (err)
+				break;
+			continue;
+		}
+		if (o->packets || ev.header->type != PERF_RECORD_SAMPLE)
+			continue;
+		if (pdata_reader__parse_sample(r, &ev, &smp) || !smp.attr)
+			continue;
+		/*
+		 * The other events' samples are listed among the branches, as perf
+		 * script does; not those of the intel_pt event itself (its PMU type
+		 * is priv[0]) nor of the sideband dummy.
+		 */
+		if (smp.attr->attr.type == info->priv[0] ||
+		    (smp.attr->attr.type == PERF_TYPE_SOFTWARE && smp.attr->attr.config == PERF_COUNT_SW_DUMMY))
+			continue;
+		{
+			struct script_pt_sample one = {
+				.tsc = script_pt_samples__time_to_tsc(&s, smp.time), .from = smp.ip, .to = smp.addr,
+				.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1,
+			};
+
+			err = script_pt_samples__add(&s, &one);
+			if (err)
+				break;
+		}
+	}
+	if (!err && ret >= 0)
+		err = script__intel_pt_queues(&bufs, &s, o);
+	free(bufs.v);
+	if (ret < 0) {
+		pr_err("%s: stopped at a corrupt record\n", o->input);
+		free(s.v);
+		return EXIT_RUNTIME;
+	}
+	if (err) {
+		pr_err("%s: decoding failed: %s\n", o->input, strerror(-err));
+		free(s.v);
+		return EXIT_RUNTIME;
+	}
+	if (s.nr)
+		qsort(s.v, s.nr, sizeof(*s.v), script_pt_sample__cmp);
+	for (size_t i = 0; i < s.nr; i++) {
+		const struct script_pt_sample *x = &s.v[i];
+
+		printf("[%03d] ", x->cpu);	/* perf: [-01] for samples without a CPU */
+		if (x->branch)
+			printf(" %16" PRIx64 " => %16" PRIx64 "\n", (uint64_t)x->from, (uint64_t)x->to);
+		else
+			printf("%16" PRIx64 " %16" PRIx64 "\n", (uint64_t)x->to, (uint64_t)x->from);
+	}
+	free(s.v);
+	return EXIT_OK;
+}
+
+/* CoreSight AUXTRACE_INFO priv[] (perf-aux.md §2.1, perf 6.1 util/cs-etm.h). */
+#define CS_PRIV_VERSION		0
+#define CS_PRIV_PMU_TYPE_CPUS	1
+#define CS_PRIV_HDR		3
+#define CS_ETMV3_MAGIC		0x3030303030303030ULL
+#define CS_ETMV4_MAGIC		0x4040404040404040ULL
+#define CS_ETE_MAGIC		0x5050505050505050ULL
+#define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
+
+/* A function symbol of a traced image, where the mapping put it. */
+struct script_sym {
+	__u64 start, end;	/* runtime addresses, end exclusive */
+	char *name;
+};
+
+/* One executable mapping of the traced process and the image behind it. */
+struct script_map {
+	__u64 start, len, pgoff;
+	char *filename;
+	struct script_sym *syms;	/* sorted by start */
+	size_t nr_syms;
+};
+
+struct script_cs {
+	const struct script_opts *o;
+	struct script_map *maps;
+	size_t nr_maps;
+	struct csd_branches br[128];
+	int cpu_of_id[128];
+	/* per trace ID: a decoder exists for every CPU, most see no data */
+	__u64 packets[128], elems[128], ranges[128];
+};
+
+static void script_cs__free(struct script_cs *cs)
+{
+	for (size_t i = 0; i < cs->nr_maps; i++) {
+		for (size_t j = 0; j < cs->maps[i].nr_syms; j++)
+			free(cs->maps[i].syms[j].name);
+		free(cs->maps[i].syms);
+		free(cs->maps[i].filename);
+	}
+	free(cs->maps);
+}
+
+static const struct script_map *script_cs__find_map(const struct script_cs *cs, __u64 addr)
+{
+	for (size_t i = 0; i < cs->nr_maps; i++)
+		if (addr >= cs->maps[i].start && addr - cs->maps[i].start < cs->maps[i].len)
+			return &cs->maps[i];
+	return NULL;
+}
+
+/* Collect the executable MMAP/MMAP2 records (later ones of the same range win). */
+static int script_cs__collect_maps(struct script_cs *cs, struct pdata_reader *r)
+{
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int ret;
+
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const char *name;
+		size_t head, max;
+		__u64 start, len, pgoff;
+		struct script_map *m;
+
+		if (ev.header->type == PERF_RECORD_MMAP2) {
+			const struct pdata_record_mmap2 *mm = (const void *)ev.header;
+
+			head = sizeof(*mm);
+			if (ev.header->size <= head || !(mm->prot & PROT_EXEC))
+				continue;
+			start = mm->start, len = mm->len, pgoff = mm->pgoff;
+		} else if (ev.header->type == PERF_RECORD_MMAP) {
+			const struct pdata_record_mmap *mm = (const void *)ev.header;
+
+			head = sizeof(*mm);
+			if (ev.header->size <= head)
+				continue;
+			start = mm->start, len = mm->len, pgoff = mm->pgoff;
+		} else {
+			continue;
+		}
+		name = (const char *)ev.header + head;
+		max = ev.header->size - head;
+		if (!memchr(name, 0, max) || !len)
+			continue;
+		/* A later mapping of the same addresses replaces the earlier one. */
+		for (size_t i = 0; i < cs->nr_maps;) {
+			struct script_map *o = &cs->maps[i];
+
+			if (o->start < start + len && start < o->start + o->len) {
+				free(o->filename);
+				*o = cs->maps[--cs->nr_maps];
+				continue;
+			}
+			i++;
+		}
+		m = realloc(cs->maps, (cs->nr_maps + 1) * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		cs->maps = m;
+		m = &cs->maps[cs->nr_maps];
+		memset(m, 0, sizeof(*m));
+		m->filename = strdup(name);
+		if (!m->filename)
+			return -ENOMEM;
+		m->start = start, m->len = len, m->pgoff = pgoff;
+		cs->nr_maps++;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static int script_sym__cmp(const void *a, const void *b)
+{
+	const struct script_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The function symbols of an ELF64 image (.symtab, else .dynsym), moved to
+ * where mapping @m put them: a symbol's file offset comes from the PT_LOAD
+ * segment that holds it. Symbols of size 0 reach to the next symbol. Errors
+ * leave the map without symbols: names are a nicety.
+ */
+static void script_map__load_syms(struct script_map *m, const char *path)
+{
+	Elf64_Shdr *sh = NULL;
+	Elf64_Phdr *ph = NULL;
+	Elf64_Sym *sym = NULL;
+	char *str = NULL;
+	Elf64_Ehdr eh;
+	size_t nsym = 0;
+	int fd, tab = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_shnum || eh.e_shnum > 4096 || eh.e_phnum > 256)
+		goto out;
+	sh = calloc(eh.e_shnum, sizeof(*sh));
+	ph = calloc(eh.e_phnum ? eh.e_phnum : 1, sizeof(*ph));
+	if (!sh || !ph ||
+	    pread(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) != (ssize_t)(eh.e_shnum * sizeof(*sh)) ||
+	    pread(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff) != (ssize_t)(eh.e_phnum * sizeof(*ph)))
+		goto out;
+	for (int i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB || (sh[i].sh_type == SHT_DYNSYM && tab < 0))
+			tab = i;
+	if (tab < 0 || sh[tab].sh_link >= eh.e_shnum || sh[tab].sh_entsize != sizeof(Elf64_Sym) ||
+	    sh[tab].sh_size > (64 << 20) || sh[sh[tab].sh_link].sh_size > (64 << 20))
+		goto out;
+	nsym = sh[tab].sh_size / sizeof(Elf64_Sym);
+	sym = malloc(nsym * sizeof(*sym) + 1);
+	str = calloc(1, sh[sh[tab].sh_link].sh_size + 1);	/* NUL-terminated whatever the file says */
+	if (!sym || !str ||
+	    pread(fd, sym, nsym * sizeof(*sym), sh[tab].sh_offset) != (ssize_t)(nsym * sizeof(*sym)) ||
+	    pread(fd, str, sh[sh[tab].sh_link].sh_size, sh[sh[tab].sh_link].sh_offset) !=
+		    (ssize_t)sh[sh[tab].sh_link].sh_size)
+		goto out;
+	m->syms = calloc(nsym ? nsym : 1, sizeof(*m->syms));
+	if (!m->syms)
+		goto out;
+	for (size_t i = 0; i < nsym; i++) {
+		const Elf64_Sym *y = &sym[i];
+
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF || !y->st_value ||
+		    y->st_name >= sh[sh[tab].sh_link].sh_size)
+			continue;
+		for (int p = 0; p < eh.e_phnum; p++) {
+			__u64 off;
+
+			if (ph[p].p_type != PT_LOAD || y->st_value < ph[p].p_vaddr ||
+			    y->st_value - ph[p].p_vaddr >= ph[p].p_filesz)
+				continue;
+			off = y->st_value - ph[p].p_vaddr + ph[p].p_offset;
+			if (off < m->pgoff || off - m->pgoff >= m->len)
+				break;
+			m->syms[m->nr_syms].start = m->start + (off - m->pgoff);
+			m->syms[m->nr_syms].end = m->syms[m->nr_syms].start + y->st_size;
+			m->syms[m->nr_syms].name = strdup(str + y->st_name);
+			if (m->syms[m->nr_syms].name)
+				m->nr_syms++;
+			break;
+		}
+	}
+	qsort(m->syms, m->nr_syms, sizeof(*m->syms), script_sym__cmp);
+	for (size_t i = 0; i < m->nr_syms; i++)
+		if (m->syms[i].end == m->syms[i].start)
+			m->syms[i].end = i + 1 < m->nr_syms ? m->syms[i + 1].start : m->start + m->len;
+out:
+	free(sym);
+	free(str);
+	free(sh);
+	free(ph);
+	close(fd);
+}
+
+static const struct script_sym *script_map__find_sym(const struct script_map *m, __u64 addr)
+{
+	size_t lo = 0, hi = m->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < m->syms[mid].start)
+			hi = mid;
+		else if (addr >= m->syms[mid].end)
+			lo = mid + 1;
+		else
+			return &m->syms[mid];
+	}
+	return NULL;
+}
+
+/*
+ * Map the executable PT_LOAD segment of an ELF file that the mapping
+ * covers: only bytes the file really holds (p_filesz) become readable, as
+ * perf reads them from the DSO. A non-ELF file is mapped as is.
+ */
+static int script_cs__map_image(struct csd_decoder *d, const struct script_map *m, const char *path)
+{
+	Elf64_Ehdr eh;
+	int fd, err = 0;
+	int mapped = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		close(fd);
+		return csd_decoder__map_file(d, m->start, path, m->pgoff, m->len);
+	}
+	for (unsigned int i = 0; i < eh.e_phnum && !err; i++) {
+		Elf64_Phdr ph;
+		__u64 lo, hi;
+
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (__u64)i * sizeof(ph)) != sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		lo = ph.p_offset > m->pgoff ? ph.p_offset : m->pgoff;
+		hi = ph.p_offset + ph.p_filesz;
+		if (hi > m->pgoff + m->len)
+			hi = m->pgoff + m->len;
+		if (lo >= hi)
+			continue;
+		err = csd_decoder__map_file(d, m->start + (lo - m->pgoff), path, lo, hi - lo);
+		mapped = !err;
+	}
+	close(fd);
+	if (!err && !mapped)
+		pr_debug("%s: no executable segment in the mapped range\n", path);
+	return err;
+}
+
+static void script_cs__on_packet(const struct csd_packet *pkt, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	char line[1024];
+
+	if (!pkt->eot)
+		cs->packets[pkt->trace_id & 0x7f]++;
+	if (cs->o->packets && cs->packets[pkt->trace_id & 0x7f])
+		printf("%s\n", csd_decoder__packet_line(pkt, line, sizeof(line)));
+}
+
+/* As perf script -F ip,sym,symoff,dso prints an address. */
+static void script_cs__print_addr(const struct script_cs *cs, __u64 addr)
+{
+	const struct script_map *m = addr ? script_cs__find_map(cs, addr) : NULL;
+	const struct script_sym *y = m ? script_map__find_sym(m, addr) : NULL;
+
+	printf(" %16" PRIx64 " ", (uint64_t)addr);
+	if (y)
+		printf("%s+0x%" PRIx64, y->name, (uint64_t)(addr - y->start));
+	else
+		printf("[unknown]");
+	printf(" (%s)", m ? m->filename : "[unknown]");
+}
+
+static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
+{
+	const struct script_cs *cs = ctx;
+
+	script_cs__print_addr(cs, br->from);
+	printf(" =>");
+	script_cs__print_addr(cs, br->to);
+	printf("\n");
+}
+
+static void script_cs__on_elem(const struct csd_elem *elem, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	const ocsd_generic_trace_elem *e = elem->elem;
+	char line[1024];
+
+	/* An idle decoder only reports end-of-trace: not part of the listing. */
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_EO_TRACE && !cs->packets[elem->trace_id & 0x7f])
+		return;
+	cs->elems[elem->trace_id & 0x7f]++;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
+		cs->ranges[elem->trace_id & 0x7f]++;
+	if (cs->o->packets) {
+		printf("%s\n", csd_decoder__elem_line(elem, line, sizeof(line)));
+		return;
+	}
+	if (cs->o->itrace == 'i') {
+		if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
+			printf("[%03d] %16" PRIx64 " - %16" PRIx64 "\n", cs->cpu_of_id[elem->trace_id & 0x7f],
+			       (uint64_t)e->st_addr, (uint64_t)e->en_addr);
+		return;
+	}
+	csd_branches__elem(&cs->br[elem->trace_id & 0x7f], elem);
+}
+
+/* Read the per-CPU ETMv4 blocks of a CoreSight AUXTRACE_INFO into decoders. */
+static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d,
+				   const struct pdata_record_auxtrace_info *info)
+{
+	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
+	const __u64 *p = info->priv;
+	size_t i = CS_PRIV_HDR;
+	__u64 version, nr_cpu;
+	int added = 0;
+
+	if (npriv < CS_PRIV_HDR) {
+		pr_err("%s: CoreSight AUXTRACE_INFO is %zu fields, too short\n", cs->o->input, npriv);
+		return -EINVAL;
+	}
+	version = p[CS_PRIV_VERSION];
+	nr_cpu = p[CS_PRIV_PMU_TYPE_CPUS] & 0xffffffff;
+	if (version > 1) {
+		pr_err("%s: CoreSight AUXTRACE_INFO version %llu: only 0 and 1 are known\n", cs->o->input,
+		       (unsigned long long)version);
+		return -EPROTONOSUPPORT;
+	}
+	for (__u64 c = 0; c < nr_cpu; c++) {
+		struct csd_etmv4_regs regs = { 0 };
+		__u64 magic, cpu, nparams;
+		const __u64 *reg;
+
+		if (i + 2 > npriv)
+			goto short_info;
+		magic = p[i];
+		cpu = p[i + 1];
+		if (version == 1) {
+			if (i + 3 > npriv)
+				goto short_info;
+			nparams = p[i + 2];
+			reg = &p[i + 3];
+			i += 3;
+		} else {
+			nparams = magic == CS_ETMV3_MAGIC ? 4 : CS_ETMV4_V0_PARAMS;
+			reg = &p[i + 2];
+			i += 2;
+		}
+		if (nparams > npriv - i)
+			goto short_info;
+		i += nparams;
+		if (magic != CS_ETMV4_MAGIC && magic != CS_ETE_MAGIC) {
+			pr_warn("%s: CPU %llu traces with ETMv3/PTM, not decoded\n", cs->o->input,
+				(unsigned long long)cpu);
+			continue;
+		}
+		if (nparams < 7)
+			goto short_info;
+		regs.configr = reg[0];
+		regs.traceidr = reg[1];
+		regs.idr0 = reg[2];
+		regs.idr1 = reg[3];
+		regs.idr2 = reg[4];
+		regs.idr8 = reg[5];
+		cs->cpu_of_id[regs.traceidr & 0x7f] = (int)cpu;
+		if (csd_decoder__add_etmv4(d, &regs, 1))
+			return -EINVAL;
+		added++;
+	}
+	return added ? 0 : -ENOENT;
+short_info:
+	pr_err("%s: CoreSight AUXTRACE_INFO is truncated\n", cs->o->input);
+	return -EINVAL;
+}
+
+static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			  const struct script_opts *o)
+{
+	struct script_cs cs = { .o = o };
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int err, ret, rc = EXIT_RUNTIME, warned = 0;
+
+	for (int i = 0; i < 128; i++) {
+		cs.br[i].fn = script_cs__on_branch;
+		cs.br[i].ctx = &cs;
+		cs.cpu_of_id[i] = -1;
+	}
+	err = script_cs__collect_maps(&cs, r);
+	if (err) {
+		pr_err("%s: cannot read the mmap records: %s\n", o->input, strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < cs.nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", cs.maps[i].filename);
+		script_map__load_syms(&cs.maps[i], path);
+	}
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct pdata_record_auxtrace *at = (const void *)ev.header;
+		struct csd_decoder *d;
+
+		if (ev.header->type != PDATA_RECORD_AUXTRACE)
+			continue;
+		/* One decode tree per buffer: buffers are not contiguous in time. */
+		d = csd_decoder__new(CSD_FORMATTED);
+		if (!d)
+			goto out;
+		err = script_cs__add_decoders(&cs, d, info);
+		for (size_t i = 0, mapped = 0; !err && i < cs.nr_maps; i++) {
+			char path[4096];
+			int e;
+
+			snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", cs.maps[i].filename);
+			e = script_cs__map_image(d, &cs.maps[i], path);
+			if (e)
+				pr_debug("%s: not mapped for decoding: %s\n", path, strerror(-e));
+			mapped += !e;
+			if (i + 1 == cs.nr_maps && !mapped && !warned++)
+				pr_warn("%s: none of the %zu traced binaries was found%s: no instruction ranges "
+					"(try --symfs DIR)\n", o->input, cs.nr_maps, o->symfs ? " under --symfs" : "");
+		}
+		if (!err && o->packets) {
+			printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,
+			       (unsigned long long)at->offset, (unsigned long long)at->size);
+			err = csd_decoder__set_packet_fn(d, script_cs__on_packet, &cs);
+		}
+		csd_decoder__set_elem_fn(d, script_cs__on_elem, &cs);
+		if (!err)
+			err = csd_decoder__decode(d, ev.aux, ev.aux_size);
+		csd_decoder__delete(d);
+		if (err)
+			goto out;
+	}
+	if (ret < 0) {
+		pr_err("%s: stopped at a corrupt record\n", o->input);
+		goto out;
+	}
+	for (int id = 0; o->packets && id < 128; id++)
+		if (cs.packets[id] || cs.elems[id])
+			printf("# trace ID %#x: %llu packets, %llu elements, %llu instruction ranges\n", id,
+			       (unsigned long long)cs.packets[id], (unsigned long long)cs.elems[id],
+			       (unsigned long long)cs.ranges[id]);
+	rc = EXIT_OK;
+out:
+	script_cs__free(&cs);
+	return rc;
+}
+
+/* The first AUXTRACE_INFO record, or NULL. */
+static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_reader *r)
+{
+	struct pdata_event ev;
+	__u64 pos = 0;
+
+	while (pdata_reader__next(r, &pos, &ev) > 0)
+		if (ev.header->type == PDATA_RECORD_AUXTRACE_INFO &&
+		    ev.header->size >= sizeof(struct pdata_record_auxtrace_info))
+			return (const void *)ev.header;
+	return NULL;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct script_opts o = { .input = "perf.data", .itrace = 'b' };
+	const struct pdata_record_auxtrace_info *info;
+	struct pdata_reader *r;
+	int c, verbose = 0, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "i:vh", script_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.input = optarg;
+			break;
+		case 'I':
+			if (strcmp(optarg, "b") && strcmp(optarg, "i")) {
+				pr_err("script: --itrace=%s: only b (branches) or i (instruction ranges)\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.itrace = optarg[0];
+			break;
+		case 'S':
+			o.symfs = optarg;
+			break;
+		case 'P':
+			o.packets = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			script__usage(stdout);
+			return EXIT_OK;
+		default:
+			script__usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		pr_err("script: unexpected argument '%s' (the input file goes after -i)\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (verbose)
+		log__set_level(LOG_INFO + verbose);
+	r = pdata_reader__open(o.input);
+	if (!r)
+		return EXIT_RUNTIME;
+	info = script__find_info(r);
+	if (!info) {
+		pr_err("%s: no AUXTRACE_INFO record: the file holds no hardware trace\n", o.input);
+		rc = EXIT_RUNTIME;
+	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
+		rc = script__intel_pt(r, info, &o);
+	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
+		rc = script__cs_etm(r, info, &o);
+	} else {
+		pr_err("%s: AUX trace type %u is not supported (Intel PT and CoreSight ETM are)\n", o.input,
+		       info->type);
+		rc = EXIT_RUNTIME;
+	}
+	pdata_reader__delete(r);
+	return rc;
+}
