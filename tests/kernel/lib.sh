@@ -5,7 +5,7 @@ top=${AUXTRIG_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 build=${AUXTRIG_BUILD:-$top/build}
 AUXTRIG=$build/auxtrig
 DEMO=$build/examples/openat_demo
-tmp=$(mktemp -d /tmp/auxtrig-test.XXXXXX)
+tmp=$(mktemp -d /tmp/auxtrig-ktest.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 skip() { echo "skip: $*" >&2; echo "$*"; exit 77; }

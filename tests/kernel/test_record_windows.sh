@@ -78,6 +78,13 @@ assert_eq "$(pscript "$tmp/g.data" | grep -c 'sys_enter_openat:')" $((2 * rounds
 	>/dev/null 2>"$tmp/h.err" || fail "record --where args failed"
 assert_eq "$(pscript "$tmp/h.data" | grep -c 'sys_enter_openat:')" 0 "windows where flags != 0"
 
+# A user-memory string: only the openat calls on the missing path open windows.
+"$AUXTRIG" record -q -w syscall:openat --where 'str(arg1) ~ "/nonexistent/*"' -o "$tmp/s.data" -- "$DEMO" -r $rounds \
+	>/dev/null || fail "record --where str() failed"
+pscript "$tmp/s.data" >"$tmp/s.txt"
+assert_eq "$(grep -c 'sys_exit_openat: 0xfffffffffffffffe$' "$tmp/s.txt")" $rounds "windows on the missing path"
+assert_eq "$(grep -c 'sys_exit_openat:' "$tmp/s.txt")" $rounds "windows in all"
+
 # 6. The file is private and the summary counts what was written.
 assert_eq "$(stat -c %a "$tmp/a.data")" 600 "output mode"
 echo ok
