@@ -23,6 +23,8 @@ static const char record_usage[] =
 "WINDOWS AND EVENTS:\n"
 "  -w, --window=SPEC        open a per-thread window; repeatable, windows OR together.\n"
 "                           syscall:NAME  from sys_enter_NAME to sys_exit_NAME\n"
+"                           tp:SYS:EVENT..tp:SYS:EVENT  from one tracepoint to\n"
+"                             another on the same thread\n"
 "                           uprobe:PATH:SYMBOL[+OFF]  from a function's entry to\n"
 "                             its return (recursion counted; the calls are\n"
 "                             recorded as auxtrig:uprobe_enter/uprobe_exit)\n"

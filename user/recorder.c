@@ -299,8 +299,11 @@ static int resolve_tracepoints(struct session *s)
 		if (!err)
 			err = tp_add(s, w->stop_sys, w->stop_name, 0, 1ULL << i, 0, NULL);
 		if (err == -ENOENT) {
-			pr_err("--window %s: unknown syscall: there is no tracepoint %s:%s in %s/events\n",
-			       w->text, w->start_sys, w->start_name, root);
+			bool start = !tp_find(s, w->start_sys, w->start_name);
+
+			pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
+			       w->kind == WINDOW_SYSCALL ? "syscall" : "tracepoint",
+			       start ? w->start_sys : w->stop_sys, start ? w->start_name : w->stop_name, root);
 			return -EINVAL;
 		}
 		if (err) {

@@ -19,6 +19,33 @@ static bool is_ident(const char *s)
 	return true;
 }
 
+/* "tp:SYS:EVENT..tp:SYS:EVENT": a window between two tracepoints, per thread. */
+static int parse_tp_pair(struct window_spec *w, const char *text)
+{
+	char start[2 * TP_NAME_MAX], stop[2 * TP_NAME_MAX];
+	const char *dots = strstr(text, "..");
+
+	w->kind = WINDOW_TRACEPOINTS;
+	if (!dots || (size_t)(dots - text) >= sizeof(start) || strlen(dots + 2) >= sizeof(stop)) {
+		pr_err("--window '%s': expected tp:SYSTEM:EVENT..tp:SYSTEM:EVENT\n", text);
+		return -EINVAL;
+	}
+	snprintf(start, sizeof(start), "%.*s", (int)(dots - text), text);
+	snprintf(stop, sizeof(stop), "%s", dots + 2);
+	if (sscanf(start, "tp:%127[A-Za-z0-9_]:%127[A-Za-z0-9_]", w->start_sys, w->start_name) != 2 ||
+	    sscanf(stop, "tp:%127[A-Za-z0-9_]:%127[A-Za-z0-9_]", w->stop_sys, w->stop_name) != 2 ||
+	    strlen(start) != 4 + strlen(w->start_sys) + strlen(w->start_name) ||
+	    strlen(stop) != 4 + strlen(w->stop_sys) + strlen(w->stop_name)) {
+		pr_err("--window '%s': expected tp:SYSTEM:EVENT..tp:SYSTEM:EVENT\n", text);
+		return -EINVAL;
+	}
+	if (!strcmp(w->start_sys, w->stop_sys) && !strcmp(w->start_name, w->stop_name)) {
+		pr_err("--window '%s': a window needs two different tracepoints\n", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* PATH:SYMBOL[+OFF]; PATH may not contain ':'. */
 static int parse_uprobe(struct window_spec *w, const char *spec)
 {
@@ -62,8 +89,11 @@ int window_spec__parse(struct window_spec *w, const char *text)
 	w->text = text;
 	if (!strncmp(text, "uprobe:", 7))
 		return parse_uprobe(w, text + 7);
+	if (!strncmp(text, "tp:", 3))
+		return parse_tp_pair(w, text);
 	if (strncmp(text, "syscall:", 8)) {
-		pr_err("--window '%s': expected syscall:NAME or uprobe:PATH:SYMBOL (e.g. syscall:openat)\n", text);
+		pr_err("--window '%s': expected syscall:NAME, tp:SYS:EVENT..tp:SYS:EVENT or uprobe:PATH:SYMBOL (e.g. syscall:openat)\n",
+		       text);
 		return -EINVAL;
 	}
 	name = text + 8;

@@ -15,6 +15,7 @@
 enum window_kind {
 	WINDOW_SYSCALL,		/* syscall:NAME: sys_enter_NAME .. sys_exit_NAME */
 	WINDOW_UPROBE,		/* uprobe:PATH:SYMBOL[+OFF]: the call, entry to return */
+	WINDOW_TRACEPOINTS,	/* tp:A:B..tp:C:D: from one tracepoint to another, per thread */
 };
 
 struct window_spec {
@@ -57,7 +58,8 @@ struct record_opts {
 };
 
 /**
- * window_spec__parse() - "syscall:NAME" or "uprobe:PATH:SYMBOL[+OFF]".
+ * window_spec__parse() - "syscall:NAME", "tp:SYS:EVENT..tp:SYS:EVENT" or
+ * "uprobe:PATH:SYMBOL[+OFF]".
  * Return: 0 or -EINVAL with a message printed.
  */
 int window_spec__parse(struct window_spec *w, const char *text);

@@ -18,6 +18,8 @@ expect() { # expect CODE PATTERN -- auxtrig args...
 o=(-o "$tmp/out.data")
 expect 2 "unknown syscall" -- record -w syscall:no_such_call "${o[@]}" -- "$DEMO"
 expect 2 "expected syscall:NAME" -- record -w openat "${o[@]}" -- "$DEMO"
+expect 2 "expected tp:SYSTEM:EVENT..tp:SYSTEM:EVENT" -- record -w tp:sched:sched_switch "${o[@]}" -- "$DEMO"
+expect 2 "unknown tracepoint" -- record -w tp:sched:sched_switch..tp:sched:nope "${o[@]}" -- "$DEMO"
 expect 2 "unknown tracepoint" -- record -w syscall:openat -e sched:no_such_event "${o[@]}" -- "$DEMO"
 expect 2 "expected a tracepoint" -- record -e sched_switch "${o[@]}" -- "$DEMO"
 expect 2 "column" -- record -w syscall:openat --where 'comm ==' "${o[@]}" -- "$DEMO"

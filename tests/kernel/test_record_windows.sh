@@ -85,6 +85,14 @@ pscript "$tmp/s.data" >"$tmp/s.txt"
 assert_eq "$(grep -c 'sys_exit_openat: 0xfffffffffffffffe$' "$tmp/s.txt")" $rounds "windows on the missing path"
 assert_eq "$(grep -c 'sys_exit_openat:' "$tmp/s.txt")" $rounds "windows in all"
 
+# A window between two tracepoints: from read's entry to close's exit holds the getpid between them.
+"$AUXTRIG" record -q -w tp:syscalls:sys_enter_read..tp:syscalls:sys_exit_close -e syscalls:sys_enter_getpid,syscalls:sys_enter_openat \
+	-o "$tmp/p.data" -- "$DEMO" -r $rounds >/dev/null || fail "record tp..tp failed"
+pscript "$tmp/p.data" | awk '{ print $5 }' >"$tmp/p.txt"
+assert_eq "$(grep -c . "$tmp/p.txt")" $((3 * rounds)) "records in read..close windows"
+assert_eq "$(uniq "$tmp/p.txt" | head -3 | tr '\n' ' ')" "syscalls:sys_enter_read: syscalls:sys_enter_getpid: syscalls:sys_exit_close: " \
+	"order inside a read..close window"
+
 # 6. The file is private and the summary counts what was written.
 assert_eq "$(stat -c %a "$tmp/a.data")" 600 "output mode"
 echo ok
