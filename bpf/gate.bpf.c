@@ -36,6 +36,7 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+const volatile __u32 mark_type = 0;		/* record type of auxtrig:mark */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
@@ -299,6 +300,32 @@ static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
 	return expr_eval(prog, env);
 }
 
+/* Emit a record auxtrig built (not a tracepoint's). */
+static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32 size, struct gate_stats *st)
+{
+	struct record_buf *buf;
+	__u32 zero = 0;
+
+	if (!cpu_recorded())
+		return;
+	if (frozen) {
+		st->frozen++;
+		return;
+	}
+	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
+	if (!buf)
+		return;
+	buf->ip = ip;
+	barrier_var(size);
+	size &= GATE_SCRATCH - 1;
+	if (bpf_probe_read_kernel(buf->data, size, rec))
+		return;
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + size))
+		st->output_lost++;
+	else
+		st->recorded++;
+}
+
 /*
  * The triggers whose point this is: condition, then rate policy, then the
  * action. A snapshot trigger freezes the flight recorder at once, here in the
@@ -352,6 +379,24 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 			continue;
 		}
 		__sync_fetch_and_add(&ts->fired, 1);
+		if (t->action == GATE_ACT_MARK) {
+			struct gate_mark_rec mark = {
+				.common_type = mark_type,
+				.common_pid = env->tid,
+				.trigger = i + 1,
+				.nr = env->nr,
+				.ret = env->ret,
+			};
+			struct pt_regs *regs;
+
+			__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
+			if (tp->flags & GATE_TP_USER_REGS)
+				regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+			else
+				regs = 0;
+			emit_own(ctx, regs ? PT_REGS_IP_CORE(regs) : 0, &mark, sizeof(mark), my_stats());
+			continue; /* in the file, not on the control ring */
+		}
 		if (t->action == GATE_ACT_SNAPSHOT)
 			frozen = 1;
 		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
@@ -467,32 +512,6 @@ int gate_thread_exit(void *ctx)
 
 /* ---- uprobe windows -------------------------------------------------------- */
 
-/* Emit a record auxtrig built (not a tracepoint's): IP from the probe's registers. */
-static __always_inline void emit_own(struct pt_regs *ctx, const void *rec, __u32 size, struct gate_stats *st)
-{
-	struct record_buf *buf;
-	__u32 zero = 0;
-
-	if (!cpu_recorded())
-		return;
-	if (frozen) {
-		st->frozen++;
-		return;
-	}
-	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
-	if (!buf)
-		return;
-	buf->ip = PT_REGS_IP(ctx);
-	barrier_var(size);
-	size &= GATE_SCRATCH - 1;
-	if (bpf_probe_read_kernel(buf->data, size, rec))
-		return;
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + size))
-		st->output_lost++;
-	else
-		st->recorded++;
-}
-
 /* The --where environment at a function's entry: the thread and its arguments. */
 static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
 {
@@ -566,7 +585,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	rec.args[3] = PT_REGS_PARM4(ctx);
 	rec.args[4] = PT_REGS_PARM5(ctx);
 	rec.args[5] = PT_REGS_PARM6(ctx);
-	emit_own(ctx, &rec, sizeof(rec), st);
+	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 	return 0;
 }
 
@@ -593,7 +612,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.window = w;
 	rec.depth = th->depth[w];
 	rec.ret = PT_REGS_RC(ctx);
-	emit_own(ctx, &rec, sizeof(rec), st);
+	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
 	if (--th->depth[w] == 0) {
 		th->open &= ~(1ULL << w);

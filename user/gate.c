@@ -158,6 +158,11 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 	g->skel->rodata->uprobe_exit_type = exit;
 }
 
+void gate__set_mark_type(struct gate *g, unsigned int type)
+{
+	g->skel->rodata->mark_type = type;
+}
+
 int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx)
 {
 	g->ctl = ring_buffer__new(bpf_map__fd(g->skel->maps.gate_ctl), cb, ctx, NULL);

@@ -175,6 +175,7 @@ struct session {
 	bool snapshot_mode;	/* -S: flight recorder */
 	bool salvaged;		/* a write error cut the file short */
 	bool have_uprobes;	/* uprobe windows: auxtrig's own enter/exit events */
+	unsigned int mark_type;	/* auxtrig:mark's type, if an --on marks */
 	struct on_spec *ons;	/* --on triggers */
 	size_t nr_ons;
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
@@ -230,6 +231,24 @@ static int tp_add(struct session *s, const char *sys, const char *name, __u64 op
 		*out = tp;
 	return 0;
 }
+
+#define MARK_FORMAT \
+	"name: mark\nID: %u\nformat:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
+	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
+	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
 
 /* A type id that no tracepoint in use has, from 65000 up. */
 static unsigned int own_type(const struct session *s, unsigned int after)
@@ -329,16 +348,25 @@ static int resolve_tracepoints(struct session *s)
 			return err;
 		}
 	}
-	if (!s->nr_tps && !s->have_uprobes) {
-		pr_err("nothing to record: give --window and/or -e (see auxtrig record --help)\n");
-		return -EINVAL;
-	}
 	if (s->have_uprobes) {
 		err = add_own_event(s, "uprobe_enter", UPROBE_ENTER_FORMAT, sizeof(struct gate_uprobe_enter_rec));
 		if (!err)
 			err = add_own_event(s, "uprobe_exit", UPROBE_EXIT_FORMAT, sizeof(struct gate_uprobe_exit_rec));
 		if (err)
 			return err;
+	}
+	return 0;
+}
+
+/*
+ * After every event is known (tracepoints, auxtrig's own, --on marks): the
+ * record type -> event table, and a type for auxtrig:snapshot none of them has.
+ */
+static int index_types(struct session *s)
+{
+	if (!s->nr_tps) {
+		pr_err("nothing to record: give --window, -e or an --on ...:mark (see auxtrig record --help)\n");
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < s->nr_tps; i++)
 		if (s->tps[i].fmt.id + 1 > s->tp_by_type_len)
@@ -467,7 +495,9 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 	return 0;
 }
 
-static const char *const on_actions[] = { [GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop" };
+static const char *const on_actions[] = {
+	[GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop", [GATE_ACT_MARK] = "mark",
+};
 
 /* "POINT [if EXPR]:ACTION[,POLICY...]", the action found as the last ":snapshot"/":stop". */
 static int on_parse(struct session *s, struct on_spec *on, const char *text)
@@ -492,7 +522,7 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		}
 	}
 	if (!act) {
-		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot or stop\n", text);
+		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop or mark\n", text);
 		goto out;
 	}
 	*act = '\0';
@@ -593,6 +623,12 @@ static int parse_ons(struct session *s)
 		s->nr_ons++;
 		if (err)
 			return err;
+		if (s->ons[i].t.action == GATE_ACT_MARK && !s->mark_type) {
+			err = add_own_event(s, "mark", MARK_FORMAT, sizeof(struct gate_mark_rec));
+			if (err)
+				return err;
+			s->mark_type = s->tps[s->nr_tps - 1].fmt.id;
+		}
 	}
 	return 0;
 }
@@ -1566,6 +1602,8 @@ int recorder__run(const struct record_opts *o)
 		err = compile_where(&s);
 	if (!err)
 		err = parse_ons(&s);
+	if (!err)
+		err = index_types(&s);
 	if (err) {
 		ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
@@ -1598,8 +1636,14 @@ int recorder__run(const struct record_opts *o)
 		    gate__add_uprobe_window(s.gate, i, w->path, w->symbol, w->offset))
 			goto out;
 	}
-	if (s.have_uprobes)
-		gate__set_own_types(s.gate, s.tps[s.nr_tps - 2].fmt.id, s.tps[s.nr_tps - 1].fmt.id);
+	if (s.have_uprobes) {
+		const struct rec_tp *enter = tp_find(&s, "auxtrig", "uprobe_enter");
+		const struct rec_tp *exit = tp_find(&s, "auxtrig", "uprobe_exit");
+
+		gate__set_own_types(s.gate, enter->fmt.id, exit->fmt.id);
+	}
+	if (s.mark_type)
+		gate__set_mark_type(s.gate, s.mark_type);
 	if (s.where && gate__set_where(s.gate, s.where))
 		goto out;
 	for (size_t i = 0; i < s.nr_ons; i++)

@@ -160,6 +160,18 @@ struct gate_uprobe_enter_rec {
 	__u64 args[6];
 };
 
+/* auxtrig:mark, written by a --on ...:mark trigger with the values that fired it. */
+struct gate_mark_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 trigger;		/* 1-based, as --on options are counted */
+	__u32 nr;		/* syscall number, or -1 */
+	__s64 ret;
+	__u64 args[6];
+};
+
 struct gate_uprobe_exit_rec {
 	__u16 common_type;
 	__u8 common_flags;

@@ -45,6 +45,13 @@ assert_eq "$(perf script -i "$tmp/p.data" 2>/dev/null | grep -c 'auxtrig:snapsho
 	-o "$tmp/a.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/a.err" || fail "record failed"
 grep -q 'matched 10, fired 3, suppressed 7' "$tmp/a.err" || fail "after:8 counters: $(cat "$tmp/a.err")"
 
+# 3b. mark: an annotation in the file with the values that fired it, every second failure.
+"$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'syscall:openat:exit if ret == -ENOENT:mark,every:2' \
+	-o "$tmp/m.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/m.err" || fail "record failed: $(cat "$tmp/m.err")"
+assert_perf_reads_cleanly "$tmp/m.data"
+assert_eq "$(pscript "$tmp/m.data" | grep -c 'auxtrig:mark: trigger=1 nr=257 ret=-2 ')" 5 "marks (every:2 of 10 failures)"
+assert_eq "$(pscript "$tmp/m.data" | grep -c 'sys_enter_getpid:')" 10 "events recorded alongside the marks"
+
 # 4. stop: the run ends at the first failure, long before the workload would.
 start=$(date +%s)
 "$AUXTRIG" record -w syscall:openat --on 'syscall:openat:exit if ret == -ENOENT:stop,once' \
