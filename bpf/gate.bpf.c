@@ -36,14 +36,44 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
-const volatile __u32 mark_type = 0;		/* record type of auxtrig:mark */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
-__u32 armed = 0;				/* set by the loader once everything is attached */
-__u32 frozen = 0;				/* a snapshot trigger fired: emit nothing until it is taken */
 struct gate_stats stats[GATE_STATS_SLOTS];
 struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
+
+/* armed, frozen, mark type: shared with user trigger programs by name. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_state);
+} gate_state SEC(".maps");
+
+static __always_inline struct gate_state *gstate(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_state, &zero);
+}
+
+static __always_inline int armed(void)
+{
+	struct gate_state *gs = gstate();
+
+	return gs && gs->armed;
+}
+
+/* A snapshot trigger fired: count the record as held back, emit nothing. */
+static __always_inline int frozen(struct gate_stats *st)
+{
+	struct gate_state *gs = gstate();
+
+	if (!gs || !gs->frozen)
+		return 0;
+	st->frozen++;
+	return 1;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -190,10 +220,8 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 
 	if (!cpu_recorded())
 		return;
-	if (frozen) {
-		st->frozen++;
+	if (frozen(st))
 		return;
-	}
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
@@ -308,10 +336,8 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
 
 	if (!cpu_recorded())
 		return;
-	if (frozen) {
-		st->frozen++;
+	if (frozen(st))
 		return;
-	}
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
@@ -381,7 +407,7 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 		__sync_fetch_and_add(&ts->fired, 1);
 		if (t->action == GATE_ACT_MARK) {
 			struct gate_mark_rec mark = {
-				.common_type = mark_type,
+				.common_type = gstate() ? gstate()->mark_type : 0,
 				.common_pid = env->tid,
 				.trigger = i + 1,
 				.nr = env->nr,
@@ -397,8 +423,12 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 			emit_own(ctx, regs ? PT_REGS_IP_CORE(regs) : 0, &mark, sizeof(mark), my_stats());
 			continue; /* in the file, not on the control ring */
 		}
-		if (t->action == GATE_ACT_SNAPSHOT)
-			frozen = 1;
+		if (t->action == GATE_ACT_SNAPSHOT) {
+			struct gate_state *gs = gstate();
+
+			if (gs)
+				gs->frozen = 1;
+		}
 		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
 		if (!msg) {
 			__sync_fetch_and_add(&ts->dropped, 1);
@@ -425,7 +455,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_tp *tp;
 	__u64 open = 0, opened = 0;
 
-	if (!armed || !is_target(pid_tgid))
+	if (!armed() || !is_target(pid_tgid))
 		return 1;
 	st = my_stats();
 	key = bpf_get_attach_cookie(ctx); /* the tracepoint's id, set at attach */
@@ -546,7 +576,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	struct gate_stats *st;
 	__u32 depth;
 
-	if (!armed || !is_target(pid_tgid))
+	if (!armed() || !is_target(pid_tgid))
 		return 0;
 	st = my_stats();
 	barrier_var(w);
@@ -598,7 +628,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	struct gate_thread *th;
 	struct gate_stats *st;
 
-	if (!armed || !is_target(pid_tgid))
+	if (!armed() || !is_target(pid_tgid))
 		return 0;
 	st = my_stats();
 	barrier_var(w);

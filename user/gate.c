@@ -27,6 +27,7 @@ struct gate {
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
 	int nr_triggers;
 	struct ring_buffer *ctl;
+	struct gate_state state;
 	struct gate_uprobe {
 		int window;
 		char *path, *symbol;
@@ -34,6 +35,8 @@ struct gate {
 	} *uprobes;
 	size_t nr_uprobes;
 };
+
+static void state_update(struct gate *g);
 
 struct gate *gate__open(const struct gate_opts *opts)
 {
@@ -160,7 +163,14 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
-	g->skel->rodata->mark_type = type;
+	g->state.mark_type = type; /* written with the state at arm time */
+}
+
+int gate__map_fd(const struct gate *g, const char *name)
+{
+	const struct bpf_map *m = bpf_object__find_map_by_name(g->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx)
@@ -183,7 +193,9 @@ int gate__ctl_consume(struct gate *g)
 
 void gate__unfreeze(struct gate *g)
 {
-	__atomic_store_n(&g->skel->bss->frozen, 0, __ATOMIC_RELEASE);
+	/* Only the gate and triggers ever set it: clearing our copy is enough. */
+	g->state.frozen = 0;
+	state_update(g);
 }
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
@@ -194,6 +206,15 @@ void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats 
 void gate__record_only_cpus(struct gate *g)
 {
 	g->skel->rodata->filter_cpus = 1;
+}
+
+static void state_update(struct gate *g)
+{
+	__u32 zero = 0;
+
+	if (bpf_map__update_elem(g->skel->maps.gate_state, &zero, sizeof(zero), &g->state, sizeof(g->state),
+				 BPF_ANY))
+		pr_warn("cannot update the gate's state: %s\n", strerror(errno));
 }
 
 void gate__record_always(struct gate *g)
@@ -360,12 +381,14 @@ int gate__attach(struct gate *g)
 
 void gate__arm(struct gate *g)
 {
-	__atomic_store_n(&g->skel->bss->armed, 1, __ATOMIC_RELEASE);
+	g->state.armed = 1;
+	state_update(g);
 }
 
 void gate__disarm(struct gate *g)
 {
-	__atomic_store_n(&g->skel->bss->armed, 0, __ATOMIC_RELEASE);
+	g->state.armed = 0;
+	state_update(g);
 }
 
 void gate__stats(const struct gate *g, struct gate_stats *sum)

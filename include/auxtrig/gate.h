@@ -81,6 +81,8 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
+/** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */
+int gate__map_fd(const struct gate *g, const char *name);
 /** gate__attach() - attach to every declared tracepoint and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

@@ -209,4 +209,22 @@ struct gate_stats {
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
 
+/**
+ * struct gate_state - the switches every program obeys (map gate_state, one
+ * entry), shared by name with user trigger programs (include/auxtrig/trigger.bpf.h)
+ * @armed:	set by the loader once everything is attached; programs do nothing before
+ * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
+ *		has taken the snapshot and clears it
+ * @mark_type:	record type of auxtrig:mark (0: no marks in this run)
+ */
+struct gate_state {
+	__u32 armed;
+	__u32 frozen;
+	__u32 mark_type;
+	__u32 __pad;
+};
+
+/* Control messages from user trigger programs carry trigger numbers from here. */
+#define GATE_USER_TRIGGER_BASE	1000
+
 #endif
