@@ -226,9 +226,9 @@ int aux_session__enable(struct aux_session *s);
 int aux_session__disable(struct aux_session *s);
 
 /**
- * aux_session__stop() - disable everything; full trace: final drain;
- * snapshot mode: a last snapshot (perf's -S exit snapshot is not taken:
- * the caller decides). Return: 0 or -errno.
+ * aux_session__stop() - disable everything and drain: full trace, the
+ * final AUX data too; snapshot mode, only the data rings (for perf's
+ * exit snapshot, call aux_session__snapshot() before). Return: 0 or -errno.
  */
 int aux_session__stop(struct aux_session *s, struct pdata_writer *w);
 
