@@ -429,17 +429,46 @@ static void gen_pt(unsigned char *p, size_t len, int cpu, uint64_t *seq)
 	}
 }
 
-/* CoreSight-like: 16-byte frames, each naming CPU and frame number. */
+/*
+ * CoreSight: 16-byte formatter frames (byte 0 an ID change to the CPU's
+ * legacy trace ID 0x10 + 2 * cpu, bytes 1..14 data, byte 15 the low bits
+ * of the even data bytes) carrying a valid ETMv4 stream: frames alternate
+ * A-sync + TRACE_INFO, and TIMESTAMPs naming CPU and frame, so perf's decoder syncs wherever a snapshot starts and
+ * a misplaced frame shows in the compare.
+ */
 static void gen_cs(unsigned char *p, size_t len, int cpu, uint64_t *seq)
 {
 	for (size_t off = 0; off < len; off += 16) {
-		unsigned char f[16];
-		uint64_t n = (*seq)++;
+		unsigned char f[16] = {}, d[14];
+		uint64_t n = (*seq)++, ts = ((uint64_t)(cpu + 1) << 32) | n;
+		size_t i = 0;
 
-		memset(f, 0, sizeof(f));
-		f[0] = 0xa0 | cpu;
-		memcpy(f + 2, &n, 8);
-		f[15] = 0;
+		if (n % 2 == 0) {
+			memset(d, 0, 11);		/* I_ASYNC: 11 x 0x00, 0x80 */
+			d[11] = 0x80;
+			d[12] = 0x01;			/* I_TRACE_INFO, no sections */
+			d[13] = 0x00;
+		} else {
+			uint64_t lo = ts;
+
+			d[i++] = 0x02;			/* I_TIMESTAMP, 7 x 7 bits LEB128 */
+			for (int b = 0; b < 7; b++, ts >>= 7)
+				d[i++] = (ts & 0x7f) | (b < 6 ? 0x80 : 0);
+			d[i++] = 0x02;			/* again, its low 35 bits: fills the frame */
+			for (int b = 0; b < 5; b++, lo >>= 7)
+				d[i++] = (lo & 0x7f) | (b < 4 ? 0x80 : 0);
+		}
+		f[0] = ((0x10 + 2 * cpu) << 1) | 1;
+		for (i = 0; i < 14; i++) {
+			size_t pos = i + 1;
+
+			if (pos % 2) {
+				f[pos] = d[i];
+			} else {
+				f[pos] = d[i] & ~1;
+				f[15] |= (d[i] & 1) << (pos / 2);
+			}
+		}
 		memcpy(p + off, f, len - off < 16 ? len - off : 16);
 	}
 }
@@ -680,9 +709,15 @@ static void check_perf(struct e2e *t, const struct auxtrace_seen *seen, size_t n
 			fail_msg("perf does not say '%s':\n%s", allowed, out);
 		memmove(hit, hit + strlen(allowed), strlen(hit + strlen(allowed)) + 1);
 	}
-	/* the hardware's packets decode: only whole chunks were written, bar the truncation */
+	/* perf's decoder saw the hardware's packets ... */
+	if (!strstr(out, t->pt ? "PSBEND" : "I_TIMESTAMP : Timestamp.; Updated val = 0x200000001"))
+		fail_msg("perf's decoder shows none of the packets the hardware wrote:\n%s", out);
+	/* ... and they decode: only whole chunks were written, bar the truncation */
 	if (strstr(out, "Bad packet!"))
 		fail_msg("perf's decoder found a bad packet:\n%s", out);
+	/* OpenCSD's packet printer: a valid ETMv4 stream has no bad sequences */
+	if (strstr(out, "I_BAD_SEQUENCE") || strstr(out, "I_RESERVED") || strstr(out, "I_INCOMPLETE_EOT"))
+		fail_msg("perf's CoreSight decoder found bad packets:\n%s", out);
 	if (strstr(out, "Couldn't find auxtrace buffer"))
 		fail_msg("perf could not match a PERF_RECORD_AUX:\n%s", out);
 	for (const char *p = out; (bad = perf_oracle__problem(p)); p = strchr(bad, '\n') ? strchr(bad, '\n') + 1 : "") {
