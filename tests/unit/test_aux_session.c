@@ -823,9 +823,10 @@ static void test_aux_session_intel_pt_full_trace_through_model(void **state)
  * Snapshot mode, CoreSight: the ETR's head is monotonic, so each snapshot
  * is [previous head, head) clamped to the buffer: the first holds all of
  * what CPU 0 and 1 traced, the second of CPU 0 only the newest 16 KiB of a
- * 20000-byte burst that wrapped the buffer.
+ * 20000-byte burst that wrapped the buffer, the third lies beyond the
+ * first buffer's worth of aux_head space (offsets must not be masked).
  */
-static void test_aux_session_cs_etm_two_snapshots_through_model(void **state)
+static void test_aux_session_cs_etm_snapshots_through_model(void **state)
 {
 	static const int cpus[] = { 0, 1 };
 	struct auxtrace_seen seen[64];
@@ -860,12 +861,20 @@ static void test_aux_session_cs_etm_two_snapshots_through_model(void **state)
 	size = 20000 < aux ? 20000 : aux;
 	expect(t, 0, prev[0] + 20000 - size, size);
 	expect(t, 1, prev[1], 4000);
+	for (size_t i = 0; i < 2; i++)
+		prev[i] = t->k.models[i].aux_head;
+
+	/* a third, past the first buffer's worth of aux_head space; CPU 1 has nothing new */
+	assert_int_equal(hw(t, 0, 16000), 16000);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	expect(t, 0, prev[0], 16000);
+	assert_true(prev[0] > aux);
 
 	assert_int_equal(aux_session__stop(t->s, t->w), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	aux_session__stats(t->s, &stats);
-	assert_int_equal(stats.snapshots, 3);
-	assert_int_equal(stats.auxtrace, 4);
+	assert_int_equal(stats.snapshots, 4);
+	assert_int_equal(stats.auxtrace, 5);
 	assert_int_equal(stats.truncated, 0);
 
 	file = (unsigned char *)test_read_file(t->path, &len);
@@ -895,7 +904,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_print_every_cpu),
 		cmocka_unit_test(test_aux_session_errors_are_clear),
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
-		cmocka_unit_test(test_aux_session_cs_etm_two_snapshots_through_model),
+		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
