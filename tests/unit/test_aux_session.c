@@ -494,8 +494,9 @@ struct e2e {
 	char path[4096];
 };
 
-static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
-		     size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig)
+static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
+			   size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig,
+			   enum probe_pause pause)
 {
 	struct aux_session_ops ops = {
 		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close, .ctx = &t->k,
@@ -503,7 +504,7 @@ static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool 
 	struct aux_session_opts o = {
 		.event_spec = spec, .sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
 		.pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
-		.triggers = trig, .nr_triggers = nr_trig, .pause_support = PROBE_PAUSE_YES,
+		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
 	};
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct pmu_set *set;
@@ -527,7 +528,9 @@ static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool 
 		t->k.cpus[i] = cpus[i];
 		t->k.nr_models++;
 	}
+	log__set_level(LOG_ERR); /* the fallback warning; tested in test_aux_session_errors_are_clear */
 	assert_int_equal(aux_session__new(&t->s, &o), 0);
+	log__set_level(LOG_INFO);
 	assert_int_equal(aux_session__open(t->s, &ops), 0);
 	for (size_t i = 0; i < nr_cpus; i++)
 		assert_int_equal(aux_model__check_aux_mmap(&t->k.models[i]), 0);
@@ -542,8 +545,15 @@ static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool 
 	assert_int_equal(pdata_writer__begin_data(t->w), 0);
 	assert_int_equal(aux_session__write_info(t->s, t->w), 0);
 	assert_int_equal(aux_session__start(t->s), 0);
+	/* gated: the recorder enables on the first trigger */
 	for (size_t i = 0; i < nr_cpus; i++)
-		assert_true(aux_model__enabled(&t->k.models[i]));
+		assert_int_equal(aux_model__enabled(&t->k.models[i]), !aux_session__gated(t->s));
+}
+
+static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
+		     size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig)
+{
+	e2e_init_pause(t, fixture, spec, snapshot, cpus, nr_cpus, trig, nr_trig, PROBE_PAUSE_YES);
 }
 
 /* The hardware of CPU index @i produces @len bytes; what it stored joins the stream. */
@@ -897,6 +907,56 @@ static void test_aux_session_cs_etm_snapshots_through_model(void **state)
 	free(t);
 }
 
+/*
+ * The fallback: a kernel without aux_action. Triggers are not in the
+ * leader's group, the leader stays off until the recorder opens the gate,
+ * and a drain while the gate is closed must not switch the trace back on.
+ */
+static void test_aux_session_gated_fallback_through_model(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct auxtrace_seen seen[64];
+	struct e2e *t = calloc(1, sizeof(*t));
+	uint64_t prev[MAX_CPUS] = {};
+	unsigned char *file;
+	size_t len, n;
+
+	(void)state;
+	e2e_init_pause(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, window_triggers, 2,
+		       PROBE_PAUSE_NO_KERNEL);
+	assert_true(aux_session__gated(t->s));
+	for (size_t i = 0; i < t->k.nr_ev; i++)
+		if (t->k.ev[i].model < 0)
+			assert_int_equal(t->k.ev[i].group_fd, -1); /* own groups */
+	assert_int_equal(hw(t, 0, 3200), 0);			/* gate closed: nothing traced */
+
+	assert_int_equal(aux_session__enable(t->s), 0);	/* window opens */
+	assert_true(aux_model__enabled(&t->k.models[0]));
+	assert_int_equal(hw(t, 0, 3200), 3200);
+	assert_int_equal(aux_session__disable(t->s), 0);	/* window closes: the driver publishes */
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	drain_expect(t, prev);
+	assert_false(aux_model__enabled(&t->k.models[0]));	/* the drain left the gate closed */
+
+	assert_int_equal(aux_session__enable(t->s), 0);
+	assert_int_equal(hw(t, 0, 1600), 1600);
+	drain_expect(t, prev);	/* the PMI at the 4 KiB watermark published part of it */
+	end(t, 0);
+	drain_expect(t, prev);
+	assert_true(aux_model__enabled(&t->k.models[0]));	/* open gate: re-enabled after a read */
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 64);
+	check_cover(t, seen, n);
+	check_perf(t, seen, n, NULL);
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -905,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_errors_are_clear),
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
+		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
