@@ -30,6 +30,7 @@
 #include "auxtrig/log.h"
 #include "auxtrig/pdata.h"
 #include "auxtrig/pdata_writer.h"
+#include "auxtrig/synth.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "aux_model.h"
 #include "perf_oracle.h"
@@ -473,6 +474,9 @@ static void gen_cs(unsigned char *p, size_t len, int cpu, uint64_t *seq)
 	}
 }
 
+/* the task the model's ITRACE_START names; -1 unless a test traces itself */
+static pid_t model_pid = -1;
+
 struct auxtrace_seen {
 	__u64 size, offset;
 	__u64 raw;		/* expected only: the unpadded size */
@@ -521,7 +525,8 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 			.data_pages = 16, .aux_pages = 4,
 			/* perf's Intel PT full-trace watermark: a quarter of the buffer */
 			.aux_watermark = t->pt && !snapshot ? 4 * page / 4 : 0,
-			.pid = (__u32)-1, .tid = (__u32)-1, .cpu = cpus[i], .id = LEADER_ID_BASE + cpus[i],
+			.pid = (__u32)model_pid, .tid = (__u32)model_pid, .cpu = cpus[i],
+			.id = LEADER_ID_BASE + cpus[i],
 		};
 
 		assert_int_equal(aux_model__init(&t->k.models[i], &mc), 0);
@@ -957,6 +962,153 @@ static void test_aux_session_gated_fallback_through_model(void **state)
 	free(t);
 }
 
+/* ---- stretch: a real Intel PT packet stream decoded by perf script --------- */
+
+#if defined(__x86_64__)
+/*
+ * A function with known bytes: one conditional branch, then ret.
+ *   +0 mov %edi,%eax   +2 test %edi,%edi   +4 je +9   +6 add $1,%eax   +9 ret
+ */
+__asm__(".text\n"
+	".globl pt_target\n.type pt_target,@function\n"
+	"pt_target:\n"
+	"\tmovl %edi, %eax\n"
+	"\ttestl %edi, %edi\n"
+	"\tje 1f\n"
+	"\taddl $1, %eax\n"
+	"1:\tret\n"
+	".size pt_target, .-pt_target\n"
+	".globl pt_return\n.type pt_return,@function\n"
+	"pt_return:\n"
+	"\tret\n"
+	".size pt_return, .-pt_return\n");
+int pt_target(int x);
+void pt_return(void);
+
+/* Intel SDM vol. 3 ch. 32.4 packet encodings. */
+enum { PT_IPB_FULL = 6 << 5, PT_TIP_PGE = 0x11, PT_TIP_PGD = 0x01 };
+
+struct pt_enc {
+	unsigned char buf[256];
+	size_t len;
+};
+
+static void pt_bytes(struct pt_enc *e, const void *p, size_t n)
+{
+	assert_true(e->len + n <= sizeof(e->buf));
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void pt_psb(struct pt_enc *e)
+{
+	for (int i = 0; i < 8; i++)
+		pt_bytes(e, "\x02\x82", 2);
+}
+
+static void pt_psbend(struct pt_enc *e) { pt_bytes(e, "\x02\x23", 2); }
+
+/* MODE.Exec: CS.L = 1, 64-bit code. */
+static void pt_mode_exec64(struct pt_enc *e) { pt_bytes(e, "\x99\x01", 2); }
+
+/* TIP.PGE / TIP.PGD with the full 8-byte IP. */
+static void pt_tip(struct pt_enc *e, unsigned char op, uint64_t ip)
+{
+	unsigned char h = PT_IPB_FULL | op;
+
+	pt_bytes(e, &h, 1);
+	pt_bytes(e, &ip, 8);
+}
+
+/* Short TNT with one conditional branch: stop bit 2, bit 1 = taken. */
+static void pt_tnt1(struct pt_enc *e, bool taken)
+{
+	unsigned char b = 0x04 | (taken ? 0x02 : 0);
+
+	pt_bytes(e, &b, 1);
+}
+
+static void pt_pad_to(struct pt_enc *e, size_t align)
+{
+	while (e->len % align)
+		pt_bytes(e, "\x00", 1);
+}
+
+/*
+ * pt_target(1) (branch not taken) and pt_target(0) (taken), each entered
+ * with TIP.PGE and left at its ret with TIP.PGD to pt_return: through the
+ * model and the session into perf.data, with our own COMM and MMAP2, so
+ * perf script --itrace=i0ns walks the binary's code by our packets.
+ */
+static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state)
+{
+	static const int cpus[] = { 0 };
+	uint64_t fn = (uint64_t)(uintptr_t)pt_target, ret = (uint64_t)(uintptr_t)pt_return;
+	static const unsigned int not_taken[] = { 0, 2, 4, 6, 9 }, taken[] = { 0, 2, 4, 9 };
+	struct e2e *t = calloc(1, sizeof(*t));
+	struct pt_enc e = {};
+	char *out, *p, want[128];
+	const char *args[] = { "script", "-i", NULL, "--itrace=i0ns", "-F", "ip,sym,symoff", NULL };
+	const char *bad;
+
+	(void)state;
+	if (!perf_oracle__path())
+		skip();
+	assert_int_equal(pt_target(1), 2);
+	assert_int_equal(pt_target(0), 0);
+	pt_psb(&e);
+	pt_mode_exec64(&e);
+	pt_psbend(&e);
+	pt_tip(&e, PT_TIP_PGE, fn);
+	pt_tnt1(&e, false);
+	pt_tip(&e, PT_TIP_PGD, ret);
+	pt_tip(&e, PT_TIP_PGE, fn);
+	pt_tnt1(&e, true);
+	pt_tip(&e, PT_TIP_PGD, ret);
+	pt_pad_to(&e, 32);
+
+	model_pid = getpid();
+	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, NULL, 0);
+	model_pid = -1;
+	assert_int_equal(synth__threads(t->w, getpid()), 0);
+	t->pt = false; /* hw() writes our stream, not the generator's */
+	assert_int_equal(aux_model__hw_write(&t->k.models[0], e.buf, e.len), e.len);
+	end(t, 0);
+	assert_true(aux_session__drain(t->s, t->w) > 0);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+
+	args[2] = t->path;
+	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
+	if ((bad = perf_oracle__problem(out)))
+		fail_msg("perf script says: %s", out);
+	/* every instruction, in order: not taken, then taken (add skipped) */
+	p = out;
+	for (int run = 0; run < 2; run++) {
+		const unsigned int *offs = run ? taken : not_taken;
+		size_t n = run ? 4 : 5;
+
+		for (size_t i = 0; i < n; i++) {
+			snprintf(want, sizeof(want), "%lx pt_target+0x%x", (unsigned long)(fn + offs[i]), offs[i]);
+			p = strstr(p, want);
+			if (!p)
+				fail_msg("perf script does not show '%s' (run %d) next:\n%s", want, run, out);
+			p += strlen(want);
+		}
+	}
+	assert_null(strstr(p, "pt_target"));
+	free(out);
+	e2e_exit(t);
+	free(t);
+}
+#else
+static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state)
+{
+	(void)state;
+	skip(); /* the traced function is x86-64 code */
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -966,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
+		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
