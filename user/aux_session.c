@@ -169,6 +169,12 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 		pr_err("an AUX session needs an event and at least one CPU\n");
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		if (o->cpus[i] < 0 && (o->pid < 0 || o->nr_cpus > 1)) {
+			pr_err("per-thread AUX recording (cpu -1) needs a target process (-p) and no other CPU\n");
+			return -EINVAL;
+		}
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -432,6 +438,12 @@ int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops)
 	if (s->opened)
 		return -EBUSY;
 	s->ops = ops ? *ops : aux_session_ops__kernel;
+	if (!s->ops.event_open || !s->ops.ioctl) {
+		pr_err("aux_session__open: ops need event_open and ioctl\n");
+		return -EINVAL;
+	}
+	if (!s->ops.close)
+		s->ops.close = kernel_close;
 	if (s->ops.kernel) {
 		err = aux_session__check_kernel_pmu(s);
 		if (err)

@@ -30,10 +30,11 @@
  * tracepoint attr in the file would require HEADER_TRACING_DATA.
  *
  * Everything that talks to the kernel goes through &struct aux_session_ops
- * (perf_event_open, ioctl, close). The rings are mapped with the real
- * mmap(2) on the fds @event_open returned, so tests hand out the AUX
- * model's memfd and the code under test is the code that runs on a trace
- * machine.
+ * (perf_event_open, ioctl, close). There is no mmap op on purpose: the
+ * rings are mapped with the real mmap(2) by data_ring__mmap() and
+ * aux_ring__mmap() on the fds @event_open returned, so tests hand out the
+ * AUX model's memfd and the mapping code under test is the code that runs
+ * on a trace machine (PROT_READ for snapshot rings included).
  */
 
 #include <stdbool.h>
@@ -66,7 +67,8 @@ struct aux_session_trigger {
  * struct aux_session_opts - what to record.
  * @event_spec: "intel_pt//u", "cs_etm/@tmc_etr0/", "arm_spe_0//".
  * @sysfs_root: where the PMUs are described; NULL for /sys.
- * @cpus, @nr_cpus: the CPUs, in mmap (idx) order.
+ * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 with a
+ *                 @pid records per thread (one AUX buffer for the task).
  * @pid: -1 system-wide per CPU, or the target process.
  * @snapshot: snapshot (overwrite) AUX rings.
  * @snapshot_size: most bytes per CPU and snapshot; 0 = the AUX buffer.
@@ -98,7 +100,7 @@ struct aux_session_opts {
  * @event_open: perf_event_open(2); an fd or -errno.
  * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
  *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
- * @close: close an fd from @event_open.
+ * @close: close an fd from @event_open; NULL = close(2).
  * @kernel: these ops are the running kernel: the PMU type from
  *          @sysfs_root is checked against /sys before opening.
  * @ctx: passed to each.
