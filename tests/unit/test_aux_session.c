@@ -239,6 +239,21 @@ static void test_aux_session_errors_are_clear(void **state)
 	assert_non_null(strstr(msg, "must not be greater than AUX area tracing mmap size"));
 	free(msg);
 
+	/* Per thread needs a target. */
+	{
+		static const int per_thread[] = { -1 };
+		struct aux_session_opts pt = o;
+
+		pt.cpus = per_thread;
+		pt.snapshot = false;
+		pt.snapshot_size = 0;
+		capture_start();
+		assert_int_equal(aux_session__new(&s, &pt), -EINVAL);
+		msg = capture_end();
+		assert_non_null(strstr(msg, "needs a target process (-p)"));
+		free(msg);
+	}
+
 	/* A kernel without aux_action: the fallback, said so. */
 	o.snapshot = false;
 	o.snapshot_size = 0;
