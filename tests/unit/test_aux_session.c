@@ -413,6 +413,8 @@ struct stream {
 
 static void stream_add(struct stream *st, const void *p, size_t n)
 {
+	if (!n)
+		return; /* nothing stored (gate closed); buf may still be NULL */
 	if (st->len + n > st->cap) {
 		st->cap = (st->len + n) * 2;
 		st->buf = realloc(st->buf, st->cap);
