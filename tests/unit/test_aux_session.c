@@ -1,0 +1,1142 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * aux_session: the --dry-run print against the golden groups, the whole
+ * recording path through the kernel model read back by perf 6.1, and the
+ * clear failure on a machine without the PMU.
+ *
+ * End to end: the injected kernel hands out one aux_model per CPU as the
+ * AUX leader's fd (a memfd the session mmaps for real) and maps
+ * ENABLE/DISABLE/ID/SET_OUTPUT onto it; the model's "hardware" writes a
+ * recognizable stream; aux_session__drain()/__snapshot() write perf.data;
+ * then (a) our own walk of the file checks every AUXTRACE's cpu, idx,
+ * offset and size against what the model published and byte-compares its
+ * payload with what the hardware stored, and (b) perf report -D must show
+ * every AUX and AUXTRACE record with those values and nothing wrong.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <cmocka.h>
+
+#include "auxtrig/aux_session.h"
+#include "auxtrig/log.h"
+#include "auxtrig/pdata.h"
+#include "auxtrig/pdata_writer.h"
+#include "auxtrig/synth.h"
+#include "uapi/linux/perf_event_aux.h"
+#include "aux_model.h"
+#include "perf_oracle.h"
+
+#define ENTER_OPENAT_ID 782 /* tests/fixtures/tracefs/events/syscalls/sys_enter_openat/id */
+#define EXIT_OPENAT_ID  781
+#define MAX_CPUS 2
+#define MAX_FDS 32
+#define LEADER_ID_BASE 1000
+#define OTHER_ID_BASE 9000
+
+static const struct aux_session_trigger window_triggers[] = {
+	{ "syscalls:sys_enter_openat", ENTER_OPENAT_ID, AUXTRIG_AUX_RESUME },
+	{ "syscalls:sys_exit_openat", EXIT_OPENAT_ID, AUXTRIG_AUX_PAUSE },
+};
+static const struct aux_session_trigger freeze_triggers[] = {
+	{ "syscalls:sys_exit_openat", EXIT_OPENAT_ID, AUXTRIG_AUX_PAUSE },
+};
+
+/* ---- stderr capture, for the messages a user sees ------------------------ */
+
+static int saved_stderr = -1;
+static FILE *captured;
+
+static void capture_start(void)
+{
+	fflush(stderr);
+	captured = tmpfile();
+	assert_non_null(captured);
+	saved_stderr = dup(2);
+	dup2(fileno(captured), 2);
+}
+
+static char *capture_end(void)
+{
+	long len;
+	char *s;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	len = ftell(captured);
+	s = calloc(1, len + 1);
+	rewind(captured);
+	assert_int_equal(fread(s, 1, len, captured), (size_t)len);
+	fclose(captured);
+	return s;
+}
+
+/* ---- (1) the dry-run print is the golden group ---------------------------- */
+
+struct golden_case {
+	const char *fixture;
+	const char *file;
+	const char *prefix;
+	enum probe_pause pause;
+};
+
+static const struct golden_case golden_cases[] = {
+	{ "sysfs-intel_pt", "intel_pt", "intel_pt//", PROBE_PAUSE_YES },
+	{ "sysfs-cs_etm", "cs_etm", "cs_etm/@tmc_etr0/", PROBE_PAUSE_YES },
+	/* SPE has no PERF_PMU_CAP_AUX_PAUSE: the fallback groups */
+	{ "sysfs-arm_spe", "arm_spe", "arm_spe_0//", PROBE_PAUSE_NO_PMU },
+};
+
+static void test_aux_session_print_matches_golden(void **state)
+{
+	static const struct {
+		const char *name, *mod;
+		bool snapshot;
+		const struct aux_session_trigger *t;
+		size_t nr;
+	} uses[] = {
+		{ "syscall-window", "k", false, window_triggers, 2 },
+		{ "error-freeze", "u", true, freeze_triggers, 1 },
+		{ "snapshot", "", true, NULL, 0 },
+	};
+	static const int cpu0[] = { 0 };
+	int failures = 0;
+
+	(void)state;
+	for (size_t p = 0; p < sizeof(golden_cases) / sizeof(golden_cases[0]); p++) {
+		for (size_t u = 0; u < sizeof(uses) / sizeof(uses[0]); u++) {
+			char spec[128], rel[128], *golden, *out = NULL;
+			size_t len = 0;
+			struct aux_session *s;
+			struct aux_session_opts o = {
+				.event_spec = spec, .sysfs_root = test_fixture_path(golden_cases[p].fixture),
+				.cpus = cpu0, .nr_cpus = 1, .pid = -1, .snapshot = uses[u].snapshot,
+				.data_pages = 16, .aux_pages = (4 << 20) / sysconf(_SC_PAGESIZE),
+				.triggers = uses[u].t, .nr_triggers = uses[u].nr,
+				.pause_support = golden_cases[p].pause,
+			};
+			FILE *fp;
+
+			snprintf(spec, sizeof(spec), "%s%s", golden_cases[p].prefix, uses[u].mod);
+			log__set_level(LOG_ERR); /* the SPE fallback warning is tested below */
+			assert_int_equal(aux_session__new(&s, &o), 0);
+			log__set_level(LOG_INFO);
+			fp = open_memstream(&out, &len);
+			aux_session__print(s, fp);
+			fclose(fp);
+			snprintf(rel, sizeof(rel), "golden/%s-%s.txt", uses[u].name, golden_cases[p].file);
+			golden = test_read_file(test_fixture_path(rel), NULL);
+			assert_non_null(golden);
+			if (strcmp(golden, out)) {
+				print_error("%s differs; got:\n%s\n", rel, out);
+				failures++;
+			}
+			assert_int_equal(aux_session__gated(s), golden_cases[p].pause != PROBE_PAUSE_YES &&
+								   uses[u].nr > 0);
+			free(golden);
+			free(out);
+			aux_session__delete(s);
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* Two CPUs print two groups, each the golden one for its CPU. */
+static void test_aux_session_print_every_cpu(void **state)
+{
+	static const int cpus[] = { 0, 1 };
+	struct aux_session_opts o = {
+		.event_spec = "intel_pt//k", .sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
+		.nr_cpus = 2, .pid = -1, .data_pages = 16, .aux_pages = (4 << 20) / sysconf(_SC_PAGESIZE),
+		.triggers = window_triggers, .nr_triggers = 2, .pause_support = PROBE_PAUSE_YES,
+	};
+	char *golden, *out = NULL, *cpu1;
+	struct aux_session *s;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(aux_session__new(&s, &o), 0);
+	golden = test_read_file(test_fixture_path("golden/syscall-window-intel_pt.txt"), NULL);
+	assert_non_null(golden);
+	fp = open_memstream(&out, &len);
+	aux_session__print(s, fp);
+	fclose(fp);
+	assert_int_equal(len, 2 * strlen(golden));
+	assert_memory_equal(out, golden, strlen(golden));
+	cpu1 = out + strlen(golden);
+	assert_non_null(strstr(cpu1, "group leader: intel_pt//k (window, cpu 1)\n"));
+	free(golden);
+	free(out);
+	aux_session__delete(s);
+}
+
+/* ---- (3) clear errors ---------------------------------------------------- */
+
+static void test_aux_session_errors_are_clear(void **state)
+{
+	static const int cpu0[] = { 0 };
+	struct aux_session_opts o = {
+		.event_spec = "intel_pt//u", .sysfs_root = NULL, .cpus = cpu0, .nr_cpus = 1, .pid = -1,
+		.data_pages = 16, .aux_pages = 1024, .pause_support = PROBE_PAUSE_YES,
+	};
+	struct aux_session *s = NULL;
+	char *msg;
+
+	(void)state;
+	if (access("/sys/bus/event_source/devices/intel_pt", F_OK) == 0)
+		skip(); /* a machine with Intel PT: nothing to refuse */
+
+	/* This machine's sysfs: no intel_pt. */
+	capture_start();
+	assert_int_equal(aux_session__new(&s, &o), -ENOENT);
+	msg = capture_end();
+	assert_null(s);
+	assert_non_null(strstr(msg, "no such PMU on this machine (try: auxtrig probe)"));
+	free(msg);
+
+	/* Described by a fixture, opened on the real kernel: refused before any perf_event_open. */
+	o.sysfs_root = test_fixture_path("sysfs-intel_pt");
+	assert_int_equal(aux_session__new(&s, &o), 0);
+	capture_start();
+	assert_int_equal(aux_session__open(s, NULL), -ENOENT);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "cannot open intel_pt: no such PMU on this machine (try: auxtrig probe)"));
+	assert_int_equal(aux_session__nr_fds(s), 0);
+	free(msg);
+	aux_session__delete(s);
+
+	/* Buffer sizes as perf checks them. */
+	o.aux_pages = 3;
+	capture_start();
+	assert_int_equal(aux_session__new(&s, &o), -EINVAL);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "must be a power of 2"));
+	free(msg);
+	o.aux_pages = 8192 / sysconf(_SC_PAGESIZE) / 2 ?: 1;
+	if (o.aux_pages * sysconf(_SC_PAGESIZE) < 8192) {
+		capture_start();
+		assert_int_equal(aux_session__new(&s, &o), -EINVAL);
+		msg = capture_end();
+		assert_non_null(strstr(msg, "Invalid mmap size for Intel Processor Trace: must be at least 8KiB"));
+		free(msg);
+	}
+	o.aux_pages = 4;
+	o.snapshot = true;
+	o.snapshot_size = 1 << 20;
+	capture_start();
+	assert_int_equal(aux_session__new(&s, &o), -EINVAL);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "must not be greater than AUX area tracing mmap size"));
+	free(msg);
+
+	/* Per thread needs a target. */
+	{
+		static const int per_thread[] = { -1 };
+		struct aux_session_opts pt = o;
+
+		pt.cpus = per_thread;
+		pt.snapshot = false;
+		pt.snapshot_size = 0;
+		capture_start();
+		assert_int_equal(aux_session__new(&s, &pt), -EINVAL);
+		msg = capture_end();
+		assert_non_null(strstr(msg, "needs a target process (-p)"));
+		free(msg);
+	}
+
+	/* A kernel without aux_action: the fallback, said so. */
+	o.snapshot = false;
+	o.snapshot_size = 0;
+	o.triggers = window_triggers;
+	o.nr_triggers = 2;
+	o.pause_support = PROBE_PAUSE_NO_KERNEL;
+	capture_start();
+	assert_int_equal(aux_session__new(&s, &o), 0);
+	msg = capture_end();
+	assert_non_null(strstr(msg, "this kernel has no aux_action"));
+	assert_non_null(strstr(msg, "PERF_EVENT_IOC_ENABLE/DISABLE"));
+	assert_true(aux_session__gated(s));
+	free(msg);
+	aux_session__delete(s);
+}
+
+/* ---- (2) end to end through the model ------------------------------------ */
+
+struct fake_event {
+	int fd;
+	__u64 id;
+	int cpu;
+	int model;		/* index into models, -1 for other events */
+	int group_fd;
+	int output;		/* SET_OUTPUT target fd, -1 */
+	bool enabled;
+};
+
+struct fake_kernel {
+	__u32 aux_type;
+	struct aux_model models[MAX_CPUS];
+	int cpus[MAX_CPUS];
+	size_t nr_models;
+	struct fake_event ev[MAX_FDS];
+	size_t nr_ev;
+	__u64 next_id;
+	int model_enables;
+	int model_disables;
+};
+
+/*
+ * One perf clock for all CPUs, as the kernel's: each model counts its own
+ * record times, so after anything a model did, every model continues from
+ * the newest time (perf would rightly call the records out of order otherwise).
+ */
+static void fake_clock_sync(struct fake_kernel *k)
+{
+	uint64_t now = 0;
+
+	for (size_t i = 0; i < k->nr_models; i++)
+		if (k->models[i].time > now)
+			now = k->models[i].time;
+	for (size_t i = 0; i < k->nr_models; i++)
+		k->models[i].time = now;
+}
+
+static struct fake_event *fake_find(struct fake_kernel *k, int fd)
+{
+	for (size_t i = 0; i < k->nr_ev; i++)
+		if (k->ev[i].fd == fd)
+			return &k->ev[i];
+	return NULL;
+}
+
+static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
+			   void *ctx)
+{
+	struct fake_kernel *k = ctx;
+	struct fake_event *e = &k->ev[k->nr_ev];
+	int model = -1;
+
+	assert_true(k->nr_ev < MAX_FDS);
+	assert_int_equal(attr->size, 128);
+	if (attr->type == k->aux_type) {
+		for (size_t i = 0; i < k->nr_models; i++)
+			if (k->cpus[i] == cpu)
+				model = i;
+		assert_true(model >= 0);
+		assert_int_equal(group_fd, -1);
+		/* the model plays the watermark the attr asks for */
+		assert_int_equal(attr->aux_watermark, k->models[model].cfg.aux_watermark);
+		e->fd = dup(aux_model__fd(&k->models[model]));
+		e->id = k->models[model].cfg.id;
+	} else {
+		/* a trigger with aux_action must be in the AUX leader's group on its CPU */
+		if (*perf_attr_aux_action(attr)) {
+			struct fake_event *l = fake_find(k, group_fd);
+
+			assert_non_null(l);
+			assert_true(l->model >= 0 && l->cpu == cpu);
+		}
+		e->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		e->id = k->next_id++;
+	}
+	assert_true(e->fd >= 0);
+	e->cpu = cpu;
+	e->model = model;
+	e->group_fd = group_fd;
+	e->output = -1;
+	e->enabled = !attr->disabled;
+	k->nr_ev++;
+	return e->fd;
+}
+
+static int fake_ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
+{
+	struct fake_kernel *k = ctx;
+	struct fake_event *e = fake_find(k, fd), *t;
+
+	if (!e)
+		return -EBADF;
+	switch (req) {
+	case PERF_EVENT_IOC_ID:
+		*(__u64 *)arg = e->id;
+		return 0;
+	case PERF_EVENT_IOC_ENABLE:
+	case PERF_EVENT_IOC_DISABLE:
+		e->enabled = req == PERF_EVENT_IOC_ENABLE;
+		if (e->model < 0)
+			return 0;
+		if (e->enabled) {
+			k->model_enables++;
+			aux_model__enable(&k->models[e->model]);
+		} else {
+			k->model_disables++;
+			aux_model__disable(&k->models[e->model]);
+		}
+		fake_clock_sync(k);
+		return 0;
+	case PERF_EVENT_IOC_SET_OUTPUT:
+		/* perf_event_set_output(): same CPU, into a mapped ring */
+		t = fake_find(k, (int)arg);
+		if (!t || t->cpu != e->cpu || t->model < 0)
+			return -EINVAL;
+		e->output = (int)arg;
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+static void fake_close(int fd, void *ctx)
+{
+	struct fake_kernel *k = ctx;
+	struct fake_event *e = fake_find(k, fd);
+
+	assert_non_null(e);
+	close(fd);
+	e->fd = -2;
+}
+
+/* What the hardware stored, per CPU, in aux_head space (the model starts at 0). */
+struct stream {
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+};
+
+static void stream_add(struct stream *st, const void *p, size_t n)
+{
+	if (!n)
+		return; /* nothing stored (gate closed); buf may still be NULL */
+	if (st->len + n > st->cap) {
+		st->cap = (st->len + n) * 2;
+		st->buf = realloc(st->buf, st->cap);
+		assert_non_null(st->buf);
+	}
+	memcpy(st->buf + st->len, p, n);
+	st->len += n;
+}
+
+/*
+ * Intel PT-like: per 32 bytes PSB (02 82 x 8), PSBEND (02 23), TSC (19 + 7
+ * bytes, the value naming the CPU and the chunk) and PADs, so perf's packet
+ * dump decodes every buffer and a misplaced chunk shows in the compare.
+ */
+static void gen_pt(unsigned char *p, size_t len, int cpu, uint64_t *seq)
+{
+	for (size_t off = 0; off < len; off += 32) {
+		unsigned char c[32] = {};
+		uint64_t tsc = ((uint64_t)(cpu + 1) << 40) | (*seq)++;
+
+		for (int i = 0; i < 16; i += 2) {
+			c[i] = 0x02;
+			c[i + 1] = 0x82;
+		}
+		c[16] = 0x02;
+		c[17] = 0x23;
+		c[18] = 0x19;
+		memcpy(c + 19, &tsc, 7);
+		memcpy(p + off, c, len - off < 32 ? len - off : 32);
+	}
+}
+
+/*
+ * CoreSight: 16-byte formatter frames (byte 0 an ID change to the CPU's
+ * legacy trace ID 0x10 + 2 * cpu, bytes 1..14 data, byte 15 the low bits
+ * of the even data bytes) carrying a valid ETMv4 stream: frames alternate
+ * A-sync + TRACE_INFO, and TIMESTAMPs naming CPU and frame, so perf's decoder syncs wherever a snapshot starts and
+ * a misplaced frame shows in the compare.
+ */
+static void gen_cs(unsigned char *p, size_t len, int cpu, uint64_t *seq)
+{
+	for (size_t off = 0; off < len; off += 16) {
+		unsigned char f[16] = {}, d[14];
+		uint64_t n = (*seq)++, ts = ((uint64_t)(cpu + 1) << 32) | n;
+		size_t i = 0;
+
+		if (n % 2 == 0) {
+			memset(d, 0, 11);		/* I_ASYNC: 11 x 0x00, 0x80 */
+			d[11] = 0x80;
+			d[12] = 0x01;			/* I_TRACE_INFO, no sections */
+			d[13] = 0x00;
+		} else {
+			uint64_t lo = ts;
+
+			d[i++] = 0x02;			/* I_TIMESTAMP, 7 x 7 bits LEB128 */
+			for (int b = 0; b < 7; b++, ts >>= 7)
+				d[i++] = (ts & 0x7f) | (b < 6 ? 0x80 : 0);
+			d[i++] = 0x02;			/* again, its low 35 bits: fills the frame */
+			for (int b = 0; b < 5; b++, lo >>= 7)
+				d[i++] = (lo & 0x7f) | (b < 4 ? 0x80 : 0);
+		}
+		f[0] = ((0x10 + 2 * cpu) << 1) | 1;
+		for (i = 0; i < 14; i++) {
+			size_t pos = i + 1;
+
+			if (pos % 2) {
+				f[pos] = d[i];
+			} else {
+				f[pos] = d[i] & ~1;
+				f[15] |= (d[i] & 1) << (pos / 2);
+			}
+		}
+		memcpy(p + off, f, len - off < 16 ? len - off : 16);
+	}
+}
+
+/* the task the model's ITRACE_START names; -1 unless a test traces itself */
+static pid_t model_pid = -1;
+
+struct auxtrace_seen {
+	__u64 size, offset;
+	__u64 raw;		/* expected only: the unpadded size */
+	__u32 idx, cpu;
+	__s32 tid;
+	const unsigned char *payload;
+};
+
+struct e2e {
+	struct fake_kernel k;
+	struct aux_session *s;
+	struct pdata_writer *w;
+	struct stream st[MAX_CPUS];
+	uint64_t seq[MAX_CPUS];
+	struct auxtrace_seen expect[64];	/* what the model says each AUXTRACE must be */
+	size_t nr_expect;
+	bool pt;
+	char *dir;
+	char path[4096];
+};
+
+static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
+			   size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig,
+			   enum probe_pause pause)
+{
+	struct aux_session_ops ops = {
+		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close, .ctx = &t->k,
+	};
+	struct aux_session_opts o = {
+		.event_spec = spec, .sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
+		.pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
+		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
+	};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct pmu_set *set;
+
+	memset(t, 0, sizeof(*t));
+	t->pt = strstr(spec, "intel_pt") != NULL;
+	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
+	t->k.aux_type = pmu_set__find(set, t->pt ? "intel_pt" : "cs_etm")->type;
+	pmu_set__delete(set);
+	t->k.next_id = OTHER_ID_BASE;
+	for (size_t i = 0; i < nr_cpus; i++) {
+		struct aux_model_config mc = {
+			.pmu = t->pt ? AUX_MODEL_INTEL_PT : AUX_MODEL_CS_ETM, .overwrite = snapshot,
+			.data_pages = 16, .aux_pages = 4,
+			/* perf's Intel PT full-trace watermark: a quarter of the buffer */
+			.aux_watermark = t->pt && !snapshot ? 4 * page / 4 : 0,
+			.pid = (__u32)model_pid, .tid = (__u32)model_pid, .cpu = cpus[i],
+			.id = LEADER_ID_BASE + cpus[i],
+		};
+
+		assert_int_equal(aux_model__init(&t->k.models[i], &mc), 0);
+		t->k.cpus[i] = cpus[i];
+		t->k.nr_models++;
+	}
+	log__set_level(LOG_ERR); /* the fallback warning; tested in test_aux_session_errors_are_clear */
+	assert_int_equal(aux_session__new(&t->s, &o), 0);
+	log__set_level(LOG_INFO);
+	assert_int_equal(aux_session__open(t->s, &ops), 0);
+	for (size_t i = 0; i < nr_cpus; i++)
+		assert_int_equal(aux_model__check_aux_mmap(&t->k.models[i]), 0);
+	assert_int_equal(aux_session__nr_fds(t->s), nr_cpus);
+
+	t->dir = test_tmpdir__new();
+	assert_non_null(t->dir);
+	snprintf(t->path, sizeof(t->path), "%s/perf.data", t->dir);
+	t->w = pdata_writer__open(t->path, false);
+	assert_non_null(t->w);
+	assert_int_equal(aux_session__add_attrs(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__begin_data(t->w), 0);
+	assert_int_equal(aux_session__write_info(t->s, t->w), 0);
+	assert_int_equal(aux_session__start(t->s), 0);
+	/* gated: the recorder enables on the first trigger */
+	for (size_t i = 0; i < nr_cpus; i++)
+		assert_int_equal(aux_model__enabled(&t->k.models[i]), !aux_session__gated(t->s));
+}
+
+static void e2e_init(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
+		     size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig)
+{
+	e2e_init_pause(t, fixture, spec, snapshot, cpus, nr_cpus, trig, nr_trig, PROBE_PAUSE_YES);
+}
+
+/* The hardware of CPU index @i produces @len bytes; what it stored joins the stream. */
+static size_t hw(struct e2e *t, size_t i, size_t len)
+{
+	unsigned char *p = malloc(len);
+	size_t stored;
+
+	assert_non_null(p);
+	(t->pt ? gen_pt : gen_cs)(p, len, t->k.cpus[i], &t->seq[i]);
+	stored = aux_model__hw_write(&t->k.models[i], p, len);
+	fake_clock_sync(&t->k);
+	stream_add(&t->st[i], p, stored);
+	free(p);
+	return stored;
+}
+
+/* The driver ends CPU index @i's handle (a sched-out). */
+static void end(struct e2e *t, size_t i)
+{
+	aux_model__output_end(&t->k.models[i], 0);
+	fake_clock_sync(&t->k);
+}
+
+static void expect(struct e2e *t, size_t i, __u64 offset, __u64 size)
+{
+	struct auxtrace_seen *e = &t->expect[t->nr_expect++];
+
+	assert_true(t->nr_expect <= 64);
+	e->offset = offset;
+	e->size = (size + 7) & ~7ULL;
+	e->raw = size;
+	e->idx = i;
+	e->cpu = t->k.cpus[i];
+	e->tid = -1;
+}
+
+/* Full trace: each drain hands out [previous head, head) of every CPU that moved. */
+static void drain_expect(struct e2e *t, uint64_t *prev)
+{
+	for (size_t i = 0; i < t->k.nr_models; i++) {
+		uint64_t head = t->k.models[i].aux_head;
+
+		if (head != prev[i])
+			expect(t, i, prev[i], head - prev[i]);
+		prev[i] = head;
+	}
+	assert_true(aux_session__drain(t->s, t->w) > 0);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Walk the file's data section: every AUXTRACE in order, payload pointers
+ * into @file. Returns how many.
+ */
+static size_t read_auxtrace(const unsigned char *file, size_t len, struct auxtrace_seen *out, size_t max)
+{
+	const struct pdata_file_header *fh = (const void *)file;
+	size_t pos = fh->data.offset, end = fh->data.offset + fh->data.size, n = 0;
+
+	assert_true(end <= len);
+	while (pos < end) {
+		const struct perf_event_header *h = (const void *)(file + pos);
+
+		assert_true(h->size >= 8);
+		if (h->type == PDATA_RECORD_AUXTRACE) {
+			const struct pdata_record_auxtrace *a = (const void *)h;
+
+			assert_true(n < max);
+			out[n].size = a->size;
+			out[n].offset = a->offset;
+			out[n].idx = a->idx;
+			out[n].cpu = a->cpu;
+			out[n].tid = (__s32)a->tid;
+			out[n].payload = file + pos + h->size;
+			n++;
+			pos += a->size;
+		}
+		pos += h->size;
+	}
+	return n;
+}
+
+/*
+ * Full trace: the AUXTRACE payloads placed at their offsets cover exactly
+ * the stored stream, once, byte for byte (padding is zero).
+ * Snapshot: checked by the caller.
+ */
+static void check_cover(struct e2e *t, const struct auxtrace_seen *seen, size_t n)
+{
+	assert_int_equal(n, t->nr_expect);
+	for (size_t i = 0; i < t->k.nr_models; i++) {
+		struct stream *st = &t->st[i];
+		unsigned char *covered = calloc(st->len + 1, 1);
+
+		for (size_t j = 0; j < n; j++) {
+			if (seen[j].idx != i)
+				continue;
+			for (uint64_t b = 0; b < seen[j].size; b++) {
+				uint64_t pos = seen[j].offset + b;
+
+				/* padding: zero, and the next buffer starts at the unpadded end */
+				if (b >= t->expect[j].raw) {
+					assert_int_equal(seen[j].payload[b], 0);
+					continue;
+				}
+				assert_false(covered[pos]);
+				covered[pos] = 1;
+				if (seen[j].payload[b] != st->buf[pos])
+					fail_msg("cpu %d: byte %llu of the stream differs in the file", t->k.cpus[i],
+						 (unsigned long long)pos);
+			}
+		}
+		for (size_t pos = 0; pos < st->len; pos++)
+			if (!covered[pos])
+				fail_msg("cpu %d: byte %zu of the stream is in no AUXTRACE", t->k.cpus[i], pos);
+		free(covered);
+	}
+}
+
+/* perf report -D: every AUXTRACE and AUX record, nothing else said but @allowed. */
+static void check_perf(struct e2e *t, const struct auxtrace_seen *seen, size_t n, const char *allowed)
+{
+	const char *args[] = { "report", "-D", "-i", t->path, NULL };
+	__u64 aux_records = 0;
+	const char *bad;
+	char *out, line[256];
+
+	if (!perf_oracle__path()) {
+		if (getenv("CI") && !strcmp(getenv("CI"), "true"))
+			fail_msg("perf is not installed, and CI=true requires the perf oracle");
+		return;
+	}
+	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
+	for (size_t i = 0; i < t->k.nr_models; i++)
+		aux_records += t->k.models[i].stats.aux_records;
+	if (count(out, "PERF_RECORD_AUX offset:") != aux_records)
+		fail_msg("perf shows %zu PERF_RECORD_AUX, the model emitted %llu:\n%s", count(out, "PERF_RECORD_AUX offset:"),
+			 (unsigned long long)aux_records, out);
+	assert_int_equal(count(out, "PERF_RECORD_AUXTRACE size:"), n);
+	for (size_t j = 0; j < n; j++) {
+		snprintf(line, sizeof(line), "PERF_RECORD_AUXTRACE size: %#llx  offset: %#llx  ref: ",
+			 (unsigned long long)seen[j].size, (unsigned long long)seen[j].offset);
+		if (!strstr(out, line))
+			fail_msg("perf does not show '%s':\n%s", line, out);
+		snprintf(line, sizeof(line), "  idx: %u  tid: %d  cpu: %d\n", seen[j].idx, seen[j].tid, seen[j].cpu);
+		if (!strstr(out, line))
+			fail_msg("perf does not show '%s':\n%s", line, out);
+	}
+	if (allowed) {
+		/* perf's stderr lands in the middle of a stdout line: cut the message out whole */
+		char *hit = strstr(out, allowed);
+
+		if (!hit)
+			fail_msg("perf does not say '%s':\n%s", allowed, out);
+		memmove(hit, hit + strlen(allowed), strlen(hit + strlen(allowed)) + 1);
+	}
+	/* perf's decoder saw the hardware's packets ... */
+	if (!strstr(out, t->pt ? "PSBEND" : "I_TIMESTAMP : Timestamp.; Updated val = 0x200000001"))
+		fail_msg("perf's decoder shows none of the packets the hardware wrote:\n%s", out);
+	/* ... and they decode: only whole chunks were written, bar the truncation */
+	if (strstr(out, "Bad packet!"))
+		fail_msg("perf's decoder found a bad packet:\n%s", out);
+	/* OpenCSD's packet printer: a valid ETMv4 stream has no bad sequences */
+	if (strstr(out, "I_BAD_SEQUENCE") || strstr(out, "I_RESERVED") || strstr(out, "I_INCOMPLETE_EOT"))
+		fail_msg("perf's CoreSight decoder found bad packets:\n%s", out);
+	if (strstr(out, "Couldn't find auxtrace buffer"))
+		fail_msg("perf could not match a PERF_RECORD_AUX:\n%s", out);
+	for (const char *p = out; (bad = perf_oracle__problem(p)); p = strchr(bad, '\n') ? strchr(bad, '\n') + 1 : "") {
+		if (allowed && !strncmp(bad, allowed, strlen(allowed)))
+			continue;
+		fail_msg("perf says: %.*s\n%s", (int)(strchrnul(bad, '\n') - bad), bad, out);
+	}
+	free(out);
+}
+
+static void e2e_exit(struct e2e *t)
+{
+	aux_session__delete(t->s);
+	pdata_writer__delete(t->w);
+	for (size_t i = 0; i < t->k.nr_models; i++) {
+		aux_model__exit(&t->k.models[i]);
+		free(t->st[i].buf);
+	}
+	for (size_t i = 0; i < t->k.nr_ev; i++)
+		assert_int_equal(t->k.ev[i].fd, -2); /* the session closed every fd it opened */
+	test_tmpdir__delete(t->dir);
+}
+
+static void test_aux_session_intel_pt_full_trace_through_model(void **state)
+{
+	static const int cpus[] = { 0, 1 };
+	struct auxtrace_seen seen[64];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	uint64_t prev[MAX_CPUS] = {};
+	unsigned char *file;
+	size_t len, n;
+	char allowed[128];
+
+	(void)state;
+	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 2, window_triggers, 2);
+	/* the tracking event went into the leader's ring, the triggers into its group */
+	for (size_t i = 0; i < t->k.nr_ev; i++)
+		if (t->k.ev[i].model < 0 && t->k.ev[i].group_fd < 0)
+			assert_true(fake_find(&t->k, t->k.ev[i].output) && fake_find(&t->k, t->k.ev[i].output)->model >= 0);
+
+	/* 1: a sched-out on both CPUs */
+	assert_int_equal(hw(t, 0, 3008), 3008);
+	assert_int_equal(hw(t, 1, 2016), 2016);
+	end(t, 0);
+	end(t, 1);
+	drain_expect(t, prev);
+
+	/* 2: CPU 0 produces more than its 16 KiB buffer holds: TRUNCATED, the kernel disables it */
+	assert_true(hw(t, 0, 20000) < 20000);
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_int_equal(hw(t, 1, 4992), 4992);
+	end(t, 1);
+	drain_expect(t, prev);
+	/* the session read, released the space and re-enabled the event */
+	assert_true(aux_model__enabled(&t->k.models[0]));
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.truncated, 1);
+	assert_int_equal(stats.reenables, 1);
+
+	/* 3: tracing goes on after the re-enable, and wraps the buffer */
+	assert_int_equal(hw(t, 0, 4000), 4000);
+	end(t, 0);
+	drain_expect(t, prev);
+
+	/* stop: the disable publishes the rest */
+	assert_int_equal(hw(t, 1, 800), 800);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	for (size_t i = 0; i < 2; i++) {
+		if (t->k.models[i].aux_head != prev[i])
+			expect(t, i, prev[i], t->k.models[i].aux_head - prev[i]);
+		prev[i] = t->k.models[i].aux_head;
+		assert_false(aux_model__enabled(&t->k.models[i]));
+	}
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.auxtrace, t->nr_expect);
+	assert_int_equal(stats.itrace_starts, 2);
+	assert_int_equal(stats.aux_records, t->k.models[0].stats.aux_records + t->k.models[1].stats.aux_records);
+
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 64);
+	assert_int_equal(n, t->nr_expect);
+	for (size_t j = 0; j < n; j++) {
+		assert_int_equal(seen[j].offset, t->expect[j].offset);
+		assert_int_equal(seen[j].size, t->expect[j].size);
+		assert_int_equal(seen[j].idx, t->expect[j].idx);
+		assert_int_equal(seen[j].cpu, t->expect[j].cpu);
+		assert_int_equal(seen[j].tid, -1);
+	}
+	check_cover(t, seen, n);
+	/* perf counts the TRUNCATED record: exactly the one loss the model made */
+	snprintf(allowed, sizeof(allowed), "Warning:\nAUX data lost 1 times out of %llu!\n",
+		 (unsigned long long)stats.aux_records);
+	check_perf(t, seen, n, allowed);
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
+ * Snapshot mode, CoreSight: the ETR's head is monotonic, so each snapshot
+ * is [previous head, head) clamped to the buffer: the first holds all of
+ * what CPU 0 and 1 traced, the second of CPU 0 only the newest 16 KiB of a
+ * 20000-byte burst that wrapped the buffer, the third lies beyond the
+ * first buffer's worth of aux_head space (offsets must not be masked).
+ */
+static void test_aux_session_cs_etm_snapshots_through_model(void **state)
+{
+	static const int cpus[] = { 0, 1 };
+	struct auxtrace_seen seen[64];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	uint64_t prev[MAX_CPUS] = {}, size;
+	size_t len, n, aux = 4 * sysconf(_SC_PAGESIZE);
+	unsigned char *file;
+
+	(void)state;
+	e2e_init(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 2, freeze_triggers, 1);
+	/* full trace only: drain reads no AUX data in snapshot mode */
+	assert_int_equal(aux_session__snapshot(t->s, t->w) >= 0, 1);
+	for (size_t i = 0; i < 2; i++)
+		prev[i] = t->k.models[i].aux_head;
+	assert_int_equal(prev[0], 0);
+
+	assert_int_equal(hw(t, 0, 3008), 3008);
+	assert_int_equal(hw(t, 1, 1504), 1504);
+	assert_int_equal(aux_session__drain(t->s, t->w) >= 0, 1);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 2);
+	expect(t, 0, 0, 3008);
+	expect(t, 1, 0, 1504);
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(aux_model__enabled(&t->k.models[i])); /* enabled again after the snapshot */
+		prev[i] = t->k.models[i].aux_head;
+	}
+
+	assert_int_equal(hw(t, 0, 20000), 20000);
+	assert_int_equal(hw(t, 1, 4000), 4000);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 2);
+	size = 20000 < aux ? 20000 : aux;
+	expect(t, 0, prev[0] + 20000 - size, size);
+	expect(t, 1, prev[1], 4000);
+	for (size_t i = 0; i < 2; i++)
+		prev[i] = t->k.models[i].aux_head;
+
+	/* a third, past the first buffer's worth of aux_head space; CPU 1 has nothing new */
+	assert_int_equal(hw(t, 0, 16000), 16000);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	expect(t, 0, prev[0], 16000);
+	assert_true(prev[0] > aux);
+
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.snapshots, 4);
+	assert_int_equal(stats.auxtrace, 5);
+	assert_int_equal(stats.truncated, 0);
+
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 64);
+	assert_int_equal(n, t->nr_expect);
+	for (size_t j = 0; j < n; j++) {
+		const struct stream *st = &t->st[seen[j].idx];
+
+		assert_int_equal(seen[j].offset, t->expect[j].offset);
+		assert_int_equal(seen[j].size, t->expect[j].size);
+		assert_int_equal(seen[j].idx, t->expect[j].idx);
+		assert_int_equal(seen[j].cpu, t->expect[j].cpu);
+		/* the model's head is monotonic from 0: the stream index is the offset */
+		assert_memory_equal(seen[j].payload, st->buf + seen[j].offset, t->expect[j].raw);
+	}
+	check_perf(t, seen, n, NULL);
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
+ * The fallback: a kernel without aux_action. Triggers are not in the
+ * leader's group, the leader stays off until the recorder opens the gate,
+ * and a drain while the gate is closed must not switch the trace back on.
+ */
+static void test_aux_session_gated_fallback_through_model(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct auxtrace_seen seen[64];
+	struct e2e *t = calloc(1, sizeof(*t));
+	uint64_t prev[MAX_CPUS] = {};
+	unsigned char *file;
+	size_t len, n;
+
+	(void)state;
+	e2e_init_pause(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, window_triggers, 2,
+		       PROBE_PAUSE_NO_KERNEL);
+	assert_true(aux_session__gated(t->s));
+	for (size_t i = 0; i < t->k.nr_ev; i++)
+		if (t->k.ev[i].model < 0)
+			assert_int_equal(t->k.ev[i].group_fd, -1); /* own groups */
+	assert_int_equal(hw(t, 0, 3200), 0);			/* gate closed: nothing traced */
+
+	assert_int_equal(aux_session__enable(t->s), 0);	/* window opens */
+	assert_true(aux_model__enabled(&t->k.models[0]));
+	assert_int_equal(hw(t, 0, 3200), 3200);
+	assert_int_equal(aux_session__disable(t->s), 0);	/* window closes: the driver publishes */
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	drain_expect(t, prev);
+	assert_false(aux_model__enabled(&t->k.models[0]));	/* the drain left the gate closed */
+
+	assert_int_equal(aux_session__enable(t->s), 0);
+	assert_int_equal(hw(t, 0, 1600), 1600);
+	drain_expect(t, prev);	/* the PMI at the 4 KiB watermark published part of it */
+	end(t, 0);
+	drain_expect(t, prev);
+	assert_true(aux_model__enabled(&t->k.models[0]));	/* open gate: re-enabled after a read */
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 64);
+	check_cover(t, seen, n);
+	check_perf(t, seen, n, NULL);
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
+/* ---- stretch: a real Intel PT packet stream decoded by perf script --------- */
+
+#if defined(__x86_64__)
+/*
+ * A function with known bytes: one conditional branch, then ret.
+ *   +0 mov %edi,%eax   +2 test %edi,%edi   +4 je +9   +6 add $1,%eax   +9 ret
+ */
+__asm__(".text\n"
+	".globl pt_target\n.type pt_target,@function\n"
+	"pt_target:\n"
+	"\tmovl %edi, %eax\n"
+	"\ttestl %edi, %edi\n"
+	"\tje 1f\n"
+	"\taddl $1, %eax\n"
+	"1:\tret\n"
+	".size pt_target, .-pt_target\n"
+	".globl pt_return\n.type pt_return,@function\n"
+	"pt_return:\n"
+	"\tret\n"
+	".size pt_return, .-pt_return\n");
+int pt_target(int x);
+void pt_return(void);
+
+/* Intel SDM vol. 3 ch. 32.4 packet encodings. */
+enum { PT_IPB_FULL = 6 << 5, PT_TIP_PGE = 0x11, PT_TIP_PGD = 0x01 };
+
+struct pt_enc {
+	unsigned char buf[256];
+	size_t len;
+};
+
+static void pt_bytes(struct pt_enc *e, const void *p, size_t n)
+{
+	assert_true(e->len + n <= sizeof(e->buf));
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void pt_psb(struct pt_enc *e)
+{
+	for (int i = 0; i < 8; i++)
+		pt_bytes(e, "\x02\x82", 2);
+}
+
+static void pt_psbend(struct pt_enc *e) { pt_bytes(e, "\x02\x23", 2); }
+
+/* MODE.Exec: CS.L = 1, 64-bit code. */
+static void pt_mode_exec64(struct pt_enc *e) { pt_bytes(e, "\x99\x01", 2); }
+
+/* TIP.PGE / TIP.PGD with the full 8-byte IP. */
+static void pt_tip(struct pt_enc *e, unsigned char op, uint64_t ip)
+{
+	unsigned char h = PT_IPB_FULL | op;
+
+	pt_bytes(e, &h, 1);
+	pt_bytes(e, &ip, 8);
+}
+
+/* Short TNT with one conditional branch: stop bit 2, bit 1 = taken. */
+static void pt_tnt1(struct pt_enc *e, bool taken)
+{
+	unsigned char b = 0x04 | (taken ? 0x02 : 0);
+
+	pt_bytes(e, &b, 1);
+}
+
+static void pt_pad_to(struct pt_enc *e, size_t align)
+{
+	while (e->len % align)
+		pt_bytes(e, "\x00", 1);
+}
+
+/*
+ * pt_target(1) (branch not taken) and pt_target(0) (taken), each entered
+ * with TIP.PGE and left at its ret with TIP.PGD to pt_return: through the
+ * model and the session into perf.data, with our own COMM and MMAP2, so
+ * perf script --itrace=i0ns walks the binary's code by our packets.
+ */
+static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state)
+{
+	static const int cpus[] = { 0 };
+	uint64_t fn = (uint64_t)(uintptr_t)pt_target, ret = (uint64_t)(uintptr_t)pt_return;
+	static const unsigned int not_taken[] = { 0, 2, 4, 6, 9 }, taken[] = { 0, 2, 4, 9 };
+	struct e2e *t = calloc(1, sizeof(*t));
+	struct pt_enc e = {};
+	char *out, *p, want[128];
+	const char *args[] = { "script", "-i", NULL, "--itrace=i0ns", "-F", "ip,sym,symoff", NULL };
+	const char *bad;
+
+	(void)state;
+	if (!perf_oracle__path())
+		skip();
+	assert_int_equal(pt_target(1), 2);
+	assert_int_equal(pt_target(0), 0);
+	pt_psb(&e);
+	pt_mode_exec64(&e);
+	pt_psbend(&e);
+	pt_tip(&e, PT_TIP_PGE, fn);
+	pt_tnt1(&e, false);
+	pt_tip(&e, PT_TIP_PGD, ret);
+	pt_tip(&e, PT_TIP_PGE, fn);
+	pt_tnt1(&e, true);
+	pt_tip(&e, PT_TIP_PGD, ret);
+	pt_pad_to(&e, 32);
+
+	model_pid = getpid();
+	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, NULL, 0);
+	model_pid = -1;
+	assert_int_equal(synth__threads(t->w, getpid()), 0);
+	t->pt = false; /* hw() writes our stream, not the generator's */
+	assert_int_equal(aux_model__hw_write(&t->k.models[0], e.buf, e.len), e.len);
+	end(t, 0);
+	assert_true(aux_session__drain(t->s, t->w) > 0);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+
+	args[2] = t->path;
+	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
+	if ((bad = perf_oracle__problem(out)))
+		fail_msg("perf script says: %s", out);
+	/* every instruction, in order: not taken, then taken (add skipped) */
+	p = out;
+	for (int run = 0; run < 2; run++) {
+		const unsigned int *offs = run ? taken : not_taken;
+		size_t n = run ? 4 : 5;
+
+		for (size_t i = 0; i < n; i++) {
+			snprintf(want, sizeof(want), "%lx pt_target+0x%x", (unsigned long)(fn + offs[i]), offs[i]);
+			p = strstr(p, want);
+			if (!p)
+				fail_msg("perf script does not show '%s' (run %d) next:\n%s", want, run, out);
+			p += strlen(want);
+		}
+	}
+	assert_null(strstr(p, "pt_target"));
+	free(out);
+	e2e_exit(t);
+	free(t);
+}
+#else
+static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state)
+{
+	(void)state;
+	skip(); /* the traced function is x86-64 code */
+}
+#endif
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aux_session_print_matches_golden),
+		cmocka_unit_test(test_aux_session_print_every_cpu),
+		cmocka_unit_test(test_aux_session_errors_are_clear),
+		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
+		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
+		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
+		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
