@@ -32,6 +32,9 @@ static const char record_usage[] =
 "  -e, --event=TP[,TP...]   tracepoints to record inside windows (SYSTEM:NAME, globs\n"
 "                           like syscalls:sys_enter_* allowed); repeatable. Without\n"
 "                           --window every hit of the target is recorded.\n"
+"  -e PMU/TERMS/MODS        hardware trace through the AUX area, as perf writes it:\n"
+"                           intel_pt//u, cs_etm/@tmc_etr0/k, arm_spe/ts_enable=1/;\n"
+"                           syscall windows resume and pause it in the kernel\n"
 "      --where=EXPR         open windows only where EXPR holds, e.g.\n"
 "                           'comm == \"demo\" && tid != 1234' (see auxtrig-expr(7))\n"
 "      --on='POINT [if EXPR]:ACTION[,POLICY]'\n"
@@ -55,7 +58,8 @@ static const char record_usage[] =
 "OUTPUT:\n"
 "  -o, --output=FILE        output file (default auxtrig.data), created with mode 0600\n"
 "  -f, --force              overwrite FILE if it exists (never through a symlink)\n"
-"  -m, --mmap-pages=N       per-CPU ring size in pages, a power of 2 (default 128)\n"
+"  -m, --mmap-pages=N[,A]   per-CPU ring size in pages, a power of 2 (default 128);\n"
+"                           A: AUX area pages for hardware trace (default 1024)\n"
 "  -S, --snapshot[=[e][SIZE]]\n"
 "                           flight recorder: per-CPU rings keep the newest SIZE\n"
 "                           bytes (K/M suffixes; default: -m); nothing is written\n"
@@ -66,6 +70,11 @@ static const char record_usage[] =
 "                           stop, ping (each answered 'ack' on ACK)\n"
 "\n"
 "GENERAL:\n"
+"      --dry-run            print every perf_event_attr that would be opened (with\n"
+"                           -vv field by field, like perf record -vv) and the\n"
+"                           groups; open and load nothing\n"
+"      --sysfs-root=DIR     find PMUs under DIR/bus/event_source instead of /sys\n"
+"                           (testing, with the fixtures in tests/fixtures)\n"
 "  -v, --verbose            more messages; -vv adds libbpf and verifier output\n"
 "  -q, --quiet              only errors, warnings and losses\n"
 "  -h, --help               this text\n"
@@ -78,13 +87,15 @@ static const char record_usage[] =
 "  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret == -EACCES:snapshot,once' -- ./app\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON };
+enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "where", required_argument, NULL, OPT_WHERE },
 	{ "on", required_argument, NULL, OPT_ON },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -102,8 +113,18 @@ static const struct option record_options[] = {
 
 static int add_events(struct record_opts *o, const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save = NULL, **tmp;
+	char *copy, *tok, *save = NULL, **tmp;
 
+	/* intel_pt/tsc,mtc=1/u: a PMU event, whose terms have commas of their own. */
+	if (strchr(arg, '/')) {
+		if (o->aux_event) {
+			pr_err("-e %s: only one hardware trace event per run (already: %s)\n", arg, o->aux_event);
+			return -EINVAL;
+		}
+		o->aux_event = arg;
+		return 0;
+	}
+	copy = strdup(arg);
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -181,6 +202,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = {
 		.output = "auxtrig.data",
 		.mmap_pages = 128,
+		.aux_pages = 1024,
 		.full_argc = argc,
 		.full_argv = argv,
 	};
@@ -235,9 +257,14 @@ int cmd_record(int argc, char **argv)
 		case 'm':
 			errno = 0;
 			o.mmap_pages = strtoul(optarg, &end, 0);
+			if (!errno && *end == ',') {
+				o.aux_pages = strtoul(end + 1, &end, 0);
+				if (!o.aux_pages || (o.aux_pages & (o.aux_pages - 1)))
+					errno = EINVAL;
+			}
 			if (errno || *end || !o.mmap_pages || (o.mmap_pages & (o.mmap_pages - 1)) ||
-			    o.mmap_pages > (1u << 20)) {
-				pr_err("-m %s: expected a power of 2 number of pages (e.g. 128)\n", optarg);
+			    o.mmap_pages > (1u << 20) || o.aux_pages > (1u << 20)) {
+				pr_err("-m %s: expected a power of 2 number of pages (e.g. 128, or 128,1024)\n", optarg);
 				goto out;
 			}
 			break;
@@ -250,6 +277,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_CONTROL:
 			o.control = optarg;
+			break;
+		case OPT_DRY_RUN:
+			o.dry_run = true;
+			break;
+		case OPT_SYSFS_ROOT:
+			o.sysfs_root = optarg;
 			break;
 		case 'v':
 			verbose++;
@@ -277,7 +310,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
 		goto out;
 	}
-	if (!o.command && !o.pids && !o.tids && !o.all) {
+	if (!o.command && !o.pids && !o.tids && !o.all && !o.dry_run) {
 		pr_err("nothing to record: give a command after --, -p PID, -t TID or -a (see auxtrig record --help)\n");
 		goto out;
 	}

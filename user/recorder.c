@@ -30,7 +30,12 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "auxtrig/attr_print.h"
+#include "auxtrig/aux_event.h"
+#include "auxtrig/aux_session.h"
 #include "auxtrig/cmd.h"
+#include "auxtrig/pmu.h"
+#include "auxtrig/probe.h"
 #include "auxtrig/cpumap.h"
 #include "auxtrig/data_ring.h"
 #include "auxtrig/expr.h"
@@ -180,6 +185,7 @@ struct session {
 	size_t nr_ons;
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stopped_by_trigger;
+	struct aux_session *aux;	/* -e PMU/../: hardware trace */
 	unsigned int marker_type;	/* tracepoint-style type id of auxtrig:snapshot */
 	char *marker_format;
 	__u64 last_time;	/* newest sample time seen */
@@ -364,10 +370,11 @@ static int resolve_tracepoints(struct session *s)
  */
 static int index_types(struct session *s)
 {
-	if (!s->nr_tps) {
+	if (!s->nr_tps && !s->opts->aux_event) {
 		pr_err("nothing to record: give --window, -e or an --on ...:mark (see auxtrig record --help)\n");
 		return -EINVAL;
 	}
+	s->tp_by_type_len = 1;
 	for (size_t i = 0; i < s->nr_tps; i++)
 		if (s->tps[i].fmt.id + 1 > s->tp_by_type_len)
 			s->tp_by_type_len = s->tps[i].fmt.id + 1;
@@ -656,6 +663,160 @@ static int on_ctl(void *ctx, void *data, size_t size)
 	return err;
 }
 
+static void attr_init_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite);
+static void attr_init_sideband(struct perf_event_attr *a, bool enable_on_exec);
+
+/* ---- hardware trace (AUX area) ---------------------------------------------- */
+
+/*
+ * Can the AUX event start paused and be paused/resumed by its group's
+ * triggers? Tried, not guessed (as auxtrig probe does): the PMU's own event
+ * with aux_start_paused. EOPNOTSUPP: the kernel knows aux_action, the PMU
+ * lacks it; EINVAL: the kernel has no aux_action. With --sysfs-root the PMU
+ * is a fixture, not this machine's: the kernel is asked with a software event
+ * and the PMU is taken to support it as its driver does upstream.
+ */
+static enum probe_pause aux_pause_support(const struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	struct perf_event_attr a = { .size = sizeof(a), .disabled = 1 };
+	struct aux_event_opts eo = { .per_thread = true };
+	struct pmu_set *set = NULL;
+	struct aux_event ev;
+	int fd, err;
+
+	char pmu_name[64];
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	snprintf(pmu_name, sizeof(pmu_name), "%.*s", (int)strcspn(o->aux_event, "/"), o->aux_event);
+	/* Without the PMU here, aux_session__new() will say so: ask only the kernel. */
+	if (o->sysfs_root || pmu__scan(NULL, &set) || !pmu_set__find(set, pmu_name) ||
+	    aux_event__parse(&ev, set, o->aux_event, &eo)) {
+		pmu_set__delete(set);
+		*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
+		fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err == EINVAL)
+			return PROBE_PAUSE_NO_KERNEL;
+		return aux_pmu__kind(o->aux_event) == AUX_PMU_ARM_SPE ? PROBE_PAUSE_NO_PMU : PROBE_PAUSE_YES;
+	}
+	a = ev.attr;
+	a.disabled = 1;
+	*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
+	fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	pmu_set__delete(set);
+	return !err ? PROBE_PAUSE_YES : err == EOPNOTSUPP ? PROBE_PAUSE_NO_PMU
+		: err == EINVAL ? PROBE_PAUSE_NO_KERNEL : PROBE_PAUSE_UNKNOWN;
+}
+
+/*
+ * The AUX session: one group per CPU, the AUX event leading; each syscall
+ * window adds its entry tracepoint as an aux_resume member and its exit as an
+ * aux_pause member, so the kernel resumes and pauses the trace with no round
+ * trip through auxtrig.
+ */
+static int aux_setup(struct session *s, pid_t pid)
+{
+	const struct record_opts *o = s->opts;
+	struct aux_session_trigger *trig = NULL;
+	struct aux_session_opts ao = {};
+	int *cpus = NULL, err = -ENOMEM;
+	size_t nr_trig = 0, nr_cpus = 0;
+	char (*names)[2 * TP_NAME_MAX + 2] = NULL;
+
+	if (!o->aux_event)
+		return 0;
+	cpus = calloc(s->nr_possible, sizeof(*cpus));
+	trig = calloc(2 * o->nr_windows + 1, sizeof(*trig));
+	names = calloc(2 * o->nr_windows + 1, sizeof(*names));
+	if (!cpus || !trig || !names)
+		goto out;
+	for (int c = 0; c < s->nr_possible; c++)
+		if (s->cpu_mask[c])
+			cpus[nr_cpus++] = c;
+	for (size_t i = 0; i < o->nr_windows; i++) {
+		const struct window_spec *w = &o->windows[i];
+		const struct rec_tp *start, *stop;
+
+		if (w->kind == WINDOW_UPROBE) {
+			pr_err("-e %s with -w %s: uprobe windows drive only kernel event streams so far; use a syscall or tracepoint window\n",
+			       o->aux_event, w->text);
+			err = -EINVAL;
+			goto out;
+		}
+		start = tp_find(s, w->start_sys, w->start_name);
+		stop = tp_find(s, w->stop_sys, w->stop_name);
+		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->start_sys, w->start_name);
+		trig[nr_trig].name = names[nr_trig];
+		trig[nr_trig].id = start->fmt.id;
+		trig[nr_trig++].action = AUXTRIG_AUX_RESUME;
+		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->stop_sys, w->stop_name);
+		trig[nr_trig].name = names[nr_trig];
+		trig[nr_trig].id = stop->fmt.id;
+		trig[nr_trig++].action = AUXTRIG_AUX_PAUSE;
+	}
+	ao.event_spec = o->aux_event;
+	ao.sysfs_root = o->sysfs_root;
+	ao.cpus = cpus;
+	ao.nr_cpus = nr_cpus;
+	/*
+	 * Per task, not per CPU: the trigger tracepoints in the group then fire
+	 * only in the target's context. (A BPF program on them could not veto
+	 * other processes' hits without hiding them from every perf user too.)
+	 */
+	ao.pid = pid;
+	ao.snapshot = o->snapshot;
+	ao.data_pages = o->mmap_pages;
+	ao.aux_pages = o->aux_pages;
+	ao.snapshot_size = o->snapshot ? o->aux_pages * sysconf(_SC_PAGESIZE) : 0;
+	ao.triggers = trig;
+	ao.nr_triggers = nr_trig;
+	ao.pause_support = aux_pause_support(s);
+	err = aux_session__new(&s->aux, &ao);
+	if (!err && aux_session__gated(s->aux) && nr_trig) {
+		pr_err("-e %s: this %s cannot pause and resume the trace in the kernel, and windows gated from userspace are not supported yet; record without -w, or with -S and a snapshot trigger\n",
+		       o->aux_event, ao.pause_support == PROBE_PAUSE_NO_KERNEL ? "kernel" : "PMU");
+		err = -EOPNOTSUPP;
+	}
+out:
+	free(cpus);
+	free(trig);
+	free(names);
+	return err;
+}
+
+/* --dry-run: what would be opened, per CPU, and nothing is. */
+static void dry_run_print(struct session *s)
+{
+	struct perf_event_attr a;
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	if (s->aux)
+		aux_session__print(s->aux, stdout);
+	printf("per CPU (%d possible): bpf-output, the gate's output%s\n", s->nr_possible,
+	       s->snapshot_mode ? " (flight recorder)" : "");
+	attr_init_output(&a, s->opts->mmap_pages * page, s->snapshot_mode);
+	if (s->opts->verbose >= 2)
+		attr_print__event(stdout, &a);
+	printf("per CPU and target thread: dummy, the sideband\n");
+	attr_init_sideband(&a, s->opts->command != NULL);
+	if (s->opts->verbose >= 2)
+		attr_print__event(stdout, &a);
+	printf("gate: %zu tracepoint%s, %zu window%s, %zu trigger%s%s\n", s->nr_tps, s->nr_tps == 1 ? "" : "s",
+	       s->opts->nr_windows, s->opts->nr_windows == 1 ? "" : "s", s->nr_ons, s->nr_ons == 1 ? "" : "s",
+	       s->where ? ", --where" : "");
+	for (size_t i = 0; i < s->nr_tps; i++)
+		printf("  %s:%s (type %u)%s%s%s\n", s->tps[i].fmt.system, s->tps[i].fmt.name, s->tps[i].fmt.id,
+		       s->tps[i].open_mask ? " opens a window" : "", s->tps[i].close_mask ? " closes a window" : "",
+		       s->tps[i].flags & GATE_TP_RECORD ? " recorded inside windows" : "");
+}
+
 /* ---- perf events ---------------------------------------------------------- */
 
 static void attr_init_common(struct perf_event_attr *a)
@@ -911,6 +1072,12 @@ static int write_header(struct session *s)
 			return err;
 	}
 
+	if (s->aux) {
+		err = aux_session__add_attrs(s->aux, s->w);
+		if (err)
+			return err;
+	}
+
 	attr_init_sideband(&a, false);
 	if (s->nr_side) {
 		err = pdata_writer__add_attr(s->w, &a, "dummy:u", s->side_ids, s->nr_side);
@@ -981,6 +1148,11 @@ static int synthesize(struct session *s)
 {
 	int err;
 
+	if (s->aux) {
+		err = aux_session__write_info(s->aux, s->w);
+		if (err)
+			return err;
+	}
 	err = synth__kernel_mmap(s->w, NULL);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
@@ -1116,6 +1288,8 @@ static int drain(struct session *s)
 			err = drain_ring(s, &s->cpus[i].ring, &any);
 		}
 	}
+	if (!err && s->aux && !s->snapshot_mode)
+		err = aux_session__drain(s->aux, s->w); /* writes its own round */
 	if (err || !any)
 		return err;
 	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);
@@ -1205,6 +1379,8 @@ static int take_snapshot(struct session *s, const char *reason)
 		return 0;
 	}
 	err = drain(s); /* the sideband the snapshot's records refer to */
+	if (!err && s->aux)
+		err = aux_session__snapshot(s->aux, s->w);
 	for (size_t i = 0; i < s->nr_cpus && !err; i++) {
 		struct cpu_slot *c = &s->cpus[i];
 		int n;
@@ -1363,6 +1539,11 @@ static int setup_loop(struct session *s)
 	}
 	if (gate__ctl_fd(s->gate) >= 0) {
 		ev.data.fd = gate__ctl_fd(s->gate);
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+			return -errno;
+	}
+	for (size_t i = 0; s->aux && i < aux_session__nr_fds(s->aux); i++) {
+		ev.data.fd = aux_session__fd(s->aux, i);
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 			return -errno;
 	}
@@ -1557,6 +1738,7 @@ static void session_exit(struct session *s)
 		free(s->ons[i].cond);
 	}
 	free(s->ons);
+	aux_session__delete(s->aux);
 	if (s->have_target)
 		target__exit(&s->target);
 	if (s->sigfd > 0)
@@ -1604,11 +1786,19 @@ int recorder__run(const struct record_opts *o)
 		err = parse_ons(&s);
 	if (!err)
 		err = index_types(&s);
-	if (err) {
-		ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	if (!err && o->dry_run)
+		err = aux_setup(&s, -1);
+	if (!err && o->dry_run) {
+		dry_run_print(&s);
+		ret = EXIT_OK;
 		goto out;
 	}
-	if (check_output_path(o->output, o->force))
+	if (err) {
+		/* Bad input: unknown names, malformed specs, out-of-range terms. */
+		ret = err == -EINVAL || err == -ENOENT || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	if (!o->dry_run && check_output_path(o->output, o->force))
 		goto out;
 
 	gopts.nr_cpus = s.nr_possible;
@@ -1678,11 +1868,18 @@ int recorder__run(const struct record_opts *o)
 	}
 	s.target.all = o->all;
 	s.have_target = true;
+	err = aux_setup(&s, o->all ? -1 : s.target.pids[0]);
+	if (err) {
+		ret = err == -EINVAL || err == -ENOENT || err == -ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
 	for (size_t i = 0; i < s.target.nr_pids; i++)
 		if (gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
 	if (open_cpu_events(&s) || open_sideband(&s))
+		goto out;
+	if (s.aux && aux_session__open(s.aux, NULL))
 		goto out;
 	err = gate__attach(s.gate);
 	if (err) {
@@ -1711,6 +1908,10 @@ int recorder__run(const struct record_opts *o)
 	}
 
 	gate__arm(s.gate);
+	if (s.aux && aux_session__start(s.aux)) {
+		gate__disarm(s.gate);
+		goto out;
+	}
 	err = target__start(&s.target);
 	if (err) {
 		pr_err("cannot run '%s': %s\n", o->command[0], strerror(-err));
@@ -1745,7 +1946,10 @@ int recorder__run(const struct record_opts *o)
 			       strerror(-err), err == -ENOSPC ? "disk full" : "write error", o->output);
 		goto out_summary;
 	}
-	err = pdata_writer__close(s.w);
+	if (s.aux)
+		err = aux_session__stop(s.aux, s.w);
+	if (!err)
+		err = pdata_writer__close(s.w);
 	if (err) {
 		pr_err("cannot finish %s: %s\n", o->output, strerror(-err));
 		pdata_writer__salvage(s.w);

@@ -48,9 +48,13 @@ struct record_opts {
 	const char *cpus;	/* -C list, or NULL: every CPU */
 	char **command;		/* argv after "--", NULL-terminated */
 	size_t mmap_pages;	/* -m, per-CPU data ring pages */
+	size_t aux_pages;	/* -m ,AUX: per-CPU AUX area pages (hardware trace) */
 	bool snapshot;		/* -S: flight recorder (overwrite rings) */
 	bool snapshot_at_exit;	/* -S e...: one more snapshot at the end */
 	const char *control;	/* --control fifo:CTL[,ACK] | fd:CTL[,ACK] */
+	const char *aux_event;	/* -e PMU/terms/mods: hardware trace through the AUX area */
+	bool dry_run;		/* --dry-run: print what would be opened, open nothing */
+	const char *sysfs_root;	/* --sysfs-root: PMU discovery elsewhere (tests, fixtures) */
 	int verbose;
 	bool quiet;
 	int full_argc;		/* the whole command line, for the file's CMDLINE */

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --dry-run -vv prints the perf_event_attr groups auxtrig would open for
+# hardware trace, against sysfs fixtures of real Intel PT, CoreSight and SPE
+# machines: they must equal the golden groups in tests/fixtures/golden, which
+# were written from the kernel and perf documentation. Nothing is opened: on
+# this machine, without any AUX PMU, the same command without --dry-run is
+# refused with a clear message.
+. "$(dirname "$0")/lib.sh"
+need_root # tracepoint ids come from tracefs
+fix=$top/tests/fixtures
+golden=$fix/golden
+
+# The goldens name sys_enter_openat/sys_exit_openat by this kernel family's ids
+# (782/781 = 0x30e/0x30d); put this kernel's in.
+enter=$(printf '0x%x' "$(cat /sys/kernel/tracing/events/syscalls/sys_enter_openat/id)")
+exit_=$(printf '0x%x' "$(cat /sys/kernel/tracing/events/syscalls/sys_exit_openat/id)")
+
+check() { # check GOLDEN FIXTURE ARGS...: the printed cpu 0 group equals the golden
+	local g=$golden/$1 f=$fix/$2; shift 2
+	"$AUXTRIG" record --dry-run -vv --sysfs-root "$f" "$@" >"$tmp/out" 2>"$tmp/err" ||
+		fail "dry run $* failed: $(cat "$tmp/err")"
+	# The cpu 0 block: up to the next group leader.
+	awk 'NR > 1 && /^group leader:/ { exit } /^per CPU/ { exit } { print }' "$tmp/out" >"$tmp/cpu0"
+	sed -e "s/config                           0x30e$/config                           $enter/" \
+	    -e "s/config                           0x30d$/config                           $exit_/" "$g" >"$tmp/want"
+	diff -u "$tmp/want" "$tmp/cpu0" || fail "$* differs from $(basename "$g")"
+	[ "$(grep -c '^group leader:.*cpu 1)' "$tmp/out")" -ge 1 ] || fail "$*: no group for cpu 1"
+}
+check syscall-window-intel_pt.txt sysfs-intel_pt -e intel_pt//k -w syscall:openat
+check syscall-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/k -w syscall:openat
+check snapshot-intel_pt.txt sysfs-intel_pt -e intel_pt// -S
+check snapshot-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/ -S
+check snapshot-arm_spe.txt sysfs-arm_spe -e arm_spe_0// -S
+
+# SPE cannot pause/resume in the kernel: windows on it are refused, saying why.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-arm_spe" -e arm_spe_0//k -w syscall:openat >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ] || fail "SPE windows were accepted"
+grep -q "cannot pause and resume the trace in the kernel" "$tmp/err" || fail "$(cat "$tmp/err")"
+# Bad terms: the valid ones are listed.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt/mtc_period=5/ -S >/dev/null 2>"$tmp/err"
+assert_eq $? 2 "exit code of a bad intel_pt term"
+grep -q "supports 0, 3, 6, 9" "$tmp/err" || fail "no valid values listed: $(cat "$tmp/err")"
+# Without --dry-run, on this machine (no AUX PMU): one clear line, exit 2, no file.
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+	"$AUXTRIG" record -e intel_pt//u -w syscall:openat -o "$tmp/x.data" -- true 2>"$tmp/err"
+	assert_eq $? 2 "exit code without an intel_pt PMU"
+	grep -q "no such PMU on this machine (try: auxtrig probe)" "$tmp/err" || fail "$(cat "$tmp/err")"
+	[ ! -e "$tmp/x.data" ] || fail "a refused run left a file"
+fi
+echo ok
