@@ -66,12 +66,15 @@ KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS)
 
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
+# User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
+TRIGGER_SRCS := $(wildcard examples/triggers/*.bpf.c)
+TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers/%.bpf.o,$(TRIGGER_SRCS))
 
 .PHONY: all deps run test unit-test kernel-test install uninstall bench clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -130,6 +133,11 @@ $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(LIB) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
 
+$(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@
+
 $(OUTPUT)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -156,6 +164,8 @@ install: $(BIN)
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
+	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
+	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_abi.h $(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
@@ -165,4 +175,5 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d)
+-include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+	$(OUTPUT)/examples/triggers/*.d)

@@ -55,6 +55,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	}
 	g->skel->rodata->filter_targets = !opts->all_processes;
 	g->skel->rodata->target_threads = opts->threads;
+	g->state.all = opts->all_processes;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }

@@ -23,6 +23,7 @@ static const char record_usage[] =
 "WINDOWS AND EVENTS:\n"
 "  -w, --window=SPEC        open a per-thread window; repeatable, windows OR together.\n"
 "                           syscall:NAME  from sys_enter_NAME to sys_exit_NAME\n"
+"                           prog  opened and closed by --trigger-prog programs\n"
 "                           tp:SYS:EVENT..tp:SYS:EVENT  from one tracepoint to\n"
 "                             another on the same thread\n"
 "                           uprobe:PATH:SYMBOL[+OFF]  from a function's entry to\n"
@@ -46,6 +47,12 @@ static const char record_usage[] =
 "                           there), stop, or mark (an auxtrig:mark record with\n"
 "                           the values that fired it); POLICY: once, every:N,\n"
 "                           after:N\n"
+"      --trigger-prog=FILE  your own BPF trigger programs (FILE.bpf.o, or FILE.bpf.c\n"
+"                           compiled with clang) written against\n"
+"                           auxtrig/trigger.bpf.h: snapshot, mark, stop, resume,\n"
+"                           pause from any probe, with state of your own;\n"
+"                           repeatable. -w prog: a window your program opens and\n"
+"                           closes (auxtrig_resume/auxtrig_pause)\n"
 "\n"
 "TARGET:\n"
 "  -- COMMAND [ARGS]        run COMMAND and record it and its children\n"
@@ -87,7 +94,7 @@ static const char record_usage[] =
 "  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret == -EACCES:snapshot,once' -- ./app\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT };
+enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -95,6 +102,7 @@ static const struct option record_options[] = {
 	{ "where", required_argument, NULL, OPT_WHERE },
 	{ "on", required_argument, NULL, OPT_ON },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "trigger-prog", required_argument, NULL, OPT_TRIGGER_PROG },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
@@ -195,6 +203,7 @@ static void opts_exit(struct record_opts *o)
 	free(o->events);
 	free(o->windows);
 	free(o->ons);
+	free(o->trigger_progs);
 }
 
 int cmd_record(int argc, char **argv)
@@ -281,6 +290,15 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRY_RUN:
 			o.dry_run = true;
 			break;
+		case OPT_TRIGGER_PROG: {
+			char **tmp = realloc(o.trigger_progs, (o.nr_trigger_progs + 1) * sizeof(char *));
+
+			if (!tmp)
+				goto out;
+			o.trigger_progs = tmp;
+			o.trigger_progs[o.nr_trigger_progs++] = optarg;
+			break;
+		}
 		case OPT_SYSFS_ROOT:
 			o.sysfs_root = optarg;
 			break;

@@ -48,6 +48,7 @@
 #include "auxtrig/target.h"
 #include "auxtrig/tracefs.h"
 #include "auxtrig/tracing_data.h"
+#include "auxtrig/trigger_prog.h"
 #include "uapi/linux/perf_event_aux.h"
 
 /*
@@ -186,6 +187,9 @@ struct session {
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stopped_by_trigger;
 	struct aux_session *aux;	/* -e PMU/../: hardware trace */
+	struct trigger_prog **progs;	/* --trigger-prog */
+	size_t nr_progs;
+	__u64 prog_fired;
 	unsigned int marker_type;	/* tracepoint-style type id of auxtrig:snapshot */
 	char *marker_format;
 	__u64 last_time;	/* newest sample time seen */
@@ -318,6 +322,13 @@ static int resolve_tracepoints(struct session *s)
 
 		if (w->kind == WINDOW_UPROBE) {
 			s->have_uprobes = true;
+			continue;
+		}
+		if (w->kind == WINDOW_PROG) {
+			if (!o->nr_trigger_progs) {
+				pr_err("--window prog: the window of a trigger program needs --trigger-prog\n");
+				return -EINVAL;
+			}
 			continue;
 		}
 		err = tp_add(s, w->start_sys, w->start_name, 1ULL << i, 0, 0, NULL);
@@ -637,6 +648,13 @@ static int parse_ons(struct session *s)
 			s->mark_type = s->tps[s->nr_tps - 1].fmt.id;
 		}
 	}
+	/* Trigger programs may mark too. */
+	if (s->opts->nr_trigger_progs && !s->mark_type) {
+		err = add_own_event(s, "mark", MARK_FORMAT, sizeof(struct gate_mark_rec));
+		if (err)
+			return err;
+		s->mark_type = s->tps[s->nr_tps - 1].fmt.id;
+	}
 	return 0;
 }
 
@@ -649,14 +667,23 @@ static int on_ctl(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*m))
 		return 0;
+	if (m->trigger >= GATE_USER_TRIGGER_BASE)
+		s->prog_fired++;
 	if (m->action == GATE_ACT_SNAPSHOT) {
-		snprintf(reason, sizeof(reason), "on#%u", m->trigger + 1);
+		if (m->trigger >= GATE_USER_TRIGGER_BASE)
+			snprintf(reason, sizeof(reason), "prog:%u", m->trigger - GATE_USER_TRIGGER_BASE);
+		else
+			snprintf(reason, sizeof(reason), "on#%u", m->trigger + 1);
 		s->firing = m;
 		err = take_snapshot(s, reason);
 		s->firing = NULL;
 		gate__unfreeze(s->gate);
 	} else if (m->action == GATE_ACT_STOP) {
-		pr_info("--on %s fired (tid %u): stopping\n", s->ons[m->trigger].text, m->tid);
+		if (m->trigger >= GATE_USER_TRIGGER_BASE)
+			pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE,
+				m->tid);
+		else
+			pr_info("--on %s fired (tid %u): stopping\n", s->ons[m->trigger].text, m->tid);
 		s->stop = true;
 		s->stopped_by_trigger = true;
 	}
@@ -744,8 +771,8 @@ static int aux_setup(struct session *s, pid_t pid)
 		const struct window_spec *w = &o->windows[i];
 		const struct rec_tp *start, *stop;
 
-		if (w->kind == WINDOW_UPROBE) {
-			pr_err("-e %s with -w %s: uprobe windows drive only kernel event streams so far; use a syscall or tracepoint window\n",
+		if (w->kind == WINDOW_UPROBE || w->kind == WINDOW_PROG) {
+			pr_err("-e %s with -w %s: such windows drive only kernel event streams so far; use a syscall or tracepoint window\n",
 			       o->aux_event, w->text);
 			err = -EINVAL;
 			goto out;
@@ -1663,6 +1690,9 @@ static void print_summary(struct session *s)
 			pr_warn("--on %s: %llu firings were lost (trigger channel full)\n", s->ons[i].text,
 				(unsigned long long)ts.dropped);
 	}
+	if (s->nr_progs)
+		pr_info("trigger programs: %llu action%s sent to auxtrig\n", (unsigned long long)s->prog_fired,
+			s->prog_fired == 1 ? "" : "s");
 	if (st.frozen)
 		pr_info("%llu records after a snapshot trigger were held back until its snapshot was taken\n",
 			(unsigned long long)st.frozen);
@@ -1720,6 +1750,9 @@ static void session_exit(struct session *s)
 			data_ring__munmap(&s->cpus[i].ring);
 		close(s->cpus[i].out_fd);
 	}
+	for (size_t i = 0; i < s->nr_progs; i++)
+		trigger_prog__close(s->progs[i]);
+	free(s->progs);
 	free(s->cpus);
 	free(s->cpu_mask);
 	free(s->side_fds);
@@ -1841,7 +1874,20 @@ int recorder__run(const struct record_opts *o)
 			goto out;
 	if (gate__load(s.gate))
 		goto out;
-	if (s.nr_ons && gate__ctl_open(s.gate, on_ctl, &s)) {
+	if (o->nr_trigger_progs) {
+		s.progs = calloc(o->nr_trigger_progs, sizeof(*s.progs));
+		if (!s.progs)
+			goto out;
+		for (size_t i = 0; i < o->nr_trigger_progs; i++) {
+			s.progs[i] = trigger_prog__open(o->trigger_progs[i], s.gate);
+			if (!s.progs[i]) {
+				ret = errno == EINVAL || errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
+				goto out;
+			}
+			s.nr_progs++;
+		}
+	}
+	if ((s.nr_ons || s.nr_progs) && gate__ctl_open(s.gate, on_ctl, &s)) {
 		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
 		goto out;
 	}

@@ -91,6 +91,10 @@ int window_spec__parse(struct window_spec *w, const char *text)
 		return parse_uprobe(w, text + 7);
 	if (!strncmp(text, "tp:", 3))
 		return parse_tp_pair(w, text);
+	if (!strcmp(text, "prog")) {
+		w->kind = WINDOW_PROG;
+		return 0;
+	}
 	if (strncmp(text, "syscall:", 8)) {
 		pr_err("--window '%s': expected syscall:NAME, tp:SYS:EVENT..tp:SYS:EVENT or uprobe:PATH:SYMBOL (e.g. syscall:openat)\n",
 		       text);

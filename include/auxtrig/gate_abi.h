@@ -216,13 +216,17 @@ struct gate_stats {
  * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
  *		has taken the snapshot and clears it
  * @mark_type:	record type of auxtrig:mark (0: no marks in this run)
+ * @all:	every process is a target (-a); else gate_targets lists them
  */
 struct gate_state {
 	__u32 armed;
 	__u32 frozen;
 	__u32 mark_type;
-	__u32 __pad;
+	__u32 all;
 };
+
+/* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */
+#define GATE_USER_WINDOW	(GATE_MAX_WINDOWS - 1)
 
 /* Control messages from user trigger programs carry trigger numbers from here. */
 #define GATE_USER_TRIGGER_BASE	1000

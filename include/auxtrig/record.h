@@ -16,6 +16,7 @@ enum window_kind {
 	WINDOW_SYSCALL,		/* syscall:NAME: sys_enter_NAME .. sys_exit_NAME */
 	WINDOW_UPROBE,		/* uprobe:PATH:SYMBOL[+OFF]: the call, entry to return */
 	WINDOW_TRACEPOINTS,	/* tp:A:B..tp:C:D: from one tracepoint to another, per thread */
+	WINDOW_PROG,		/* prog: opened and closed by trigger programs (auxtrig_resume/pause) */
 };
 
 struct window_spec {
@@ -40,6 +41,8 @@ struct record_opts {
 	const char *where;	/* --where EXPR or NULL */
 	char **ons;		/* --on POINT [if EXPR]:ACTION[,POLICY] */
 	size_t nr_ons;
+	char **trigger_progs;	/* --trigger-prog FILE.bpf.o|.bpf.c */
+	size_t nr_trigger_progs;
 	const char *output;	/* -o, default "auxtrig.data" */
 	bool force;		/* -f */
 	const char *pids;	/* -p list, or NULL */

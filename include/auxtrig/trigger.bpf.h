@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TRIGGER_BPF_H
+#define AUXTRIG_TRIGGER_BPF_H
+
+/**
+ * DOC: writing your own trigger programs
+ *
+ * For conditions the expression language cannot say (state across events,
+ * several probes together), write BPF programs and hand them to
+ * `auxtrig record --trigger-prog FILE.bpf.o` (or FILE.bpf.c, compiled with
+ * clang). Include, in this order:
+ *
+ *	#include "vmlinux.h"
+ *	#include <bpf/bpf_helpers.h>
+ *	#include <bpf/bpf_tracing.h>
+ *	#include <bpf/bpf_core_read.h>
+ *	#include "auxtrig/trigger.bpf.h"
+ *
+ * Programs are attached as their SEC() names say (tp/SYSTEM/EVENT,
+ * raw_tp/..., uprobe/PATH:FUNC, ...). The maps below are auxtrig's own: the
+ * loader replaces them with the gate's, so your program sees the same
+ * windows, targets and switches, and its actions work exactly like --on.
+ *
+ * One rule: a tracepoint program must return AUXTRIG_PASS. The kernel ANDs
+ * the results of all BPF programs on a tracepoint for every perf user of it;
+ * returning 0 would hide the event from a concurrent perf record or bpftrace.
+ *
+ * Actions:
+ *	auxtrig_snapshot(ctx, reason, value)  freeze the flight recorder (-S) here
+ *					     and take a snapshot ending here
+ *	auxtrig_mark(ctx, reason, value)      an auxtrig:mark record in the file
+ *	auxtrig_stop(ctx, reason)             end the run
+ *	auxtrig_resume(ctx) / auxtrig_pause(ctx)
+ *					     open / close the current thread's
+ *					     recording window: give -w prog so that
+ *					     events are recorded inside windows only
+ * Queries: auxtrig_armed(), auxtrig_is_target(), auxtrig_in_window(w) (w: the
+ * index of a -w option, or AUXTRIG_USER_WINDOW).
+ * reason is yours (0..999): the recorder shows it as "prog:REASON".
+ */
+
+#include "auxtrig/gate_abi.h"
+
+#define AUXTRIG_PASS		1
+#define AUXTRIG_USER_WINDOW	GATE_USER_WINDOW
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_state);
+} gate_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} gate_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct gate_thread);
+} gate_threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} gate_targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} gate_events SEC(".maps");
+
+static __always_inline struct gate_state *auxtrig__state(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_state, &zero);
+}
+
+/* auxtrig_armed() - recording has started (nothing before that counts). */
+static __always_inline int auxtrig_armed(void)
+{
+	struct gate_state *gs = auxtrig__state();
+
+	return gs && gs->armed;
+}
+
+/* auxtrig_is_target() - the current process is one auxtrig records. */
+static __always_inline int auxtrig_is_target(void)
+{
+	struct gate_state *gs = auxtrig__state();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return gs && (gs->all || bpf_map_lookup_elem(&gate_targets, &tgid));
+}
+
+/* auxtrig_in_window() - the current thread is inside window @w. */
+static __always_inline int auxtrig_in_window(__u32 w)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
+
+	return th && w < GATE_MAX_WINDOWS && (th->open & (1ULL << w));
+}
+
+static __always_inline int auxtrig__ctl(__u32 reason, __u32 action, __s64 value)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct gate_ctl_msg *m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
+
+	if (!m)
+		return -1;
+	__builtin_memset(m, 0, sizeof(*m));
+	m->trigger = GATE_USER_TRIGGER_BASE + reason;
+	m->action = action;
+	m->pid = pid_tgid >> 32;
+	m->tid = (__u32)pid_tgid;
+	m->time_ns = bpf_ktime_get_ns();
+	m->ret = value;
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot. */
+static __always_inline int auxtrig_snapshot(void *ctx, __u32 reason, __s64 value)
+{
+	struct gate_state *gs = auxtrig__state();
+
+	if (gs)
+		gs->frozen = 1;
+	return auxtrig__ctl(reason, GATE_ACT_SNAPSHOT, value);
+}
+
+/* auxtrig_stop() - end the run. */
+static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
+{
+	return auxtrig__ctl(reason, GATE_ACT_STOP, 0);
+}
+
+/* auxtrig_mark() - an auxtrig:mark record (trigger = 1000 + reason, ret = value). */
+static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
+{
+	struct gate_state *gs = auxtrig__state();
+	struct {
+		__u64 ip;
+		struct gate_mark_rec rec;
+	} m = {};
+
+	if (!gs || !gs->mark_type || gs->frozen)
+		return -1;
+	m.rec.common_type = gs->mark_type;
+	m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
+	m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
+	m.rec.nr = -1;
+	m.rec.ret = value;
+	return bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &m, sizeof(m));
+}
+
+static __always_inline int auxtrig__window(int open)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid), fresh = {};
+
+	if (!th) {
+		if (!open)
+			return 0;
+		fresh.open = 1ULL << AUXTRIG_USER_WINDOW;
+		fresh.opened_ns = bpf_ktime_get_ns();
+		return bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
+	}
+	if (open)
+		th->open |= 1ULL << AUXTRIG_USER_WINDOW;
+	else
+		th->open &= ~(1ULL << AUXTRIG_USER_WINDOW);
+	return 0;
+}
+
+/* auxtrig_resume() / auxtrig_pause() - open / close this thread's recording window. */
+static __always_inline int auxtrig_resume(void *ctx)
+{
+	return auxtrig__window(1);
+}
+
+static __always_inline int auxtrig_pause(void *ctx)
+{
+	return auxtrig__window(0);
+}
+
+#endif
