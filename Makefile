@@ -165,7 +165,8 @@ install: $(BIN)
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
 	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
-	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_abi.h $(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
+	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_maps.bpf.h include/auxtrig/gate_abi.h \
+		$(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \

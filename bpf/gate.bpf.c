@@ -15,6 +15,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "auxtrig/gate_abi.h"
+#include "auxtrig/gate_maps.bpf.h"
 #include "auxtrig/expr_abi.h"
 #include "expr.bpf.h"
 
@@ -42,14 +43,6 @@ const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 struct gate_stats stats[GATE_STATS_SLOTS];
 struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
 
-/* armed, frozen, mark type: shared with user trigger programs by name. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct gate_state);
-} gate_state SEC(".maps");
-
 static __always_inline struct gate_state *gstate(void)
 {
 	__u32 zero = 0;
@@ -76,31 +69,11 @@ static __always_inline int frozen(struct gate_stats *st)
 }
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} gate_events SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, GATE_MAX_TPS);
 	__type(key, __u32);
 	__type(value, struct gate_tp);
 } gate_tps SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GATE_MAX_THREADS);
-	__type(key, __u32);
-	__type(value, struct gate_thread);
-} gate_threads SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GATE_MAX_TARGETS);
-	__type(key, __u32);
-	__type(value, __u8);
-} gate_targets SEC(".maps");
 
 /*
  * Twice the largest record, so that "size & (GATE_SCRATCH - 1)" is a bound the
@@ -132,12 +105,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_prog);
 } gate_trig_progs SEC(".maps");
-
-/* Fired triggers, to the recorder: apart from trace data, so a flood cannot drop them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} gate_ctl SEC(".maps");
 
 struct record_buf {
 	__u64 ip;

@@ -40,41 +40,10 @@
  */
 
 #include "auxtrig/gate_abi.h"
+#include "auxtrig/gate_maps.bpf.h"
 
 #define AUXTRIG_PASS		1
 #define AUXTRIG_USER_WINDOW	GATE_USER_WINDOW
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct gate_state);
-} gate_state SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} gate_ctl SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GATE_MAX_THREADS);
-	__type(key, __u32);
-	__type(value, struct gate_thread);
-} gate_threads SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, GATE_MAX_TARGETS);
-	__type(key, __u32);
-	__type(value, __u8);
-} gate_targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} gate_events SEC(".maps");
 
 static __always_inline struct gate_state *auxtrig__state(void)
 {

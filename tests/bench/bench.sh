@@ -8,7 +8,8 @@
 # against). Each recorder records syscalls:sys_enter_getppid of the workload
 # with the same per-CPU ring size (-m PAGES), attached with -p before the
 # workload is released, so its CPU time is its own. Reported per tool:
-#   recorded  samples in the file (perf report --stats)
+#   recorded  sys_enter_getppid samples of the workload's pid in the file
+#             (perf script; --stats would count other samples too)
 #   lost      expected - recorded, and as a percentage
 #   cpu       user+system seconds of the recorder process
 #   wall      the workload's own elapsed time; slowdown against no recorder
@@ -50,7 +51,8 @@ run() {
 	if [ "$tool" != none ]; then
 		wait $rpid
 		cpu=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/time")
-		rec=$(perf report -i "$out" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+		rec=$(perf script -F pid,event -i "$out" 2>/dev/null |
+			awk -v p=$pid '$1 == p && $2 == "syscalls:sys_enter_getppid:" { n++ } END { print n + 0 }')
 		rm -f "$out"
 	fi
 	echo "${rec:-0} $cpu $wall"

@@ -6,7 +6,7 @@ need_root
 need_perf
 
 # -t: only the chosen thread's windows.
-"$DEMO" -r 300 -t 2 >/dev/null &
+"$DEMO" -r 1500 -t 2 >/dev/null &
 demo=$!
 sleep 0.2
 tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_GATE_MAPS_BPF_H
+#define AUXTRIG_GATE_MAPS_BPF_H
+
+/**
+ * DOC: the gate's shared maps
+ *
+ * The maps the gate (bpf/gate.bpf.c) shares with user trigger programs
+ * (auxtrig/trigger.bpf.h). Both include this one definition: the loader hands
+ * a trigger program the gate's maps by name (bpf_map__reuse_fd()), which
+ * works only while their definitions agree.
+ */
+
+/* armed, frozen, mark type, -a: the switches every program obeys. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_state);
+} gate_state SEC(".maps");
+
+/* Per-CPU bpf-output perf events: where records go (size set by the loader). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} gate_events SEC(".maps");
+
+/* Per-thread window state, keyed by tid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct gate_thread);
+} gate_threads SEC(".maps");
+
+/* The processes (tgid, or tid with -t) that are recorded. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, __u8);
+} gate_targets SEC(".maps");
+
+/* Fired triggers, to the recorder: apart from trace data, so a flood cannot drop them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} gate_ctl SEC(".maps");
+
+#endif
