@@ -244,10 +244,10 @@ int64_t aux_ring__snapshot(struct aux_ring *r, struct aux_ring_read *rd)
 }
 
 void aux_ring__auxtrace(const struct aux_ring *r, const struct aux_ring_read *rd, __u64 reference,
-			struct aux_ring_auxtrace *rec)
+			struct pdata_record_auxtrace *rec)
 {
 	memset(rec, 0, sizeof(*rec));
-	rec->header.type = AUX_RING_RECORD_AUXTRACE;
+	rec->header.type = PDATA_RECORD_AUXTRACE;
 	rec->header.size = sizeof(*rec);
 	rec->size = rd->padded;
 	rec->offset = rd->offset;

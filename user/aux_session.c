@@ -667,7 +667,7 @@ static __u64 aux_session__reference(const struct aux_session *s)
 static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, const struct aux_ring_read *rd,
 			    struct pdata_writer *w)
 {
-	struct aux_ring_auxtrace rec;
+	struct pdata_record_auxtrace rec;
 	int err;
 
 	aux_ring__auxtrace(&c->aux, rd, aux_session__reference(s), &rec);

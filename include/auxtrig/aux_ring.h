@@ -3,6 +3,8 @@
 #define AUXTRIG_AUX_RING_H
 
 #include <linux/perf_event.h>
+
+#include "auxtrig/pdata.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,24 +80,7 @@ struct aux_ring_read {
 	uint64_t padded;
 };
 
-/**
- * struct aux_ring_auxtrace - PERF_RECORD_AUXTRACE (71), 48 bytes; the
- * payload (padded to 8) follows it in the file. Same layout as perf's
- * struct perf_record_auxtrace ([6.1] tools/lib/perf/include/perf/event.h).
- */
-struct aux_ring_auxtrace {
-	struct perf_event_header header;
-	__u64 size;
-	__u64 offset;
-	__u64 reference;
-	__u32 idx;
-	__u32 tid;
-	__u32 cpu;
-	__u32 reserved__;
-};
-_Static_assert(sizeof(struct aux_ring_auxtrace) == 48, "PERF_RECORD_AUXTRACE is 48 bytes");
-
-#define AUX_RING_RECORD_AUXTRACE 71
+/* PERF_RECORD_AUXTRACE is struct pdata_record_auxtrace (auxtrig/pdata.h). */
 
 /**
  * struct aux_ring_stats - what the reader saw, for the end-of-run report.
@@ -295,7 +280,7 @@ void aux_ring__note_aux_record(struct aux_ring *r, __u64 flags);
  * @reference: Intel PT: TSC at read time; CoreSight: random; SPE: clock
  */
 void aux_ring__auxtrace(const struct aux_ring *r, const struct aux_ring_read *rd, __u64 reference,
-			struct aux_ring_auxtrace *rec);
+			struct pdata_record_auxtrace *rec);
 
 /** aux_ring__stats() - the counters. */
 static inline const struct aux_ring_stats *aux_ring__stats(const struct aux_ring *r)

@@ -29,4 +29,11 @@ assert_perf_reads_cleanly() {
 	fi
 }
 
+# The sequence numbers (fd - 1000000) of the sys_enter_close records in FILE,
+# in time order: seq_demo and read_pattern number their close() calls.
+seqs() {
+	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
+		while read -r h; do echo $((h - 1000000)); done
+}
+
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected $2, got $1"; }

@@ -22,10 +22,6 @@ ctl() { # ctl COMMAND: send it and wait for its ack
 	read -r -t 5 reply <&8 || fail "no ack for '$1'"
 	assert_eq "$reply" ack "reply to '$1'"
 }
-seqs() { # the sequence numbers of sys_enter_close in FILE, in time order
-	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
-		while read -r h; do echo $((h - 1000000)); done
-}
 contiguous() { # contiguous FILE FIRST_LINE LAST_LINE LAST_VALUE
 	sed -n "$2,$3p" "$1" | awk -v last="$4" 'NR > 1 && $1 != prev + 1 { bad = 1 } { prev = $1 } END { exit bad || prev != last }'
 }

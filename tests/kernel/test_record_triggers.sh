@@ -8,10 +8,6 @@ need_root
 need_perf
 SEQ=$build/examples/seq_demo
 
-seqs() {
-	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
-		while read -r h; do echo $((h - 1000000)); done
-}
 
 # 1. Flight recorder frozen by a failing openat at a known point (call #1500).
 taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close,syscalls:sys_exit_openat \

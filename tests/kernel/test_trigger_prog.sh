@@ -8,10 +8,6 @@ need_root
 need_perf
 TRIG=$build/examples/triggers
 
-seqs() {
-	perf script -F event,trace -i "$1" 2>/dev/null | sed -n 's/.*sys_enter_close: fd: \(0x[0-9a-f]*\).*/\1/p' |
-		while read -r h; do echo $((h - 1000000)); done
-}
 
 # 1. State of its own: the third failing read in a row (the read before close #700) freezes the recorder.
 taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close --trigger-prog "$TRIG/read_fails.bpf.o" \

@@ -56,7 +56,7 @@ struct rig {
 	int cpu;
 	struct rec recs[MAX_RECS];
 	size_t nrecs;
-	struct aux_ring_auxtrace bufs[MAX_RECS];
+	struct pdata_record_auxtrace bufs[MAX_RECS];
 	uint64_t buflen[MAX_RECS];	/* unpadded: bufs[].size includes padding */
 	size_t nbufs;
 };
@@ -272,7 +272,7 @@ static void assert_records_covered_n(const struct rig *const *gs, size_t n)
 				continue;
 			for (size_t l = 0; l < n; l++) {
 				for (size_t j = 0; j < gs[l]->nbufs; j++) {
-					const struct aux_ring_auxtrace *b = &gs[l]->bufs[j];
+					const struct pdata_record_auxtrace *b = &gs[l]->bufs[j];
 					uint64_t start = rc->offset, end = rc->offset + rc->size, len = gs[l]->buflen[j];
 
 					if (b->cpu != rc->cpu)
@@ -893,7 +893,7 @@ static void test_aux_ring_snapshot_after_sched_out(void **state)
 
 static void test_aux_ring_auxtrace_record_layout(void **state)
 {
-	struct aux_ring_auxtrace rec;
+	struct pdata_record_auxtrace rec;
 	struct aux_ring_read rd = { .offset = 0x123456789, .size = 13, .padded = 16 };
 	struct aux_ring r = { .cfg = { .idx = 5, .cpu = -1, .tid = 99 } };
 	unsigned char raw[48];

@@ -32,7 +32,6 @@
 #define CS_PMU_TYPE 10
 #define EVENT_ID 77
 
-_Static_assert(sizeof(struct aux_ring_auxtrace) == sizeof(struct pdata_record_auxtrace), "same record");
 _Static_assert(AUX_MODEL_SAMPLE_ID_SIZE == PDATA_SAMPLE_ID_SIZE, "the model's trailer is PDATA_SAMPLE_TYPE's");
 
 struct perf_case {
@@ -79,7 +78,7 @@ static size_t drain(struct data_ring *dr, struct aux_ring *r, struct pdata_write
 
 static void put(struct aux_ring *r, const struct aux_ring_read *rd, bool masked, struct pdata_writer *w)
 {
-	struct aux_ring_auxtrace rec;
+	struct pdata_record_auxtrace rec;
 
 	aux_ring__auxtrace(r, rd, 0x1234, &rec);
 	if (masked)
