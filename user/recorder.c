@@ -185,7 +185,7 @@ struct session {
 	struct on_spec *ons;	/* --on triggers */
 	size_t nr_ons;
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
-	bool stopped_by_trigger;
+	bool stop_requested;
 	struct aux_session *aux;	/* -e PMU/../: hardware trace */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
@@ -685,7 +685,7 @@ static int on_ctl(void *ctx, void *data, size_t size)
 		else
 			pr_info("--on %s fired (tid %u): stopping\n", s->ons[m->trigger].text, m->tid);
 		s->stop = true;
-		s->stopped_by_trigger = true;
+		s->stop_requested = true;
 	}
 	return err;
 }
@@ -1453,6 +1453,7 @@ static int control_command(struct session *s, const char *cmd)
 		err = take_snapshot(s, "control");
 	} else if (!strcmp(cmd, "stop")) {
 		s->stop = true;
+		s->stop_requested = true;
 	} else if (!strcmp(cmd, "ping")) {
 		; /* armed: answering is the point */
 	} else {
@@ -2002,7 +2003,7 @@ int recorder__run(const struct record_opts *o)
 		goto out_summary;
 	}
 	ret = EXIT_OK;
-	if ((s.signo || s.stopped_by_trigger) && s.target.is_command)
+	if ((s.signo || s.stop_requested) && s.target.is_command)
 		target__kill(&s.target);
 	else if (s.target.is_command && s.target.exited && WIFSIGNALED(s.target.status))
 		pr_warn("%s was killed by signal %d (%s); the file holds everything up to then\n",

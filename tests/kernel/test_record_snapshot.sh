@@ -68,6 +68,22 @@ n=$(wc -l <"$tmp/e.txt")
 contiguous "$tmp/e.txt" 1 "$n" 3999 || fail "exit snapshot is not the newest run ending at 3999"
 perf script -i "$tmp/e.data" 2>/dev/null | grep -q "reason=exit records=$n" || fail "no exit marker"
 
+# --control fd:CTL,ACK with descriptors auxtrig inherits: ping, snapshot, stop.
+mkfifo "$tmp/c2" "$tmp/a2"
+exec 5<>"$tmp/c2" 6<>"$tmp/a2"
+taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control fd:5,6 -o "$tmp/fd.data" \
+	-- "$SEQ" $N 2 <"$tmp/in" >"$tmp/demo2.out" 2>"$tmp/err" &
+aux=$!
+echo ping >&5; read -r -t 5 reply <&6 || fail "no ack on fd 6"
+assert_eq "$reply" ack "reply on fd 6"
+wait_for "$tmp/demo2.out" "phase 0 done"
+echo snapshot >&5; read -r -t 5 reply <&6 || fail "no ack for snapshot on fd 6"
+echo stop >&5; read -r -t 5 reply <&6 || fail "no ack for stop on fd 6"
+wait $aux || fail "record with --control fd: failed: $(cat "$tmp/err")"
+exec 5>&- 6>&-
+assert_perf_reads_cleanly "$tmp/fd.data"
+assert_eq "$(seqs "$tmp/fd.data" | tail -1)" 1999 "the fd: snapshot's newest record"
+
 # Bad -S and --control values are usage errors.
 "$AUXTRIG" record -S1x -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>/dev/null
 assert_eq $? 2 "exit code of -S1x"
