@@ -4,7 +4,6 @@
  * (tools/perf/util/header.c); see include/auxtrig/pdata_writer.h.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,25 +63,8 @@ struct pdata_writer {
 
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
-	__u64 submitted;		/* end of the data handed to the writer thread */
-	char *buf;			/* the event loop fills this one... */
+	char *buf;
 	size_t buf_len;
-
-	/*
-	 * ...while the writer thread writes this one: the loop copies records
-	 * out of the kernel's rings and never waits on the disk, unless the disk
-	 * falls a whole buffer behind. One job at a time: data, then (at the end
-	 * of a round) the feature table after it and the header, in that order.
-	 */
-	char *spare;
-	pthread_t thread;
-	bool thread_on;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool job, job_table, stop;
-	size_t job_len;
-	__u64 job_off;
-	int async_err;
 
 	/*
 	 * Feature bodies known before recording starts are written before the
@@ -133,108 +115,20 @@ static int writer_fail(struct pdata_writer *w, int err, const char *what)
 	return w->err;
 }
 
-static int table_at(struct pdata_writer *w, __u64 end);
-
-/* The writer thread: one job at a time (see struct pdata_writer). */
-static void *writer_thread(void *arg)
-{
-	struct pdata_writer *w = arg;
-	int err;
-
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		while (!w->job && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->job)
-			break;
-		pthread_mutex_unlock(&w->lock);
-		err = pwrite_all(w->fd, w->spare, w->job_len, w->job_off);
-		if (!err && w->job_table)
-			err = table_at(w, w->job_off + w->job_len);
-		pthread_mutex_lock(&w->lock);
-		if (err && !w->async_err)
-			w->async_err = err;
-		else if (!err)
-			w->flushed = w->job_off + w->job_len;
-		w->job = false;
-		pthread_cond_broadcast(&w->cond);
-	}
-	pthread_mutex_unlock(&w->lock);
-	return NULL;
-}
-
-/* Wait until the thread has nothing in hand; report its error, if any. */
-static int writer_wait(struct pdata_writer *w)
-{
-	int err;
-
-	if (!w->thread_on)
-		return w->err;
-	pthread_mutex_lock(&w->lock);
-	while (w->job)
-		pthread_cond_wait(&w->cond, &w->lock);
-	err = w->async_err;
-	pthread_mutex_unlock(&w->lock);
-	return err ? writer_fail(w, err, "data") : w->err;
-}
-
-static void writer_thread_stop(struct pdata_writer *w)
-{
-	if (!w->thread_on)
-		return;
-	writer_wait(w);
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	w->thread_on = false;
-}
-
-/*
- * Hand the filled buffer to the thread (or, without one, write it here),
- * with the table and header after it when @table. Waits only while the
- * previous job is still being written.
- */
-static int writer_submit(struct pdata_writer *w, bool table)
-{
-	char *tmp;
-	int err;
-
-	err = writer_wait(w);
-	if (err)
-		return err;
-	if (!w->buf_len && !table)
-		return 0;
-	if (!w->thread_on) {
-		err = pwrite_all(w->fd, w->buf, w->buf_len, w->submitted);
-		if (!err && table)
-			err = table_at(w, w->submitted + w->buf_len);
-		if (err)
-			return writer_fail(w, err, "data");
-		w->submitted += w->buf_len;
-		w->flushed = w->submitted;
-		w->buf_len = 0;
-		return 0;
-	}
-	pthread_mutex_lock(&w->lock);
-	tmp = w->spare;
-	w->spare = w->buf;
-	w->buf = tmp;
-	w->job_len = w->buf_len;
-	w->job_off = w->submitted;
-	w->job_table = table;
-	w->job = true;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	w->submitted += w->buf_len;
-	w->buf_len = 0;
-	return 0;
-}
-
 static int writer_flush(struct pdata_writer *w)
 {
-	return writer_submit(w, false);
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->buf_len)
+		return 0;
+	err = pwrite_all(w->fd, w->buf, w->buf_len, w->flushed);
+	if (err)
+		return writer_fail(w, err, "data");
+	w->flushed += w->buf_len;
+	w->buf_len = 0;
+	return 0;
 }
 
 /* Append bytes to the data section; large chunks bypass the buffer. */
@@ -250,15 +144,10 @@ static int writer_append(struct pdata_writer *w, const void *p, size_t len)
 			return err;
 	}
 	if (len >= WRITE_BUF_SIZE) {
-		/* A chunk larger than the buffers: written here, after what is queued. */
-		err = writer_wait(w);
-		if (err)
-			return err;
-		err = pwrite_all(w->fd, p, len, w->submitted);
+		err = pwrite_all(w->fd, p, len, w->flushed);
 		if (err)
 			return writer_fail(w, err, "data");
-		w->submitted += len;
-		w->flushed = w->submitted;
+		w->flushed += len;
 	} else {
 		memcpy(w->buf + w->buf_len, p, len);
 		w->buf_len += len;
@@ -269,7 +158,7 @@ static int writer_append(struct pdata_writer *w, const void *p, size_t len)
 
 static __u64 writer_offset(const struct pdata_writer *w)
 {
-	return w->submitted + w->buf_len;
+	return w->flushed + w->buf_len;
 }
 
 struct pdata_writer *pdata_writer__open(const char *path, bool force)
@@ -563,25 +452,16 @@ static int write_early_features(struct pdata_writer *w, __u64 *off)
  * the data and the header write there is a window of a few microseconds;
  * auxtrig repair closes it.)
  */
-/* The table after the data ending at @end, then the header saying so. Any thread. */
-static int table_at(struct pdata_writer *w, __u64 end)
+static int write_early_table(struct pdata_writer *w)
 {
 	struct pdata_file_header h;
 	int err;
 
-	err = pwrite_all(w->fd, w->early, w->nr_early * sizeof(w->early[0]), end);
+	err = pwrite_all(w->fd, w->early, w->nr_early * sizeof(w->early[0]), writer_offset(w));
 	if (!err) {
 		header_fill(w, &h);
-		h.data.size = end - w->data_offset;
 		err = pwrite_all(w->fd, &h, sizeof(h), 0);
 	}
-	return err;
-}
-
-static int write_early_table(struct pdata_writer *w)
-{
-	int err = table_at(w, writer_offset(w));
-
 	return err ? writer_fail(w, err, "the header") : 0;
 }
 
@@ -625,14 +505,7 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 		return err;
 	w->data_offset = ids_off;
 	w->flushed = ids_off;
-	w->submitted = ids_off;
 	w->begun = true;
-	/* Without a thread (no memory, no thread), everything is written in line. */
-	w->spare = malloc(WRITE_BUF_SIZE);
-	if (w->spare && !pthread_mutex_init(&w->lock, NULL) && !pthread_cond_init(&w->cond, NULL))
-		w->thread_on = !pthread_create(&w->thread, NULL, writer_thread, w);
-	if (w->thread_on)
-		pthread_setname_np(w->thread, "auxtrig-writer");
 	header_fill(w, &h);
 	err = pwrite_all(w->fd, &h, sizeof(h), 0);
 	if (err)
@@ -824,13 +697,10 @@ int pdata_writer__flush(struct pdata_writer *w)
 		return w->err;
 	if (!w->begun || w->closed)
 		return -EINVAL;
-	err = writer_submit(w, true);
-	return err;
-}
-
-int pdata_writer__wait(struct pdata_writer *w)
-{
-	return writer_wait(w);
+	err = writer_flush(w);
+	if (err)
+		return err;
+	return write_early_table(w);
 }
 
 int pdata_writer__salvage(struct pdata_writer *w)
@@ -839,10 +709,8 @@ int pdata_writer__salvage(struct pdata_writer *w)
 
 	if (!w->begun || w->closed || w->fd < 0)
 		return -EINVAL;
-	writer_thread_stop(w);
 	/* Drop what did not make it; what is on disk ends at a record boundary. */
 	w->buf_len = 0;
-	w->submitted = w->flushed;
 	w->stats.bytes = w->flushed - w->data_offset;
 	if (ftruncate(w->fd, w->flushed))
 		return -errno;
@@ -1139,9 +1007,6 @@ int pdata_writer__close(struct pdata_writer *w)
 			goto out;
 	}
 	err = writer_flush(w);
-	if (!err)
-		err = writer_wait(w);
-	writer_thread_stop(w);
 	if (err)
 		goto out;
 	err = write_features(w, features);
@@ -1166,7 +1031,6 @@ out:
 
 int pdata_writer__unlink(struct pdata_writer *w)
 {
-	writer_thread_stop(w);
 	if (w->fd >= 0) {
 		close(w->fd);
 		w->fd = -1;
@@ -1181,8 +1045,6 @@ void pdata_writer__delete(struct pdata_writer *w)
 {
 	if (!w)
 		return;
-	writer_thread_stop(w);
-	free(w->spare);
 	if (w->fd >= 0)
 		close(w->fd);
 	for (size_t i = 0; i < w->nr_attrs; i++) {

@@ -132,12 +132,8 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 				 const void *data1, size_t len1, const void *data2, size_t len2);
 
 /**
- * pdata_writer__finish_round() - append FINISHED_ROUND and hand the round to
- * the writer thread, which writes it, then the feature table after it and the
- * header, so the file is readable up to here once written. The caller does
- * not wait for the disk (only for the previous round, if that is still being
- * written). A write error is returned by the next call, and by close.
- * Return: 0 or -errno.
+ * pdata_writer__finish_round() - append FINISHED_ROUND, flush, and patch
+ * the header's data.size so the file is readable up to here. Return: 0 or -errno.
  */
 int pdata_writer__finish_round(struct pdata_writer *w);
 
@@ -148,12 +144,6 @@ int pdata_writer__finish_round(struct pdata_writer *w);
  * Return: 0 or -errno.
  */
 int pdata_writer__flush(struct pdata_writer *w);
-
-/**
- * pdata_writer__wait() - wait until everything handed to the writer thread is
- * on disk. Return: 0, or the first write error.
- */
-int pdata_writer__wait(struct pdata_writer *w);
 
 /**
  * pdata_writer__salvage() - after a write error (ENOSPC, EIO...): cut the
