@@ -260,6 +260,32 @@ static int tp_add(struct session *s, const char *sys, const char *name, __u64 op
 	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
 	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
 
+/* auxtrig:trigger_stats: one --on's counters, written at the end of the run. */
+struct gate_trigger_stats_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 trigger;
+	__u32 __pad;
+	__u64 evaluated, matched, fired, suppressed, dropped;
+};
+
+#define TRIGGER_STATS_FORMAT \
+	"name: trigger_stats\nID: %u\nformat:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned long evaluated;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long matched;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long fired;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long suppressed;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long dropped;\toffset:48;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u evaluated=%%lu matched=%%lu fired=%%lu suppressed=%%lu dropped=%%lu\", " \
+	"REC->trigger, REC->evaluated, REC->matched, REC->fired, REC->suppressed, REC->dropped\n"
+
 /* A type id that no tracepoint in use has, from 65000 up. */
 static unsigned int own_type(const struct session *s, unsigned int after)
 {
@@ -647,6 +673,12 @@ static int parse_ons(struct session *s)
 				return err;
 			s->mark_type = s->tps[s->nr_tps - 1].fmt.id;
 		}
+	}
+	if (s->nr_ons) {
+		err = add_own_event(s, "trigger_stats", TRIGGER_STATS_FORMAT,
+				    sizeof(struct gate_trigger_stats_rec));
+		if (err)
+			return err;
 	}
 	/* Trigger programs may mark too. */
 	if (s->opts->nr_trigger_progs && !s->mark_type) {
@@ -1189,8 +1221,8 @@ static int synthesize(struct session *s)
 		if (err && err != -EOPNOTSUPP)
 			return err;
 	}
-	if (s->snapshot_mode) {
-		/* The snapshot markers are auxtrig's own samples: name their thread. */
+	if (s->snapshot_mode || s->nr_ons) {
+		/* Snapshot markers and trigger counters are auxtrig's own samples: name their thread. */
 		char buf[128];
 		size_t n = synth__comm_record(buf, sizeof(buf), getpid(), getpid(), "auxtrig");
 
@@ -1360,35 +1392,71 @@ static int snapshot_record(const struct perf_event_header *h, void *arg)
 }
 
 /* The auxtrig:snapshot sample, timed as the newest record it follows. */
+/*
+ * A sample of one of auxtrig's own events, written by auxtrig itself (not the
+ * gate): its thread is auxtrig's, its time just after the newest record seen.
+ */
+static int write_own_sample(struct session *s, __u64 id, const void *raw, __u32 raw_size)
+{
+	char buf[sizeof(struct pdata_sample_head) + 4 + 256 + 8] = {};
+	struct pdata_sample_head *h = (struct pdata_sample_head *)buf;
+	size_t size = (sizeof(*h) + 4 + raw_size + 7) & ~7ul;
+
+	if (size > sizeof(buf))
+		return -E2BIG;
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = PERF_RECORD_MISC_USER;
+	h->header.size = size;
+	h->id = id;
+	h->pid = h->tid = getpid();
+	h->time = s->last_time + 1;
+	h->period = 1;
+	memcpy(buf + sizeof(*h), &raw_size, 4);
+	memcpy(buf + sizeof(*h) + 4, raw, raw_size);
+	return pdata_writer__write(s->w, buf, size);
+}
+
+/* The auxtrig:snapshot sample, timed as the newest record it follows. */
 static int write_marker(struct session *s, const char *reason, __u64 records)
 {
-	struct {
-		struct pdata_sample_head h;
-		__u32 raw_size;
-		struct marker_record rec;
-		__u32 pad;
-	} __attribute__((packed)) m = {};
+	struct marker_record rec = {
+		.common_type = s->marker_type,
+		.common_pid = getpid(),
+		.nr = s->nr_snapshots,
+		.cpus = s->nr_cpus,
+		.records = records,
+	};
 
-	_Static_assert(sizeof(m) % 8 == 0, "samples are 8-byte aligned");
-	m.h.header.type = PERF_RECORD_SAMPLE;
-	m.h.header.misc = PERF_RECORD_MISC_USER;
-	m.h.header.size = sizeof(m);
-	m.h.id = MARKER_ID;
-	m.h.pid = m.h.tid = getpid();
-	m.h.time = s->last_time + 1;
-	m.h.period = 1;
-	m.raw_size = sizeof(m.rec) + sizeof(m.pad);
-	m.rec.common_type = s->marker_type;
-	m.rec.common_pid = getpid();
-	m.rec.nr = s->nr_snapshots;
-	m.rec.cpus = s->nr_cpus;
-	m.rec.records = records;
-	snprintf(m.rec.reason, sizeof(m.rec.reason), "%s", reason);
+	snprintf(rec.reason, sizeof(rec.reason), "%s", reason);
 	if (s->firing) {
-		m.rec.tid = s->firing->tid;
-		m.rec.value = s->firing->ret;
+		rec.tid = s->firing->tid;
+		rec.value = s->firing->ret;
 	}
-	return pdata_writer__write(s->w, &m, sizeof(m));
+	return write_own_sample(s, MARKER_ID, &rec, sizeof(rec));
+}
+
+/* Each --on's counters, in the file as auxtrig:trigger_stats at the end of the run. */
+static int write_trigger_stats(struct session *s)
+{
+	const struct rec_tp *tp = tp_find(s, "auxtrig", "trigger_stats");
+	struct gate_trigger_stats_rec rec = {};
+	int err = 0;
+
+	for (size_t i = 0; tp && i < s->nr_ons && !err; i++) {
+		struct gate_trigger_stats ts;
+
+		gate__trigger_stats(s->gate, i, &ts);
+		rec.common_type = tp->fmt.id;
+		rec.common_pid = getpid();
+		rec.trigger = i + 1;
+		rec.evaluated = ts.evaluated;
+		rec.matched = ts.matched;
+		rec.fired = ts.fired;
+		rec.suppressed = ts.suppressed;
+		rec.dropped = ts.dropped;
+		err = write_own_sample(s, tp->id, &rec, sizeof(rec));
+	}
+	return err;
 }
 
 /*
@@ -1979,6 +2047,8 @@ int recorder__run(const struct record_opts *o)
 		err = drain(&s);
 	if (!err)
 		err = write_gate_losses(&s);
+	if (!err)
+		err = write_trigger_stats(&s);
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
 	if (err) {
