@@ -6,14 +6,10 @@
  * says "CS ETM: Couldn't find auxtrace buffer for aux_offset" when one is
  * missing. The kernel model produces the records and the trace, the reader
  * hands out the segments, the perf.data writer writes them, perf reads.
- *
- * Needs the perf.data writer (branch writer) and perf; until the writer is
- * merged this test skips (exit 77) and says why.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#if __has_include("auxtrig/pdata_writer.h") && __has_include("perf_oracle.h")
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,12 +230,3 @@ int main(void)
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
-#else
-
-int main(void)
-{
-	fprintf(stderr, "test_aux_ring_perf: skipped: needs the perf.data writer (pdata_writer.h, perf_oracle.h)\n");
-	return 77;
-}
-
-#endif
