@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "auxtrig/log.h"
+#include "auxtrig/membuf.h"
 #include "auxtrig/pdata_writer.h"
 #include "uapi/linux/perf_event_aux.h"
 
@@ -32,12 +33,6 @@ struct attr_entry {
 };
 
 /* Growable byte buffer for feature bodies. */
-struct fbuf {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-
 #define PDATA_MAX_EARLY 16
 
 struct pdata_writer {
@@ -403,7 +398,7 @@ static void header_fill(const struct pdata_writer *w, struct pdata_file_header *
 	memcpy(h->adds_features, w->early_bits, sizeof(w->early_bits));
 }
 
-static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b);
+static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b);
 
 /* Features whose bodies are known before recording; ascending bit order. */
 static const int early_feats[] = {
@@ -420,7 +415,7 @@ static int write_early_features(struct pdata_writer *w, __u64 *off)
 
 	_Static_assert(sizeof(early_feats) / sizeof(early_feats[0]) <= PDATA_MAX_EARLY, "room");
 	for (size_t i = 0; i < sizeof(early_feats) / sizeof(early_feats[0]) && !err; i++) {
-		struct fbuf b = {};
+		struct membuf b = {};
 
 		if (!feat_build(w, early_feats[i], &b) || b.err) {
 			err = b.err;
@@ -724,47 +719,15 @@ int pdata_writer__salvage(struct pdata_writer *w)
 
 /* ---- feature sections ---- */
 
-static void fbuf_add(struct fbuf *b, const void *p, size_t len)
-{
-	if (b->err)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->p, cap);
-		if (!n) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = n;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-}
-
-static void fbuf_u32(struct fbuf *b, __u32 v)
-{
-	fbuf_add(b, &v, sizeof(v));
-}
-
-static void fbuf_u64(struct fbuf *b, __u64 v)
-{
-	fbuf_add(b, &v, sizeof(v));
-}
-
 /* perf_header_string: u32 len (NUL and padding included), then the string padded with NULs to 64. */
-static void fbuf_string(struct fbuf *b, const char *s)
+static void header_string_add(struct membuf *b, const char *s)
 {
 	static const char zeros[PDATA_NAME_ALIGN];
 	size_t olen = strlen(s) + 1, len = (olen + PDATA_NAME_ALIGN - 1) & ~(size_t)(PDATA_NAME_ALIGN - 1);
 
-	fbuf_u32(b, len);
-	fbuf_add(b, s, olen);
-	fbuf_add(b, zeros, len - olen);
+	membuf__u32(b, len);
+	membuf__add(b, s, olen);
+	membuf__add(b, zeros, len - olen);
 }
 
 /* First "key : value" of /proc/cpuinfo whose key is @key, whitespace squeezed. */
@@ -852,24 +815,24 @@ static __u64 total_mem_kb(void)
 	return kb;
 }
 
-static void feat_event_desc(const struct pdata_writer *w, struct fbuf *b)
+static void feat_event_desc(const struct pdata_writer *w, struct membuf *b)
 {
-	fbuf_u32(b, w->nr_attrs);
-	fbuf_u32(b, sizeof(struct perf_event_attr));
+	membuf__u32(b, w->nr_attrs);
+	membuf__u32(b, sizeof(struct perf_event_attr));
 	for (size_t i = 0; i < w->nr_attrs; i++) {
 		struct perf_event_attr a = w->attrs[i].attr;
 
 		/* perf 6.1 read_event_desc() -> perf_attr_check() rejects __reserved_3 (aux_action). */
 		*perf_attr_aux_action(&a) = 0;
-		fbuf_add(b, &a, sizeof(a));
-		fbuf_u32(b, w->attrs[i].nr_ids);
-		fbuf_string(b, w->attrs[i].name);
-		fbuf_add(b, w->attrs[i].ids, w->attrs[i].nr_ids * sizeof(__u64));
+		membuf__add(b, &a, sizeof(a));
+		membuf__u32(b, w->attrs[i].nr_ids);
+		header_string_add(b, w->attrs[i].name);
+		membuf__add(b, w->attrs[i].ids, w->attrs[i].nr_ids * sizeof(__u64));
 	}
 }
 
 /* Build the body of feature @feat into @b; returns false if the feature is not written. */
-static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b)
+static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 {
 	struct utsname u;
 	char s[512];
@@ -878,44 +841,44 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b)
 	case PDATA_HEADER_TRACING_DATA:
 		if (!w->tracing_data)
 			return false;
-		fbuf_add(b, w->tracing_data, w->tracing_len);
+		membuf__add(b, w->tracing_data, w->tracing_len);
 		return true;
 	case PDATA_HEADER_HOSTNAME:
 	case PDATA_HEADER_OSRELEASE:
 	case PDATA_HEADER_ARCH:
 		if (uname(&u))
 			return false;
-		fbuf_string(b, feat == PDATA_HEADER_HOSTNAME ? u.nodename :
+		header_string_add(b, feat == PDATA_HEADER_HOSTNAME ? u.nodename :
 			       feat == PDATA_HEADER_OSRELEASE ? u.release : u.machine);
 		return true;
 	case PDATA_HEADER_VERSION:
-		fbuf_string(b, "auxtrig " AUXTRIG_VERSION);
+		header_string_add(b, "auxtrig " AUXTRIG_VERSION);
 		return true;
 	case PDATA_HEADER_NRCPUS: {
 		long conf = sysconf(_SC_NPROCESSORS_CONF), onln = sysconf(_SC_NPROCESSORS_ONLN);
 
-		fbuf_u32(b, conf > 0 ? conf : 1);
-		fbuf_u32(b, onln > 0 ? onln : 1);
+		membuf__u32(b, conf > 0 ? conf : 1);
+		membuf__u32(b, onln > 0 ? onln : 1);
 		return true;
 	}
 	case PDATA_HEADER_CPUDESC:
 		if (cpuinfo_value("model name", s, sizeof(s)) && cpuinfo_value("CPU part", s, sizeof(s)))
 			snprintf(s, sizeof(s), "unknown");
-		fbuf_string(b, s);
+		header_string_add(b, s);
 		return true;
 	case PDATA_HEADER_CPUID:
 		cpuid_string(s, sizeof(s));
-		fbuf_string(b, s);
+		header_string_add(b, s);
 		return true;
 	case PDATA_HEADER_TOTAL_MEM:
-		fbuf_u64(b, total_mem_kb());
+		membuf__u64(b, total_mem_kb());
 		return true;
 	case PDATA_HEADER_CMDLINE:
 		if (!w->cmdline_argc)
 			return false;
-		fbuf_u32(b, w->cmdline_argc);
+		membuf__u32(b, w->cmdline_argc);
 		for (int i = 0; i < w->cmdline_argc; i++)
-			fbuf_string(b, w->cmdline[i]);
+			header_string_add(b, w->cmdline[i]);
 		return true;
 	case PDATA_HEADER_EVENT_DESC:
 		feat_event_desc(w, b);
@@ -923,14 +886,14 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct fbuf *b)
 	case PDATA_HEADER_AUXTRACE:
 		if (!w->nr_aux)
 			return false;
-		fbuf_u64(b, w->nr_aux);
-		fbuf_add(b, w->aux_index, w->nr_aux * sizeof(*w->aux_index));
+		membuf__u64(b, w->nr_aux);
+		membuf__add(b, w->aux_index, w->nr_aux * sizeof(*w->aux_index));
 		return true;
 	case PDATA_HEADER_SAMPLE_TIME:
 		if (!w->have_sample_time)
 			return false;
-		fbuf_u64(b, w->stats.first_sample_time);
-		fbuf_u64(b, w->stats.last_sample_time);
+		membuf__u64(b, w->stats.first_sample_time);
+		membuf__u64(b, w->stats.last_sample_time);
 		return true;
 	default:
 		return false;
@@ -947,7 +910,7 @@ static int write_features(struct pdata_writer *w, __u64 features[4])
 	static const int late_feats[] = { PDATA_HEADER_AUXTRACE, PDATA_HEADER_SAMPLE_TIME };
 	enum { NR_LATE = sizeof(late_feats) / sizeof(late_feats[0]) };
 	struct pdata_file_section table[PDATA_MAX_EARLY + NR_LATE];
-	struct fbuf late[NR_LATE] = {};
+	struct membuf late[NR_LATE] = {};
 	int late_feat[NR_LATE];
 	size_t nr = 0, nr_late = 0, e = 0, l = 0;
 	__u64 table_off = writer_offset(w), off;

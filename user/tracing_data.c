@@ -12,41 +12,9 @@
 #include <unistd.h>
 
 #include "auxtrig/log.h"
+#include "auxtrig/membuf.h"
 #include "auxtrig/tracefs.h"
 #include "auxtrig/tracing_data.h"
-
-struct tbuf {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-
-static void tbuf_add(struct tbuf *b, const void *p, size_t len)
-{
-	if (b->err || !len)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 16384;
-		char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->p, cap);
-		if (!n) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = n;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-}
-
-static void tbuf_u8(struct tbuf *b, __u8 v) { tbuf_add(b, &v, 1); }
-static void tbuf_u32(struct tbuf *b, __u32 v) { tbuf_add(b, &v, 4); }
-static void tbuf_u64(struct tbuf *b, __u64 v) { tbuf_add(b, &v, 8); }
-static void tbuf_str(struct tbuf *b, const char *s) { tbuf_add(b, s, strlen(s) + 1); }
 
 /* Whole file into a malloc()ed buffer; tracefs reports size 0 in stat, so read to EOF. */
 static int slurp(const char *path, char **out, size_t *outlen)
@@ -99,7 +67,7 @@ static int slurp(const char *path, char **out, size_t *outlen)
 }
 
 /* Append "u<width> size" + contents of @root/@rel; a missing optional file counts as empty. */
-static int add_file(struct tbuf *b, const char *root, const char *rel, int width, bool optional)
+static int add_file(struct membuf *b, const char *root, const char *rel, int width, bool optional)
 {
 	char path[4096];
 	char *data = NULL;
@@ -119,10 +87,10 @@ static int add_file(struct tbuf *b, const char *root, const char *rel, int width
 		}
 	}
 	if (width == 4)
-		tbuf_u32(b, len);
+		membuf__u32(b, len);
 	else
-		tbuf_u64(b, len);
-	tbuf_add(b, data, len);
+		membuf__u64(b, len);
+	membuf__add(b, data, len);
 	free(data);
 	return 0;
 }
@@ -158,14 +126,14 @@ static bool same_event(const struct tracing_event *a, const struct tracing_event
 	return !strcmp(a->system, b->system) && !strcmp(a->name, b->name);
 }
 
-static int add_format(struct tbuf *b, const char *root, const struct tracing_event *ev)
+static int add_format(struct membuf *b, const char *root, const struct tracing_event *ev)
 {
 	char rel[1024];
 	int err;
 
 	if (ev->format) { /* an event of auxtrig's own: its format is given */
-		tbuf_u64(b, strlen(ev->format));
-		tbuf_add(b, ev->format, strlen(ev->format));
+		membuf__u64(b, strlen(ev->format));
+		membuf__add(b, ev->format, strlen(ev->format));
 		return 0;
 	}
 
@@ -182,7 +150,7 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 {
 	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	char root[4096];
-	struct tbuf b = {};
+	struct membuf b = {};
 	bool *done = NULL;
 	__u32 n;
 	int err;
@@ -202,17 +170,17 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 	if (!done)
 		return -ENOMEM;
 
-	tbuf_add(&b, magic, sizeof(magic));
-	tbuf_str(&b, "0.6");
-	tbuf_u8(&b, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	tbuf_u8(&b, sizeof(long));
-	tbuf_u32(&b, sysconf(_SC_PAGESIZE));
+	membuf__add(&b, magic, sizeof(magic));
+	membuf__cstr(&b, "0.6");
+	membuf__u8(&b, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	membuf__u8(&b, sizeof(long));
+	membuf__u32(&b, sysconf(_SC_PAGESIZE));
 
-	tbuf_str(&b, "header_page");
+	membuf__cstr(&b, "header_page");
 	err = add_file(&b, tracefs, "events/header_page", 8, false);
 	if (err)
 		goto out;
-	tbuf_str(&b, "header_event");
+	membuf__cstr(&b, "header_event");
 	err = add_file(&b, tracefs, "events/header_event", 8, false);
 	if (err)
 		goto out;
@@ -224,7 +192,7 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 	n = 0;
 	for (size_t i = 0; i < nr_events; i++)
 		n += !done[i] && !strcmp(events[i].system, "ftrace");
-	tbuf_u32(&b, n);
+	membuf__u32(&b, n);
 	for (size_t i = 0; i < nr_events; i++) {
 		if (done[i] || strcmp(events[i].system, "ftrace"))
 			continue;
@@ -243,7 +211,7 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 			seen = !done[j] && !strcmp(events[i].system, events[j].system);
 		n += !seen;
 	}
-	tbuf_u32(&b, n);
+	membuf__u32(&b, n);
 	for (size_t i = 0; i < nr_events; i++) {
 		const char *sys = events[i].system;
 		__u32 nr = 0;
@@ -252,8 +220,8 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 			continue;
 		for (size_t j = i; j < nr_events; j++)
 			nr += !done[j] && !strcmp(sys, events[j].system);
-		tbuf_str(&b, sys);
-		tbuf_u32(&b, nr);
+		membuf__cstr(&b, sys);
+		membuf__u32(&b, nr);
 		for (size_t j = i; j < nr_events; j++) {
 			if (done[j] || strcmp(sys, events[j].system))
 				continue;
@@ -264,7 +232,7 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 		}
 	}
 
-	tbuf_u32(&b, 0); /* kallsyms: perf writes none either */
+	membuf__u32(&b, 0); /* kallsyms: perf writes none either */
 	err = add_file(&b, tracefs, "printk_formats", 4, true);
 	if (!err)
 		err = add_file(&b, tracefs, "saved_cmdlines", 8, true);
