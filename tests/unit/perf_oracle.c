@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <cmocka.h>
 
 #include "perf_oracle.h"
 
@@ -179,4 +182,13 @@ char *test_read_file(const char *path, size_t *lenp)
 	if (lenp)
 		*lenp = len;
 	return buf;
+}
+
+void perf_oracle__need(void)
+{
+	if (perf_oracle__path())
+		return;
+	if (getenv("CI") && !strcmp(getenv("CI"), "true"))
+		fail_msg("perf is not installed, and CI=true requires the perf oracle");
+	skip();
 }

@@ -17,6 +17,12 @@
 const char *perf_oracle__path(void);
 
 /**
+ * perf_oracle__need() - in a cmocka test: skip it when perf is missing,
+ * except under CI=true, where that fails it.
+ */
+void perf_oracle__need(void);
+
+/**
  * perf_oracle__run() - run perf with @args (NULL-terminated, without "perf").
  * @cwd: directory to run in (where --itrace=d writes intel_pt.log); NULL: inherit
  * @out: receives stdout and stderr together, malloc()ed, NUL-terminated

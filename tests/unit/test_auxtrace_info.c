@@ -48,15 +48,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_perf(void)
-{
-	if (perf_oracle__path())
-		return;
-	if (getenv("CI") && !strcmp(getenv("CI"), "true"))
-		fail_msg("perf is not installed, and CI=true requires the perf oracle");
-	skip();
-}
-
 static const struct pmu *scan(struct fixture *f, const char *fixture, const char *name)
 {
 	const struct pmu *pmu;
@@ -242,7 +233,7 @@ static void test_auxtrace_info_intel_pt_filter(void **state)
 	assert_string_equal((const char *)&rec->priv[17], filter);
 	assert_int_equal(rec->priv[17 + 5], 0); /* Cap Event Trace after the padded string */
 
-	need_perf();
+	perf_oracle__need();
 	write_file(f, &ev, rec, len);
 	out = perf_dump(f);
 	expect(out, "  Filter string len.  34\n");
@@ -283,7 +274,7 @@ static void test_auxtrace_info_intel_pt_perf_reads_it(void **state)
 		"  Cap Event Trace     0\n",
 	};
 
-	need_perf();
+	perf_oracle__need();
 	parse(f, "intel_pt//u", &ev);
 	opts.max_nonturbo_ratio = 40;
 	assert_int_equal(auxtrace_info__intel_pt(pmu, &ev.attr, &opts, &rec, &len), 0);
@@ -373,7 +364,7 @@ static void test_auxtrace_info_cs_etm_perf_reads_it(void **state)
 		"PERF_RECORD_AUXTRACE size: 0x40",
 	};
 
-	need_perf();
+	perf_oracle__need();
 	parse(f, "cs_etm/cycacc/u", &ev);
 	assert_int_equal(auxtrace_info__cs_etm(pmu, &ev.attr, cpus, 6, false, &rec, &len), 0);
 	write_file(f, &ev, rec, len);
@@ -409,7 +400,7 @@ static void test_auxtrace_info_ete_perf_reads_it(void **state)
 	assert_int_equal(rec->priv[5], 8);
 	assert_int_equal(rec->priv[13], 0x47705a13);
 	assert_int_equal(rec->priv[14], AUXTRACE_CS_ETMV4_MAGIC);
-	need_perf();
+	perf_oracle__need();
 	write_file(f, &ev, rec, len);
 	out = perf_dump(f);
 	EXPECT_ALL(out, want);
@@ -436,7 +427,7 @@ static void test_auxtrace_info_arm_spe_perf_reads_it(void **state)
 	assert_int_equal(rec->type, PDATA_AUXTRACE_ARM_SPE);
 	assert_int_equal(rec->priv[0], 11);
 	assert_int_equal(rec->priv[1], 1);
-	need_perf();
+	perf_oracle__need();
 	write_file(f, &ev, rec, len);
 	out = perf_dump(f);
 	EXPECT_ALL(out, want); /* perf 6.1 prints only the PMU type of a v1 record */

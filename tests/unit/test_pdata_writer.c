@@ -56,15 +56,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_perf(void)
-{
-	if (perf_oracle__path())
-		return;
-	if (getenv("CI") && !strcmp(getenv("CI"), "true"))
-		fail_msg("perf is not installed, and CI=true requires the perf oracle");
-	skip();
-}
-
 static struct perf_event_attr attr_of(__u32 type, __u64 config)
 {
 	struct perf_event_attr a = {};
@@ -214,7 +205,7 @@ static void test_pdata_writer_perf_script_decodes_openat(void **state)
 	char *out;
 	int rc;
 
-	need_perf();
+	perf_oracle__need();
 	write_openat_file(f->path, f->dir);
 	rc = perf_oracle__run(NULL, args, &out);
 	print_message("%s", out);
@@ -241,7 +232,7 @@ static void test_pdata_writer_perf_report_is_clean(void **state)
 	};
 	char *out;
 
-	need_perf();
+	perf_oracle__need();
 	write_openat_file(f->path, f->dir);
 	assert_int_equal(perf_oracle__run(NULL, dump, &out), 0);
 	assert_clean("perf report -D", out);
@@ -278,7 +269,7 @@ static void test_pdata_writer_perf_reads_intel_pt_auxtrace(void **state)
 	struct pdata_writer *w;
 	char *out;
 
-	need_perf();
+	perf_oracle__need();
 	for (int i = 0; i < 16; i += 2) {
 		psb[i] = 0x02;
 		psb[i + 1] = 0x82;
@@ -513,7 +504,7 @@ static void test_pdata_writer_killed_run_is_readable(void **state)
 	char buf[256], *out;
 	size_t len;
 
-	need_perf();
+	perf_oracle__need();
 	dummy.exclude_kernel = 1; /* no kernel map in this file: keep perf's kptr warning away */
 	w = pdata_writer__open(f->path, false);
 	assert_non_null(w);
@@ -540,7 +531,7 @@ static void test_pdata_writer_killed_tracepoint_run_is_readable(void **state)
 	const char *args[] = { "script", "-i", f->path, NULL };
 	char *out;
 
-	need_perf();
+	perf_oracle__need();
 	write_openat_file_(f->path, f->dir, true);
 	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
 	assert_clean("perf script on a killed tracepoint run", out);

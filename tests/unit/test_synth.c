@@ -58,15 +58,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_perf(void)
-{
-	if (perf_oracle__path())
-		return;
-	if (getenv("CI") && !strcmp(getenv("CI"), "true"))
-		fail_msg("perf is not installed, and CI=true requires the perf oracle");
-	skip();
-}
-
 /* Data section of a closed file, for walking its records. */
 static char *data_section(struct fixture *f, size_t *len, char **file)
 {
@@ -361,7 +352,7 @@ static void test_synth_perf_shows_synthesized_records(void **state)
 	pid_t pid;
 	ssize_t n;
 
-	need_perf();
+	perf_oracle__need();
 	n = readlink("/proc/self/exe", exe, PATH_MAX);
 	assert_true(n > 0);
 	exe[n] = 0;
