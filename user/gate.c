@@ -410,11 +410,6 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	}
 }
 
-size_t gate__nr_tps(const struct gate *g)
-{
-	return g->nr_tps;
-}
-
 void gate__close(struct gate *g)
 {
 	if (!g)

@@ -47,10 +47,3 @@ void membuf__cstr(struct membuf *b, const char *s)
 {
 	membuf__add(b, s, strlen(s) + 1);
 }
-
-void membuf__exit(struct membuf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}

@@ -1029,11 +1029,6 @@ const struct pdata_writer_stats *pdata_writer__stats(const struct pdata_writer *
 	return &w->stats;
 }
 
-const char *pdata_writer__path(const struct pdata_writer *w)
-{
-	return w->path;
-}
-
 size_t pdata_writer__nr_attrs(const struct pdata_writer *w)
 {
 	return w->nr_attrs;

@@ -10,22 +10,13 @@
 
 #include "auxtrig/tracefs.h"
 
-static char root_override[PATH_MAX];
 static char root_found[PATH_MAX];
-
-void tracefs__set_root(const char *dir)
-{
-	snprintf(root_override, sizeof(root_override), "%s", dir ? dir : "");
-	root_found[0] = '\0';
-}
 
 const char *tracefs__root(void)
 {
 	struct mntent *m;
 	FILE *f;
 
-	if (root_override[0])
-		return root_override;
 	if (root_found[0])
 		return root_found;
 	f = setmntent("/proc/mounts", "r");

@@ -89,8 +89,6 @@ void gate__arm(struct gate *g);
 void gate__disarm(struct gate *g);
 /** gate__stats() - the counters summed over CPUs. */
 void gate__stats(const struct gate *g, struct gate_stats *sum);
-/** gate__nr_tps() - tracepoints declared so far. */
-size_t gate__nr_tps(const struct gate *g);
 void gate__close(struct gate *g);
 
 #endif

@@ -8,7 +8,7 @@
 /**
  * struct membuf - a byte buffer that grows as it is appended to; used to
  * build file sections (perf.data features, the tracing data) in memory.
- * @p:		the bytes; free() them when done (or membuf__exit())
+ * @p:		the bytes; free() them when done
  * @len:	bytes in use
  * @cap:	bytes allocated
  * @err:	-ENOMEM once an append failed; later appends do nothing, so
@@ -28,6 +28,5 @@ void membuf__u32(struct membuf *b, __u32 v);
 void membuf__u64(struct membuf *b, __u64 v);
 /** membuf__cstr() - @s with its terminating NUL. */
 void membuf__cstr(struct membuf *b, const char *s);
-void membuf__exit(struct membuf *b);
 
 #endif

@@ -176,8 +176,6 @@ void pdata_writer__delete(struct pdata_writer *w);
 /** pdata_writer__stats() - counters so far; valid until pdata_writer__delete(). */
 const struct pdata_writer_stats *pdata_writer__stats(const struct pdata_writer *w);
 
-/** pdata_writer__path() - the path given to pdata_writer__open(). */
-const char *pdata_writer__path(const struct pdata_writer *w);
 
 /**
  * pdata_writer__nr_attrs() - attrs added so far; synthesized records (id 0)

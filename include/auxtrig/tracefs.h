@@ -10,7 +10,7 @@
  *
  * Finding tracepoints by name and reading their format files. The tracefs
  * root is found from /proc/mounts (tracefs, or debugfs/tracing on old
- * systems); tests point it elsewhere with tracefs__set_root().
+ * systems).
  */
 
 #define TP_NAME_MAX 128
@@ -53,8 +53,6 @@ struct tp_format {
 	struct tp_field *fields;
 };
 
-/** tracefs__set_root() - use DIR as the tracefs root (tests). NULL: find it again. */
-void tracefs__set_root(const char *dir);
 /** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
 const char *tracefs__root(void);
 
