@@ -37,11 +37,13 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
 struct gate_stats stats[GATE_STATS_SLOTS];
 struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
+struct gate_edge_stats edge_stats;
 
 static __always_inline struct gate_state *gstate(void)
 {
@@ -66,6 +68,36 @@ static __always_inline int frozen(struct gate_stats *st)
 		return 0;
 	st->frozen++;
 	return 1;
+}
+
+/*
+ * A thread's windows went from none open to some (GATE_ACT_EDGE_OPEN) or back
+ * (GATE_ACT_EDGE_CLOSE): tell the recorder, which gates the AUX events from
+ * userspace when the kernel cannot pause/resume them (gate_abi.h).
+ */
+static __always_inline void emit_edge(__u32 action, __u64 before, __u64 after)
+{
+	__u64 now = bpf_ktime_get_ns(), pid_tgid;
+	struct gate_ctl_msg *msg;
+
+	if (!signal_edges)
+		return;
+	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+	if (!msg) {
+		__sync_fetch_and_add(&edge_stats.dropped, 1);
+		return;
+	}
+	pid_tgid = bpf_get_current_pid_tgid();
+	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->trigger = GATE_EDGE_TRIGGER;
+	msg->action = action;
+	msg->pid = pid_tgid >> 32;
+	msg->tid = (__u32)pid_tgid;
+	msg->time_ns = now;
+	msg->args[0] = before;
+	msg->args[1] = after;
+	bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&edge_stats.sent, 1);
 }
 
 struct {
@@ -462,6 +494,8 @@ int gate_tracepoint(void *ctx)
 				th->open = open | opened;
 			}
 			st->windows_opened += __builtin_popcountll(opened);
+			if (open == 0)
+				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
 			open |= opened;
 		}
 	}
@@ -471,6 +505,8 @@ int gate_tracepoint(void *ctx)
 
 	if (tp->close_mask & open) {
 		st->windows_closed += __builtin_popcountll(tp->close_mask & open);
+		if (!(open & ~tp->close_mask))
+			emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
 		open &= ~tp->close_mask;
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (!open)
@@ -502,7 +538,10 @@ int gate_thread_exit(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 
+	if (th && th->open)
+		emit_edge(GATE_ACT_EDGE_CLOSE, th->open, 0);
 	bpf_map_delete_elem(&gate_threads, &tid);
 	return 1;
 }
@@ -565,6 +604,8 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			if (!th)
 				return 0;
 		}
+		if (!th->open)
+			emit_edge(GATE_ACT_EDGE_OPEN, 0, 1ULL << w);
 		th->open |= 1ULL << w;
 		st->windows_opened++;
 	}
@@ -614,8 +655,10 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	if (--th->depth[w] == 0) {
 		th->open &= ~(1ULL << w);
 		st->windows_closed++;
-		if (!th->open)
+		if (!th->open) {
+			emit_edge(GATE_ACT_EDGE_CLOSE, 1ULL << w, 0);
 			bpf_map_delete_elem(&gate_threads, &tid);
+		}
 	}
 	return 0;
 }

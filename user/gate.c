@@ -162,6 +162,16 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 	g->skel->rodata->uprobe_exit_type = exit;
 }
 
+void gate__signal_edges(struct gate *g)
+{
+	g->skel->rodata->signal_edges = 1;
+}
+
+void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
+{
+	*out = g->skel->bss->edge_stats;
+}
+
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
 	g->state.mark_type = type; /* written with the state at arm time */

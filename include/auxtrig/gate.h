@@ -79,6 +79,14 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 			    unsigned long offset);
 /** gate__set_own_types() - record types of auxtrig:uprobe_enter/exit. Before load. */
 void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit);
+/**
+ * gate__signal_edges() - send window edges (GATE_ACT_EDGE_OPEN/CLOSE, per
+ * thread, stamped) on the control ring, for hardware trace gated from
+ * userspace. Before gate__load(); the ring is read via gate__ctl_open().
+ */
+void gate__signal_edges(struct gate *g);
+/** gate__edge_stats() - edge messages sent and dropped (ring full). */
+void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */

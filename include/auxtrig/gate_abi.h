@@ -107,6 +107,31 @@ struct gate_ctl_msg {
 	__u64 args[6];
 };
 
+/*
+ * Window edges, for hardware trace gated from userspace (a kernel without
+ * aux_action, or a PMU that cannot pause: Arm SPE). Only with the rodata
+ * switch signal_edges set, the gate sends on gate_ctl, per thread, when the
+ * thread's first window opens and when its last one closes (or it exits
+ * inside one), stamped with bpf_ktime_get_ns() (CLOCK_MONOTONIC). The
+ * recorder enables the AUX events while any thread has a window open.
+ * A struct gate_ctl_msg with @trigger GATE_EDGE_TRIGGER, @action one of
+ * these, @args[0] the thread's open windows before, @args[1] after.
+ * The codes are far from the --on actions so both can grow.
+ */
+#define GATE_ACT_EDGE_OPEN	16
+#define GATE_ACT_EDGE_CLOSE	17
+#define GATE_EDGE_TRIGGER	0xffffffffu
+
+/**
+ * struct gate_edge_stats - window-edge messages (.bss edge_stats, atomic)
+ * @sent:	queued on gate_ctl
+ * @dropped:	lost: gate_ctl was full
+ */
+struct gate_edge_stats {
+	__u64 sent;
+	__u64 dropped;
+};
+
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
 
