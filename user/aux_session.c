@@ -743,7 +743,9 @@ size_t aux_session__nr_fds(const struct aux_session *s)
 
 int aux_session__fd(const struct aux_session *s, size_t i)
 {
-	return s->opened && i < s->o.nr_cpus ? s->cpus[i].leader_fd : -1;
+	if (!s->opened || i >= s->o.nr_cpus)
+		return -1;
+	return s->ops.poll_fd ? s->ops.poll_fd(s->cpus[i].leader_fd, s->ops.ctx) : s->cpus[i].leader_fd;
 }
 
 /* The trailer-less fields of the kernel records the session looks at. */

@@ -1487,8 +1487,12 @@ static int drain(struct session *s)
 			err = drain_ring(s, &s->cpus[i].ring, &any);
 		}
 	}
-	if (!err && s->aux && !s->snapshot_mode)
-		err = aux_session__drain(s->aux, s->w); /* writes its own round */
+	if (!err && s->aux && !s->snapshot_mode) {
+		int n = aux_session__drain(s->aux, s->w); /* writes its own round */
+
+		if (n < 0)
+			err = n;
+	}
 	if (err || !any)
 		return err;
 	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);

@@ -115,6 +115,9 @@ struct aux_session_opts {
  * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
  *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
  * @close: close an fd from @event_open; NULL = close(2).
+ * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
+ *           @fd itself (a perf event fd). A model whose "event fd" is a
+ *           memfd, which epoll refuses, hands out another one.
  * @kernel: these ops are the running kernel: the PMU type from
  *          @sysfs_root is checked against /sys before opening.
  * @ctx: passed to each.
@@ -124,6 +127,7 @@ struct aux_session_ops {
 			  unsigned long flags, void *ctx);
 	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
 	void (*close)(int fd, void *ctx);
+	int (*poll_fd)(int fd, void *ctx);
 	bool kernel;
 	void *ctx;
 };
