@@ -669,6 +669,11 @@ int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns
 
 	if (!s->opened || !s->gated)
 		return -EINVAL;
+	/* per-task AUX events follow one thread (no inherit): another's windows are not its */
+	if (s->o.pid > 0 && tid != (__u32)s->o.pid) {
+		s->gs.other_threads++;
+		return 0;
+	}
 	for (i = 0; i < s->nr_open && s->open_tids[i] != tid; i++)
 		;
 	if (open) {

@@ -982,6 +982,9 @@ static void aux_gate_summary(const struct session *s)
 	if (es.dropped || gs.unmatched)
 		pr_warn("hardware trace gate: %llu window edges lost (control ring full), %llu unmatched: the trace may have run outside windows or missed some\n",
 			(unsigned long long)es.dropped, (unsigned long long)gs.unmatched);
+	if (gs.other_threads)
+		pr_info("hardware trace gate: %llu edges of other threads than %s traces were ignored\n",
+			(unsigned long long)gs.other_threads, s->opts->aux_event);
 	if (gs.late)
 		pr_warn("hardware trace gate: %llu windows closed before auxtrig could enable the trace for them (shorter than the round trip): their trace is missing\n",
 			(unsigned long long)gs.late);

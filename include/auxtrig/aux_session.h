@@ -169,6 +169,8 @@ struct aux_session_stats {
  *        window's trace is missing (the round trip took longer than it).
  * @unmatched: a close for a thread with no window open, or an open for
  *             one already open (an edge message was lost in between).
+ * @other_threads: edges of threads the per-task AUX events do not trace
+ *                 (they follow the target's first thread), ignored.
  * @lat_n: switches timed; @lat_min, @lat_median, @lat_p99, @lat_max:
  *         nanoseconds from the gate's stamp (bpf_ktime_get_ns()) to the
  *         ioctl's return (CLOCK_MONOTONIC).
@@ -180,6 +182,7 @@ struct aux_session_gate_stats {
 	__u64 disables;
 	__u64 late;
 	__u64 unmatched;
+	__u64 other_threads;
 	__u64 lat_n;
 	__u64 lat_min;
 	__u64 lat_median;
@@ -278,7 +281,8 @@ int aux_session__disable(struct aux_session *s);
  * @time_ns: the gate's stamp, CLOCK_MONOTONIC.
  *
  * The AUX events are enabled when the first thread opens a window and
- * disabled when the last one closes, in the order the edges come. With
+ * disabled when the last one closes, in the order the edges come. Per-task
+ * events (a @pid) trace that thread only: other threads' edges are ignored. With
  * -vv every switch is logged with its latency.
  * Return: 0 or -errno (-EINVAL if the session is not gated).
  */
