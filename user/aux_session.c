@@ -294,6 +294,9 @@ static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
 {
 	struct aux_session *s = arg;
 
+	/* a snapshot restarts the trace only where it ran: not through a closed userspace gate */
+	if (enable && s->gated && !s->gate_open)
+		return 0;
 	return aux_session__ioctl(s, r->fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 

@@ -981,6 +981,30 @@ static void test_aux_session_edges_gate_by_thread(void **state)
 	free(t);
 }
 
+/* Snapshot mode gated from userspace: a snapshot with no window open leaves the trace off. */
+static void test_aux_session_gated_snapshot_keeps_gate_closed(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct e2e *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	e2e_init_pause(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 1, window_triggers, 2, PROBE_PAUSE_NO_PMU);
+	assert_true(aux_session__gated(t->s));
+	assert_int_equal(aux_session__edge(t->s, true, getpid(), 1ULL << 62), 0);
+	assert_int_equal(hw(t, 0, 1600), 1600);
+	assert_int_equal(aux_session__edge(t->s, false, getpid(), 1ULL << 62), 0);
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	assert_false(aux_model__enabled(&t->k.models[0]));	/* not switched on by the snapshot */
+	assert_int_equal(aux_session__edge(t->s, true, getpid(), 1ULL << 62), 0);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 0);	/* nothing new, but... */
+	assert_true(aux_model__enabled(&t->k.models[0]));	/* ...an open window keeps it on */
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
 /* In-kernel pause/resume: the session is not gated, and refuses edges. */
 static void test_aux_session_edges_refused_when_kernel_pauses(void **state)
 {
@@ -1200,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
 		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
+		cmocka_unit_test(test_aux_session_gated_snapshot_keeps_gate_closed),
 		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
 	};
 
