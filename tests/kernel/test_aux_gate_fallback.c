@@ -128,6 +128,7 @@ struct fake_event {
 	int model;	/* index into models, -1 for others */
 	int cpu;
 	__u64 id;
+	int real;	/* 1 + retprobe: a uprobe member opened on this kernel, counting hits */
 };
 
 struct switch_log {
@@ -148,6 +149,11 @@ struct fake_kernel {
 	size_t nr_log;
 	int start_paused_refused;
 	int grouped_actions;	/* aux_action members: must be none in the fallback */
+	bool pause_cap;		/* the PMU can pause: aux_action members join the AUX group */
+	__u32 uprobe_type;	/* the fixture's uprobe PMU type... */
+	__u32 real_uprobe_type;	/* ...and this kernel's */
+	__u64 uprobe_hits[2];	/* entries and returns the real uprobe members counted */
+	int uprobe_members[2];
 	int poll_fds[MAX_CPUS];	/* per model: never readable */
 	__u64 seq;
 };
@@ -168,17 +174,45 @@ static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int
 	struct fake_event *e;
 	int model = -1;
 
-	if (attr->type == k->aux_type && (act & AUXTRIG_AUX_START_PAUSED)) {
-		k->start_paused_refused++;
-		return -EOPNOTSUPP; /* perf_event_alloc(): the PMU lacks PERF_PMU_CAP_AUX_PAUSE */
-	}
-	if (act) {
-		k->grouped_actions++;
-		return -EINVAL; /* perf_event_open(): no AUX leader that can pause */
-	}
 	if (k->nr_ev == MAX_EV)
 		return -EMFILE;
 	e = &k->ev[k->nr_ev];
+	memset(e, 0, sizeof(*e));
+	if (attr->type == k->aux_type && (act & AUXTRIG_AUX_START_PAUSED) && !k->pause_cap) {
+		k->start_paused_refused++;
+		return -EOPNOTSUPP; /* perf_event_alloc(): the PMU lacks PERF_PMU_CAP_AUX_PAUSE */
+	}
+	if (attr->type == k->aux_type && (act & AUXTRIG_AUX_START_PAUSED) && cpu < 0) {
+		/* the recorder's probe: opened and closed at once */
+		e->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		e->model = -1;
+		k->nr_ev++;
+		return e->fd;
+	}
+	if (attr->type != k->aux_type && act) {
+		struct fake_event *l = fake_find(k, group_fd);
+		struct perf_event_attr real = *attr;
+
+		/* perf_get_aux_event(): only in a group led by the AUX event, on its CPU */
+		if (!k->pause_cap || !l || l->model < 0 || l->cpu != cpu) {
+			k->grouped_actions++;
+			return -EINVAL;
+		}
+		if (attr->type != k->uprobe_type)
+			return -EINVAL; /* only uprobe members are played on the real kernel here */
+		/* the member itself on this kernel: same attr, this kernel's type, no AUX to act on */
+		real.type = k->real_uprobe_type;
+		*perf_attr_aux_action(&real) = 0;
+		e->fd = syscall(SYS_perf_event_open, &real, pid, cpu, -1, flags);
+		if (e->fd < 0)
+			return -errno;
+		e->real = 1 + (int)(attr->config & 1);
+		e->model = -1;
+		e->cpu = cpu;
+		k->uprobe_members[attr->config & 1]++;
+		k->nr_ev++;
+		return e->fd;
+	}
 	if (attr->type == k->aux_type) {
 		for (size_t i = 0; i < k->nr_models; i++)
 			if (k->model_cpu[i] == cpu)
@@ -274,8 +308,12 @@ static int fake_ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
 
 static void fake_close(int fd, void *ctx)
 {
-	struct fake_event *e = fake_find(ctx, fd);
+	struct fake_kernel *k = ctx;
+	struct fake_event *e = fake_find(k, fd);
+	__u64 n;
 
+	if (e && e->real && read(fd, &n, sizeof(n)) == sizeof(n))
+		k->uprobe_hits[e->real - 1] += n;
 	close(fd);
 	if (e)
 		e->fd = -2;
@@ -324,7 +362,7 @@ static char *slurp(const char *path)
 }
 
 /* Record COMMAND with -e intel_pt//u -w WINDOW on the model; stdout and stderr to files. */
-static void record(struct run *r, const char *window, char **command)
+static void record(struct run *r, const char *window, char **command, bool pause_cap)
 {
 	struct window_spec w;
 	char *argv[] = { "auxtrig", "record", NULL };
@@ -351,7 +389,17 @@ static void record(struct run *r, const char *window, char **command)
 		exit(1);
 	}
 	r->k.aux_type = pmu_set__find(set, "intel_pt")->type;
+	r->k.uprobe_type = pmu_set__find(set, "uprobe") ? pmu_set__find(set, "uprobe")->type : 0;
 	pmu_set__delete(set);
+	r->k.pause_cap = pause_cap;
+	{
+		struct pmu *up;
+
+		if (!pmu__read(NULL, "uprobe", &up)) {
+			r->k.real_uprobe_type = up->type;
+			pmu__delete(up);
+		}
+	}
 	if (window_spec__parse(&w, window)) {
 		fail("cannot parse -w %s", window);
 		exit(1);
@@ -522,7 +570,7 @@ static void test_syscall_windows(const char *build, const char *tmp, size_t ROUN
 	snprintf(prog, sizeof(prog), "%s/examples/window_clock", build);
 	snprintf(rounds, sizeof(rounds), "%zu", ROUNDS);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	record(&r, "syscall:clock_nanosleep", cmd);
+	record(&r, "syscall:clock_nanosleep", cmd, false);
 	out = slurp(r.out);
 	err = slurp(r.err);
 	if (r.ret)
@@ -606,7 +654,7 @@ static void test_uprobe_windows(const char *build, const char *tmp)
 	snprintf(prog, sizeof(prog), "%s/examples/uprobe_demo", build);
 	snprintf(win, sizeof(win), "uprobe:%s:handle", prog);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	record(&r, win, cmd);
+	record(&r, win, cmd, false);
 	err = slurp(r.err);
 	if (r.ret)
 		fail("record -w %s exited %d:\n%s", win, r.ret, err);
@@ -636,7 +684,7 @@ static void test_short_windows(const char *build, const char *tmp)
 
 	snprintf(prog, sizeof(prog), "%s/examples/openat_demo", build);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	record(&r, "syscall:openat", cmd);
+	record(&r, "syscall:openat", cmd, false);
 	err = slurp(r.err);
 	if (r.ret)
 		fail("record -w syscall:openat exited %d:\n%s", r.ret, err);
@@ -658,6 +706,47 @@ static void test_short_windows(const char *build, const char *tmp)
 	free(err);
 }
 
+/*
+ * The in-kernel path for uprobe windows, where the PMU can pause: the AUX
+ * leader is the model, but its uprobe (aux_resume) and uretprobe
+ * (aux_pause) members are opened on this kernel as the recorder described
+ * them (this kernel's uprobe type, without the aux_action it cannot act on
+ * here): they must count every entry and return of handle() in the target,
+ * recursion included, and no window edge may reach userspace.
+ */
+static void test_uprobe_in_kernel_members(const char *build, const char *tmp)
+{
+	enum { ROUNDS = 4, DEPTH = 2 };
+	char prog[PATH_MAX], win[PATH_MAX + 32];
+	char *cmd[] = { prog, "4", "2", NULL };
+	struct run r = {};
+	char *err;
+
+	snprintf(prog, sizeof(prog), "%s/examples/uprobe_demo", build);
+	snprintf(win, sizeof(win), "uprobe:%s:handle", prog);
+	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
+	record(&r, win, cmd, true);
+	err = slurp(r.err);
+	if (r.ret)
+		fail("record -w %s (in-kernel path) exited %d:\n%s", win, r.ret, err);
+	if (!strstr(err, "hardware trace intel_pt//u: windows by in-kernel aux_pause/aux_resume"))
+		fail("the startup line does not name the in-kernel path:\n%s", err);
+	if (strstr(err, "aux gate:") || strstr(err, "gated from userspace"))
+		fail("window edges reached userspace on the in-kernel path:\n%s", err);
+	if (r.k.uprobe_members[0] != (int)r.k.nr_models || r.k.uprobe_members[1] != (int)r.k.nr_models)
+		fail("%d uprobe and %d uretprobe members for %zu CPUs", r.k.uprobe_members[0], r.k.uprobe_members[1],
+		     r.k.nr_models);
+	if (r.k.uprobe_hits[0] != ROUNDS * (DEPTH + 1) || r.k.uprobe_hits[1] != ROUNDS * (DEPTH + 1))
+		fail("the members counted %llu entries and %llu returns of handle(), expected %d each",
+		     (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1],
+		     ROUNDS * (DEPTH + 1));
+	else
+		printf("in-kernel path: uprobe/uretprobe members counted %llu entries and %llu returns\n",
+		       (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1]);
+	fake_exit(&r.k);
+	free(err);
+}
+
 int main(void)
 {
 	const char *build = getenv("AUXTRIG_BUILD");
@@ -674,10 +763,11 @@ int main(void)
 		return 1;
 	}
 	perf_clock_init();
-	test_syscall_windows(build, tmp, 6, "20", "spin");
-	test_syscall_windows(build, tmp, 20, "10", "sleep");
+	test_syscall_windows(build, tmp, 6, "40", "spin");
+	test_syscall_windows(build, tmp, 20, "40", "sleep");
 	test_uprobe_windows(build, tmp);
 	test_short_windows(build, tmp);
+	test_uprobe_in_kernel_members(build, tmp);
 	if (!failures) {
 		char cmd[128];
 
