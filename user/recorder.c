@@ -825,8 +825,7 @@ static struct aux_session_trigger *aux_trigger_add(struct aux_trigger_list *l, _
 	}
 	t = &l->t[l->nr];
 	memset(t, 0, sizeof(*t));
-	l->names[l->nr][0] = '\0';
-	t->name = l->names[l->nr++];
+	l->names[l->nr++][0] = '\0'; /* t->name is set once the list stops moving */
 	t->action = action;
 	return t;
 }
@@ -934,6 +933,8 @@ static int aux_setup(struct session *s, pid_t pid)
 	ao.data_pages = o->mmap_pages;
 	ao.aux_pages = o->aux_pages;
 	ao.snapshot_size = o->snapshot ? o->aux_pages * sysconf(_SC_PAGESIZE) : 0;
+	for (size_t i = 0; i < trig.nr; i++)
+		trig.t[i].name = trig.names[i];
 	ao.triggers = trig.t;
 	ao.nr_triggers = trig.nr;
 	ao.pause_support = s->aux_pause;
