@@ -230,6 +230,17 @@ void gate__unfreeze(struct gate *g)
 	state_update(g);
 }
 
+__u64 gate__expr_lost(const struct gate *g)
+{
+	struct expr_slot_state ss;
+	__u64 sum = 0;
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
+			sum += ss.count_lost;
+	return sum;
+}
+
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
 	*out = g->skel->bss->trig_stats[i];
