@@ -98,7 +98,8 @@ int expr__resolve_builtin(const char *name, struct expr_field *field);
  * Nothing is printed: the caller shows @err.
  *
  * Return: 0; -EINVAL for a syntax, type or field error; -E2BIG when the
- * program exceeds EXPR_MAX_INSNS, EXPR_MAX_STACK or EXPR_STRTAB_SIZE.
+ * program exceeds EXPR_MAX_INSNS, EXPR_MAX_STACK, EXPR_STRTAB_SIZE or
+ * EXPR_MAX_HITS (once/after/every terms).
  */
 int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
 		  size_t err_size);

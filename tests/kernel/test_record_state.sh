@@ -93,6 +93,10 @@ assert_eq "$(pscript "$tmp/t.data" | grep -c 'auxtrig:mark: trigger=2 nr=0 ret=\
 "$AUXTRIG" record -w syscall:read --on 'syscall:read:exit if $elapsed > 20ms:mark' \
 	-o "$tmp/t2.data" -- "$READS" 800 SWSFWSSW >/dev/null 2>"$tmp/t2.err" || fail "record failed: $(cat "$tmp/t2.err")"
 grep -q 'matched 3, fired 3' "$tmp/t2.err" || fail "\$elapsed with a read window: $(cat "$tmp/t2.err")"
+# The same exit named as a tracepoint.
+"$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'tp:syscalls:sys_exit_read if $elapsed > 20ms:mark' \
+	-o "$tmp/t3.data" -- "$READS" 800 SWSFWSSW >/dev/null 2>"$tmp/t3.err" || fail "record failed: $(cat "$tmp/t3.err")"
+grep -q 'matched 3, fired 3' "$tmp/t3.err" || fail "\$elapsed at tp:syscalls:sys_exit_read: $(cat "$tmp/t3.err")"
 
 # 6. $elapsed inside a window: from clock_nanosleep's entry (a 1 ms sleep) to
 #    the next round's getpid, openat_demo's two openat calls of rounds 2..5
