@@ -570,6 +570,13 @@ int gate_thread_exit(void *ctx)
 	__u32 tid = (__u32)pid_tgid;
 
 	bpf_map_delete_elem(&gate_threads, &tid);
+	bpf_map_delete_elem(&gate_sys_entries, &tid);
+	/* Its $count values too, so a thread that reuses the id starts from 0. */
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
+		struct expr_count_key ck = { .tid = tid, .slot = slot };
+
+		bpf_map_delete_elem(&expr_counts, &ck);
+	}
 	return 1;
 }
 
