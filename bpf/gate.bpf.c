@@ -598,6 +598,31 @@ int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
 	return 1;
 }
 
+/*
+ * A command auxtrig started becomes a target when it execs, not when it is
+ * forked: between fork and exec the child is still auxtrig's code (it waits on
+ * a pipe to be started), and those calls are not the command's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} gate_exec_targets SEC(".maps");
+
+SEC("tp/sched/sched_process_exec")
+int gate_follow_exec(void *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&gate_exec_targets, &pid))
+		return 1;
+	bpf_map_update_elem(&gate_targets, &pid, &one, BPF_ANY);
+	bpf_map_delete_elem(&gate_exec_targets, &pid);
+	return 1;
+}
+
 /* A thread that exits with a window open leaves no state behind. */
 SEC("tp/sched/sched_process_exit")
 int gate_thread_exit(void *ctx)

@@ -350,6 +350,15 @@ int gate__add_target(struct gate *g, pid_t pid)
 				    BPF_ANY);
 }
 
+int gate__add_exec_target(struct gate *g, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_exec_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
 int gate__record_cpu(struct gate *g, int cpu)
 {
 	__u32 key = cpu;
@@ -422,6 +431,13 @@ int gate__attach(struct gate *g)
 	if (!link || add_link(g, link)) {
 		err = link ? -ENOMEM : -errno;
 		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_follow_exec);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_exec (needed to start a command): %s\n",
 		       strerror(-err));
 		return err;
 	}

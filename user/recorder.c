@@ -2152,7 +2152,8 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		goto out;
 	}
 	for (size_t i = 0; i < s.target.nr_pids; i++)
-		if (gate__add_target(s.gate, s.target.pids[i]))
+		if (s.target.is_command ? gate__add_exec_target(s.gate, s.target.pids[i])
+					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
 	if (open_cpu_events(&s) || open_sideband(&s))

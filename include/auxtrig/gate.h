@@ -49,6 +49,8 @@ int gate__load(struct gate *g);
 int gate__set_output(struct gate *g, int cpu, int perf_fd);
 /** gate__add_target() - a process (tgid) whose threads may open windows. */
 int gate__add_target(struct gate *g, pid_t pid);
+/** gate__add_exec_target() - a forked command: a target from its exec on. */
+int gate__add_exec_target(struct gate *g, pid_t pid);
 /** gate__record_cpu() - with any call, only CPUs named this way are recorded (-C). */
 int gate__record_cpu(struct gate *g, int cpu);
 /**
