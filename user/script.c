@@ -39,6 +39,8 @@ struct script_opts {
 	const char *symfs;
 	char itrace;		/* 'b' branches, 'i' instruction ranges */
 	int packets;
+	int windows;		/* per window: instructions (Intel PT), ranges (CoreSight) */
+	int call_trace;		/* with windows: calls and returns only */
 };
 
 static const struct option script_options[] = {
@@ -46,6 +48,8 @@ static const struct option script_options[] = {
 	{ "itrace", required_argument, NULL, 'I' },
 	{ "symfs", required_argument, NULL, 'S' },
 	{ "packets", no_argument, NULL, 'P' },
+	{ "windows", no_argument, NULL, 'W' },
+	{ "call-trace", no_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -54,14 +58,19 @@ static const struct option script_options[] = {
 static void script__usage(FILE *f)
 {
 	fprintf(f,
-		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets] [-v] [-h]\n"
+		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets]\n"
+		"                      [--windows | --call-trace] [-v] [-h]\n"
 		"\n"
 		"Decode the Intel PT or CoreSight ETM trace in a perf.data file.\n"
 		"\n"
 		"  -i, --input FILE   perf.data file to read (default: perf.data)\n"
 		"      --itrace=b|i   b: branch samples (default); i: instruction ranges (CoreSight)\n"
-		"      --symfs DIR    look for the traced binaries under DIR (CoreSight)\n"
+		"      --symfs DIR    look for the traced binaries under DIR\n"
 		"      --packets      list the trace packets instead of samples\n"
+		"      --windows      Intel PT: every instruction with its symbol, per window (from\n"
+		"                     trace enable to disable), under a header naming the thread,\n"
+		"                     what opened and closed it, its time and its AUX record\n"
+		"      --call-trace   as --windows, but only calls and returns, indented by depth\n"
 		"  -v, --verbose      more messages (repeatable)\n"
 		"  -h, --help         this help\n");
 }
@@ -242,6 +251,9 @@ static int script__intel_pt_queues(struct script_pt_bufs *bufs, struct script_pt
 	return err;
 }
 
+static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			      const struct script_opts *o);
+
 static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			    const struct script_opts *o)
 {
@@ -252,6 +264,14 @@ static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_au
 	size_t npriv = (info->header.size - sizeof(*info)) / sizeof(__u64);
 	int err = 0, ret;
 
+	if (o->windows) {
+		if (npriv < IPT_PRIV_MIN) {
+			pr_err("%s: Intel PT AUXTRACE_INFO has %zu fields, at least %d expected\n", o->input, npriv,
+			       IPT_PRIV_MIN);
+			return EXIT_RUNTIME;
+		}
+		return script__pt_windows(r, info, o);
+	}
 	if (o->itrace == 'i' && !o->packets) {
 		pr_err("%s: --itrace=i needs the traced code, which Intel PT decoding here does not read "
 		       "(use --itrace=b or --packets)\n", o->input);
@@ -807,6 +827,551 @@ out:
 	return rc;
 }
 
+/* ---- per-window output (--windows) --------------------------------------- */
+
+/*
+ * A window is one stretch of trace between the hardware starting to trace
+ * and stopping: with aux_resume/aux_pause (or the userspace gate) every
+ * window of a thread shows in the trace itself as a trace enable (Intel PT
+ * TIP.PGE, CoreSight TRACE_ON) and a disable (TIP.PGD, a discontinuity or
+ * the end of the buffer). The file's other records say whose window it was
+ * and why: ITRACE_START (the thread that owns the CPU's trace), COMM, the
+ * window-edge event samples (e.g. syscalls:sys_enter_openat, if recorded)
+ * and the PERF_RECORD_AUX that published the data, with its flags.
+ */
+
+struct script_win_insn {
+	__u64 ip;
+	__u8 iclass;	/* SCRIPT_INSN_* */
+};
+
+enum { SCRIPT_INSN_OTHER, SCRIPT_INSN_CALL, SCRIPT_INSN_RETURN };
+
+struct script_win {
+	int cpu;
+	__u32 idx;
+	__u64 aux_offset;		/* aux_head-space offset of the packet that opened it */
+	__u64 start_tsc, end_tsc;	/* 0: unknown */
+	__u64 open_ip, close_ip;
+	char opened[64], closed[96];
+	struct script_win_insn *v;
+	size_t nr, cap;
+	size_t seq;
+};
+
+struct script_side_ev {
+	int cpu;
+	__u32 pid, tid;
+	__u64 time;
+	__u64 a, b, c;			/* AUX: offset, size, flags */
+	const char *name;		/* event samples: the event's name */
+	char comm[16];			/* COMM */
+};
+
+struct script_side {
+	struct script_side_ev *itrace, *comm, *aux, *edge;
+	size_t nr_itrace, nr_comm, nr_aux, nr_edge;
+	char **names;			/* EVENT_DESC names, by attr index */
+	__u64 *name_ids;
+	size_t nr_names;
+};
+
+struct script_wins {
+	struct script_win *v;
+	size_t nr;
+	__u64 time_shift, time_mult, time_zero;
+	int have_time;
+};
+
+static int script_side__push(struct script_side_ev **v, size_t *nr, const struct script_side_ev *e)
+{
+	struct script_side_ev *n = realloc(*v, (*nr + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	*v = n;
+	n[(*nr)++] = *e;
+	return 0;
+}
+
+/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, u32 len + name, u64 ids[]. */
+static void script_side__names(struct script_side *sd, struct pdata_reader *r)
+{
+	const unsigned char *p, *end;
+	const void *body;
+	size_t size;
+	__u32 nr, attr_size;
+
+	if (pdata_reader__feature(r, PDATA_HEADER_EVENT_DESC, &body, &size) || size < 8)
+		return;
+	p = body;
+	end = p + size;
+	memcpy(&nr, p, 4);
+	memcpy(&attr_size, p + 4, 4);
+	p += 8;
+	for (__u32 i = 0; i < nr && i < 4096; i++) {
+		__u32 nr_ids, len;
+
+		if ((size_t)(end - p) < (size_t)attr_size + 8)
+			return;
+		p += attr_size;
+		memcpy(&nr_ids, p, 4);
+		memcpy(&len, p + 4, 4);
+		p += 8;
+		if ((size_t)(end - p) < len || (size_t)(end - p - len) / 8 < nr_ids || !memchr(p, 0, len))
+			return;
+		for (__u32 j = 0; j < nr_ids; j++) {
+			char **names = realloc(sd->names, (sd->nr_names + 1) * sizeof(*names));
+			__u64 *ids = realloc(sd->name_ids, (sd->nr_names + 1) * sizeof(*ids));
+
+			if (names)
+				sd->names = names;
+			if (ids)
+				sd->name_ids = ids;
+			if (!names || !ids)
+				return;
+			memcpy(&ids[sd->nr_names], p + len + 8 * j, 8);
+			names[sd->nr_names] = strdup((const char *)p);
+			if (!names[sd->nr_names])
+				return;
+			sd->nr_names++;
+		}
+		p += len + 8 * (size_t)nr_ids;
+	}
+}
+
+static const char *script_side__name(const struct script_side *sd, __u64 id)
+{
+	for (size_t i = 0; i < sd->nr_names; i++)
+		if (sd->name_ids[i] == id)
+			return sd->names[i];
+	return NULL;
+}
+
+static void script_side__free(struct script_side *sd)
+{
+	free(sd->itrace);
+	free(sd->comm);
+	free(sd->aux);
+	free(sd->edge);
+	for (size_t i = 0; i < sd->nr_names; i++)
+		free(sd->names[i]);
+	free(sd->names);
+	free(sd->name_ids);
+}
+
+/* The records that say whose and why: one pass over the file. */
+static int script_side__collect(struct script_side *sd, struct pdata_reader *r, __u64 aux_type)
+{
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int ret, err = 0;
+
+	script_side__names(sd, r);
+	while (!err && (ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct perf_event_header *h = ev.header;
+		struct script_side_ev e = { .cpu = -1 };
+		struct pdata_sample s;
+
+		if (h->type != PERF_RECORD_ITRACE_START && h->type != PERF_RECORD_COMM &&
+		    h->type != PERF_RECORD_AUX && h->type != PERF_RECORD_SAMPLE)
+			continue;
+		if (pdata_reader__parse_sample(r, &ev, &s))
+			memset(&s, 0, sizeof(s));
+		e.cpu = (s.present & PERF_SAMPLE_CPU) ? (int)s.cpu : -1;
+		e.time = s.time;
+		e.pid = s.pid;
+		e.tid = s.tid;
+		if (h->type == PERF_RECORD_ITRACE_START && h->size >= 16) {
+			memcpy(&e.pid, (const char *)h + 8, 4);
+			memcpy(&e.tid, (const char *)h + 12, 4);
+			err = script_side__push(&sd->itrace, &sd->nr_itrace, &e);
+		} else if (h->type == PERF_RECORD_COMM && h->size > sizeof(struct pdata_record_comm)) {
+			const struct pdata_record_comm *c = (const void *)h;
+			size_t max = h->size - sizeof(*c);
+
+			e.pid = c->pid;
+			e.tid = c->tid;
+			snprintf(e.comm, sizeof(e.comm), "%.*s", (int)strnlen((const char *)(c + 1), max),
+				 (const char *)(c + 1));
+			err = script_side__push(&sd->comm, &sd->nr_comm, &e);
+		} else if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+			memcpy(&e.a, (const char *)h + 8, 8);
+			memcpy(&e.b, (const char *)h + 16, 8);
+			memcpy(&e.c, (const char *)h + 24, 8);
+			err = script_side__push(&sd->aux, &sd->nr_aux, &e);
+		} else if (h->type == PERF_RECORD_SAMPLE && s.attr && s.attr->attr.type != aux_type &&
+			   !(s.attr->attr.type == PERF_TYPE_SOFTWARE &&
+			     s.attr->attr.config == PERF_COUNT_SW_DUMMY)) {
+			e.name = script_side__name(sd, s.id);
+			err = script_side__push(&sd->edge, &sd->nr_edge, &e);
+		}
+	}
+	return err ? err : (ret < 0 ? ret : 0);
+}
+
+static const char *script_side__comm(const struct script_side *sd, __u32 tid)
+{
+	const char *c = NULL;
+
+	for (size_t i = 0; i < sd->nr_comm; i++)
+		if (sd->comm[i].tid == tid)
+			c = sd->comm[i].comm;
+	return c;
+}
+
+static __u64 script_wins__tsc_to_ns(const struct script_wins *w, __u64 tsc)
+{
+	__u64 quot, rem;
+
+	if (!w->have_time || !tsc)
+		return 0;
+	quot = tsc >> w->time_shift;
+	rem = tsc & ((1ULL << w->time_shift) - 1);
+	return w->time_zero + quot * w->time_mult + ((rem * w->time_mult) >> w->time_shift);
+}
+
+static struct script_win *script_wins__open(struct script_wins *ws, int cpu, __u32 idx, __u64 aux_offset,
+					    __u64 tsc, __u64 ip, const char *why)
+{
+	struct script_win *v = realloc(ws->v, (ws->nr + 1) * sizeof(*v));
+	struct script_win *w;
+
+	if (!v)
+		return NULL;
+	ws->v = v;
+	w = &v[ws->nr];
+	memset(w, 0, sizeof(*w));
+	w->cpu = cpu;
+	w->idx = idx;
+	w->aux_offset = aux_offset;
+	w->start_tsc = tsc;
+	w->open_ip = ip;
+	w->seq = ws->nr++;
+	snprintf(w->opened, sizeof(w->opened), "%s", why);
+	snprintf(w->closed, sizeof(w->closed), "end of trace");
+	return w;
+}
+
+static int script_win__add(struct script_win *w, __u64 ip, __u8 iclass)
+{
+	if (w->nr == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct script_win_insn *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->nr].ip = ip;
+	w->v[w->nr].iclass = iclass;
+	w->nr++;
+	return 0;
+}
+
+/*
+ * One Intel PT stream (a queue's contiguous buffers) through libipt's
+ * instruction flow decoder, with the traced files of the MMAP records as its
+ * image: every instruction executed, in windows cut at the trace's own
+ * enable and disable events.
+ */
+static int script_pt__decode_windows(struct script_wins *ws, const struct script_cs *maps, const void *data,
+				     size_t len, int cpu, __u32 idx, __u64 base, const struct script_opts *o)
+{
+	struct pt_insn_decoder *dec;
+	struct pt_image *img;
+	struct script_win *cur = NULL;
+	struct pt_config cfg;
+	size_t cur_i = 0;
+	int status, err = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)data;
+	cfg.end = (uint8_t *)data + len;
+	dec = pt_insn_alloc_decoder(&cfg);
+	if (!dec)
+		return -ENOMEM;
+	img = pt_insn_get_image(dec);
+	for (size_t i = 0; i < maps->nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", maps->maps[i].filename);
+		if (pt_image_add_file(img, path, maps->maps[i].pgoff, maps->maps[i].len, NULL,
+				      maps->maps[i].start) < 0)
+			pr_debug("%s: not readable for decoding\n", path);
+	}
+#define CUR (cur ? &ws->v[cur_i] : NULL)
+	for (;;) {
+		status = pt_insn_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+			uint64_t off = 0;
+
+			while (status & pts_event_pending) {
+				struct pt_event evt;
+
+				status = pt_insn_event(dec, &evt, sizeof(evt));
+				if (status < 0)
+					break;
+				pt_insn_get_offset(dec, &off);
+				if (evt.type == ptev_enabled) {
+					cur = script_wins__open(ws, cpu, idx, base + off, evt.has_tsc ? evt.tsc : 0,
+								evt.variant.enabled.ip,
+								evt.variant.enabled.resumed ? "trace resume (TIP.PGE)"
+											    : "trace enable (TIP.PGE)");
+					if (!cur)
+						goto nomem;
+					cur_i = ws->nr - 1;
+				} else if ((evt.type == ptev_disabled || evt.type == ptev_async_disabled ||
+					    evt.type == ptev_overflow) && cur) {
+					struct script_win *w = CUR;
+
+					w->end_tsc = evt.has_tsc ? evt.tsc : 0;
+					w->close_ip = evt.type == ptev_disabled ? evt.variant.disabled.ip :
+						      evt.type == ptev_async_disabled ? evt.variant.async_disabled.ip : 0;
+					snprintf(w->closed, sizeof(w->closed), "%s",
+						 evt.type == ptev_overflow ? "overflow (trace data lost)" :
+						 evt.type == ptev_disabled ? "trace disable (TIP.PGD)" :
+									     "trace disable (FUP, TIP.PGD)");
+					cur = NULL;
+				}
+			}
+			if (status < 0 || (status & pts_eos))
+				break;
+			status = pt_insn_next(dec, &insn, sizeof(insn));
+			if (status < 0)
+				break;
+			if (!cur) {
+				/* tracing was on when the decoder synced (a PSB+ FUP) */
+				uint64_t tsc = 0;
+
+				pt_insn_get_offset(dec, &off);
+				pt_insn_time(dec, &tsc, NULL, NULL);
+				cur = script_wins__open(ws, cpu, idx, base + off, tsc, insn.ip, "trace already on (PSB+)");
+				if (!cur)
+					goto nomem;
+				cur_i = ws->nr - 1;
+			}
+			err = script_win__add(CUR, insn.ip,
+					      insn.iclass == ptic_call || insn.iclass == ptic_far_call ? SCRIPT_INSN_CALL :
+					      insn.iclass == ptic_return || insn.iclass == ptic_far_return ?
+						      SCRIPT_INSN_RETURN : SCRIPT_INSN_OTHER);
+			if (err)
+				goto out;
+		}
+		if (status < 0 && status != -pte_eos && cur) {
+			snprintf(CUR->closed, sizeof(CUR->closed), "decode error: %s", pt_errstr(pt_errcode(status)));
+			cur = NULL;
+		}
+		if (status == -pte_eos || (status >= 0 && (status & pts_eos)))
+			break;
+	}
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+#undef CUR
+	pt_insn_free_decoder(dec);
+	return err;
+}
+
+static int script_win__cmp(const void *a, const void *b)
+{
+	const struct script_win *x = a, *y = b;
+
+	if (x->start_tsc != y->start_tsc && x->start_tsc && y->start_tsc)
+		return x->start_tsc < y->start_tsc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* "sym+0xoff" of @addr, or "[unknown]". */
+static const char *script__symoff(const struct script_cs *maps, __u64 addr, char *buf, size_t size)
+{
+	const struct script_map *m = addr ? script_cs__find_map(maps, addr) : NULL;
+	const struct script_sym *y = m ? script_map__find_sym(m, addr) : NULL;
+
+	if (y)
+		snprintf(buf, size, "%s+0x%" PRIx64, y->name, (uint64_t)(addr - y->start));
+	else
+		snprintf(buf, size, "[unknown]");
+	return buf;
+}
+
+static void script__print_time(__u64 ns)
+{
+	if (ns)
+		printf("%" PRIu64 ".%09" PRIu64, (uint64_t)(ns / 1000000000), (uint64_t)(ns % 1000000000));
+	else
+		printf("?");
+}
+
+static void script_wins__print(const struct script_wins *ws, const struct script_side *sd,
+			       const struct script_cs *maps, const struct script_opts *o)
+{
+	for (size_t i = 0; i < ws->nr; i++) {
+		const struct script_win *w = &ws->v[i];
+		const struct script_side_ev *it = NULL, *aux = NULL, *edge = NULL;
+		__u64 start = script_wins__tsc_to_ns(ws, w->start_tsc), end = script_wins__tsc_to_ns(ws, w->end_tsc);
+		const char *comm;
+		char sym[256];
+		int depth = 0;
+
+		/* whose: the CPU's ITRACE_START at or before the window (the first one if untimed) */
+		for (size_t j = 0; j < sd->nr_itrace; j++)
+			if (sd->itrace[j].cpu == w->cpu || sd->itrace[j].cpu < 0)
+				if (!it || (start && sd->itrace[j].time <= start))
+					it = &sd->itrace[j];
+		/* which PERF_RECORD_AUX published its first bytes */
+		for (size_t j = 0; j < sd->nr_aux; j++)
+			if ((sd->aux[j].cpu == w->cpu || sd->aux[j].cpu < 0) && w->aux_offset >= sd->aux[j].a &&
+			    w->aux_offset - sd->aux[j].a < sd->aux[j].b)
+				aux = &sd->aux[j];
+		/* why: the last event sample of that thread/CPU before it opened */
+		for (size_t j = 0; start && j < sd->nr_edge; j++)
+			if (sd->edge[j].time <= start && (sd->edge[j].cpu == w->cpu || (it && sd->edge[j].tid == it->tid)))
+				edge = &sd->edge[j];
+		comm = it ? script_side__comm(sd, it->tid) : NULL;
+		printf("# window %zu: cpu %d", i + 1, w->cpu);
+		if (it)
+			printf(", %s %u/%u", comm ? comm : "?", it->pid, it->tid);
+		printf("\n#   opened by %s at %s", w->opened, script__symoff(maps, w->open_ip, sym, sizeof(sym)));
+		if (edge) {
+			printf(", after %s at ", edge->name ? edge->name : "an event");
+			script__print_time(edge->time);
+		}
+		printf("\n#   closed by %s", w->closed);
+		if (w->close_ip)
+			printf(" at %s", script__symoff(maps, w->close_ip, sym, sizeof(sym)));
+		printf("\n#   time ");
+		script__print_time(start);
+		printf(" .. ");
+		script__print_time(end);
+		printf(", %zu instructions, trace at AUX offset %#" PRIx64, w->nr, (uint64_t)w->aux_offset);
+		if (aux)
+			printf(" (PERF_RECORD_AUX offset %#" PRIx64 " size %#" PRIx64 " flags%s%s%s%s)",
+			       (uint64_t)aux->a, (uint64_t)aux->b, aux->c & PERF_AUX_FLAG_TRUNCATED ? " TRUNCATED" : "",
+			       aux->c & PERF_AUX_FLAG_PARTIAL ? " PARTIAL" : "",
+			       aux->c & PERF_AUX_FLAG_COLLISION ? " COLLISION" : "",
+			       aux->c & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION) ?
+				       "" : " none");
+		printf("\n");
+		if (o->call_trace && !strncmp(w->opened, "trace ", 6) && w->open_ip)
+			printf("tr strt %16d [unknown] => %16" PRIx64 " %s\n", 0, (uint64_t)w->open_ip,
+			       script__symoff(maps, w->open_ip, sym, sizeof(sym)));
+		for (size_t k = 0; k < w->nr; k++) {
+			const struct script_win_insn *in = &w->v[k];
+			/* the last instruction before a trace disable is perf's "tr end" branch */
+			int tr_end = k + 1 == w->nr && w->close_ip && !strncmp(w->closed, "trace disable", 13);
+			__u64 to_ip = k + 1 < w->nr ? w->v[k + 1].ip : w->close_ip;
+			char to[256];
+
+			if (!o->call_trace) {
+				printf("%16" PRIx64 " %s\n", (uint64_t)in->ip, script__symoff(maps, in->ip, sym, sizeof(sym)));
+				continue;
+			}
+			if (in->iclass == SCRIPT_INSN_OTHER && !tr_end)
+				continue;
+			printf("%*s%s%s %16" PRIx64 " %s => %16" PRIx64 " %s\n", 2 * depth, "", tr_end ? "tr end " : "",
+			       in->iclass == SCRIPT_INSN_CALL ? "call" : in->iclass == SCRIPT_INSN_RETURN ? "return" : "",
+			       (uint64_t)in->ip, script__symoff(maps, in->ip, sym, sizeof(sym)), (uint64_t)to_ip,
+			       to_ip ? script__symoff(maps, to_ip, to, sizeof(to)) : "[unknown]");
+			/* a callee's lines, its return included, are one level in */
+			if (in->iclass == SCRIPT_INSN_CALL)
+				depth++;
+			else if (in->iclass == SCRIPT_INSN_RETURN && depth > 0)
+				depth--;
+		}
+	}
+}
+
+static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			      const struct script_opts *o)
+{
+	struct script_cs maps = { .o = o };
+	struct script_side sd = { 0 };
+	struct script_wins ws = { 0 };
+	struct script_pt_bufs bufs = { 0 };
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int err, ret, rc = EXIT_RUNTIME;
+
+	ws.time_shift = info->priv[IPT_PRIV_TIME_SHIFT];
+	ws.time_mult = info->priv[IPT_PRIV_TIME_MULT];
+	ws.time_zero = info->priv[IPT_PRIV_TIME_ZERO];
+	ws.have_time = ws.time_shift < 64 && ws.time_mult;
+	err = script_cs__collect_maps(&maps, r);
+	if (!err)
+		err = script_side__collect(&sd, r, info->priv[0]);
+	if (err) {
+		pr_err("%s: cannot read the sideband records: %s\n", o->input, strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < maps.nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", maps.maps[i].filename);
+		script_map__load_syms(&maps.maps[i], path);
+	}
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct pdata_record_auxtrace *at = (const void *)ev.header;
+		struct script_pt_buf b;
+
+		if (ev.header->type != PDATA_RECORD_AUXTRACE)
+			continue;
+		b = (struct script_pt_buf){ .idx = at->idx, .cpu = (int)at->cpu, .offset = at->offset,
+					    .size = ev.aux_size, .reference = at->reference, .data = ev.aux };
+		if (script_pt_bufs__add(&bufs, &b))
+			goto out;
+	}
+	if (ret < 0) {
+		pr_err("%s: stopped at a corrupt record\n", o->input);
+		goto out;
+	}
+	if (bufs.nr)
+		qsort(bufs.v, bufs.nr, sizeof(*bufs.v), script_pt_buf__cmp);
+	for (size_t i = 0; i < bufs.nr;) {
+		const struct script_pt_buf *first = &bufs.v[i];
+		size_t n = 1, total = first->size, at = 0;
+		unsigned char *joined;
+
+		while (i + n < bufs.nr && bufs.v[i + n].idx == first->idx &&
+		       bufs.v[i + n].offset == bufs.v[i + n - 1].offset + bufs.v[i + n - 1].size)
+			total += bufs.v[i + n++].size;
+		joined = malloc(total ? total : 1);
+		if (!joined)
+			goto out;
+		for (size_t k = 0; k < n; k++) {
+			memcpy(joined + at, bufs.v[i + k].data, bufs.v[i + k].size);
+			at += bufs.v[i + k].size;
+		}
+		err = script_pt__decode_windows(&ws, &maps, joined, total, first->cpu, first->idx, first->offset, o);
+		free(joined);
+		if (err) {
+			pr_err("%s: decoding failed: %s\n", o->input, strerror(-err));
+			goto out;
+		}
+		i += n;
+	}
+	if (ws.nr)
+		qsort(ws.v, ws.nr, sizeof(*ws.v), script_win__cmp);
+	if (!maps.nr_maps)
+		pr_warn("%s: no executable mmap records: instructions cannot be followed\n", o->input);
+	script_wins__print(&ws, &sd, &maps, o);
+	printf("# %zu window%s\n", ws.nr, ws.nr == 1 ? "" : "s");
+	rc = EXIT_OK;
+out:
+	for (size_t i = 0; i < ws.nr; i++)
+		free(ws.v[i].v);
+	free(ws.v);
+	free(bufs.v);
+	script_side__free(&sd);
+	script_cs__free(&maps);
+	return rc;
+}
+
 /* The first AUXTRACE_INFO record, or NULL. */
 static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_reader *r)
 {
@@ -846,6 +1411,13 @@ int cmd_script(int argc, char **argv)
 		case 'P':
 			o.packets = 1;
 			break;
+		case 'W':
+			o.windows = 1;
+			break;
+		case 'C':
+			o.call_trace = 1;
+			o.windows = 1;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -861,6 +1433,10 @@ int cmd_script(int argc, char **argv)
 		pr_err("script: unexpected argument '%s' (the input file goes after -i)\n", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (o.windows && o.packets) {
+		pr_err("script: --windows/--call-trace list instructions, --packets packets: choose one\n");
+		return EXIT_USAGE;
+	}
 	if (verbose)
 		log__set_level(LOG_INFO + verbose);
 	r = pdata_reader__open(o.input);
@@ -872,6 +1448,9 @@ int cmd_script(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
 		rc = script__intel_pt(r, info, &o);
+	} else if (info->type == PDATA_AUXTRACE_CS_ETM && o.windows) {
+		pr_err("%s: --windows/--call-trace decode Intel PT only; for CoreSight use --itrace=i\n", o.input);
+		rc = EXIT_USAGE;
 	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
 		rc = script__cs_etm(r, info, &o);
 	} else {
