@@ -292,7 +292,14 @@ void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem)
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
-		b->prev_type = CSD_PREV_EXCEPTION;
+		/*
+		 * perf's cs_etm__exception(): the range before an exception (or its
+		 * return) ends in a taken branch whatever its last instruction was,
+		 * and stays the previous packet: the next range gives {its last
+		 * instruction, the new start}.
+		 */
+		if (b->prev_type == CSD_PREV_RANGE)
+			b->prev_taken = 1;
 		break;
 	default:
 		break;

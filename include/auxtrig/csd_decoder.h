@@ -134,7 +134,9 @@ typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
  *
  * As perf 6.1's cs-etm does: an instruction range whose predecessor was a
  * discontinuity (trace on, no sync) or a range ending in a taken branch
- * gives {last instruction of the previous range, start of this range}; a
+ * gives {last instruction of the previous range, start of this range} (an
+ * exception or exception return after a range counts as its taken branch,
+ * perf's cs_etm__exception()); a
  * discontinuity after a range gives {last instruction, 0}. End of trace
  * gives nothing: perf resets the decoder at the end of a buffer instead of
  * signalling end-of-trace, so it never sees that element.

@@ -6,7 +6,8 @@
  * an AUXTRACE_INFO (CoreSight header version 1, one ETMv4 block per CPU)
  * built from the capture's register values (device_N.ini). perf report -D
  * must dump exactly the packets OpenCSD's trc_pkt_lister lists for trace
- * ID 0x10 (reference/juno_r1_1-0x10-decode.txt.gz).
+ * ID 0x10 (reference/juno_r1_1-0x10-decode.txt.gz); and auxtrig script must give
+ * the branch samples perf script gives on the same file, per trace ID.
  *
  * What is compared, exactly: every "Idx:N; ID:10;" packet line of perf's
  * dump, in order, against the reference's packet lines with their raw-byte
@@ -25,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
 
@@ -38,6 +41,8 @@
 #define CS_PMU_TYPE	10
 #define EVENT_ID	4242
 #define NR_ETMS		6
+#define JUNO_DUMP_ADDR	0xffffffc000081000ULL
+#define JUNO_DUMP_LEN	0x50000
 
 static char data_dir[4096];
 
@@ -117,7 +122,7 @@ static char *ini_str(const char *path, const char *key)
  * header version 1, then per CPU N (cpu_N -> ETM_N in trace.ini) the ETMv4
  * block of device "ETM_N": TRCCONFIGR, TRCTRACEIDR, TRCIDR0/1/2/8, TRCAUTHSTATUS.
  */
-static size_t juno_info(__u64 *buf, size_t max_u64, __u64 trace_id[NR_ETMS])
+static size_t juno_info(__u64 *buf, size_t max_u64, __u64 trace_id[NR_ETMS], int first_cpu, int nr_cpus)
 {
 	struct pdata_record_auxtrace_info *h = (void *)buf;
 	__u64 *priv = h->priv;
@@ -125,9 +130,9 @@ static size_t juno_info(__u64 *buf, size_t max_u64, __u64 trace_id[NR_ETMS])
 
 	memset(buf, 0, max_u64 * 8);
 	priv[0] = AUXTRACE_CS_HEADER_VERSION;
-	priv[1] = ((__u64)CS_PMU_TYPE << 32) | NR_ETMS;
+	priv[1] = ((__u64)CS_PMU_TYPE << 32) | nr_cpus;
 	priv[2] = 0;
-	for (int cpu = 0; cpu < NR_ETMS; cpu++) {
+	for (int cpu = first_cpu; cpu < first_cpu + nr_cpus; cpu++) {
 		char want[32], path[4300];
 		int dev;
 
@@ -179,7 +184,7 @@ static void *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void write_juno(const char *path, __u64 trace_id[NR_ETMS])
+static void write_juno(const char *path, __u64 trace_id[NR_ETMS], int first_cpu, int nr_cpus)
 {
 	struct perf_event_attr attr = { 0 };
 	struct pdata_record_auxtrace at = { 0 };
@@ -203,8 +208,32 @@ static void write_juno(const char *path, __u64 trace_id[NR_ETMS])
 	assert_non_null(w);
 	assert_int_equal(pdata_writer__add_attr(w, &attr, "cs_etm//k", ids, 1), 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
-	info_len = juno_info(info, 128, trace_id);
+	info_len = juno_info(info, 128, trace_id, first_cpu, nr_cpus);
 	assert_int_equal(pdata_writer__write(w, info, info_len), 0);
+	/*
+	 * The traced code: the capture's memory image, as a kernel map at the
+	 * address it was dumped from (snapshot cpu_N.ini [dump1]). perf makes a
+	 * path-named kernel map a module map and reads the file's bytes at
+	 * address - start; auxtrig script maps it the same way.
+	 */
+	{
+		char buf[4400];
+		struct pdata_record_mmap *mm = (void *)buf;
+		const char *img = data_path(JUNO_DIR "/kernel_dump.bin");
+		size_t n = (sizeof(*mm) + strlen(img) + 1 + 7) & ~7UL;
+
+		memset(buf, 0, sizeof(buf));
+		mm->header.type = PERF_RECORD_MMAP;
+		mm->header.misc = PERF_RECORD_MISC_KERNEL;
+		mm->header.size = n + sizeof(struct pdata_sample_id);
+		mm->pid = (__u32)-1;
+		mm->tid = 0;
+		mm->start = JUNO_DUMP_ADDR;
+		mm->len = JUNO_DUMP_LEN;
+		mm->pgoff = 0;
+		strcpy(buf + sizeof(*mm), img);
+		assert_int_equal(pdata_writer__write(w, buf, mm->header.size), 0);
+	}
 	trace = slurp(data_path(JUNO_DIR "/cstrace.bin"), &len);
 	assert_int_equal(len, 65536);
 	at.offset = 0;
@@ -339,7 +368,7 @@ static void test_juno_perf_dump_matches_reference(void **state)
 	dir = test_tmpdir__new();
 	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/juno.data", dir);
-	write_juno(path, trace_id);
+	write_juno(path, trace_id, 0, NR_ETMS);
 	for (int cpu = 0; cpu < NR_ETMS; cpu++)
 		assert_int_equal(trace_id[cpu], 0x10 + cpu);
 	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
@@ -387,10 +416,122 @@ static void test_juno_perf_dump_matches_reference(void **state)
 	test_tmpdir__delete(dir);
 }
 
+/* Run build/auxtrig script with @args; stdout into *out. Return: exit status. */
+static int run_auxtrig(const char *const args[], char **out)
+{
+	const char *build = getenv("AUXTRIG_BUILD"), *top = getenv("AUXTRIG_TOP");
+	char bin[4200], cmd[16384];
+	size_t n;
+	FILE *p;
+	int st;
+
+	if (build && *build)
+		snprintf(bin, sizeof(bin), "%s/auxtrig", build);
+	else
+		snprintf(bin, sizeof(bin), "%s/build/auxtrig", top && *top ? top : ".");
+	n = snprintf(cmd, sizeof(cmd), "'%s' script", bin);
+	for (int i = 0; args[i]; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	*out = calloc(1, 4 << 20);
+	assert_non_null(*out);
+	n = fread(*out, 1, (4 << 20) - 1, p);
+	(*out)[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * "ffffffc000096a0c [unknown] (kernel_dump.bin) => ..." as "ffffffc000096a0c =>
+ * ...": the addresses only (perf names a path-named kernel map by its base
+ * name, auxtrig by the path; neither has symbols for the image).
+ */
+static void branch_lines(const char *out, struct lines *l)
+{
+	for (const char *p = out; p && *p;) {
+		const char *nl = strchrnul(p, '\n');
+		char buf[512], *d = buf;
+
+		for (const char *q = p; q < nl && d < buf + sizeof(buf) - 1; q++) {
+			if (*q == '[' || *q == '(') {	/* skip "[unknown]", "(dso)" */
+				const char *c = memchr(q, *q == '[' ? ']' : ')', nl - q);
+
+				if (c) {
+					q = c;
+					continue;
+				}
+			}
+			if (*q == ' ' && (d == buf || d[-1] == ' '))
+				continue;
+			*d++ = *q;
+		}
+		while (d > buf && d[-1] == ' ')
+			d--;
+		*d = 0;
+		if (*buf)
+			lines_add(l, buf, strlen(buf));
+		p = *nl ? nl + 1 : NULL;
+	}
+}
+
+/*
+ * auxtrig script against perf script on files we wrote: for each ETM of the
+ * capture alone (its AUXTRACE_INFO block only, so both decode one trace ID;
+ * the buffer and the kernel image map as in write_juno()), the branch samples perf
+ * 6.1 synthesises (--itrace=b) and auxtrig's are the same, in order. The
+ * counts per trace ID 0x10..0x15 are what perf finds: 4184, 28, 0, 43, 0, 182.
+ */
+static void test_juno_script_branches_match_perf(void **state)
+{
+	static const size_t want[NR_ETMS] = { 4184, 28, 0, 43, 0, 182 };
+	__u64 trace_id[NR_ETMS];
+	char *dir, path[4300], *out;
+	const char *pargs[] = { "script", "-i", path, "--itrace=b", "-F", "ip,addr,sym,symoff,dso", NULL };
+	const char *aargs[] = { "-i", path, NULL };
+	const char *bad;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	dir = test_tmpdir__new();
+	assert_non_null(dir);
+	for (int cpu = 0; cpu < NR_ETMS; cpu++) {
+		struct lines p = { 0 }, a = { 0 };
+
+		snprintf(path, sizeof(path), "%s/juno-cpu%d.data", dir, cpu);
+		write_juno(path, trace_id, cpu, 1);
+		assert_int_equal(trace_id[cpu], 0x10 + cpu);
+		assert_int_equal(perf_oracle__run(NULL, pargs, &out), 0);
+		if ((bad = perf_oracle__problem(out)))
+			fail_msg("perf script says: %.*s", (int)(strchrnul(bad, '\n') - bad), bad);
+		branch_lines(out, &p);
+		free(out);
+		assert_int_equal(run_auxtrig(aargs, &out), 0);
+		branch_lines(out, &a);
+		free(out);
+		if (p.nr != want[cpu] || a.nr != p.nr)
+			fail_msg("trace ID %#x: perf %zu branches, auxtrig %zu, expected %zu", 0x10 + cpu, p.nr, a.nr,
+				 want[cpu]);
+		for (size_t i = 0; i < p.nr; i++)
+			if (strcmp(p.v[i], a.v[i]))
+				fail_msg("trace ID %#x, branch %zu: perf '%s', auxtrig '%s'", 0x10 + cpu, i, p.v[i],
+					 a.v[i]);
+		if (cpu == 0) {
+			assert_string_equal(p.v[0], "0 => ffffffc000096a00");
+			assert_string_equal(p.v[1], "ffffffc000096a0c => ffffffc000083280"); /* an exception */
+		}
+		lines_free(&p);
+		lines_free(&a);
+	}
+	test_tmpdir__delete(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_juno_perf_dump_matches_reference),
+		cmocka_unit_test(test_juno_script_branches_match_perf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
