@@ -259,7 +259,7 @@ char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size
 	return out;
 }
 
-enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT, CSD_PREV_EXCEPTION };
+enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT };
 
 static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
 {

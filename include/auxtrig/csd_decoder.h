@@ -144,7 +144,7 @@ typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
 struct csd_branches {
 	csd_branch_fn fn;
 	void *ctx;
-	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity, 3 exception */
+	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity */
 	__u64 prev_last_instr;
 	int prev_taken;
 	__u64 nr_ranges;	/* instruction ranges seen */
