@@ -14,6 +14,7 @@
  *    --itrace=cr.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include "auxtrig/pdata_writer.h"
 #include "auxtrig/pmu.h"
 #include "auxtrig/synth.h"
+#include "auxtrig/tracing_data.h"
 #include "fake_kernel.h"
 #include "perf_oracle.h"
 
@@ -130,7 +132,38 @@ struct file {
  * compressed return: TNT taken), win_target's ret leaves the traced range
  * (TIP.PGD). Window 2: win_target(0): je taken, ret (TIP.PGD).
  */
-static void write_file(struct file *f)
+static void write_edge_sample(struct pdata_writer *w, __u64 id, __u64 ip, __u64 time)
+{
+	struct {
+		struct pdata_sample_head h;
+		__u32 raw_size;
+		unsigned char raw[52];	/* the 48-byte sys_enter_openat record, padded so the sample ends on 8 */
+	} __attribute__((packed)) smp = { 0 };
+	_Static_assert(sizeof(smp) == 112, "sample size");
+	__u16 type = 782;
+	__s32 pid = getpid(), nr = 257;
+	__u64 dfd = (__u64)-100;
+
+	smp.h.header.type = PERF_RECORD_SAMPLE;
+	smp.h.header.misc = PERF_RECORD_MISC_USER;
+	smp.h.header.size = sizeof(smp);
+	smp.h.id = id;
+	smp.h.ip = ip;
+	smp.h.pid = smp.h.tid = getpid();
+	smp.h.time = time;
+	smp.h.cpu = 0;
+	smp.h.period = 1;
+	smp.raw_size = sizeof(smp.raw);
+	memcpy(smp.raw, &type, 2);
+	memcpy(smp.raw + 4, &pid, 4);
+	memcpy(smp.raw + 8, &nr, 4);
+	memcpy(smp.raw + 16, &dfd, 8);
+	assert_int_equal(pdata_writer__write(w, &smp, sizeof(smp)), 0);
+}
+
+#define EDGE_ID 7777
+
+static void write_file_edges(struct file *f, bool edges)
 {
 	static const int cpus[] = { 0 };
 	const int w1[] = { 0, 1 }, w2[] = { 1 };
@@ -187,10 +220,34 @@ static void write_file(struct file *f)
 	w = pdata_writer__open(f->path, false);
 	assert_non_null(w);
 	assert_int_equal(aux_session__add_attrs(s, w), 0);
+	if (edges) {
+		/* the window-edge tracepoint, as a recorder that keeps it would write it */
+		struct tracing_event te = { "syscalls", "sys_enter_openat", NULL };
+		struct perf_event_attr a = { 0 };
+		__u64 id = EDGE_ID;
+		size_t len;
+		void *td;
+
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.size = sizeof(a);
+		a.config = 782; /* tests/fixtures/tracefs */
+		a.sample_period = 1;
+		a.sample_type = PDATA_SAMPLE_TYPE;
+		a.sample_id_all = 1;
+		assert_int_equal(pdata_writer__add_attr(w, &a, "syscalls:sys_enter_openat", &id, 1), 0);
+		assert_int_equal(tracing_data__build(test_fixture_path("tracefs"), &te, 1, &td, &len), 0);
+		assert_int_equal(pdata_writer__set_tracing_data(w, td, len), 0);
+		free(td);
+	}
 	assert_int_equal(pdata_writer__begin_data(w), 0);
 	assert_int_equal(aux_session__write_info(s, w), 0);
 	assert_int_equal(synth__threads(w, getpid()), 0);
 	assert_int_equal(aux_session__start(s), 0);
+	if (edges) {
+		/* the enters that opened the windows, just before their TIP.PGEs (TSC 1000, 5000) */
+		write_edge_sample(w, EDGE_ID, f->fn, 900);
+		write_edge_sample(w, EDGE_ID, f->fn, 4900);
+	}
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
 	aux_model__output_end(&k->models[0], 0);
 	fake_kernel__clock_sync(k);
@@ -202,6 +259,11 @@ static void write_file(struct file *f)
 	assert_true(fake_kernel__all_closed(k));
 	fake_kernel__exit(k);
 	free(k);
+}
+
+static void write_file(struct file *f)
+{
+	write_file_edges(f, false);
 }
 
 /* Run build/auxtrig script with @args; stdout into *out. Return: exit status. */
@@ -343,6 +405,43 @@ static void test_script_windows_call_trace_matches_perf(void **state)
 	test_tmpdir__delete(f.dir);
 }
 
+/*
+ * With the window-edge tracepoint in the file, each window's header names
+ * the sys_enter_openat sample that preceded it; perf reads the same file.
+ */
+static void test_script_windows_name_their_edge_event(void **state)
+{
+	struct file f = { 0 };
+	char *out;
+	const char *our_args[] = { "-i", f.path, "--windows", NULL };
+	const char *perf_args[] = { "script", "-i", f.path, "--itrace=i0ns", "-F", "event,ip,sym,symoff", NULL };
+	const char *bad;
+
+	(void)state;
+	perf_oracle__need();
+	write_file_edges(&f, true);
+	assert_int_equal(run_auxtrig(our_args, &out), 0);
+	if (!strstr(out, "#   opened by trace enable (TIP.PGE) at win_target+0x0, after syscalls:sys_enter_openat at "
+			 "0.000000900\n"))
+		fail_msg("window 1 does not name its enter:\n%s", out);
+	if (!strstr(out, ", after syscalls:sys_enter_openat at 0.000004900\n#   closed by trace disable"))
+		fail_msg("window 2 does not name its enter:\n%s", out);
+	assert_non_null(strstr(out, "# 2 windows\n"));
+	free(out);
+	assert_int_equal(perf_oracle__run(NULL, perf_args, &out), 0);
+	if ((bad = perf_oracle__problem(out)))
+		fail_msg("perf script says: %s", out);
+	{
+		size_t n = 0;
+
+		for (const char *p = out; (p = strstr(p, "syscalls:sys_enter_openat:")); p++)
+			n++;
+		assert_int_equal(n, 2);
+	}
+	free(out);
+	test_tmpdir__delete(f.dir);
+}
+
 /* A clear refusal, exit 2: --windows lists instructions, not packets. */
 static void test_script_windows_usage(void **state)
 {
@@ -359,6 +458,12 @@ static void test_script_windows_usage(void **state)
 	test_tmpdir__delete(f.dir);
 }
 #else
+static void test_script_windows_name_their_edge_event(void **state)
+{
+	(void)state;
+	skip();
+}
+
 static void test_script_windows_usage(void **state)
 {
 	(void)state;
@@ -384,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_script_windows_instructions_match_perf),
 		cmocka_unit_test(test_script_windows_call_trace_matches_perf),
 		cmocka_unit_test(test_script_windows_usage),
+		cmocka_unit_test(test_script_windows_name_their_edge_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
