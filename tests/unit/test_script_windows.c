@@ -163,6 +163,9 @@ static void write_edge_sample(struct pdata_writer *w, __u64 id, __u64 ip, __u64 
 
 #define EDGE_ID 7777
 
+/* flags the driver gives the one PERF_RECORD_AUX (perf_aux_output_flag()) */
+static __u64 aux_flags;
+
 static void write_file_edges(struct file *f, bool edges)
 {
 	static const int cpus[] = { 0 };
@@ -249,7 +252,7 @@ static void write_file_edges(struct file *f, bool edges)
 		write_edge_sample(w, EDGE_ID, f->fn, 4900);
 	}
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
-	aux_model__output_end(&k->models[0], 0);
+	aux_model__output_end(&k->models[0], aux_flags);
 	fake_kernel__clock_sync(k);
 	assert_true(aux_session__drain(s, w) > 0);
 	assert_int_equal(aux_session__stop(s, w), 0);
@@ -442,6 +445,24 @@ static void test_script_windows_name_their_edge_event(void **state)
 	test_tmpdir__delete(f.dir);
 }
 
+/* The AUX record's flags reach the header: a PARTIAL record (gaps in the trace). */
+static void test_script_windows_show_aux_flags(void **state)
+{
+	struct file f = { 0 };
+	const char *our_args[] = { "-i", f.path, "--windows", NULL };
+	char *out;
+
+	(void)state;
+	aux_flags = PERF_AUX_FLAG_PARTIAL;
+	write_file(&f);
+	aux_flags = 0;
+	assert_int_equal(run_auxtrig(our_args, &out), 0);
+	if (!strstr(out, "(PERF_RECORD_AUX offset 0 size 0x60 flags PARTIAL)\n"))
+		fail_msg("the PARTIAL flag is not in the header:\n%s", out);
+	free(out);
+	test_tmpdir__delete(f.dir);
+}
+
 /* A clear refusal, exit 2: --windows lists instructions, not packets. */
 static void test_script_windows_usage(void **state)
 {
@@ -458,6 +479,12 @@ static void test_script_windows_usage(void **state)
 	test_tmpdir__delete(f.dir);
 }
 #else
+static void test_script_windows_show_aux_flags(void **state)
+{
+	(void)state;
+	skip();
+}
+
 static void test_script_windows_name_their_edge_event(void **state)
 {
 	(void)state;
@@ -489,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_script_windows_instructions_match_perf),
 		cmocka_unit_test(test_script_windows_call_trace_matches_perf),
 		cmocka_unit_test(test_script_windows_usage),
+		cmocka_unit_test(test_script_windows_show_aux_flags),
 		cmocka_unit_test(test_script_windows_name_their_edge_event),
 	};
 
