@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `auxtrig script`: decode the hardware trace in a perf.data file: Intel PT
- * with libipt (ipt_decoder), CoreSight ETM with OpenCSD (csd_decoder).
+ * with libipt (ipt_decoder), CoreSight ETM with OpenCSD (csd_decoder), Arm
+ * SPE records with the packet reader below.
  * Output mimics `perf script --itrace=b -F ip,addr,cpu` (Intel PT) and
  * `-F ip,addr,sym,symoff,dso` (CoreSight) so the two can be diffed.
  */
@@ -61,10 +62,11 @@ static void script__usage(FILE *f)
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets]\n"
 		"                      [--windows | --call-trace] [-v] [-h]\n"
 		"\n"
-		"Decode the Intel PT or CoreSight ETM trace in a perf.data file.\n"
+		"Decode the Intel PT, CoreSight ETM or Arm SPE trace in a perf.data file.\n"
 		"\n"
 		"  -i, --input FILE   perf.data file to read (default: perf.data)\n"
-		"      --itrace=b|i   b: branch samples (default); i: instruction ranges (CoreSight)\n"
+		"      --itrace=b|i   b: branch samples, SPE samples (default); i: instruction ranges\n"
+		"                     (CoreSight)\n"
 		"      --symfs DIR    look for the traced binaries under DIR\n"
 		"      --packets      list the trace packets instead of samples\n"
 		"      --windows      Intel PT: every instruction with its symbol, per window (from\n"
@@ -1372,6 +1374,293 @@ out:
 	return rc;
 }
 
+/* ---- Arm SPE ----------------------------------------------------------- */
+
+/*
+ * Arm SPE records (Arm ARM, Statistical Profiling Extension; read as perf
+ * 6.1's arm-spe-pkt-decoder and arm-spe-decoder read them): a record is a
+ * run of packets ending with a TIMESTAMP or END packet; PADs fill up.
+ */
+enum script_spe_pkt { SPE_PKT_BAD, SPE_PKT_PAD, SPE_PKT_END, SPE_PKT_TS, SPE_PKT_ADDR, SPE_PKT_COUNTER,
+		      SPE_PKT_CONTEXT, SPE_PKT_OP, SPE_PKT_EVENTS, SPE_PKT_SOURCE };
+
+struct script_spe_packet {
+	enum script_spe_pkt type;
+	unsigned int index;
+	__u64 payload;
+	size_t size;		/* bytes, header included */
+};
+
+/* One packet at @p (@len bytes left). Return: its size, 0 if truncated. */
+static size_t script_spe__packet(const unsigned char *p, size_t len, struct script_spe_packet *pkt)
+{
+	unsigned int h = p[0], hdr = 1, sz;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (h == 0x00 || h == 0x01) {
+		pkt->type = h ? SPE_PKT_END : SPE_PKT_PAD;
+		return pkt->size = 1;
+	}
+	if (h == 0x71) {
+		pkt->type = SPE_PKT_TS;
+		sz = 8;
+	} else if ((h & 0xcf) == 0x42 || (h & 0xcf) == 0x43) {
+		pkt->type = (h & 0xcf) == 0x42 ? SPE_PKT_EVENTS : SPE_PKT_SOURCE;
+		sz = 1u << ((h >> 4) & 3);
+	} else if ((h & 0xfc) == 0x64 || (h & 0xfc) == 0x48) {
+		pkt->type = (h & 0xfc) == 0x64 ? SPE_PKT_CONTEXT : SPE_PKT_OP;
+		pkt->index = h & 3;
+		sz = 1u << ((h >> 4) & 3);
+	} else {
+		unsigned int ext = 0;
+
+		if ((h & 0xe0) == 0x20) {	/* extended header: the index's high bits, then the short header */
+			if (len < 2)
+				return 0;
+			ext = (h & 3) << 3;
+			h = p[1];
+			hdr = 2;
+		}
+		if ((h & 0xf8) == 0xb0)
+			pkt->type = SPE_PKT_ADDR;
+		else if ((h & 0xf8) == 0x98)
+			pkt->type = SPE_PKT_COUNTER;
+		else {
+			pkt->type = SPE_PKT_BAD;
+			return pkt->size = 1;
+		}
+		pkt->index = ext | (h & 7);
+		sz = 1u << ((h >> 4) & 3);
+	}
+	if (len < hdr + sz)
+		return 0;
+	for (unsigned int i = 0; i < sz; i++)
+		pkt->payload |= (__u64)p[hdr + i] << (8 * i);
+	return pkt->size = hdr + sz;
+}
+
+/* An address packet's address, as perf's arm_spe_calc_ip(). */
+static __u64 script_spe__addr(const struct script_spe_packet *pkt)
+{
+	__u64 a = pkt->payload & ((1ULL << 56) - 1);
+	unsigned int el = (pkt->payload >> 61) & 3, ns = pkt->payload >> 63;
+
+	if (pkt->index <= 1) {			/* PC, branch target */
+		if (ns && (el == 1 || el == 2))
+			a |= 0xffULL << 56;
+	} else if (pkt->index == 2) {		/* data VA: a kernel address (bits 55:52 = 0xf) gets its top byte */
+		if (((a >> 48) & 0xf0) == 0xf0)
+			a |= 0xffULL << 56;
+	}
+	return a;
+}
+
+/* perf report -D's description of a packet (arm_spe_pkt_desc()). */
+static const char *script_spe__desc(const struct script_spe_packet *pkt, char *out, size_t size)
+{
+	static const char *const ev[] = {
+		"EXCEPTION-GEN", "RETIRED", "L1D-ACCESS", "L1D-REFILL", "TLB-ACCESS", "TLB-REFILL", "NOT-TAKEN",
+		"MISPRED", "LLC-ACCESS", "LLC-REFILL", "REMOTE-ACCESS",
+	};
+	size_t n = 0;
+
+	switch (pkt->type) {
+	case SPE_PKT_PAD: return "PAD";
+	case SPE_PKT_END: return "END";
+	case SPE_PKT_BAD: return "BAD";
+	case SPE_PKT_TS:
+		snprintf(out, size, "TS %" PRIu64, (uint64_t)pkt->payload);
+		return out;
+	case SPE_PKT_EVENTS:
+		n = snprintf(out, size, "EV");
+		for (unsigned int i = 0; i < sizeof(ev) / sizeof(ev[0]) && n < size; i++)
+			if (pkt->payload & (1ULL << i) && (i < 8 || pkt->size > 2))
+				n += snprintf(out + n, size - n, " %s", ev[i]);
+		return out;
+	case SPE_PKT_SOURCE:
+		snprintf(out, size, "SRC %" PRIu64, (uint64_t)pkt->payload);
+		return out;
+	case SPE_PKT_OP:
+		if (pkt->index == 1)
+			snprintf(out, size, "%s%s", pkt->payload & 1 ? "ST" : "LD",
+				 (pkt->payload & 0xfe) == 0 ? " GP-REG" : "");
+		else if (pkt->index == 2)
+			snprintf(out, size, "B%s%s", pkt->payload & 1 ? " COND" : "", pkt->payload & 2 ? " IND" : "");
+		else
+			snprintf(out, size, "OTHER");
+		return out;
+	case SPE_PKT_ADDR:
+		if (pkt->index <= 1)
+			snprintf(out, size, "%s %#" PRIx64 " el%u ns=%u", pkt->index ? "TGT" : "PC",
+				 (uint64_t)script_spe__addr(pkt), (unsigned int)((pkt->payload >> 61) & 3),
+				 (unsigned int)(pkt->payload >> 63));
+		else if (pkt->index == 2)
+			snprintf(out, size, "VA %#" PRIx64, (uint64_t)script_spe__addr(pkt));
+		else
+			snprintf(out, size, "ADDR %u %#" PRIx64, pkt->index, (uint64_t)pkt->payload);
+		return out;
+	case SPE_PKT_COUNTER:
+		snprintf(out, size, "LAT %" PRIu64 " %s", (uint64_t)pkt->payload,
+			 pkt->index == 0 ? "TOT" : pkt->index == 1 ? "ISSUE" : pkt->index == 2 ? "XLAT" : "?");
+		return out;
+	case SPE_PKT_CONTEXT:
+		snprintf(out, size, "CONTEXT %#" PRIx64 " el%u", (uint64_t)pkt->payload, pkt->index ? 2 : 1);
+		return out;
+	}
+	return "?";
+}
+
+/* A record: what perf's arm_spe_read_record() keeps of it. */
+struct script_spe_record {
+	__u64 from_ip, to_ip, va, ts, context;
+	__u64 events;
+	int op;			/* 0 none, 1 load, 2 store */
+};
+
+/*
+ * The samples perf 6.1 synthesises from a record (arm_spe_sample()), in its
+ * order: l1d-miss, l1d-access (first-level cache), llc-miss, llc-access,
+ * tlb-miss, tlb-access, branch-miss, remote-access, and memory for a load
+ * or store. Printed as perf script -F tid,event,addr,ip,sym prints them.
+ */
+static void script_spe__samples(const struct script_spe_record *rec, __u32 tid, const struct script_cs *maps)
+{
+	static const struct { unsigned int bit; const char *name; } kinds[] = {
+		{ 3, "l1d-miss" }, { 2, "l1d-access" }, { 9, "llc-miss" }, { 8, "llc-access" },
+		{ 5, "tlb-miss" }, { 4, "tlb-access" },
+	};
+	char sym[256], *plus;
+
+	script__symoff(maps, rec->from_ip, sym, sizeof(sym));
+	plus = strrchr(sym, '+');
+	if (plus)
+		*plus = 0;	/* perf -F sym: the name without offset */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (rec->events & (1ULL << kinds[i].bit))
+			printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, kinds[i].name, (uint64_t)rec->va,
+			       (uint64_t)rec->from_ip, sym);
+	if (rec->events & (1ULL << 7))
+		printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, "branch-miss", (uint64_t)rec->to_ip,
+		       (uint64_t)rec->from_ip, sym);
+	if (rec->events & (1ULL << 10))
+		printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, "remote-access", (uint64_t)rec->va,
+		       (uint64_t)rec->from_ip, sym);
+	if (rec->op)
+		printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, "memory", (uint64_t)rec->va,
+		       (uint64_t)rec->from_ip, sym);
+}
+
+static int script__arm_spe(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			   const struct script_opts *o)
+{
+	struct script_cs maps = { .o = o };
+	struct script_side sd = { 0 };
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int ret, err, rc = EXIT_RUNTIME;
+
+	if (o->itrace == 'i' || o->windows) {
+		pr_err("%s: Arm SPE has samples, not instructions: use --itrace=b (the default) or --packets\n",
+		       o->input);
+		return EXIT_USAGE;
+	}
+	if (info->header.size < sizeof(*info) + 2 * sizeof(__u64)) {
+		pr_err("%s: Arm SPE AUXTRACE_INFO is too short\n", o->input);
+		return EXIT_RUNTIME;
+	}
+	err = script_cs__collect_maps(&maps, r);
+	if (!err)
+		err = script_side__collect(&sd, r, info->priv[0]);
+	if (err) {
+		pr_err("%s: cannot read the sideband records: %s\n", o->input, strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < maps.nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", maps.maps[i].filename);
+		script_map__load_syms(&maps.maps[i], path);
+	}
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const struct pdata_record_auxtrace *at = (const void *)ev.header;
+		const unsigned char *p = ev.aux;
+		struct script_spe_record rec = { .context = (__u64)-1 };
+		__u32 tid = (__u32)-1;
+		size_t off = 0, records = 0, bad = 0;
+
+		if (ev.header->type != PDATA_RECORD_AUXTRACE)
+			continue;
+		for (size_t j = 0; j < sd.nr_itrace; j++)
+			if (sd.itrace[j].cpu == (int)at->cpu || sd.itrace[j].cpu < 0 || (int)at->cpu < 0)
+				tid = sd.itrace[j].tid;
+		if (tid == (__u32)-1 && at->tid != (__u32)-1)
+			tid = at->tid;
+		if (o->packets)
+			printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,
+			       (unsigned long long)at->offset, (unsigned long long)ev.aux_size);
+		while (off < ev.aux_size) {
+			struct script_spe_packet pkt;
+			size_t n = script_spe__packet(p + off, ev.aux_size - off, &pkt);
+			char desc[256];
+
+			if (!n)
+				break;	/* a truncated packet at the end */
+			if (o->packets) {
+				printf("%08zx ", off);
+				for (size_t b = 0; b < n; b++)
+					printf(" %02x", p[off + b]);
+				printf("%*s %s\n", (int)(3 * (12 - (n < 12 ? n : 12))), "", script_spe__desc(&pkt, desc, sizeof(desc)));
+			}
+			off += n;
+			switch (pkt.type) {
+			case SPE_PKT_ADDR:
+				if (pkt.index == 0)
+					rec.from_ip = script_spe__addr(&pkt);
+				else if (pkt.index == 1)
+					rec.to_ip = script_spe__addr(&pkt);
+				else if (pkt.index == 2)
+					rec.va = script_spe__addr(&pkt);
+				break;
+			case SPE_PKT_OP:
+				if (pkt.index == 1)
+					rec.op = pkt.payload & 1 ? 2 : 1;
+				break;
+			case SPE_PKT_EVENTS:
+				rec.events = pkt.payload;
+				break;
+			case SPE_PKT_CONTEXT:
+				rec.context = pkt.payload;
+				break;
+			case SPE_PKT_BAD:
+				bad++;
+				break;
+			case SPE_PKT_TS:
+			case SPE_PKT_END:
+				rec.ts = pkt.type == SPE_PKT_TS ? pkt.payload : 0;
+				if (!o->packets)
+					script_spe__samples(&rec, tid != (__u32)-1 ? tid : (__u32)rec.context, &maps);
+				records++;
+				memset(&rec, 0, sizeof(rec));
+				rec.context = (__u64)-1;
+				break;
+			default:
+				break;
+			}
+		}
+		if (o->packets)
+			printf("# %zu records, %zu bad bytes\n", records, bad);
+	}
+	if (ret < 0) {
+		pr_err("%s: stopped at a corrupt record\n", o->input);
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	script_side__free(&sd);
+	script_cs__free(&maps);
+	return rc;
+}
+
 /* The first AUXTRACE_INFO record, or NULL. */
 static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_reader *r)
 {
@@ -1453,8 +1742,10 @@ int cmd_script(int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
 		rc = script__cs_etm(r, info, &o);
+	} else if (info->type == PDATA_AUXTRACE_ARM_SPE) {
+		rc = script__arm_spe(r, info, &o);
 	} else {
-		pr_err("%s: AUX trace type %u is not supported (Intel PT and CoreSight ETM are)\n", o.input,
+		pr_err("%s: AUX trace type %u is not supported (Intel PT, CoreSight ETM and Arm SPE are)\n", o.input,
 		       info->type);
 		rc = EXIT_RUNTIME;
 	}

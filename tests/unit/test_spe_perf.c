@@ -8,7 +8,8 @@
  * stored by the AUX ring model of an arm_spe_0 PMU (tests/fixtures/sysfs-arm_spe),
  * read by aux_session as on a real machine and written with the SPE
  * AUXTRACE_INFO. perf report -D must decode every packet as encoded, and
- * perf script the samples perf synthesises from those records.
+ * perf script the samples perf synthesises from those records; auxtrig
+ * script must print the same samples and read the packets the same way.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -194,6 +196,32 @@ static void spe_stream(struct spe_enc *e, uint64_t load_ip, uint64_t branch_ip, 
 	spe_pad_to(e, 64);
 }
 
+/* Run build/auxtrig script with @args; stdout into *out. Return: exit status. */
+static int run_auxtrig(const char *const args[], char **out)
+{
+	const char *build = getenv("AUXTRIG_BUILD"), *top = getenv("AUXTRIG_TOP");
+	char bin[4200], cmd[16384];
+	size_t n;
+	FILE *p;
+	int st;
+
+	if (build && *build)
+		snprintf(bin, sizeof(bin), "%s/auxtrig", build);
+	else
+		snprintf(bin, sizeof(bin), "%s/build/auxtrig", top && *top ? top : ".");
+	n = snprintf(cmd, sizeof(cmd), "'%s' script", bin);
+	for (int i = 0; args[i]; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, " '%s'", args[i]);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	*out = calloc(1, 1 << 20);
+	assert_non_null(*out);
+	n = fread(*out, 1, (1 << 20) - 1, p);
+	(*out)[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* Runs of blanks to one space, none at the ends. */
 static void squeeze(char *s)
 {
@@ -362,7 +390,52 @@ static void test_spe_through_session_into_perf(void **state)
 		if (i != sizeof(want) / sizeof(want[0]) || *p)
 			fail_msg("perf script printed %zu samples, not 9:\n%s", i, out);
 	}
+
+	/* auxtrig script on the same file: the same samples, line for line */
+	{
+		const char *aargs[] = { "-i", path, NULL };
+		char *ours, *pl, *ol, *ps = NULL, *os = NULL;
+		size_t n = 0;
+
+		assert_int_equal(run_auxtrig(aargs, &ours), 0);
+		for (pl = strtok_r(out, "\n", &ps), ol = strtok_r(ours, "\n", &os); pl || ol;
+		     pl = strtok_r(NULL, "\n", &ps), ol = strtok_r(NULL, "\n", &os), n++) {
+			if (!pl || !ol)
+				fail_msg("sample %zu: perf '%s', auxtrig '%s'", n, pl ? pl : "(none)", ol ? ol : "(none)");
+			squeeze(pl);
+			squeeze(ol);
+			if (strcmp(pl, ol))
+				fail_msg("sample %zu: perf '%s', auxtrig '%s'", n, pl, ol);
+		}
+		assert_int_equal(n, 9);
+		free(ours);
+	}
 	free(out);
+
+	/* auxtrig script --packets reads each packet as perf's dump does */
+	{
+		const char *aargs[] = { "-i", path, "--packets", NULL };
+		char *ours;
+
+		assert_int_equal(run_auxtrig(aargs, &ours), 0);
+		p = ours;
+		for (size_t i = 0; i < e.nr_want; i++) {
+			char *nl;
+
+			snprintf(line, sizeof(line), "\n%08zx ", e.want[i].off);
+			p = strstr(p, line);
+			if (!p)
+				fail_msg("auxtrig lists no packet at %#zx:\n%s", e.want[i].off, ours);
+			p++;
+			nl = strchrnul(p, '\n');
+			if ((size_t)(nl - p) < strlen(e.want[i].desc) ||
+			    strncmp(nl - strlen(e.want[i].desc), e.want[i].desc, strlen(e.want[i].desc)))
+				fail_msg("auxtrig: packet at %#zx is '%.*s', encoded '%s'", e.want[i].off, (int)(nl - p), p,
+					 e.want[i].desc);
+		}
+		assert_non_null(strstr(ours, "\n# 3 records, 0 bad bytes\n"));
+		free(ours);
+	}
 	test_tmpdir__delete(dir);
 }
 
