@@ -69,9 +69,9 @@ static void script__usage(FILE *f)
 		"                     (CoreSight)\n"
 		"      --symfs DIR    look for the traced binaries under DIR\n"
 		"      --packets      list the trace packets instead of samples\n"
-		"      --windows      Intel PT: every instruction with its symbol, per window (from\n"
-		"                     trace enable to disable), under a header naming the thread,\n"
-		"                     what opened and closed it, its time and its AUX record\n"
+		"      --windows      every instruction with its symbol, per window (from trace\n"
+		"                     enable to disable), under a header naming the thread, what\n"
+		"                     opened and closed it, its time and its AUX record\n"
 		"      --call-trace   as --windows, but only calls and returns, indented by depth\n"
 		"  -v, --verbose      more messages (repeatable)\n"
 		"  -h, --help         this help\n");
@@ -255,6 +255,8 @@ static int script__intel_pt_queues(struct script_pt_bufs *bufs, struct script_pt
 
 static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			      const struct script_opts *o);
+static int script__cs_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			      const struct script_opts *o);
 
 static int script__intel_pt(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			    const struct script_opts *o)
@@ -398,7 +400,22 @@ struct script_cs {
 	int cpu_of_id[128];
 	/* per trace ID: a decoder exists for every CPU, most see no data */
 	__u64 packets[128], elems[128], ranges[128];
+	/* --windows: the windows so far, each trace ID's open one (index + 1, 0 none) */
+	struct script_wins *ws;
+	size_t win_of_id[128];
+	const char *why_of_id[128];	/* what will open the next window of an ID */
+	__u64 aux_offset;		/* the buffer being decoded */
+	__u32 idx;
+	int buf_cpu;
 };
+
+struct script_win;
+static struct script_win *script_wins__open(struct script_wins *ws, int cpu, __u32 idx, __u64 aux_offset,
+					    __u64 tsc, __u64 ip, const char *why);
+static int script_win__add(struct script_win *w, __u64 ip, __u8 iclass);
+static struct script_win *script_wins__at(struct script_wins *ws, size_t i);
+static void script_win__close(struct script_win *w, const char *why);
+static void script_cs__window_elem(struct script_cs *cs, const struct csd_elem *elem);
 
 static void script_cs__free(struct script_cs *cs)
 {
@@ -677,6 +694,10 @@ static void script_cs__on_elem(const struct csd_elem *elem, void *ctx)
 		printf("%s\n", csd_decoder__elem_line(elem, line, sizeof(line)));
 		return;
 	}
+	if (cs->o->windows) {
+		script_cs__window_elem(cs, elem);
+		return;
+	}
 	if (cs->o->itrace == 'i') {
 		if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
 			printf("[%03d] %16" PRIx64 " - %16" PRIx64 "\n", cs->cpu_of_id[elem->trace_id & 0x7f],
@@ -754,10 +775,13 @@ short_info:
 	return -EINVAL;
 }
 
+static int script__cs_print_windows(struct script_cs *cs, struct pdata_reader *r,
+				    const struct pdata_record_auxtrace_info *info);
+
 static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
-			  const struct script_opts *o)
+			  const struct script_opts *o, struct script_wins *ws)
 {
-	struct script_cs cs = { .o = o };
+	struct script_cs cs = { .o = o, .ws = ws };
 	struct pdata_event ev;
 	__u64 pos = 0;
 	int err, ret, rc = EXIT_RUNTIME, warned = 0;
@@ -808,9 +832,15 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 			err = csd_decoder__set_packet_fn(d, script_cs__on_packet, &cs);
 		}
 		csd_decoder__set_elem_fn(d, script_cs__on_elem, &cs);
+		cs.aux_offset = at->offset;
+		cs.idx = at->idx;
+		cs.buf_cpu = (int)at->cpu;
 		if (!err)
 			err = csd_decoder__decode(d, ev.aux, ev.aux_size);
 		csd_decoder__delete(d);
+		/* windows do not span buffers: a new decode tree starts unsynced */
+		memset(cs.win_of_id, 0, sizeof(cs.win_of_id));
+		memset(cs.why_of_id, 0, sizeof(cs.why_of_id));
 		if (err)
 			goto out;
 	}
@@ -824,6 +854,8 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 			       (unsigned long long)cs.packets[id], (unsigned long long)cs.elems[id],
 			       (unsigned long long)cs.ranges[id]);
 	rc = EXIT_OK;
+	if (o->windows && script__cs_print_windows(&cs, r, info))
+		rc = EXIT_RUNTIME;
 out:
 	script_cs__free(&cs);
 	return rc;
@@ -850,7 +882,8 @@ struct script_win_insn {
 enum { SCRIPT_INSN_OTHER, SCRIPT_INSN_CALL, SCRIPT_INSN_RETURN };
 
 struct script_win {
-	int cpu;
+	int cpu;		/* whose trace (CoreSight: the CPU of the trace ID) */
+	int buf_cpu;		/* the AUX buffer's CPU (its PERF_RECORD_AUX's) */
 	__u32 idx;
 	__u64 aux_offset;		/* aux_head-space offset of the packet that opened it */
 	__u64 start_tsc, end_tsc;	/* 0: unknown */
@@ -1045,6 +1078,7 @@ static struct script_win *script_wins__open(struct script_wins *ws, int cpu, __u
 	w = &v[ws->nr];
 	memset(w, 0, sizeof(*w));
 	w->cpu = cpu;
+	w->buf_cpu = cpu;
 	w->idx = idx;
 	w->aux_offset = aux_offset;
 	w->start_tsc = tsc;
@@ -1070,6 +1104,74 @@ static int script_win__add(struct script_win *w, __u64 ip, __u8 iclass)
 	w->v[w->nr].iclass = iclass;
 	w->nr++;
 	return 0;
+}
+
+static struct script_win *script_wins__at(struct script_wins *ws, size_t i)
+{
+	return &ws->v[i];
+}
+
+static void script_win__close(struct script_win *w, const char *why)
+{
+	snprintf(w->closed, sizeof(w->closed), "%s", why);
+}
+
+/*
+ * CoreSight windows, per trace ID: a window opens at the first instruction
+ * range after trace starts (TRACE_ON, or the first sync: NO_SYNC) and closes
+ * at the next discontinuity or the end of the buffer. A64 ranges are listed
+ * instruction by instruction (4 bytes each, as perf's --itrace=i1i does);
+ * the last instruction of a range is a call for a branch with link, a
+ * return for RET.
+ */
+static void script_cs__window_elem(struct script_cs *cs, const struct csd_elem *elem)
+{
+	const ocsd_generic_trace_elem *e = elem->elem;
+	unsigned int id = elem->trace_id & 0x7f;
+	struct script_win *w = cs->win_of_id[id] ? script_wins__at(cs->ws, cs->win_of_id[id] - 1) : NULL;
+
+	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		if (w)
+			script_win__close(w, "trace discontinuity (TRACE_ON)");
+		cs->win_of_id[id] = 0;
+		cs->why_of_id[id] = e->elem_type == OCSD_GEN_TRC_ELEM_TRACE_ON ? "trace on (TRACE_ON)" : "first sync";
+		break;
+	case OCSD_GEN_TRC_ELEM_EO_TRACE:
+		if (w)
+			script_win__close(w, "end of the buffer");
+		cs->win_of_id[id] = 0;
+		break;
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		if (!w) {
+			w = script_wins__open(cs->ws, cs->cpu_of_id[id], cs->idx, cs->aux_offset, 0, e->st_addr,
+					      cs->why_of_id[id] ? cs->why_of_id[id] : "trace on (TRACE_ON)");
+			if (!w)
+				return;
+			w->buf_cpu = cs->buf_cpu;
+			cs->win_of_id[id] = cs->ws->nr;
+		}
+		if (e->isa == ocsd_isa_aarch64) {
+			for (__u64 a = e->st_addr; a < e->en_addr; a += 4) {
+				__u8 iclass = SCRIPT_INSN_OTHER;
+
+				if (a + 4 >= e->en_addr && e->last_instr_exec) {
+					if (e->last_i_subtype == OCSD_S_INSTR_BR_LINK)
+						iclass = SCRIPT_INSN_CALL;
+					else if (e->last_i_subtype == OCSD_S_INSTR_V8_RET)
+						iclass = SCRIPT_INSN_RETURN;
+				}
+				if (script_win__add(w, a, iclass))
+					return;
+			}
+		} else {
+			script_win__add(w, e->st_addr, SCRIPT_INSN_OTHER);	/* T32/A32: the range's start only */
+		}
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -1228,7 +1330,7 @@ static void script_wins__print(const struct script_wins *ws, const struct script
 					it = &sd->itrace[j];
 		/* which PERF_RECORD_AUX published its first bytes */
 		for (size_t j = 0; j < sd->nr_aux; j++)
-			if ((sd->aux[j].cpu == w->cpu || sd->aux[j].cpu < 0) && w->aux_offset >= sd->aux[j].a &&
+			if ((sd->aux[j].cpu == w->buf_cpu || sd->aux[j].cpu < 0) && w->aux_offset >= sd->aux[j].a &&
 			    w->aux_offset - sd->aux[j].a < sd->aux[j].b)
 				aux = &sd->aux[j];
 		/* why: the last event sample of that thread/CPU before it opened */
@@ -1371,6 +1473,35 @@ out:
 	free(bufs.v);
 	script_side__free(&sd);
 	script_cs__free(&maps);
+	return rc;
+}
+
+/* The CoreSight windows collected by script__cs_etm(), headed like Intel PT's. */
+static int script__cs_print_windows(struct script_cs *cs, struct pdata_reader *r,
+				    const struct pdata_record_auxtrace_info *info)
+{
+	struct script_side sd = { 0 };
+	int err = script_side__collect(&sd, r, (info->priv[1] >> 32));
+
+	if (!err) {
+		script_wins__print(cs->ws, &sd, cs, cs->o);
+		printf("# %zu window%s\n", cs->ws->nr, cs->ws->nr == 1 ? "" : "s");
+	} else {
+		pr_err("%s: cannot read the sideband records: %s\n", cs->o->input, strerror(-err));
+	}
+	script_side__free(&sd);
+	return err;
+}
+
+static int script__cs_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			      const struct script_opts *o)
+{
+	struct script_wins ws = { 0 };
+	int rc = script__cs_etm(r, info, o, o->windows ? &ws : NULL);
+
+	for (size_t i = 0; i < ws.nr; i++)
+		free(ws.v[i].v);
+	free(ws.v);
 	return rc;
 }
 
@@ -1737,11 +1868,8 @@ int cmd_script(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
 		rc = script__intel_pt(r, info, &o);
-	} else if (info->type == PDATA_AUXTRACE_CS_ETM && o.windows) {
-		pr_err("%s: --windows/--call-trace decode Intel PT only; for CoreSight use --itrace=i\n", o.input);
-		rc = EXIT_USAGE;
 	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
-		rc = script__cs_etm(r, info, &o);
+		rc = script__cs_windows(r, info, &o);
 	} else if (info->type == PDATA_AUXTRACE_ARM_SPE) {
 		rc = script__arm_spe(r, info, &o);
 	} else {

@@ -527,11 +527,71 @@ static void test_juno_script_branches_match_perf(void **state)
 	test_tmpdir__delete(dir);
 }
 
+/*
+ * auxtrig script --windows against perf script --itrace=i1i -F ip (one
+ * sample per instruction) on the same single-ETM files: the same
+ * instructions in the same order, per trace ID 38212, 225, 0, 342, 0, 1467,
+ * each window headed by its CPU and the PERF_RECORD_AUX that carried it.
+ */
+static void test_juno_script_windows_match_perf(void **state)
+{
+	static const size_t want[NR_ETMS] = { 38212, 225, 0, 342, 0, 1467 };
+	__u64 trace_id[NR_ETMS];
+	char *dir, path[4300], *out, hdr[256];
+	const char *pargs[] = { "script", "-i", path, "--itrace=i1i", "-F", "ip", NULL };
+	const char *aargs[] = { "-i", path, "--windows", NULL };
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	dir = test_tmpdir__new();
+	assert_non_null(dir);
+	for (int cpu = 0; cpu < NR_ETMS; cpu++) {
+		struct lines p = { 0 }, a = { 0 };
+		size_t windows = 0;
+
+		snprintf(path, sizeof(path), "%s/juno-cpu%d.data", dir, cpu);
+		write_juno(path, trace_id, cpu, 1);
+		assert_int_equal(perf_oracle__run(NULL, pargs, &out), 0);
+		branch_lines(out, &p);	/* just the addresses */
+		free(out);
+		assert_int_equal(run_auxtrig(aargs, &out), 0);
+		snprintf(hdr, sizeof(hdr), "# window 1: cpu %d\n", cpu);
+		if (want[cpu] && !strstr(out, hdr))
+			fail_msg("no '%s' in:\n%.2000s", hdr, out);
+		if (want[cpu] && !strstr(out, "instructions, trace at AUX offset 0 "
+						"(PERF_RECORD_AUX offset 0 size 0x10000 flags none)\n"))
+			fail_msg("window 1 does not name its AUX record:\n%.2000s", out);
+		for (const char *q = out; q && *q;) {
+			const char *nl = strchrnul(q, '\n');
+
+			if (*q == '#')
+				windows += !strncmp(q, "# window ", 9);
+			else if (nl > q)
+				lines_add(&a, q, strcspn(q, " \n"));	/* the address column */
+			q = *nl ? nl + 1 : NULL;
+		}
+		free(out);
+		if (p.nr != want[cpu] || a.nr != p.nr)
+			fail_msg("trace ID %#x: perf %zu instructions, auxtrig %zu, expected %zu", 0x10 + cpu, p.nr,
+				 a.nr, want[cpu]);
+		for (size_t i = 0; i < p.nr; i++)
+			if (strcmp(p.v[i], a.v[i]))
+				fail_msg("trace ID %#x, instruction %zu: perf %s, auxtrig %s", 0x10 + cpu, i, p.v[i],
+					 a.v[i]);
+		assert_true(want[cpu] ? windows > 0 : windows == 0);
+		lines_free(&p);
+		lines_free(&a);
+	}
+	test_tmpdir__delete(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_juno_perf_dump_matches_reference),
 		cmocka_unit_test(test_juno_script_branches_match_perf),
+		cmocka_unit_test(test_juno_script_windows_match_perf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
