@@ -2,7 +2,7 @@
 /*
  * `auxtrig script`: decode the hardware trace in a perf.data file: Intel PT
  * with libipt (ipt_decoder), CoreSight ETM with OpenCSD (csd_decoder), Arm
- * SPE records with the packet reader below.
+ * SPE records with spe_decoder.
  * Output mimics `perf script --itrace=b -F ip,addr,cpu` (Intel PT) and
  * `-F ip,addr,sym,symoff,dso` (CoreSight) so the two can be diffed.
  */
@@ -25,6 +25,7 @@
 #include "auxtrig/ipt_decoder.h"
 #include "auxtrig/log.h"
 #include "auxtrig/pdata_reader.h"
+#include "auxtrig/spe_decoder.h"
 
 /* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
 #define IPT_PRIV_TIME_SHIFT	1
@@ -1508,157 +1509,17 @@ static int script__cs_windows(struct pdata_reader *r, const struct pdata_record_
 /* ---- Arm SPE ----------------------------------------------------------- */
 
 /*
- * Arm SPE records (Arm ARM, Statistical Profiling Extension; read as perf
- * 6.1's arm-spe-pkt-decoder and arm-spe-decoder read them): a record is a
- * run of packets ending with a TIMESTAMP or END packet; PADs fill up.
- */
-enum script_spe_pkt { SPE_PKT_BAD, SPE_PKT_PAD, SPE_PKT_END, SPE_PKT_TS, SPE_PKT_ADDR, SPE_PKT_COUNTER,
-		      SPE_PKT_CONTEXT, SPE_PKT_OP, SPE_PKT_EVENTS, SPE_PKT_SOURCE };
-
-struct script_spe_packet {
-	enum script_spe_pkt type;
-	unsigned int index;
-	__u64 payload;
-	size_t size;		/* bytes, header included */
-};
-
-/* One packet at @p (@len bytes left). Return: its size, 0 if truncated. */
-static size_t script_spe__packet(const unsigned char *p, size_t len, struct script_spe_packet *pkt)
-{
-	unsigned int h = p[0], hdr = 1, sz;
-
-	memset(pkt, 0, sizeof(*pkt));
-	if (h == 0x00 || h == 0x01) {
-		pkt->type = h ? SPE_PKT_END : SPE_PKT_PAD;
-		return pkt->size = 1;
-	}
-	if (h == 0x71) {
-		pkt->type = SPE_PKT_TS;
-		sz = 8;
-	} else if ((h & 0xcf) == 0x42 || (h & 0xcf) == 0x43) {
-		pkt->type = (h & 0xcf) == 0x42 ? SPE_PKT_EVENTS : SPE_PKT_SOURCE;
-		sz = 1u << ((h >> 4) & 3);
-	} else if ((h & 0xfc) == 0x64 || (h & 0xfc) == 0x48) {
-		pkt->type = (h & 0xfc) == 0x64 ? SPE_PKT_CONTEXT : SPE_PKT_OP;
-		pkt->index = h & 3;
-		sz = 1u << ((h >> 4) & 3);
-	} else {
-		unsigned int ext = 0;
-
-		if ((h & 0xe0) == 0x20) {	/* extended header: the index's high bits, then the short header */
-			if (len < 2)
-				return 0;
-			ext = (h & 3) << 3;
-			h = p[1];
-			hdr = 2;
-		}
-		if ((h & 0xf8) == 0xb0)
-			pkt->type = SPE_PKT_ADDR;
-		else if ((h & 0xf8) == 0x98)
-			pkt->type = SPE_PKT_COUNTER;
-		else {
-			pkt->type = SPE_PKT_BAD;
-			return pkt->size = 1;
-		}
-		pkt->index = ext | (h & 7);
-		sz = 1u << ((h >> 4) & 3);
-	}
-	if (len < hdr + sz)
-		return 0;
-	for (unsigned int i = 0; i < sz; i++)
-		pkt->payload |= (__u64)p[hdr + i] << (8 * i);
-	return pkt->size = hdr + sz;
-}
-
-/* An address packet's address, as perf's arm_spe_calc_ip(). */
-static __u64 script_spe__addr(const struct script_spe_packet *pkt)
-{
-	__u64 a = pkt->payload & ((1ULL << 56) - 1);
-	unsigned int el = (pkt->payload >> 61) & 3, ns = pkt->payload >> 63;
-
-	if (pkt->index <= 1) {			/* PC, branch target */
-		if (ns && (el == 1 || el == 2))
-			a |= 0xffULL << 56;
-	} else if (pkt->index == 2) {		/* data VA: a kernel address (bits 55:52 = 0xf) gets its top byte */
-		if (((a >> 48) & 0xf0) == 0xf0)
-			a |= 0xffULL << 56;
-	}
-	return a;
-}
-
-/* perf report -D's description of a packet (arm_spe_pkt_desc()). */
-static const char *script_spe__desc(const struct script_spe_packet *pkt, char *out, size_t size)
-{
-	static const char *const ev[] = {
-		"EXCEPTION-GEN", "RETIRED", "L1D-ACCESS", "L1D-REFILL", "TLB-ACCESS", "TLB-REFILL", "NOT-TAKEN",
-		"MISPRED", "LLC-ACCESS", "LLC-REFILL", "REMOTE-ACCESS",
-	};
-	size_t n = 0;
-
-	switch (pkt->type) {
-	case SPE_PKT_PAD: return "PAD";
-	case SPE_PKT_END: return "END";
-	case SPE_PKT_BAD: return "BAD";
-	case SPE_PKT_TS:
-		snprintf(out, size, "TS %" PRIu64, (uint64_t)pkt->payload);
-		return out;
-	case SPE_PKT_EVENTS:
-		n = snprintf(out, size, "EV");
-		for (unsigned int i = 0; i < sizeof(ev) / sizeof(ev[0]) && n < size; i++)
-			if (pkt->payload & (1ULL << i) && (i < 8 || pkt->size > 2))
-				n += snprintf(out + n, size - n, " %s", ev[i]);
-		return out;
-	case SPE_PKT_SOURCE:
-		snprintf(out, size, "SRC %" PRIu64, (uint64_t)pkt->payload);
-		return out;
-	case SPE_PKT_OP:
-		if (pkt->index == 1)
-			snprintf(out, size, "%s%s", pkt->payload & 1 ? "ST" : "LD",
-				 (pkt->payload & 0xfe) == 0 ? " GP-REG" : "");
-		else if (pkt->index == 2)
-			snprintf(out, size, "B%s%s", pkt->payload & 1 ? " COND" : "", pkt->payload & 2 ? " IND" : "");
-		else
-			snprintf(out, size, "OTHER");
-		return out;
-	case SPE_PKT_ADDR:
-		if (pkt->index <= 1)
-			snprintf(out, size, "%s %#" PRIx64 " el%u ns=%u", pkt->index ? "TGT" : "PC",
-				 (uint64_t)script_spe__addr(pkt), (unsigned int)((pkt->payload >> 61) & 3),
-				 (unsigned int)(pkt->payload >> 63));
-		else if (pkt->index == 2)
-			snprintf(out, size, "VA %#" PRIx64, (uint64_t)script_spe__addr(pkt));
-		else
-			snprintf(out, size, "ADDR %u %#" PRIx64, pkt->index, (uint64_t)pkt->payload);
-		return out;
-	case SPE_PKT_COUNTER:
-		snprintf(out, size, "LAT %" PRIu64 " %s", (uint64_t)pkt->payload,
-			 pkt->index == 0 ? "TOT" : pkt->index == 1 ? "ISSUE" : pkt->index == 2 ? "XLAT" : "?");
-		return out;
-	case SPE_PKT_CONTEXT:
-		snprintf(out, size, "CONTEXT %#" PRIx64 " el%u", (uint64_t)pkt->payload, pkt->index ? 2 : 1);
-		return out;
-	}
-	return "?";
-}
-
-/* A record: what perf's arm_spe_read_record() keeps of it. */
-struct script_spe_record {
-	__u64 from_ip, to_ip, va, ts, context;
-	__u64 events;
-	int op;			/* 0 none, 1 load, 2 store */
-};
-
-/*
  * The samples perf 6.1 synthesises from a record (arm_spe_sample()), in its
  * order: l1d-miss, l1d-access (first-level cache), llc-miss, llc-access,
  * tlb-miss, tlb-access, branch-miss, remote-access, and memory for a load
  * or store. Printed as perf script -F tid,event,addr,ip,sym prints them.
  */
-static void script_spe__samples(const struct script_spe_record *rec, __u32 tid, const struct script_cs *maps)
+static void script_spe__samples(const struct spe_record *rec, __u32 tid, const struct script_cs *maps)
 {
-	static const struct { unsigned int bit; const char *name; } kinds[] = {
-		{ 3, "l1d-miss" }, { 2, "l1d-access" }, { 9, "llc-miss" }, { 8, "llc-access" },
-		{ 5, "tlb-miss" }, { 4, "tlb-access" },
+	static const struct { __u64 bit; const char *name; } kinds[] = {
+		{ SPE_EV_L1D_REFILL, "l1d-miss" }, { SPE_EV_L1D_ACCESS, "l1d-access" },
+		{ SPE_EV_LLC_MISS, "llc-miss" }, { SPE_EV_LLC_ACCESS, "llc-access" },
+		{ SPE_EV_TLB_WALK, "tlb-miss" }, { SPE_EV_TLB_ACCESS, "tlb-access" },
 	};
 	char sym[256], *plus;
 
@@ -1667,13 +1528,13 @@ static void script_spe__samples(const struct script_spe_record *rec, __u32 tid, 
 	if (plus)
 		*plus = 0;	/* perf -F sym: the name without offset */
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (rec->events & (1ULL << kinds[i].bit))
+		if (rec->events & kinds[i].bit)
 			printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, kinds[i].name, (uint64_t)rec->va,
 			       (uint64_t)rec->from_ip, sym);
-	if (rec->events & (1ULL << 7))
+	if (rec->events & SPE_EV_MISPRED)
 		printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, "branch-miss", (uint64_t)rec->to_ip,
 		       (uint64_t)rec->from_ip, sym);
-	if (rec->events & (1ULL << 10))
+	if (rec->events & SPE_EV_REMOTE_ACCESS)
 		printf("%7u %14s: %16" PRIx64 " %16" PRIx64 " %s\n", tid, "remote-access", (uint64_t)rec->va,
 		       (uint64_t)rec->from_ip, sym);
 	if (rec->op)
@@ -1715,12 +1576,13 @@ static int script__arm_spe(struct pdata_reader *r, const struct pdata_record_aux
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;
 		const unsigned char *p = ev.aux;
-		struct script_spe_record rec = { .context = (__u64)-1 };
+		struct spe_record rec;
 		__u32 tid = (__u32)-1;
 		size_t off = 0, records = 0, bad = 0;
 
 		if (ev.header->type != PDATA_RECORD_AUXTRACE)
 			continue;
+		spe_record__init(&rec);
 		for (size_t j = 0; j < sd.nr_itrace; j++)
 			if (sd.itrace[j].cpu == (int)at->cpu || sd.itrace[j].cpu < 0 || (int)at->cpu < 0)
 				tid = sd.itrace[j].tid;
@@ -1730,8 +1592,8 @@ static int script__arm_spe(struct pdata_reader *r, const struct pdata_record_aux
 			printf("# AUXTRACE idx %u cpu %d offset %#llx size %llu\n", at->idx, (int)at->cpu,
 			       (unsigned long long)at->offset, (unsigned long long)ev.aux_size);
 		while (off < ev.aux_size) {
-			struct script_spe_packet pkt;
-			size_t n = script_spe__packet(p + off, ev.aux_size - off, &pkt);
+			struct spe_packet pkt;
+			size_t n = spe_decoder__packet(p + off, ev.aux_size - off, &pkt);
 			char desc[256];
 
 			if (!n)
@@ -1740,42 +1602,16 @@ static int script__arm_spe(struct pdata_reader *r, const struct pdata_record_aux
 				printf("%08zx ", off);
 				for (size_t b = 0; b < n; b++)
 					printf(" %02x", p[off + b]);
-				printf("%*s %s\n", (int)(3 * (12 - (n < 12 ? n : 12))), "", script_spe__desc(&pkt, desc, sizeof(desc)));
+				printf("%*s %s\n", (int)(3 * (12 - (n < 12 ? n : 12))), "",
+				       spe_packet__desc(&pkt, desc, sizeof(desc)));
 			}
 			off += n;
-			switch (pkt.type) {
-			case SPE_PKT_ADDR:
-				if (pkt.index == 0)
-					rec.from_ip = script_spe__addr(&pkt);
-				else if (pkt.index == 1)
-					rec.to_ip = script_spe__addr(&pkt);
-				else if (pkt.index == 2)
-					rec.va = script_spe__addr(&pkt);
-				break;
-			case SPE_PKT_OP:
-				if (pkt.index == 1)
-					rec.op = pkt.payload & 1 ? 2 : 1;
-				break;
-			case SPE_PKT_EVENTS:
-				rec.events = pkt.payload;
-				break;
-			case SPE_PKT_CONTEXT:
-				rec.context = pkt.payload;
-				break;
-			case SPE_PKT_BAD:
-				bad++;
-				break;
-			case SPE_PKT_TS:
-			case SPE_PKT_END:
-				rec.ts = pkt.type == SPE_PKT_TS ? pkt.payload : 0;
+			bad += pkt.type == SPE_PKT_BAD;
+			if (spe_record__add(&rec, &pkt)) {
 				if (!o->packets)
 					script_spe__samples(&rec, tid != (__u32)-1 ? tid : (__u32)rec.context, &maps);
 				records++;
-				memset(&rec, 0, sizeof(rec));
-				rec.context = (__u64)-1;
-				break;
-			default:
-				break;
+				spe_record__init(&rec);
 			}
 		}
 		if (o->packets)
