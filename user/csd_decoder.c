@@ -259,7 +259,7 @@ char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size
 	return out;
 }
 
-enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT, CSD_PREV_EXCEPTION };
+enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT };
 
 static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
 {
@@ -292,7 +292,14 @@ void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem)
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
-		b->prev_type = CSD_PREV_EXCEPTION;
+		/*
+		 * perf's cs_etm__exception(): the range before an exception (or its
+		 * return) ends in a taken branch whatever its last instruction was,
+		 * and stays the previous packet: the next range gives {its last
+		 * instruction, the new start}.
+		 */
+		if (b->prev_type == CSD_PREV_RANGE)
+			b->prev_taken = 1;
 		break;
 	default:
 		break;

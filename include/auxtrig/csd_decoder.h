@@ -134,7 +134,9 @@ typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
  *
  * As perf 6.1's cs-etm does: an instruction range whose predecessor was a
  * discontinuity (trace on, no sync) or a range ending in a taken branch
- * gives {last instruction of the previous range, start of this range}; a
+ * gives {last instruction of the previous range, start of this range} (an
+ * exception or exception return after a range counts as its taken branch,
+ * perf's cs_etm__exception()); a
  * discontinuity after a range gives {last instruction, 0}. End of trace
  * gives nothing: perf resets the decoder at the end of a buffer instead of
  * signalling end-of-trace, so it never sees that element.
@@ -142,7 +144,7 @@ typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
 struct csd_branches {
 	csd_branch_fn fn;
 	void *ctx;
-	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity, 3 exception */
+	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity */
 	__u64 prev_last_instr;
 	int prev_taken;
 	__u64 nr_ranges;	/* instruction ranges seen */

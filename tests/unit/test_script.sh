@@ -104,7 +104,7 @@ for i in $(seq 1 40); do
 		printf "\\x$(printf %02x $((RANDOM % 256)))" |
 			dd of="$tmp/fuzz.data" bs=1 seek=$off conv=notrunc status=none
 	done
-	for mode in "" --packets; do
+	for mode in "" --packets --windows; do
 		"$auxtrig" script -i "$tmp/fuzz.data" "${args[@]}" $mode >/dev/null 2>&1
 		rc=$?
 		[ $rc -le 1 ] || { fail "corrupted copy $i ($src) $mode: exit $rc"; cp "$tmp/fuzz.data" "$build/fuzz-fail-$i.data"; }
