@@ -1351,6 +1351,17 @@ static int synthesize(struct session *s)
 {
 	int err;
 
+	if (s->nr_cpus) {
+		/*
+		 * TSC to perf time, for decoders that need it (SPE, CoreSight,
+		 * jitdump). Before AUXTRACE_INFO: perf 6.1's SPE decoder takes the
+		 * conversion when it reads AUXTRACE_INFO, and divides by zero
+		 * without it.
+		 */
+		err = synth__time_conv(s->w, data_ring__user_page(&s->cpus[0].ring));
+		if (err && err != -EOPNOTSUPP)
+			return err;
+	}
 	if (s->aux) {
 		err = aux_session__write_info(s->aux, s->w);
 		if (err)
@@ -1359,12 +1370,6 @@ static int synthesize(struct session *s)
 	err = synth__kernel_mmap(s->w, NULL);
 	if (err)
 		pr_debug("no kernel map record: %s\n", strerror(-err));
-	if (s->nr_cpus) {
-		/* TSC to perf time, for decoders that need it (SPE, CoreSight, jitdump). */
-		err = synth__time_conv(s->w, data_ring__user_page(&s->cpus[0].ring));
-		if (err && err != -EOPNOTSUPP)
-			return err;
-	}
 	if (s->snapshot_mode || s->nr_ons) {
 		/* Snapshot markers and trigger counters are auxtrig's own samples: name their thread. */
 		char buf[128];
