@@ -116,13 +116,20 @@ static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
 static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 {
 	struct gate_state *gs = auxtrig__state();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 	struct {
-		__u64 ip;
+		struct gate_out_hdr hdr;	/* gate_abi.h: what the gate emits */
 		struct gate_mark_rec rec;
 	} m = {};
 
 	if (!gs || !gs->mark_type || gs->frozen)
 		return -1;
+	if (th && th->open && th->id) {
+		/* Inside a window the gate times (--min/--max-duration): it waits for the verdict. */
+		m.hdr.window = th->id;
+		m.hdr.flags = GATE_OUT_HELD;
+	}
 	m.rec.common_type = gs->mark_type;
 	m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
 	m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
@@ -143,6 +150,8 @@ static __always_inline int auxtrig__window(int open)
 		fresh.opened_ns = bpf_ktime_get_ns();
 		return bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
 	}
+	if (open && !th->open)
+		th->opened_ns = bpf_ktime_get_ns();
 	if (open)
 		th->open |= 1ULL << AUXTRIG_USER_WINDOW;
 	else

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * sleep_pattern: numbered calls of known durations, for the tests of timed
+ * windows (--min-duration, --max-duration) and delayed actions (snapshot+T).
+ *
+ * For each character k of PATTERN (k = 0, 1, ...), one step:
+ *   getpid()
+ *   close(1000000 + k)                 fails with EBADF; the fd is the number
+ *   clock_nanosleep(D)                 S: 60 ms, M: 3 ms, F: 0.1 ms
+ *   getppid()
+ * so a window from getpid to getppid lasts about D, and the close inside it
+ * says which step it was. At the end it prints, per step, "k NS": the
+ * CLOCK_MONOTONIC time (bpf_ktime_get_ns()'s clock) just before its close.
+ *
+ * usage: sleep_pattern PATTERN
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long long *at;
+	size_t n;
+
+	if (argc != 2 || !(n = strlen(argv[1])) || strspn(argv[1], "SMF") != n) {
+		fprintf(stderr, "usage: sleep_pattern PATTERN (of S: 60 ms, M: 3 ms, F: 0.1 ms)\n");
+		return 2;
+	}
+	at = calloc(n, sizeof(*at));
+	if (!at)
+		return 1;
+	for (size_t k = 0; k < n; k++) {
+		long ns = argv[1][k] == 'S' ? 60000000 : argv[1][k] == 'M' ? 3000000 : 100000;
+		struct timespec d = { 0, ns }, now;
+
+		syscall(SYS_getpid);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		at[k] = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		syscall(SYS_close, 1000000 + k);
+		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &d, NULL);
+		syscall(SYS_getppid);
+	}
+	for (size_t k = 0; k < n; k++)
+		printf("%zu %llu\n", k, at[k]);
+	free(at);
+	return 0;
+}
