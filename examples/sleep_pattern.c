@@ -6,7 +6,7 @@
  * For each character k of PATTERN (k = 0, 1, ...), one step:
  *   getpid()
  *   close(1000000 + k)                 fails with EBADF; the fd is the number
- *   clock_nanosleep(D)                 S: 60 ms, M: 3 ms, F: 0.1 ms
+ *   clock_nanosleep(D)                 L: 250 ms, S: 60 ms, M: 3 ms, F: 0.1 ms
  *   getppid()
  * so a window from getpid to getppid lasts about D, and the close inside it
  * says which step it was. At the end it prints, per step, "k NS": the
@@ -26,15 +26,16 @@ int main(int argc, char **argv)
 	unsigned long long *at;
 	size_t n;
 
-	if (argc != 2 || !(n = strlen(argv[1])) || strspn(argv[1], "SMF") != n) {
-		fprintf(stderr, "usage: sleep_pattern PATTERN (of S: 60 ms, M: 3 ms, F: 0.1 ms)\n");
+	if (argc != 2 || !(n = strlen(argv[1])) || strspn(argv[1], "LSMF") != n) {
+		fprintf(stderr, "usage: sleep_pattern PATTERN (of L: 250 ms, S: 60 ms, M: 3 ms, F: 0.1 ms)\n");
 		return 2;
 	}
 	at = calloc(n, sizeof(*at));
 	if (!at)
 		return 1;
 	for (size_t k = 0; k < n; k++) {
-		long ns = argv[1][k] == 'S' ? 60000000 : argv[1][k] == 'M' ? 3000000 : 100000;
+		char c = argv[1][k];
+		long ns = c == 'L' ? 250000000 : c == 'S' ? 60000000 : c == 'M' ? 3000000 : 100000;
 		struct timespec d = { 0, ns }, now;
 
 		syscall(SYS_getpid);
