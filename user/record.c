@@ -10,7 +10,7 @@
 #include "auxtrig/cmd.h"
 #include "auxtrig/log.h"
 #include "auxtrig/record.h"
-#include "auxtrig/window_hold.h"
+#include "auxtrig/duration.h"
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"

@@ -50,6 +50,7 @@
 #include "auxtrig/tracefs.h"
 #include "auxtrig/tracing_data.h"
 #include "auxtrig/trigger_prog.h"
+#include "auxtrig/duration.h"
 #include "auxtrig/window_hold.h"
 #include "uapi/linux/perf_event_aux.h"
 

@@ -73,11 +73,4 @@ void window_hold__end(struct window_hold *h);
 
 const struct window_hold_stats *window_hold__stats(const struct window_hold *h);
 
-/**
- * duration__parse() - "1ms", "250us", "2s", "1500ns", "0.5ms": a duration
- * with its unit (ns, us, ms, s) into nanoseconds.
- * Return: 0, or -EINVAL (no unit, bad number, negative, over a day).
- */
-int duration__parse(const char *text, __u64 *ns);
-
 #endif
