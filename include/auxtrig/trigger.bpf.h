@@ -34,6 +34,9 @@
  *					     open / close the current thread's
  *					     recording window: give -w prog so that
  *					     events are recorded inside windows only
+ *					     (the same window --on ...:resume/pause
+ *					     opens; windows opened here are not
+ *					     timed by --min/--max-duration)
  * Queries: auxtrig_armed(), auxtrig_is_target(), auxtrig_in_window(w) (w: the
  * index of a -w option, or AUXTRIG_USER_WINDOW).
  * reason is yours (0..999): the recorder shows it as "prog:REASON".
