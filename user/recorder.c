@@ -836,11 +836,6 @@ static int check_durations(const struct session *s)
 		pr_err("%s selects windows by how long they lasted: give a --window (or an --on ...:resume)\n", opt);
 		return -EINVAL;
 	}
-	if (o->snapshot) {
-		pr_err("%s: not with the flight recorder (-S) yet: a snapshot can hold a window's start without its end\n",
-		       opt);
-		return -EINVAL;
-	}
 	if (o->aux_event) {
 		pr_err("%s: hardware trace (-e %s) cannot be held back per window\n", opt, o->aux_event);
 		return -EINVAL;
@@ -1549,8 +1544,8 @@ static int drain(struct session *s)
 	}
 	if (!err && s->aux && !s->snapshot_mode)
 		err = aux_session__drain(s->aux, s->w); /* writes its own round */
-	if (s->hold)
-		window_hold__pass(s->hold);
+	if (s->hold && !s->snapshot_mode)
+		window_hold__pass(s->hold); /* with -S, a pass is a snapshot */
 	if (err || (!any && !s->round_held))
 		return err;
 	if (s->snapshot_mode)
@@ -1702,6 +1697,8 @@ static int take_snapshot(struct session *s, const char *reason)
 		if (n < 0)
 			err = n;
 	}
+	if (s->hold)
+		window_hold__pass(s->hold);
 	s->nr_snapshots++;
 	if (!err)
 		err = write_marker(s, reason, s->snapshot_records - before);
@@ -2302,14 +2299,14 @@ int recorder__run(const struct record_opts *o)
 		s.snapshot_due = 0;
 		err = triggered_snapshot(&s, &s.snapshot_msg);
 	}
-	if (s.hold)
-		window_hold__end(s.hold); /* windows still open have no verdict: not written */
 	if (!err)
 		err = write_gate_losses(&s);
 	if (!err)
 		err = write_trigger_stats(&s);
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
+	if (s.hold)
+		window_hold__end(s.hold); /* windows still open have no verdict: not written */
 	if (err) {
 		/* Disk full or I/O error: keep what is on disk, readable. */
 		int serr = pdata_writer__salvage(s.w);

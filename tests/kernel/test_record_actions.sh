@@ -116,6 +116,17 @@ assert_perf_reads_cleanly "$tmp/h.data"
 assert_eq "$(seqs "$tmp/h.data" | awk '$1 < 1000000' | tr '\n' ' ')" "0 2 4 6 " "the 250 ms windows among many fast ones"
 assert_eq "$(pscript "$tmp/h.data" | grep -c '^ *sleep_pattern .*auxtrig:mark:')" 308 "marks outside the windows"
 
+# 5d. With the flight recorder: a snapshot trigger inside a 250 ms window takes its start; the
+# window's end and verdict come with the exit snapshot, and the window is written whole.
+"$AUXTRIG" record -Se64K -w "$SLEEP_WIN" -e syscalls:sys_enter_close --min-duration 30ms \
+	--on 'tp:syscalls:sys_enter_close if fd == 1000001:snapshot' -o "$tmp/ms.data" -- "$PAT" FLFS \
+	>/dev/null 2>"$tmp/ms.err" || fail "record failed: $(cat "$tmp/ms.err")"
+assert_perf_reads_cleanly "$tmp/ms.data"
+assert_eq "$(seqs "$tmp/ms.data" | tr '\n' ' ')" "1 3 " "windows of at least 30 ms across two snapshots"
+assert_eq "$(pscript "$tmp/ms.data" | grep -c 'sys_enter_getppid:')" 2 "window ends written"
+grep -q 'windows by duration: 2 written, 2 dropped' "$tmp/ms.err" || fail "-S summary: $(cat "$tmp/ms.err")"
+grep -q 'still open' "$tmp/ms.err" && fail "a window was left without its verdict: $(cat "$tmp/ms.err")"
+
 # 6. Refused before anything is attached, with a reason.
 bad() { "$AUXTRIG" record "${@:3}" -o "$tmp/bad.data" -- true 2>"$tmp/bad.err"
 	assert_eq $? 2 "exit code of $*"; grep -q -- "$2" "$tmp/bad.err" || fail "$1: $(cat "$tmp/bad.err")"
@@ -128,5 +139,4 @@ bad delaymark 'only snapshot and stop take a delay' -e syscalls:sys_enter_close 
 bad mindur 'expected a duration' -w syscall:openat --min-duration 30
 bad nowindow 'give a --window' -e syscalls:sys_enter_close --min-duration 1ms
 bad minmax 'longer than --max-duration' -w syscall:openat --min-duration 2ms --max-duration 1ms
-bad snapdur 'not with the flight recorder' -S -w syscall:openat --min-duration 1ms
 echo ok
