@@ -181,6 +181,7 @@ static __always_inline void window_end(void *ctx, const struct gate_thread *th, 
 		struct gate_out_hdr hdr;
 		struct gate_verdict_rec rec;
 	} v = {};
+	struct gate_ctl_msg *m;
 	__u64 d;
 
 	if (!hold_windows || !th || !th->id)
@@ -192,8 +193,22 @@ static __always_inline void window_end(void *ctx, const struct gate_thread *th, 
 		v.hdr.flags |= GATE_OUT_KEEP;
 	v.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
 	v.rec.duration_ns = d;
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+	if (!bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+		return;
+	/* The data ring is full: the verdict goes on the control ring, so the window does not wait forever. */
+	m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
+	if (!m) {
 		st->output_lost++;
+		return;
+	}
+	__builtin_memset(m, 0, sizeof(*m));
+	m->action = GATE_ACT_VERDICT;
+	m->tid = v.rec.common_pid;
+	m->time_ns = bpf_ktime_get_ns();
+	m->ret = !!(v.hdr.flags & GATE_OUT_KEEP);
+	m->args[0] = th->id;
+	m->args[1] = d;
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
 }
 
 static __always_inline int is_target(__u64 pid_tgid)

@@ -847,6 +847,8 @@ static int check_durations(const struct session *s)
 	return 0;
 }
 
+static int write_held(void *ctx, const void *rec, size_t size);
+
 static int on_ctl(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -855,6 +857,8 @@ static int on_ctl(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*m))
 		return 0;
+	if (m->action == GATE_ACT_VERDICT)
+		return s->hold ? window_hold__verdict(s->hold, m->args[0], m->ret, write_held, s) : 0;
 	if (m->trigger >= GATE_USER_TRIGGER_BASE)
 		s->prog_fired++;
 	if (m->action == GATE_ACT_SNAPSHOT && m->delay_ns) {
@@ -2205,7 +2209,7 @@ int recorder__run(const struct record_opts *o)
 			s.nr_progs++;
 		}
 	}
-	if ((s.nr_ons || s.nr_progs) && gate__ctl_open(s.gate, on_ctl, &s)) {
+	if ((s.nr_ons || s.nr_progs || s.hold) && gate__ctl_open(s.gate, on_ctl, &s)) {
 		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
 		goto out;
 	}

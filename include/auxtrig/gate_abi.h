@@ -52,6 +52,12 @@
 #define GATE_ACT_MARK		3	/* write an auxtrig:mark record with the values */
 #define GATE_ACT_RESUME		4	/* open the thread's recording window (GATE_USER_WINDOW) */
 #define GATE_ACT_PAUSE		5	/* close it */
+/*
+ * Not an --on action: a window's verdict (GATE_OUT_VERDICT) that did not fit
+ * in the full data ring, sent on the control ring instead: args[0] the window
+ * id, args[1] its duration, ret 1 to keep it, 0 to drop it.
+ */
+#define GATE_ACT_VERDICT	6
 
 #define GATE_POLICY_ALWAYS	0
 #define GATE_POLICY_ONCE	1	/* the first match only */
