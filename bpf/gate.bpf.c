@@ -42,6 +42,7 @@ const volatile __u32 pause_type = 0;
 const volatile __u32 hold_windows = 0;		/* --min/--max-duration: windows are timed */
 const volatile __u64 min_duration_ns = 0;
 const volatile __u64 max_duration_ns = 0;	/* 0: no maximum */
+const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
@@ -112,6 +113,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_env);
 } gate_env SEC(".maps");
+
+/*
+ * The conditions' state (once/after/every counters, $count per thread) is in
+ * expr_state and expr_counts (bpf/expr.bpf.h), one slot per condition.
+ */
+#define GATE_SLOT_WHERE		0
+#define GATE_SLOT_TRIGGER(i)	(1 + (i))
+_Static_assert(GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1) < EXPR_MAX_SLOTS, "a state slot per condition");
+
+/*
+ * $elapsed at a syscall's exit with no window open: when this thread entered
+ * it. Stamped at the entry tracepoints flagged GATE_TP_STAMP_ENTRY (those of
+ * exit points whose conditions read $elapsed); LRU, so it never fills.
+ */
+struct gate_sys_entry {
+	__u64 ns;
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct gate_sys_entry);
+} gate_sys_entries SEC(".maps");
 
 /* The conditions of the triggers (--on ... if EXPR). */
 struct {
@@ -326,11 +352,47 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 		st->recorded++;
 }
 
+static __always_inline void stamp_syscall_entry(void *ctx, __u32 tid)
+{
+	struct gate_sys_entry e = { .ns = bpf_ktime_get_ns() };
+	int nr = -1;
+
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+	e.nr = nr;
+	bpf_map_update_elem(&gate_sys_entries, &tid, &e, BPF_ANY);
+}
+
+/*
+ * $elapsed: since the thread's open windows opened (gate_thread.opened_ns: with
+ * nested windows, the outermost), else, at a syscall exit, since this thread
+ * entered that syscall; unset (the condition is false) when neither is known.
+ */
+static __always_inline void fill_elapsed(struct expr_env *env, const struct gate_tp *tp, int nr)
+{
+	__u32 tid = env->tid;
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
+	struct gate_sys_entry *e;
+	__u64 now = bpf_ktime_get_ns(), start = 0;
+
+	if (th && th->open) {
+		start = th->opened_ns;
+	} else if (tp->flags & GATE_TP_SYSCALL_EXIT) {
+		e = bpf_map_lookup_elem(&gate_sys_entries, &tid);
+		if (e && e->nr == nr)
+			start = e->ns;
+	}
+	if (!start || start > now)
+		return;
+	env->vars[EXPR_VAR_ELAPSED] = now - start;
+	env->vars_set |= 1u << EXPR_VAR_ELAPSED;
+}
+
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
  * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16).
+ * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
+ * condition reads it.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -361,6 +423,8 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
+	if (need_elapsed)
+		fill_elapsed(env, tp, nr);
 	return env;
 }
 
@@ -377,7 +441,7 @@ static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
 	env = fill_env(ctx, tp);
 	if (!prog || !env)
 		return 0;
-	return expr_eval(prog, env);
+	return expr_eval(prog, env, GATE_SLOT_WHERE);
 }
 
 /* Emit a record auxtrig built (not a tracepoint's). */
@@ -536,7 +600,7 @@ static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 			continue;
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
-			if (!prog || !expr_eval(prog, env))
+			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
 				continue;
 		}
 		m = __sync_add_and_fetch(&ts->matched, 1);
@@ -617,6 +681,8 @@ int gate_tracepoint(void *ctx)
 		st->unknown_tp++;
 		return 1;
 	}
+	if (tp->flags & GATE_TP_STAMP_ENTRY)
+		stamp_syscall_entry(ctx, tid);
 
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD)
@@ -705,6 +771,13 @@ int gate_thread_exit(void *ctx)
 			window_end(ctx, th, my_stats());
 	}
 	bpf_map_delete_elem(&gate_threads, &tid);
+	bpf_map_delete_elem(&gate_sys_entries, &tid);
+	/* Its $count values too, so a thread that reuses the id starts from 0. */
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
+		struct expr_count_key ck = { .tid = tid, .slot = slot };
+
+		bpf_map_delete_elem(&expr_counts, &ck);
+	}
 	return 1;
 }
 
@@ -731,7 +804,7 @@ static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
 	env->args[3] = PT_REGS_PARM4(ctx);
 	env->args[4] = PT_REGS_PARM5(ctx);
 	env->args[5] = PT_REGS_PARM6(ctx);
-	return expr_eval(prog, env);
+	return expr_eval(prog, env, GATE_SLOT_WHERE);
 }
 
 SEC("uprobe")

@@ -110,6 +110,32 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	return 0;
 }
 
+/*
+ * A condition reads $elapsed: the gate times it. At a syscall's exit point
+ * with no window open, $elapsed counts from the syscall's entry, which the
+ * gate then stamps per thread.
+ */
+static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
+{
+	struct tp_format enter;
+	char name[TP_NAME_MAX];
+	int err;
+
+	g->skel->rodata->need_elapsed = 1;
+	if (strcmp(exit->system, "syscalls") || strncmp(exit->name, "sys_exit_", 9))
+		return 0;
+	snprintf(name, sizeof(name), "sys_enter_%s", exit->name + 9);
+	memset(&enter, 0, sizeof(enter));
+	err = tracefs__load_format("syscalls", name, &enter);
+	if (err) {
+		pr_err("$elapsed at syscalls:%s needs syscalls:%s: %s\n", exit->name, name, strerror(-err));
+		return err;
+	}
+	err = gate__add_tp(g, &enter, 0, 0, GATE_TP_STAMP_ENTRY);
+	tp_format__exit(&enter);
+	return err;
+}
+
 int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
 		      const struct expr_prog *cond)
 {
@@ -125,6 +151,11 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 	for (size_t k = 0; k < g->nr_tps; k++)
 		if (g->tps[k].id == fmt->id)
 			g->tps[k].tp.trig_mask |= 1u << i;
+	if (cond && (cond->flags & EXPR_PROG_ELAPSED)) {
+		err = gate_time_syscall(g, fmt);
+		if (err)
+			return err;
+	}
 	if (cond) {
 		g->trig_cond[i] = malloc(sizeof(*cond));
 		if (!g->trig_cond[i])
@@ -213,6 +244,17 @@ void gate__unfreeze(struct gate *g)
 	state_update(g);
 }
 
+__u64 gate__expr_lost(const struct gate *g)
+{
+	struct expr_slot_state ss;
+	__u64 sum = 0;
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
+			sum += ss.count_lost;
+	return sum;
+}
+
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
 	*out = g->skel->bss->trig_stats[i];
@@ -245,6 +287,8 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 		return -ENOMEM;
 	memcpy(g->where, prog, sizeof(*prog));
 	g->skel->rodata->have_where = 1;
+	if (prog->flags & EXPR_PROG_ELAPSED)
+		g->skel->rodata->need_elapsed = 1;
 	return 0;
 }
 

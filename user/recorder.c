@@ -1974,6 +1974,9 @@ static void print_summary(struct session *s)
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
 			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	if (gate__expr_lost(s->gate))
+		pr_warn("%llu condition evaluations were false: a thread's $count could not be stored\n",
+			(unsigned long long)gate__expr_lost(s->gate));
 	for (size_t i = 0; i < s->nr_ons; i++) {
 		struct gate_trigger_stats ts;
 

@@ -69,6 +69,8 @@ int gate__ctl_fd(const struct gate *g);
 int gate__ctl_consume(struct gate *g);
 /** gate__unfreeze() - after a triggered snapshot: let records flow again. */
 void gate__unfreeze(struct gate *g);
+/** gate__expr_lost() - condition evaluations made false because a $count could not be stored. */
+__u64 gate__expr_lost(const struct gate *g);
 /** gate__trigger_stats() - the counters of trigger @i. */
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out);
 /**

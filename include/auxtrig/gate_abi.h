@@ -40,6 +40,8 @@
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
 #define GATE_TP_SYSCALL_ENTER	(1u << 2)	/* struct syscall_trace_enter: nr and args for --where */
 #define GATE_TP_SYSCALL_EXIT	(1u << 3)	/* struct syscall_trace_exit: nr and ret for conditions */
+/* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
+#define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
 
 /*
  * Triggers (--on): a tracepoint hit whose condition holds fires an action,
