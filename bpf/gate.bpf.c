@@ -494,9 +494,8 @@ static __always_inline int rate_allows(__u32 i, __u32 limit)
 	return 0; /* four CPUs raced us for the same token: count it as held back */
 }
 
-/* An auxtrig:mark-shaped record (mark, resume, pause) with the values that fired trigger @i. */
-static __always_inline void emit_mark(void *ctx, const struct gate_tp *tp, const struct expr_env *env,
-				      __u32 i, __u32 type)
+/* An auxtrig:mark-shaped record (mark, resume, pause) with the values that fired trigger @i, at @ip. */
+static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type)
 {
 	struct gate_mark_rec mark = {
 		.common_type = type,
@@ -505,14 +504,9 @@ static __always_inline void emit_mark(void *ctx, const struct gate_tp *tp, const
 		.nr = env->nr,
 		.ret = env->ret,
 	};
-	struct pt_regs *regs;
 
 	__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
-	if (tp->flags & GATE_TP_USER_REGS)
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	else
-		regs = 0;
-	emit_own(ctx, regs ? PT_REGS_IP_CORE(regs) : 0, &mark, sizeof(mark), my_stats());
+	emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
 }
 
 /*
@@ -521,8 +515,7 @@ static __always_inline void emit_mark(void *ctx, const struct gate_tp *tp, const
  * edge leaves an auxtrig:resume / auxtrig:pause record inside the window.
  * Return: 1 if the thread had no window open before this resume.
  */
-static __always_inline int user_window(void *ctx, const struct gate_tp *tp, const struct expr_env *env,
-				       __u32 i, __u32 action)
+static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 action)
 {
 	__u64 bit = 1ULL << GATE_USER_WINDOW;
 	struct gate_stats *st = my_stats();
@@ -550,12 +543,12 @@ static __always_inline int user_window(void *ctx, const struct gate_tp *tp, cons
 			th->open |= bit;
 		}
 		st->windows_opened++;
-		emit_mark(ctx, tp, env, i, resume_type);
+		emit_mark(ctx, ip, env, i, resume_type);
 		return first;
 	}
 	if (!th || !(th->open & bit))
 		return 0;
-	emit_mark(ctx, tp, env, i, pause_type);
+	emit_mark(ctx, ip, env, i, pause_type);
 	th->open &= ~bit;
 	st->windows_closed++;
 	if (!th->open) {
@@ -575,7 +568,14 @@ static __always_inline int user_window(void *ctx, const struct gate_tp *tp, cons
  */
 static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 {
+	struct pt_regs *regs = 0;
 	int resumed = 0;
+	__u64 ip;
+
+	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
@@ -627,11 +627,11 @@ static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 		if (t->action == GATE_ACT_MARK) {
 			struct gate_state *gs = gstate();
 
-			emit_mark(ctx, tp, env, i, gs ? gs->mark_type : 0);
+			emit_mark(ctx, ip, env, i, gs ? gs->mark_type : 0);
 			continue; /* in the file, not on the control ring */
 		}
 		if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE) {
-			resumed |= user_window(ctx, tp, env, i, t->action);
+			resumed |= user_window(ctx, ip, env, i, t->action);
 			continue; /* in the kernel only */
 		}
 		if (t->action == GATE_ACT_SNAPSHOT) {
