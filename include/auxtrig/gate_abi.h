@@ -18,11 +18,13 @@
  * opened, so every recorded start has its end and vice versa.
  *
  * "Records" means: copy the raw tracepoint record (the bytes perf would put in
- * PERF_SAMPLE_RAW) into the per-CPU bpf-output perf event, so the kernel
- * stamps it with time, tid and cpu. Nothing outside a window leaves the
- * kernel. The programs always return 1: a tracepoint's BPF programs are
- * ANDed for every perf user of it, so returning 0 would hide the event from
- * a concurrent `perf record` or bpftrace.
+ * PERF_SAMPLE_RAW), after a struct gate_out_hdr, into the per-CPU bpf-output
+ * perf event, so the kernel stamps it with time, tid and cpu. Nothing outside a
+ * window leaves the kernel (except, with --min/--max-duration, the records of
+ * windows too short or too long, which the recorder drops: see below). The
+ * programs always return 1: a tracepoint's BPF programs are ANDed for every
+ * perf user of it, so returning 0 would hide the event from a concurrent
+ * `perf record` or bpftrace.
  */
 
 #ifndef __VMLINUX_H__	/* BPF side: vmlinux.h already has the __u types */
