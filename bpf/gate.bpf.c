@@ -38,6 +38,11 @@ const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
+const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
+const volatile __u32 pause_type = 0;
+const volatile __u32 hold_windows = 0;		/* --min/--max-duration: windows are timed */
+const volatile __u64 min_duration_ns = 0;
+const volatile __u64 max_duration_ns = 0;	/* 0: no maximum */
 const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
@@ -45,6 +50,8 @@ const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 struct gate_stats stats[GATE_STATS_SLOTS];
 struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
 struct gate_edge_stats edge_stats;
+__u64 trig_tat[GATE_MAX_TRIGGERS];	/* limit:N/s: each trigger's theoretical arrival time (GCRA) */
+__u64 window_seq;			/* the last window id handed out */
 
 static __always_inline struct gate_state *gstate(void)
 {
@@ -60,12 +67,20 @@ static __always_inline int armed(void)
 	return gs && gs->armed;
 }
 
-/* A snapshot trigger fired: count the record as held back, emit nothing. */
+/*
+ * A snapshot trigger fired: count the record as held back, emit nothing. A
+ * delayed one (snapshot+T) set a deadline instead: the first record past it
+ * freezes the recorder.
+ */
 static __always_inline int frozen(struct gate_stats *st)
 {
 	struct gate_state *gs = gstate();
 
-	if (!gs || !gs->frozen)
+	if (!gs)
+		return 0;
+	if (!gs->frozen && gs->freeze_at && bpf_ktime_get_ns() > gs->freeze_at)
+		gs->frozen = 1;
+	if (!gs->frozen)
 		return 0;
 	st->frozen++;
 	return 1;
@@ -165,7 +180,7 @@ struct {
 } gate_trig_progs SEC(".maps");
 
 struct record_buf {
-	__u64 ip;
+	struct gate_out_hdr hdr;
 	__u8 data[GATE_SCRATCH];
 };
 
@@ -183,6 +198,75 @@ static __always_inline struct gate_stats *my_stats(void)
 	if (cpu >= GATE_STATS_SLOTS)
 		cpu = GATE_STATS_SLOTS - 1;
 	return &stats[cpu];
+}
+
+/*
+ * The window a record emitted now belongs to. Only while windows are timed
+ * (--min/--max-duration): the recorder then holds the record until the
+ * window's verdict.
+ */
+static __always_inline void out_hdr(struct gate_out_hdr *h)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gate_thread *th;
+
+	h->window = 0;
+	h->flags = 0;
+	if (!hold_windows)
+		return;
+	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	if (th && th->open && th->id) {
+		h->window = th->id;
+		h->flags = GATE_OUT_HELD;
+	}
+}
+
+/* A thread's window (its first open window) starts now. */
+static __always_inline void window_start(struct gate_thread *th)
+{
+	th->opened_ns = bpf_ktime_get_ns();
+	th->id = hold_windows ? __sync_add_and_fetch(&window_seq, 1) : 0;
+}
+
+/*
+ * A thread's last open window closed: with --min/--max-duration, tell the
+ * recorder whether the window's held records are written. Not subject to -C
+ * or a freeze: without its verdict a window's records would wait forever.
+ */
+static __always_inline void window_end(void *ctx, const struct gate_thread *th, struct gate_stats *st)
+{
+	struct {
+		struct gate_out_hdr hdr;
+		struct gate_verdict_rec rec;
+	} v = {};
+	struct gate_ctl_msg *m;
+	__u64 d;
+
+	if (!hold_windows || !th || !th->id)
+		return;
+	d = bpf_ktime_get_ns() - th->opened_ns;
+	v.hdr.window = th->id;
+	v.hdr.flags = GATE_OUT_VERDICT;
+	if (d >= min_duration_ns && (!max_duration_ns || d <= max_duration_ns))
+		v.hdr.flags |= GATE_OUT_KEEP;
+	v.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
+	v.rec.duration_ns = d;
+	if (!bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+		return;
+	/* The data ring is full: the verdict goes on the control ring, so the window does not wait forever. */
+	m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
+	if (!m) {
+		st->output_lost++;
+		return;
+	}
+	__builtin_memset(m, 0, sizeof(*m));
+	m->action = GATE_ACT_VERDICT;
+	m->tid = v.rec.common_pid;
+	m->time_ns = bpf_ktime_get_ns();
+	m->ret = !!(v.hdr.flags & GATE_OUT_KEEP);
+	m->args[0] = th->id;
+	m->args[1] = d;
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
 }
 
 static __always_inline int is_target(__u64 pid_tgid)
@@ -290,10 +374,11 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	else
 		regs = *(struct pt_regs **)buf->data;
-	buf->ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
 
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + end))
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end))
 		st->output_lost++;
 	else
 		st->recorded++;
@@ -404,15 +489,105 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
-	buf->ip = ip;
+	buf->hdr.ip = ip;
+	out_hdr(&buf->hdr);
 	barrier_var(size);
 	size &= GATE_SCRATCH - 1;
 	if (bpf_probe_read_kernel(buf->data, size, rec))
 		return;
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->ip) + size))
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + size))
 		st->output_lost++;
 	else
 		st->recorded++;
+}
+
+/*
+ * limit:N/s as a token bucket of N tokens refilled at N per second, kept as
+ * one theoretical arrival time per trigger (GCRA) so that every CPU updates
+ * it with one compare-and-swap: a match is let through if the bucket's
+ * arrival time is at most (N - 1) intervals ahead of now.
+ */
+static __always_inline int rate_allows(__u32 i, __u32 limit)
+{
+	__u64 now = bpf_ktime_get_ns(), step, tau, tat, next;
+
+	if (!limit || i >= GATE_MAX_TRIGGERS)
+		return 1;
+	step = 1000000000ULL / limit;
+	tau = step * (limit - 1);
+	for (int k = 0; k < 4; k++) {
+		tat = *(volatile __u64 *)&trig_tat[i];
+		next = tat > now ? tat : now;
+		if (next - now > tau)
+			return 0;
+		if (__sync_val_compare_and_swap(&trig_tat[i], tat, next + step) == tat)
+			return 1;
+	}
+	return 0; /* four CPUs raced us for the same token: count it as held back */
+}
+
+/* An auxtrig:mark-shaped record (mark, resume, pause) with the values that fired trigger @i, at @ip. */
+static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type)
+{
+	struct gate_mark_rec mark = {
+		.common_type = type,
+		.common_pid = env->tid,
+		.trigger = i + 1,
+		.nr = env->nr,
+		.ret = env->ret,
+	};
+
+	__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
+	emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
+}
+
+/*
+ * resume / pause: open or close the thread's recording window
+ * (GATE_USER_WINDOW, the one auxtrig_resume()/auxtrig_pause() use). Each real
+ * edge leaves an auxtrig:resume / auxtrig:pause record inside the window.
+ * Return: 1 if the thread had no window open before this resume.
+ */
+static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 action)
+{
+	__u64 bit = 1ULL << GATE_USER_WINDOW;
+	struct gate_stats *st = my_stats();
+	struct gate_thread *th, fresh = {};
+	__u32 tid = env->tid;
+	int first = 0;
+
+	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	if (action == GATE_ACT_RESUME) {
+		if (th && (th->open & bit))
+			return 0;
+		if (!th) {
+			window_start(&fresh);
+			fresh.open = bit;
+			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
+				st->threads_full++;
+				return 0;
+			}
+			first = 1;
+		} else {
+			if (!th->open) {
+				window_start(th);
+				first = 1;
+			}
+			th->open |= bit;
+		}
+		st->windows_opened++;
+		emit_mark(ctx, ip, env, i, resume_type);
+		return first;
+	}
+	if (!th || !(th->open & bit))
+		return 0;
+	emit_mark(ctx, ip, env, i, pause_type);
+	th->open &= ~bit;
+	st->windows_closed++;
+	if (!th->open) {
+		window_end(ctx, th, st);
+		bpf_map_delete_elem(&gate_threads, &tid);
+	}
+	return 0;
 }
 
 /*
@@ -420,9 +595,20 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
  * action. A snapshot trigger freezes the flight recorder at once, here in the
  * kernel, so the snapshot ends exactly at the record that fired it; the
  * recorder unfreezes it once the snapshot is taken.
+ * Return: 1 if a resume opened the thread's first window (the caller then
+ * records this hit too, as a window's start is recorded).
  */
-static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
+static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 {
+	struct pt_regs *regs = 0;
+	int resumed = 0;
+	__u64 ip;
+
+	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
 		struct gate_trigger_stats *ts;
@@ -463,33 +649,30 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 		default:
 			fire = 1;
 		}
+		if (fire && t->limit && !rate_allows(i, t->limit))
+			fire = 0;
 		if (!fire) {
 			__sync_fetch_and_add(&ts->suppressed, 1);
 			continue;
 		}
 		__sync_fetch_and_add(&ts->fired, 1);
 		if (t->action == GATE_ACT_MARK) {
-			struct gate_mark_rec mark = {
-				.common_type = gstate() ? gstate()->mark_type : 0,
-				.common_pid = env->tid,
-				.trigger = i + 1,
-				.nr = env->nr,
-				.ret = env->ret,
-			};
-			struct pt_regs *regs;
+			struct gate_state *gs = gstate();
 
-			__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
-			if (tp->flags & GATE_TP_USER_REGS)
-				regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-			else
-				regs = 0;
-			emit_own(ctx, regs ? PT_REGS_IP_CORE(regs) : 0, &mark, sizeof(mark), my_stats());
+			emit_mark(ctx, ip, env, i, gs ? gs->mark_type : 0);
 			continue; /* in the file, not on the control ring */
+		}
+		if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE) {
+			resumed |= user_window(ctx, ip, env, i, t->action);
+			continue; /* in the kernel only */
 		}
 		if (t->action == GATE_ACT_SNAPSHOT) {
 			struct gate_state *gs = gstate();
 
-			if (gs)
+			/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
+			if (gs && t->delay_ns && !gs->frozen && !gs->freeze_at)
+				gs->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
+			else if (gs && !t->delay_ns)
 				gs->frozen = 1;
 		}
 		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
@@ -504,8 +687,10 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 		msg->time_ns = bpf_ktime_get_ns();
 		msg->ret = env->ret;
 		__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
+		msg->delay_ns = t->delay_ns;
 		bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
 	}
+	return resumed;
 }
 
 SEC("tracepoint")
@@ -517,6 +702,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_stats *st;
 	struct gate_tp *tp;
 	__u64 open = 0, opened = 0;
+	int emitted;
 
 	if (!armed() || !is_target(pid_tgid))
 		return 1;
@@ -551,12 +737,14 @@ int gate_tracepoint(void *ctx)
 		if (opened) {
 			if (!th) {
 				fresh.open = opened;
-				fresh.opened_ns = bpf_ktime_get_ns();
+				window_start(&fresh);
 				if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
 					st->threads_full++;
 					return 1;
 				}
 			} else {
+				if (!open)
+					window_start(th);
 				th->open = open | opened;
 			}
 			st->windows_opened += __builtin_popcountll(opened);
@@ -566,7 +754,8 @@ int gate_tracepoint(void *ctx)
 		}
 	}
 
-	if ((opened) || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open))
+	emitted = opened || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open);
+	if (emitted)
 		emit(ctx, key, tp, st);
 
 	if (tp->close_mask & open) {
@@ -575,13 +764,16 @@ int gate_tracepoint(void *ctx)
 			emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
 		open &= ~tp->close_mask;
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
-		if (!open)
+		if (!open) {
+			window_end(ctx, th, st);
 			bpf_map_delete_elem(&gate_threads, &tid);
-		else if (th)
+		} else if (th) {
 			th->open = open;
+		}
 	}
-	if (tp->trig_mask)
-		run_triggers(ctx, tp);
+	/* A resume that opened the thread's window: its hit starts the window. */
+	if (tp->trig_mask && run_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
+		emit(ctx, key, tp, st);
 	return 1;
 }
 
@@ -623,7 +815,10 @@ int gate_follow_exec(void *ctx)
 	return 1;
 }
 
-/* A thread that exits with a window open leaves no state behind. */
+/*
+ * A thread that exits with a window open leaves no state behind; a timed
+ * window ends here, with what it lasted until the exit.
+ */
 SEC("tp/sched/sched_process_exit")
 int gate_thread_exit(void *ctx)
 {
@@ -631,8 +826,11 @@ int gate_thread_exit(void *ctx)
 	__u32 tid = (__u32)pid_tgid;
 	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 
-	if (th && th->open)
+	if (th && th->open) {
 		emit_edge(GATE_ACT_EDGE_CLOSE, th->open, 0);
+		if (hold_windows)
+			window_end(ctx, th, my_stats());
+	}
 	bpf_map_delete_elem(&gate_threads, &tid);
 	bpf_map_delete_elem(&gate_sys_entries, &tid);
 	/* Its $count values too, so a thread that reuses the id starts from 0. */
@@ -693,7 +891,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			return 0;
 		}
 		if (!th) {
-			fresh.opened_ns = bpf_ktime_get_ns();
+			window_start(&fresh);
 			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
 				st->threads_full++;
 				return 0;
@@ -701,6 +899,8 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			th = bpf_map_lookup_elem(&gate_threads, &tid);
 			if (!th)
 				return 0;
+		} else if (!th->open) {
+			window_start(th);
 		}
 		if (!th->open)
 			emit_edge(GATE_ACT_EDGE_OPEN, 0, 1ULL << w);
@@ -755,6 +955,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 		st->windows_closed++;
 		if (!th->open) {
 			emit_edge(GATE_ACT_EDGE_CLOSE, 1ULL << w, 0);
+			window_end(ctx, th, st);
 			bpf_map_delete_elem(&gate_threads, &tid);
 		}
 	}

@@ -203,6 +203,19 @@ void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
 	*out = g->skel->bss->edge_stats;
 }
 
+void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause)
+{
+	g->skel->rodata->resume_type = resume;
+	g->skel->rodata->pause_type = pause;
+}
+
+void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
+{
+	g->skel->rodata->hold_windows = 1;
+	g->skel->rodata->min_duration_ns = min_ns;
+	g->skel->rodata->max_duration_ns = max_ns;
+}
+
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
 	g->state.mark_type = type; /* written with the state at arm time */
@@ -235,8 +248,9 @@ int gate__ctl_consume(struct gate *g)
 
 void gate__unfreeze(struct gate *g)
 {
-	/* Only the gate and triggers ever set it: clearing our copy is enough. */
+	/* Only the gate and triggers ever set them: clearing our copy is enough. */
 	g->state.frozen = 0;
+	g->state.freeze_at = 0;
 	state_update(g);
 }
 

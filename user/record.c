@@ -10,6 +10,7 @@
 #include "auxtrig/cmd.h"
 #include "auxtrig/log.h"
 #include "auxtrig/record.h"
+#include "auxtrig/duration.h"
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"
@@ -30,6 +31,13 @@ static const char record_usage[] =
 "                             its return (recursion counted; the calls are\n"
 "                             recorded as auxtrig:uprobe_enter/uprobe_exit)\n"
 "                           The window's own start and end are recorded too.\n"
+"      --min-duration=T     write only windows that lasted at least T (ns, us, ms,\n"
+"                           s: 1ms), e.g. -w syscall:openat --min-duration 1ms for\n"
+"                           the slow calls; a thread's window lasts from its first\n"
+"                           window opening to its last closing. The duration is\n"
+"                           known only at the end, so every window's records\n"
+"                           reach auxtrig and wait there for the verdict\n"
+"      --max-duration=T     write only windows that lasted at most T\n"
 "  -e, --event=TP[,TP...]   tracepoints to record inside windows (SYSTEM:NAME, globs\n"
 "                           like syscalls:sys_enter_* allowed); repeatable. Without\n"
 "                           --window every hit of the target is recorded.\n"
@@ -39,7 +47,7 @@ static const char record_usage[] =
 "                           the kernel or PMU cannot, auxtrig gates it (later)\n"
 "      --where=EXPR         open windows only where EXPR holds, e.g.\n"
 "                           'comm == \"demo\" && tid != 1234' (see auxtrig-expr(7))\n"
-"      --on='POINT [if EXPR]:ACTION[,POLICY]'\n"
+"      --on='POINT [if EXPR]:ACTION[+T][,POLICY...]'\n"
 "                           a trigger, decided in the kernel; repeatable. POINT:\n"
 "                           syscall:NAME:enter|exit or tp:SYSTEM:EVENT; EXPR may\n"
 "                           use ret (at exits), arg0..5 (at entries), the\n"
@@ -47,9 +55,16 @@ static const char record_usage[] =
 "                           once, after N, every N (auxtrig-expr(7)); ACTION:\n"
 "                           snapshot (needs -S: the\n"
 "                           recorder freezes at the trigger, the snapshot ends\n"
-"                           there), stop, or mark (an auxtrig:mark record with\n"
-"                           the values that fired it); POLICY: once, every:N,\n"
-"                           after:N\n"
+"                           there), stop, mark (an auxtrig:mark record with\n"
+"                           the values that fired it), resume / pause (open /\n"
+"                           close the thread's recording window: -e events are\n"
+"                           then recorded only while it is open; its edges are\n"
+"                           auxtrig:resume / auxtrig:pause records); snapshot+T,\n"
+"                           stop+T (T in ns, us, ms, s): take effect T after the\n"
+"                           trigger, e.g. snapshot+2ms; POLICY: once, every:N,\n"
+"                           after:N, limit:N/s (at most N fires per second: a\n"
+"                           burst fires N, then one every 1/N s), combinable as\n"
+"                           every:2,limit:10/s\n"
 "      --trigger-prog=FILE  your own BPF trigger programs (FILE.bpf.o, or FILE.bpf.c\n"
 "                           compiled with clang) written against\n"
 "                           auxtrig/trigger.bpf.h: snapshot, mark, stop, resume,\n"
@@ -95,15 +110,20 @@ static const char record_usage[] =
 "  auxtrig record -w syscall:openat -e sched:sched_switch -- ./build/examples/openat_demo\n"
 "  auxtrig record -w syscall:openat -w syscall:read --where 'comm == \"nginx\"' -p 4242\n"
 "  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret == -EACCES:snapshot,once' -- ./app\n"
+"  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret < 0:snapshot+2ms,limit:1/s' -- ./app\n"
+"  auxtrig record -w syscall:openat --min-duration 1ms -p 4242\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG };
+enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG, OPT_MIN_DURATION,
+       OPT_MAX_DURATION };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "where", required_argument, NULL, OPT_WHERE },
 	{ "on", required_argument, NULL, OPT_ON },
+	{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
+	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "trigger-prog", required_argument, NULL, OPT_TRIGGER_PROG },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
@@ -300,6 +320,24 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			o.trigger_progs = tmp;
 			o.trigger_progs[o.nr_trigger_progs++] = optarg;
+			break;
+		}
+		case OPT_MIN_DURATION:
+		case OPT_MAX_DURATION: {
+			__u64 ns;
+
+			if (duration__parse(optarg, &ns)) {
+				pr_err("--%s %s: expected a duration with its unit, e.g. 500us, 1ms, 2s\n",
+				       c == OPT_MIN_DURATION ? "min-duration" : "max-duration", optarg);
+				goto out;
+			}
+			if (c == OPT_MIN_DURATION) {
+				o.min_duration = optarg;
+				o.min_duration_ns = ns;
+			} else {
+				o.max_duration = optarg;
+				o.max_duration_ns = ns;
+			}
 			break;
 		}
 		case OPT_SYSFS_ROOT:

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
@@ -50,18 +51,22 @@
 #include "auxtrig/tracefs.h"
 #include "auxtrig/tracing_data.h"
 #include "auxtrig/trigger_prog.h"
+#include "auxtrig/duration.h"
+#include "auxtrig/window_hold.h"
 #include "uapi/linux/perf_event_aux.h"
 
 /*
  * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
- * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are the IP perf
- * would have sampled (u64) followed by the tracepoint record.
+ * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are a struct
+ * gate_out_hdr (the IP perf would have sampled, the window, flags) followed by
+ * the tracepoint record.
  */
 #define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
 #define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
 #define SAMPLE_RAW_SIZE_OFF sizeof(struct pdata_sample_head)
 #define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
-#define GATE_IP_SIZE 8
+#define GATE_HDR_SIZE sizeof(struct gate_out_hdr)
+_Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
 /* Flight-recorder mode: per-CPU pages of the separate, streamed sideband ring. */
 #define SIDEBAND_PAGES 16
@@ -185,6 +190,15 @@ struct session {
 	unsigned int mark_type;	/* auxtrig:mark's type, if an --on marks */
 	struct on_spec *ons;	/* --on triggers */
 	size_t nr_ons;
+	bool user_window;	/* an --on resumes or pauses: -e records only inside windows */
+	unsigned int resume_type, pause_type;	/* auxtrig:resume / auxtrig:pause */
+	struct gate_ctl_msg snapshot_msg;	/* a delayed snapshot trigger (snapshot+T)... */
+	__u64 snapshot_due;	/* ...due at this CLOCK_MONOTONIC ns, 0: none */
+	__u64 stop_due;		/* stop+T: the run ends at this CLOCK_MONOTONIC ns, 0: none */
+	struct window_hold *hold;	/* --min/--max-duration: records of open windows */
+	__u64 written_max;	/* newest record time written to the file */
+	__u64 fr_max_time;	/* written_max when the last FINISHED_ROUND was written */
+	bool round_held;	/* a FINISHED_ROUND was held back for held records */
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stop_requested;
 	struct aux_session *aux;	/* -e PMU/../: hardware trace */
@@ -246,8 +260,10 @@ static int tp_add(struct session *s, const char *sys, const char *name, __u64 op
 	return 0;
 }
 
-#define MARK_FORMAT \
-	"name: mark\nID: %u\nformat:\n" \
+/* auxtrig:mark, and auxtrig:resume / auxtrig:pause (the edges of --on resume/pause windows). */
+#define MARK_FORMAT MARK_LIKE_FORMAT("mark")
+#define MARK_LIKE_FORMAT(NAME) \
+	"name: " NAME "\nID: %u\nformat:\n" \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
@@ -545,9 +561,27 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 
 static const char *const on_actions[] = {
 	[GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop", [GATE_ACT_MARK] = "mark",
+	[GATE_ACT_RESUME] = "resume", [GATE_ACT_PAUSE] = "pause",
 };
 
-/* "POINT [if EXPR]:ACTION[,POLICY...]", the action found as the last ":snapshot"/":stop". */
+/* "limit:N/s": N from 1 to 1,000,000,000. */
+static int parse_limit(const char *arg, __u32 *limit)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (errno || end == arg || strcmp(end, "/s") || !n || n > 1000000000ULL)
+		return -EINVAL;
+	*limit = n;
+	return 0;
+}
+
+/*
+ * "POINT [if EXPR]:ACTION[+DELAY][,POLICY...]", the action found as the last
+ * ":snapshot", ":stop", ... followed by the end, '+' or ','.
+ */
 static int on_parse(struct session *s, struct on_spec *on, const char *text)
 {
 	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256];
@@ -563,21 +597,48 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
 			size_t n = strlen(on_actions[a]);
 
-			if (!strncmp(p + 1, on_actions[a], n) && (!p[1 + n] || p[1 + n] == ',')) {
+			if (!strncmp(p + 1, on_actions[a], n) && (!p[1 + n] || p[1 + n] == ',' || p[1 + n] == '+')) {
 				act = p;
 				on->t.action = a;
 			}
 		}
 	}
 	if (!act) {
-		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop or mark\n", text);
+		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause\n",
+		       text);
 		goto out;
 	}
 	*act = '\0';
 	pol = strchr(act + 1, ',');
+	if (pol)
+		*pol = '\0';
+	p = strchr(act + 1, '+');
+	if (p) {
+		if (duration__parse(p + 1, &on->t.delay_ns)) {
+			pr_err("--on '%s': '+%s': expected a delay with its unit, e.g. snapshot+2ms (ns, us, ms, s)\n",
+			       text, p + 1);
+			goto out;
+		}
+		if (on->t.action != GATE_ACT_SNAPSHOT && on->t.action != GATE_ACT_STOP) {
+			pr_err("--on '%s': only snapshot and stop take a delay (+T)\n", text);
+			goto out;
+		}
+	}
 	for (pol = pol ? strtok_r(pol + 1, ",", &save) : NULL; pol; pol = strtok_r(NULL, ",", &save)) {
 		char *end;
 
+		if (!strncmp(pol, "limit:", 6)) {
+			if (parse_limit(pol + 6, &on->t.limit)) {
+				pr_err("--on '%s': '%s': expected limit:N/s with N from 1, e.g. limit:10/s\n", text, pol);
+				goto out;
+			}
+			continue;
+		}
+		if (on->t.policy != GATE_POLICY_ALWAYS) {
+			pr_err("--on '%s': '%s': only one of once, every:N, after:N (limit:N/s combines with them)\n",
+			       text, pol);
+			goto out;
+		}
 		if (!strcmp(pol, "once")) {
 			on->t.policy = GATE_POLICY_ONCE;
 			continue;
@@ -587,7 +648,7 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		else if (!strncmp(pol, "after", 5) && (pol[5] == ':' || pol[5] == '='))
 			on->t.policy = GATE_POLICY_AFTER;
 		else {
-			pr_err("--on '%s': unknown policy '%s' (once, every:N, after:N)\n", text, pol);
+			pr_err("--on '%s': unknown policy '%s' (once, every:N, after:N, limit:N/s)\n", text, pol);
 			goto out;
 		}
 		on->t.n = strtoull(pol + 6, &end, 10);
@@ -636,6 +697,13 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		ret = -EINVAL;
 		goto out;
 	}
+	if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && s->opts->aux_event) {
+		/* TODO: unconditional ones could become aux_resume/aux_pause members in aux_setup(). */
+		pr_err("--on '%s': resume and pause drive kernel event streams only so far; for -e %s use a -w syscall window\n",
+		       text, s->opts->aux_event);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (cond) {
 		on->cond = calloc(1, sizeof(*on->cond));
 		if (!on->cond) {
@@ -677,6 +745,17 @@ static int parse_ons(struct session *s)
 				return err;
 			s->mark_type = s->tps[s->nr_tps - 1].fmt.id;
 		}
+		if ((s->ons[i].t.action == GATE_ACT_RESUME || s->ons[i].t.action == GATE_ACT_PAUSE) &&
+		    !s->user_window) {
+			s->user_window = true;
+			err = add_own_event(s, "resume", MARK_LIKE_FORMAT("resume"), sizeof(struct gate_mark_rec));
+			if (!err)
+				err = add_own_event(s, "pause", MARK_LIKE_FORMAT("pause"), sizeof(struct gate_mark_rec));
+			if (err)
+				return err;
+			s->resume_type = s->tps[s->nr_tps - 2].fmt.id;
+			s->pause_type = s->tps[s->nr_tps - 1].fmt.id;
+		}
 	}
 	if (s->nr_ons) {
 		err = add_own_event(s, "trigger_stats", TRIGGER_STATS_FORMAT,
@@ -695,29 +774,115 @@ static int parse_ons(struct session *s)
 }
 
 static int aux_gate_edge(struct session *s, const struct gate_ctl_msg *m);
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The snapshot a snapshot trigger asked for; the gate froze at the trigger or at its deadline. */
+static int triggered_snapshot(struct session *s, const struct gate_ctl_msg *m)
+{
+	char reason[16];
+	int err;
+
+	if (m->trigger >= GATE_USER_TRIGGER_BASE)
+		snprintf(reason, sizeof(reason), "prog:%u", m->trigger - GATE_USER_TRIGGER_BASE);
+	else
+		snprintf(reason, sizeof(reason), "on#%u", m->trigger + 1);
+	s->firing = m;
+	err = take_snapshot(s, reason);
+	s->firing = NULL;
+	gate__unfreeze(s->gate);
+	return err;
+}
+
+/* snapshot+T and stop+T whose time has come. */
+static int run_due(struct session *s)
+{
+	__u64 now = monotonic_ns();
+	int err = 0;
+
+	if (s->snapshot_due && now >= s->snapshot_due) {
+		s->snapshot_due = 0;
+		err = triggered_snapshot(s, &s->snapshot_msg);
+	}
+	if (s->stop_due && now >= s->stop_due) {
+		s->stop_due = 0;
+		s->stop = true;
+		s->stop_requested = true;
+	}
+	return err;
+}
+
+/*
+ * --min-duration/--max-duration: the gate times each thread's window, and
+ * the recorder holds its records until the window closes.
+ */
+static int check_durations(const struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	const char *opt = o->min_duration ? "--min-duration" : "--max-duration";
+
+	if (!o->min_duration && !o->max_duration)
+		return 0;
+	if (o->max_duration && !o->max_duration_ns) {
+		pr_err("--max-duration %s: a window lasts more than 0 ns\n", o->max_duration);
+		return -EINVAL;
+	}
+	if (o->min_duration && o->max_duration && o->min_duration_ns > o->max_duration_ns) {
+		pr_err("--min-duration %s is longer than --max-duration %s: no window could be written\n",
+		       o->min_duration, o->max_duration);
+		return -EINVAL;
+	}
+	if (!o->nr_windows && !s->user_window) {
+		pr_err("%s selects windows by how long they lasted: give a --window (or an --on ...:resume)\n", opt);
+		return -EINVAL;
+	}
+	if (o->aux_event) {
+		pr_err("%s: hardware trace (-e %s) cannot be held back per window\n", opt, o->aux_event);
+		return -EINVAL;
+	}
+	if (o->nr_trigger_progs) {
+		pr_err("%s: windows of --trigger-prog programs are not timed yet\n", opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int write_held(void *ctx, const void *rec, size_t size);
 
 static int on_ctl(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	const struct gate_ctl_msg *m = data;
-	char reason[16];
 	int err = 0;
 
 	if (size < sizeof(*m))
 		return 0;
 	if (m->action == GATE_ACT_EDGE_OPEN || m->action == GATE_ACT_EDGE_CLOSE)
 		return aux_gate_edge(s, m);
+	if (m->action == GATE_ACT_VERDICT)
+		return s->hold ? window_hold__verdict(s->hold, m->args[0], m->ret, write_held, s) : 0;
 	if (m->trigger >= GATE_USER_TRIGGER_BASE)
 		s->prog_fired++;
-	if (m->action == GATE_ACT_SNAPSHOT) {
-		if (m->trigger >= GATE_USER_TRIGGER_BASE)
-			snprintf(reason, sizeof(reason), "prog:%u", m->trigger - GATE_USER_TRIGGER_BASE);
-		else
-			snprintf(reason, sizeof(reason), "on#%u", m->trigger + 1);
-		s->firing = m;
-		err = take_snapshot(s, reason);
-		s->firing = NULL;
-		gate__unfreeze(s->gate);
+	if (m->action == GATE_ACT_SNAPSHOT && m->delay_ns) {
+		/* The gate records until the deadline, then freezes; the loop snapshots then. */
+		if (!s->snapshot_due) {
+			s->snapshot_msg = *m;
+			s->snapshot_due = m->time_ns + m->delay_ns;
+		}
+	} else if (m->action == GATE_ACT_SNAPSHOT) {
+		err = triggered_snapshot(s, m);
+	} else if (m->action == GATE_ACT_STOP && m->delay_ns) {
+		if (!s->stop_due || m->time_ns + m->delay_ns < s->stop_due) {
+			s->stop_due = m->time_ns + m->delay_ns;
+			pr_info("--on %s fired (tid %u): stopping in %.3f ms\n",
+				m->trigger < s->nr_ons ? s->ons[m->trigger].text : "(trigger program)",
+				m->tid, m->delay_ns / 1e6);
+		}
 	} else if (m->action == GATE_ACT_STOP) {
 		if (m->trigger >= GATE_USER_TRIGGER_BASE)
 			pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE,
@@ -1404,50 +1569,83 @@ static bool is_side_id(const struct session *s, __u64 id)
 	return false;
 }
 
+/*
+ * Write records of the rings, noting the newest time written: perf's
+ * ordered-events queue, at each FINISHED_ROUND, flushes up to the newest time
+ * it had seen at the round before, and a record older than what it flushed
+ * comes out of order. drain() holds rounds back for held records with that.
+ */
+static int ring_write(struct session *s, const struct perf_event_header *h)
+{
+	__u64 t = 0;
+
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(struct pdata_sample_head))
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	else if (h->type < 64 /* PERF_RECORD_USER_TYPE_START: synthesized types have no trailer */ && h->size >= sizeof(*h) + PDATA_SAMPLE_ID_SIZE)
+		memcpy(&t, (const char *)h + h->size - PDATA_SAMPLE_ID_SIZE + offsetof(struct pdata_sample_id, time),
+		       sizeof(t));
+	if (t > s->written_max)
+		s->written_max = t;
+	return pdata_writer__write(s->w, h, h->size);
+}
+
+static int write_held(void *ctx, const void *rec, size_t size)
+{
+	(void)size;
+	return ring_write(ctx, rec);
+}
+
 static int process_record(struct session *s, const struct perf_event_header *h)
 {
 	char buf[65536];
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		struct perf_event_header *out = (struct perf_event_header *)buf;
+		struct gate_out_hdr gh;
 		__u32 raw_size, rec_size;
 		__u16 type;
 		size_t idx;
+		__u64 t;
 
-		if (h->size < SAMPLE_RAW_OFF + GATE_IP_SIZE + 2) {
+		if (h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2) {
 			s->unknown++;
 			return 0;
 		}
 		memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
-		if (raw_size < GATE_IP_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size) {
+		if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_IP_SIZE, sizeof(type));
+		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
+		if (gh.flags & GATE_OUT_VERDICT) {
+			/* A timed window closed: its held records are written or dropped. */
+			if (!s->hold)
+				return 0;
+			return window_hold__verdict(s->hold, gh.window, gh.flags & GATE_OUT_KEEP, write_held, s);
+		}
+		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
 		idx = type < s->tp_by_type_len ? s->tp_by_type[type] : 0;
 		if (!idx) {
 			s->unknown++;
 			return 0;
 		}
 		/* Same sample, as the tracepoint's: its id, the gate's IP, the bare record. */
-		rec_size = raw_size - GATE_IP_SIZE;
+		rec_size = raw_size - GATE_HDR_SIZE;
 		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
 		memcpy(buf + SAMPLE_ID_OFF, &s->tps[idx - 1].id, sizeof(__u64));
-		memcpy(buf + SAMPLE_IP_OFF, (const char *)h + SAMPLE_RAW_OFF, GATE_IP_SIZE);
+		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
 		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
-		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_IP_SIZE, rec_size);
+		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, rec_size);
 		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
 		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->tps[idx - 1].written++;
 		s->written++;
-		{
-			__u64 t;
-
-			memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
-			if (t > s->last_time)
-				s->last_time = t;
-		}
-		return pdata_writer__write(s->w, buf, out->size);
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+		if (t > s->last_time)
+			s->last_time = t;
+		if ((gh.flags & GATE_OUT_HELD) && s->hold)
+			return window_hold__record(s->hold, gh.window, t, buf, out->size, write_held, s);
+		return ring_write(s, out);
 	}
 	if (h->type == PERF_RECORD_LOST) {
 		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;
@@ -1457,7 +1655,7 @@ static int process_record(struct session *s, const struct perf_event_header *h)
 		else
 			s->lost_kernel += l->lost;
 	}
-	return pdata_writer__write(s->w, h, h->size);
+	return ring_write(s, h);
 }
 
 static int drain_ring(struct session *s, struct data_ring *r, bool *any)
@@ -1502,9 +1700,23 @@ static int drain(struct session *s)
 		if (n < 0)
 			err = n;
 	}
-	if (err || !any)
+	if (s->hold && !s->snapshot_mode)
+		window_hold__pass(s->hold); /* with -S, a pass is a snapshot */
+	if (err || (!any && !s->round_held))
 		return err;
-	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);
+	if (s->snapshot_mode)
+		return pdata_writer__flush(s->w);
+	/*
+	 * This round would let perf flush up to fr_max_time: not while a held
+	 * record (written later, when its window closes) is older than that.
+	 */
+	if (s->hold && window_hold__oldest(s->hold) <= s->fr_max_time) {
+		s->round_held = true;
+		return pdata_writer__flush(s->w);
+	}
+	s->round_held = false;
+	s->fr_max_time = s->written_max;
+	return pdata_writer__finish_round(s->w);
 }
 
 /*
@@ -1641,6 +1853,8 @@ static int take_snapshot(struct session *s, const char *reason)
 		if (n < 0)
 			err = n;
 	}
+	if (s->hold)
+		window_hold__pass(s->hold);
 	s->nr_snapshots++;
 	if (!err)
 		err = write_marker(s, reason, s->snapshot_records - before);
@@ -1825,10 +2039,17 @@ static int handle_signals(struct session *s)
 static int loop(struct session *s)
 {
 	struct epoll_event evs[16];
-	int n, err;
+	int n, err, timeout;
 
 	while (!s->stop) {
-		n = epoll_wait(s->epfd, evs, 16, 100);
+		__u64 due = s->snapshot_due, now = monotonic_ns();
+
+		if (s->stop_due && (!due || s->stop_due < due))
+			due = s->stop_due;
+		timeout = 100;
+		if (due)
+			timeout = due <= now ? 0 : (due - now) / 1000000 + 1 < 100 ? (due - now) / 1000000 + 1 : 100;
+		n = epoll_wait(s->epfd, evs, 16, timeout);
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		err = 0;
@@ -1842,6 +2063,8 @@ static int loop(struct session *s)
 		}
 		if (!err)
 			err = drain(s);
+		if (!err)
+			err = run_due(s);
 		if (err)
 			return err;
 		if (target__poll_exit(&s->target))
@@ -1872,10 +2095,13 @@ static bool have_privileges(void)
 
 static void print_summary(struct session *s)
 {
+	const struct window_hold_stats *hs = s->hold ? window_hold__stats(s->hold) : NULL;
 	struct gate_stats st;
 	__u64 lost, bytes = pdata_writer__stats(s->w)->bytes;
 
 	gate__stats(s->gate, &st);
+	if (hs)
+		s->written -= hs->records_dropped + hs->records_unfinished;
 	/*
 	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
 	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
@@ -1930,6 +2156,20 @@ static void print_summary(struct session *s)
 	if (st.windows_filtered)
 		pr_info("%llu window starts did not match --where\n",
 			(unsigned long long)st.windows_filtered);
+	if (hs) {
+		char lim[96];
+
+		snprintf(lim, sizeof(lim), "%s%s%s%s%s", s->opts->min_duration ? "shorter than " : "",
+			 s->opts->min_duration ? s->opts->min_duration : "",
+			 s->opts->min_duration && s->opts->max_duration ? " or " : "",
+			 s->opts->max_duration ? "longer than " : "", s->opts->max_duration ? s->opts->max_duration : "");
+		pr_info("windows by duration: %llu written, %llu dropped (%s; %llu records not written)\n",
+			(unsigned long long)hs->kept, (unsigned long long)hs->dropped, lim,
+			(unsigned long long)hs->records_dropped);
+		if (hs->unfinished)
+			pr_warn("%llu windows were still open at the end (duration unknown): their %llu records were not written\n",
+				(unsigned long long)hs->unfinished, (unsigned long long)hs->records_unfinished);
+	}
 }
 
 static int check_output_path(const char *path, bool force)
@@ -1996,6 +2236,7 @@ static void session_exit(struct session *s)
 		free(s->ons[i].cond);
 	}
 	free(s->ons);
+	window_hold__delete(s->hold);
 	aux_session__delete(s->aux);
 	if (s->have_target)
 		target__exit(&s->target);
@@ -2048,6 +2289,8 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	if (!err)
 		err = parse_ons(&s);
 	if (!err)
+		err = check_durations(&s);
+	if (!err)
 		err = index_types(&s);
 	if (!err && o->aux_event) {
 		/* decided before the gate loads: it sends window edges only for the fallback */
@@ -2075,8 +2318,17 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	s.gate = gate__open(&gopts);
 	if (!s.gate)
 		goto out;
-	if (!o->nr_windows)
+	if (!o->nr_windows && !s.user_window)
 		gate__record_always(s.gate);
+	if (s.user_window)
+		gate__set_edge_types(s.gate, s.resume_type, s.pause_type);
+	if (o->min_duration || o->max_duration) {
+		gate__time_windows(s.gate, o->min_duration ? o->min_duration_ns : 0,
+				   o->max_duration ? o->max_duration_ns : 0);
+		s.hold = window_hold__new();
+		if (!s.hold)
+			goto out;
+	}
 	if (o->cpus)
 		gate__record_only_cpus(s.gate);
 	for (size_t i = 0; i < s.nr_tps; i++) {
@@ -2124,7 +2376,7 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 			s.nr_progs++;
 		}
 	}
-	if ((s.nr_ons || s.nr_progs || s.aux_edges) && gate__ctl_open(s.gate, on_ctl, &s)) {
+	if ((s.nr_ons || s.nr_progs || s.aux_edges || s.hold) && gate__ctl_open(s.gate, on_ctl, &s)) {
 		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
 		goto out;
 	}
@@ -2216,12 +2468,19 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		err = gate__ctl_consume(s.gate); /* triggers that fired at the very end */
 	if (!err)
 		err = drain(&s);
+	if (!err && s.snapshot_due) {
+		/* snapshot+T still waiting: everything recorded is before its deadline. */
+		s.snapshot_due = 0;
+		err = triggered_snapshot(&s, &s.snapshot_msg);
+	}
 	if (!err)
 		err = write_gate_losses(&s);
 	if (!err)
 		err = write_trigger_stats(&s);
 	if (!err && o->snapshot_at_exit)
 		err = take_snapshot(&s, "exit");
+	if (s.hold)
+		window_hold__end(s.hold); /* windows still open have no verdict: not written */
 	if (err) {
 		/* Disk full or I/O error: keep what is on disk, readable. */
 		int serr = pdata_writer__salvage(s.w);

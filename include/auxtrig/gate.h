@@ -93,6 +93,14 @@ void gate__signal_edges(struct gate *g);
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
+/** gate__set_edge_types() - record types of auxtrig:resume/pause (--on ...:resume/pause). Before load. */
+void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause);
+/**
+ * gate__time_windows() - --min/--max-duration: time each thread's window and
+ * tag its records for the recorder to hold until the verdict (gate_abi.h).
+ * @max_ns 0: no maximum. Before load.
+ */
+void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */
 int gate__map_fd(const struct gate *g, const char *name);
 /** gate__attach() - attach to every declared tracepoint and to fork/exit. */

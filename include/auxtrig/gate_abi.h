@@ -18,11 +18,13 @@
  * opened, so every recorded start has its end and vice versa.
  *
  * "Records" means: copy the raw tracepoint record (the bytes perf would put in
- * PERF_SAMPLE_RAW) into the per-CPU bpf-output perf event, so the kernel
- * stamps it with time, tid and cpu. Nothing outside a window leaves the
- * kernel. The programs always return 1: a tracepoint's BPF programs are
- * ANDed for every perf user of it, so returning 0 would hide the event from
- * a concurrent `perf record` or bpftrace.
+ * PERF_SAMPLE_RAW), after a struct gate_out_hdr, into the per-CPU bpf-output
+ * perf event, so the kernel stamps it with time, tid and cpu. Nothing outside a
+ * window leaves the kernel (except, with --min/--max-duration, the records of
+ * windows too short or too long, which the recorder drops: see below). The
+ * programs always return 1: a tracepoint's BPF programs are ANDed for every
+ * perf user of it, so returning 0 would hide the event from a concurrent
+ * `perf record` or bpftrace.
  */
 
 #ifndef __VMLINUX_H__	/* BPF side: vmlinux.h already has the __u types */
@@ -52,6 +54,14 @@
 #define GATE_ACT_SNAPSHOT	1	/* freeze the flight recorder, ask for a snapshot */
 #define GATE_ACT_STOP		2	/* end the run */
 #define GATE_ACT_MARK		3	/* write an auxtrig:mark record with the values */
+#define GATE_ACT_RESUME		4	/* open the thread's recording window (GATE_USER_WINDOW) */
+#define GATE_ACT_PAUSE		5	/* close it */
+/*
+ * Not an --on action: a window's verdict (GATE_OUT_VERDICT) that did not fit
+ * in the full data ring, sent on the control ring instead: args[0] the window
+ * id, args[1] its duration, ret 1 to keep it, 0 to drop it.
+ */
+#define GATE_ACT_VERDICT	6
 
 #define GATE_POLICY_ALWAYS	0
 #define GATE_POLICY_ONCE	1	/* the first match only */
@@ -64,13 +74,22 @@
  * @policy:	GATE_POLICY_*
  * @n:		the policy's N
  * @has_cond:	gate_trig_progs[i] holds a condition
+ * @limit:	limit:N/s: at most N fires per second, 0: no limit. A token
+ *		bucket of N tokens refilled at N per second (GCRA, one u64 of
+ *		state per trigger): a burst fires N times, then one every 1/N s.
+ *		Applied after @policy; what it holds back counts as suppressed.
+ * @delay_ns:	snapshot+T / stop+T: the action takes effect T after the
+ *		trigger. snapshot: the gate keeps emitting until
+ *		gate_state.freeze_at, then freezes; the recorder takes the
+ *		snapshot once that time has passed. stop: the recorder stops then.
  */
 struct gate_trigger {
 	__u32 action;
 	__u32 policy;
 	__u64 n;
 	__u32 has_cond;
-	__u32 __pad;
+	__u32 limit;
+	__u64 delay_ns;
 };
 
 /**
@@ -98,6 +117,7 @@ struct gate_trigger_stats {
  * @time_ns:	bpf_ktime_get_ns()
  * @ret:	the syscall's return value at an exit point, else 0
  * @args:	the syscall's arguments at an entry point, else 0
+ * @delay_ns:	the action is due at @time_ns + @delay_ns (CLOCK_MONOTONIC)
  */
 struct gate_ctl_msg {
 	__u32 trigger;
@@ -107,6 +127,7 @@ struct gate_ctl_msg {
 	__u64 time_ns;
 	__s64 ret;
 	__u64 args[6];
+	__u64 delay_ns;
 };
 
 /*
@@ -164,11 +185,57 @@ struct gate_tp {
  * @open:	bit N set while window N is open on this thread
  * @opened_ns:	bpf_ktime_get_ns() when the first open window opened
  * @depth:	per uprobe window, calls in progress on this thread
+ * @id:		the thread's current window (from when @open leaves 0 until it
+ *		is 0 again), numbered by the gate from 1; 0 for windows opened by
+ *		user trigger programs, which are not timed (--min/max-duration)
  */
 struct gate_thread {
 	__u64 open;
 	__u64 opened_ns;
 	__u8 depth[GATE_MAX_WINDOWS];	/* uprobe windows: calls in progress (recursion) */
+	__u64 id;
+};
+
+/**
+ * DOC: what the gate emits
+ *
+ * Every record the gate hands to the bpf-output event is a struct
+ * gate_out_hdr followed by the record (a tracepoint's raw bytes, or one of
+ * auxtrig's own events). The recorder strips the header.
+ *
+ * --min-duration/--max-duration: a window's duration is known only when it
+ * closes, so its records cross to userspace anyway and wait there. While the
+ * gate times windows (rodata hold_windows), a record emitted inside a timed
+ * window carries GATE_OUT_HELD and the window's id; when the window closes the
+ * gate emits a verdict (GATE_OUT_VERDICT, with GATE_OUT_KEEP if the duration
+ * was within the limits, and a struct gate_verdict_rec as the record). The
+ * recorder writes the window's held records if kept, drops them if not. The
+ * verdict may arrive before records of the same window emitted on another CPU
+ * (the thread migrated): the id, not the ring, ties them together.
+ */
+#define GATE_OUT_HELD		(1u << 0)	/* wait for the window's verdict */
+#define GATE_OUT_VERDICT	(1u << 1)	/* the window @window closed */
+#define GATE_OUT_KEEP		(1u << 2)	/* with VERDICT: write the window */
+
+/**
+ * struct gate_out_hdr - before every emitted record
+ * @ip:		the sample IP perf would report
+ * @window:	the thread's window id (struct gate_thread.id), 0 outside timed windows
+ * @flags:	GATE_OUT_*
+ */
+struct gate_out_hdr {
+	__u64 ip;
+	__u32 window;
+	__u32 flags;
+};
+
+/* The record of a verdict: common_type 0 (no event), the window's duration. */
+struct gate_verdict_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u64 duration_ns;
 };
 
 /*
@@ -244,12 +311,15 @@ struct gate_stats {
  *		has taken the snapshot and clears it
  * @mark_type:	record type of auxtrig:mark (0: no marks in this run)
  * @all:	every process is a target (-a); else gate_targets lists them
+ * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
+ *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
  */
 struct gate_state {
 	__u32 armed;
 	__u32 frozen;
 	__u32 mark_type;
 	__u32 all;
+	__u64 freeze_at;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */

@@ -58,6 +58,9 @@ struct record_opts {
 	const char *aux_event;	/* -e PMU/terms/mods: hardware trace through the AUX area */
 	bool dry_run;		/* --dry-run: print what would be opened, open nothing */
 	const char *sysfs_root;	/* --sysfs-root: PMU discovery elsewhere (tests, fixtures) */
+	const char *min_duration;	/* --min-duration T: write only windows that lasted >= T */
+	const char *max_duration;	/* --max-duration T: write only windows that lasted <= T */
+	unsigned long long min_duration_ns, max_duration_ns;	/* the same, parsed */
 	int verbose;
 	bool quiet;
 	int full_argc;		/* the whole command line, for the file's CMDLINE */

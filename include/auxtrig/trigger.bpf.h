@@ -34,6 +34,9 @@
  *					     open / close the current thread's
  *					     recording window: give -w prog so that
  *					     events are recorded inside windows only
+ *					     (the same window --on ...:resume/pause
+ *					     opens; windows opened here are not
+ *					     timed by --min/--max-duration)
  * Queries: auxtrig_armed(), auxtrig_is_target(), auxtrig_in_window(w) (w: the
  * index of a -w option, or AUXTRIG_USER_WINDOW).
  * reason is yours (0..999): the recorder shows it as "prog:REASON".
@@ -116,13 +119,20 @@ static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
 static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 {
 	struct gate_state *gs = auxtrig__state();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 	struct {
-		__u64 ip;
+		struct gate_out_hdr hdr;	/* gate_abi.h: what the gate emits */
 		struct gate_mark_rec rec;
 	} m = {};
 
 	if (!gs || !gs->mark_type || gs->frozen)
 		return -1;
+	if (th && th->open && th->id) {
+		/* Inside a window the gate times (--min/--max-duration): it waits for the verdict. */
+		m.hdr.window = th->id;
+		m.hdr.flags = GATE_OUT_HELD;
+	}
 	m.rec.common_type = gs->mark_type;
 	m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
 	m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
@@ -143,6 +153,8 @@ static __always_inline int auxtrig__window(int open)
 		fresh.opened_ns = bpf_ktime_get_ns();
 		return bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
 	}
+	if (open && !th->open)
+		th->opened_ns = bpf_ktime_get_ns();
 	if (open)
 		th->open |= 1ULL << AUXTRIG_USER_WINDOW;
 	else

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Records of timed windows held until their verdict, and the duration syntax. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <cmocka.h>
+
+#include "auxtrig/duration.h"
+#include "auxtrig/window_hold.h"
+
+/* A 16-byte record whose payload says which it is. */
+struct rec {
+	struct perf_event_header h;
+	__u64 n;
+};
+
+struct sink {
+	__u64 got[64];
+	size_t nr;
+};
+
+static int sink_write(void *ctx, const void *p, size_t size)
+{
+	struct sink *s = ctx;
+	const struct rec *r = p;
+
+	assert_int_equal(size, sizeof(*r));
+	assert_int_equal(r->h.size, sizeof(*r));
+	s->got[s->nr++] = r->n;
+	return 0;
+}
+
+static int add(struct window_hold *h, struct sink *s, __u32 id, __u64 n)
+{
+	struct rec r = { .h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(r) }, .n = n };
+
+	return window_hold__record(h, id, 1000 + n, &r, sizeof(r), sink_write, s);
+}
+
+static void test_window_hold_kept_window_written_in_order(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	struct sink s = {};
+
+	(void)state;
+	assert_int_equal(add(h, &s, 7, 1), 0);
+	assert_int_equal(add(h, &s, 8, 2), 0);
+	assert_int_equal(add(h, &s, 7, 3), 0);
+	assert_int_equal(s.nr, 0);			/* nothing written before the verdict */
+	assert_int_equal(window_hold__oldest(h), 1001);
+	assert_int_equal(window_hold__verdict(h, 7, true, sink_write, &s), 0);
+	assert_int_equal(s.nr, 2);
+	assert_int_equal(s.got[0], 1);
+	assert_int_equal(s.got[1], 3);
+	assert_int_equal(window_hold__oldest(h), 1002); /* window 8 still waits */
+	assert_int_equal(window_hold__verdict(h, 8, false, sink_write, &s), 0);
+	assert_int_equal(s.nr, 2);
+	assert_true(window_hold__oldest(h) == ~0ULL);
+	assert_int_equal(window_hold__stats(h)->kept, 1);
+	assert_int_equal(window_hold__stats(h)->dropped, 1);
+	assert_int_equal(window_hold__stats(h)->records_dropped, 1);
+	window_hold__delete(h);
+}
+
+/* A record of another CPU's ring can come after its window's verdict. */
+static void test_window_hold_late_records_follow_the_verdict(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	struct sink s = {};
+
+	(void)state;
+	assert_int_equal(window_hold__verdict(h, 3, true, sink_write, &s), 0);
+	assert_int_equal(window_hold__verdict(h, 4, false, sink_write, &s), 0);
+	assert_int_equal(add(h, &s, 3, 10), 0);
+	assert_int_equal(add(h, &s, 4, 11), 0);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.got[0], 10);
+	assert_int_equal(window_hold__stats(h)->records_dropped, 1);
+	/* A second verdict for the same window changes nothing. */
+	assert_int_equal(window_hold__verdict(h, 4, true, sink_write, &s), 0);
+	assert_int_equal(window_hold__stats(h)->kept, 1);
+	window_hold__pass(h);
+	assert_int_equal(add(h, &s, 3, 12), 0);		/* still remembered one pass on */
+	assert_int_equal(s.nr, 2);
+	window_hold__delete(h);
+}
+
+static void test_window_hold_verdicts_forgotten_after_two_passes(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	struct sink s = {};
+
+	(void)state;
+	assert_int_equal(window_hold__verdict(h, 5, true, sink_write, &s), 0);
+	window_hold__pass(h);
+	window_hold__pass(h);
+	assert_int_equal(add(h, &s, 5, 1), 0);		/* a new window as far as the hold knows */
+	assert_int_equal(s.nr, 0);
+	window_hold__end(h);
+	assert_int_equal(window_hold__stats(h)->unfinished, 1);
+	assert_int_equal(window_hold__stats(h)->records_unfinished, 1);
+	window_hold__delete(h);
+}
+
+static void test_window_hold_pending_windows_survive_passes(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	struct sink s = {};
+
+	(void)state;
+	for (__u32 id = 1; id <= 5000; id++)		/* more windows than buckets */
+		assert_int_equal(add(h, &s, id, id % 50), 0);
+	for (int i = 0; i < 5; i++)
+		window_hold__pass(h);
+	assert_int_equal(window_hold__oldest(h), 1000);
+	for (__u32 id = 1; id <= 5000; id++)
+		assert_int_equal(window_hold__verdict(h, id, id == 4097, sink_write, &s), 0);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.got[0], 4097 % 50);
+	assert_int_equal(window_hold__stats(h)->dropped, 4999);
+	window_hold__end(h);
+	assert_int_equal(window_hold__stats(h)->unfinished, 0);
+	window_hold__delete(h);
+}
+
+static void test_duration_parse_units(void **state)
+{
+	__u64 ns;
+
+	(void)state;
+	assert_int_equal(duration__parse("1ms", &ns), 0);
+	assert_int_equal(ns, 1000000);
+	assert_int_equal(duration__parse("250us", &ns), 0);
+	assert_int_equal(ns, 250000);
+	assert_int_equal(duration__parse("2s", &ns), 0);
+	assert_int_equal(ns, 2000000000ULL);
+	assert_int_equal(duration__parse("1500ns", &ns), 0);
+	assert_int_equal(ns, 1500);
+	assert_int_equal(duration__parse("0.5ms", &ns), 0);
+	assert_int_equal(ns, 500000);
+	assert_int_equal(duration__parse("0ns", &ns), 0);
+	assert_int_equal(ns, 0);
+}
+
+static void test_duration_parse_rejects(void **state)
+{
+	__u64 ns;
+
+	(void)state;
+	assert_int_equal(duration__parse("30", &ns), -EINVAL);		/* no unit */
+	assert_int_equal(duration__parse("ms", &ns), -EINVAL);
+	assert_int_equal(duration__parse("", &ns), -EINVAL);
+	assert_int_equal(duration__parse("-1ms", &ns), -EINVAL);
+	assert_int_equal(duration__parse("1 ms", &ns), -EINVAL);
+	assert_int_equal(duration__parse("1min", &ns), -EINVAL);
+	assert_int_equal(duration__parse("2d", &ns), -EINVAL);
+	assert_int_equal(duration__parse("90000s", &ns), -EINVAL);	/* over a day */
+	assert_int_equal(duration__parse("1e999s", &ns), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_window_hold_kept_window_written_in_order),
+		cmocka_unit_test(test_window_hold_late_records_follow_the_verdict),
+		cmocka_unit_test(test_window_hold_verdicts_forgotten_after_two_passes),
+		cmocka_unit_test(test_window_hold_pending_windows_survive_passes),
+		cmocka_unit_test(test_duration_parse_units),
+		cmocka_unit_test(test_duration_parse_rejects),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
