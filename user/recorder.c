@@ -697,9 +697,14 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		ret = -EINVAL;
 		goto out;
 	}
-	if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && s->opts->aux_event) {
-		/* TODO: unconditional ones could become aux_resume/aux_pause members in aux_setup(). */
-		pr_err("--on '%s': resume and pause drive kernel event streams only so far; for -e %s use a -w syscall window\n",
+	if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && s->opts->aux_event &&
+	    (cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit)) {
+		/*
+		 * For hardware trace the point becomes an aux_resume/aux_pause
+		 * member of the AUX group (aux_setup()): the kernel acts at every
+		 * hit, before any BPF program could decide otherwise.
+		 */
+		pr_err("--on '%s': with -e %s, resume and pause act in the kernel at every hit of the point: a condition or rate policy cannot apply (use a -w window with --where)\n",
 		       text, s->opts->aux_event);
 		ret = -EINVAL;
 		goto out;
@@ -1052,6 +1057,27 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 			if (!err)
 				err = aux_trigger_add_tp(l, tp_find(s, w->stop_sys, w->stop_name), AUXTRIG_AUX_PAUSE);
 		}
+	}
+	/* --on POINT:resume / POINT:pause: the point itself resumes or pauses the trace. */
+	for (size_t i = 0; !err && i < s->nr_ons; i++) {
+		const struct on_spec *on = &s->ons[i];
+		__u32 action = on->t.action == GATE_ACT_RESUME ? AUXTRIG_AUX_RESUME
+			     : on->t.action == GATE_ACT_PAUSE ? AUXTRIG_AUX_PAUSE : 0;
+		struct aux_session_trigger *t;
+
+		if (!action)
+			continue;
+		if (s->aux_pause != PROBE_PAUSE_YES) {
+			pr_err("--on '%s': this %s cannot pause and resume -e %s in the kernel, and resume/pause triggers are not gated from userspace; use a -w window, which is\n",
+			       on->text, s->aux_pause == PROBE_PAUSE_NO_KERNEL ? "kernel" : "PMU", s->opts->aux_event);
+			return -EINVAL;
+		}
+		t = aux_trigger_add(l, action);
+		if (!t)
+			return -ENOMEM;
+		t->kind = AUX_TRIGGER_TRACEPOINT;
+		t->id = on->fmt.id;
+		snprintf(l->names[l->nr - 1], sizeof(l->names[0]), "%s:%s", on->fmt.system, on->fmt.name);
 	}
 	return err;
 }

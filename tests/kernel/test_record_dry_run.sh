@@ -52,6 +52,17 @@ check uprobe-window-intel_pt.txt sysfs-intel_pt -e intel_pt//u -w "uprobe:$UPD:h
 check uprobe-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/u -w "uprobe:$UPD:handle"
 check uprobe-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//u -w "uprobe:$UPD:handle"
 check syscall-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//k -w syscall:openat
+# --on resume/pause triggers build the same group as the window they spell.
+check syscall-window-intel_pt.txt sysfs-intel_pt -e intel_pt//k --on syscall:openat:enter:resume --on syscall:openat:exit:pause
+check syscall-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/k --on syscall:openat:enter:resume --on syscall:openat:exit:pause
+# ... but the kernel acts at every hit: no condition or policy, and not on SPE (no aux_action).
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//k --on 'syscall:openat:exit if ret < 0:resume' \
+	>/dev/null 2>"$tmp/err"
+assert_eq $? 2 "conditional resume on hardware trace"
+grep -q "a condition or rate policy cannot apply" "$tmp/err" || fail "$(cat "$tmp/err")"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-arm_spe" -e arm_spe_0//k --on syscall:openat:enter:resume >/dev/null 2>"$tmp/err"
+assert_eq $? 2 "resume trigger on SPE"
+grep -q "cannot pause and resume -e arm_spe_0//k in the kernel.*use a -w window" "$tmp/err" || fail "$(cat "$tmp/err")"
 # Each says which path its windows take.
 "$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-arm_spe" -e arm_spe_0//k -w syscall:openat >"$tmp/out" 2>"$tmp/err" ||
 	fail "SPE windows were refused: $(cat "$tmp/err")"
