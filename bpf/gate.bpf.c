@@ -320,24 +320,25 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
 }
 
 /*
- * The triggers whose point this is: condition, then rate policy, then the
- * action. A snapshot trigger freezes the flight recorder at once, here in the
- * kernel, so the snapshot ends exactly at the record that fired it; the
- * recorder unfreezes it once the snapshot is taken.
+ * The triggers in @trig_mask (bit i = trigger i), at a point whose values the
+ * caller has put in @env (tracepoint, uprobe, usdt, kprobe: each fills it its
+ * own way): condition, then rate policy, then the action. @ip is the sample
+ * IP of a mark. A snapshot trigger freezes the flight recorder at once, here
+ * in the kernel, so the snapshot ends exactly at the record that fired it;
+ * the recorder unfreezes it once the snapshot is taken.
  */
-static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
+static __always_inline void run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip)
 {
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
 		struct gate_trigger_stats *ts;
 		struct gate_ctl_msg *msg;
-		struct expr_env *env;
 		struct expr_prog *prog;
 		__u32 i = n;
 		__u64 m;
 		int fire;
 
-		if (!(tp->trig_mask & (1u << n)))
+		if (!(trig_mask & (1u << n)))
 			continue;
 		/* A bound the verifier keeps: clang may index with another copy of n. */
 		barrier_var(i);
@@ -345,9 +346,6 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 		t = &gate_triggers[i];
 		ts = &trig_stats[i];
 		__sync_fetch_and_add(&ts->evaluated, 1);
-		env = fill_env(ctx, tp);
-		if (!env)
-			continue;
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
 			if (!prog || !expr_eval(prog, env))
@@ -380,14 +378,9 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 				.nr = env->nr,
 				.ret = env->ret,
 			};
-			struct pt_regs *regs;
 
 			__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
-			if (tp->flags & GATE_TP_USER_REGS)
-				regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-			else
-				regs = 0;
-			emit_own(ctx, regs ? PT_REGS_IP_CORE(regs) : 0, &mark, sizeof(mark), my_stats());
+			emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
 			continue; /* in the file, not on the control ring */
 		}
 		if (t->action == GATE_ACT_SNAPSHOT) {
@@ -410,6 +403,19 @@ static __always_inline void run_triggers(void *ctx, const struct gate_tp *tp)
 		__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
 		bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
 	}
+}
+
+/* The triggers at a tracepoint: its record and, for syscalls, number, args, ret. */
+static __always_inline void tp_triggers(void *ctx, const struct gate_tp *tp)
+{
+	struct expr_env *env = fill_env(ctx, tp);
+	struct pt_regs *regs = 0;
+
+	if (!env)
+		return;
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0);
 }
 
 SEC("tracepoint")
@@ -436,7 +442,7 @@ int gate_tracepoint(void *ctx)
 		if (tp->flags & GATE_TP_RECORD)
 			emit(ctx, key, tp, st);
 		if (tp->trig_mask)
-			run_triggers(ctx, tp);
+			tp_triggers(ctx, tp);
 		return 1;
 	}
 
@@ -479,7 +485,7 @@ int gate_tracepoint(void *ctx)
 			th->open = open;
 	}
 	if (tp->trig_mask)
-		run_triggers(ctx, tp);
+		tp_triggers(ctx, tp);
 	return 1;
 }
 
