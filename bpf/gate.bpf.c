@@ -14,6 +14,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include <bpf/usdt.bpf.h>
+
 #include "auxtrig/gate_abi.h"
 #include "auxtrig/gate_maps.bpf.h"
 #include "auxtrig/expr_abi.h"
@@ -623,5 +625,188 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 		if (!th->open)
 			bpf_map_delete_elem(&gate_threads, &tid);
 	}
+	return 0;
+}
+
+/* ---- probe points: uprobe, uretprobe, usdt, kprobe, kretprobe, mem --------- */
+
+/*
+ * A probe point (--on POINT, or an end of --window START..STOP) has a
+ * struct gate_tp in gate_tps too, keyed GATE_POINT_BASE + n (the attach
+ * cookie; usdt's own cookie for usdt). It opens and closes windows and runs
+ * triggers like a tracepoint, with the values its program put in @env; it
+ * records nothing itself (a mark trigger at it does).
+ */
+static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env, __u64 ip)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, zero = 0;
+	struct gate_thread *th, fresh = {};
+	struct expr_prog *where;
+	struct gate_stats *st = my_stats();
+	struct gate_tp *tp;
+	__u64 open = 0, opened;
+
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp) {
+		st->unknown_tp++;
+		return;
+	}
+	if (!no_windows && (tp->open_mask || tp->close_mask)) {
+		th = bpf_map_lookup_elem(&gate_threads, &tid);
+		if (th)
+			open = th->open;
+		opened = tp->open_mask & ~open;
+		if (opened && have_where) {
+			where = bpf_map_lookup_elem(&gate_where, &zero);
+			if (!where || !expr_eval(where, env)) {
+				st->windows_filtered += __builtin_popcountll(opened);
+				opened = 0;
+			}
+		}
+		if (opened) {
+			if (!th) {
+				fresh.open = opened;
+				fresh.opened_ns = bpf_ktime_get_ns();
+				if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
+					st->threads_full++;
+					return;
+				}
+			} else {
+				th->open = open | opened;
+			}
+			st->windows_opened += __builtin_popcountll(opened);
+			open |= opened;
+		}
+		if (tp->close_mask & open) {
+			st->windows_closed += __builtin_popcountll(tp->close_mask & open);
+			open &= ~tp->close_mask;
+			th = bpf_map_lookup_elem(&gate_threads, &tid);
+			if (!open)
+				bpf_map_delete_elem(&gate_threads, &tid);
+			else if (th)
+				th->open = open;
+		}
+	}
+	if (tp->trig_mask)
+		run_triggers(ctx, tp->trig_mask, env, ip);
+}
+
+/* The environment at a probe: the thread's builtins, no record, no syscall number. */
+static __always_inline struct expr_env *probe_env(void *ctx)
+{
+	struct gate_tp none = {};
+	struct expr_env *env = fill_env(ctx, &none);
+
+	if (env)
+		env->rec = 0;
+	return env;
+}
+
+static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
+{
+	struct expr_env *env = probe_env(ctx);
+
+	if (!env)
+		return NULL;
+	env->args[0] = PT_REGS_PARM1(ctx);
+	env->args[1] = PT_REGS_PARM2(ctx);
+	env->args[2] = PT_REGS_PARM3(ctx);
+	env->args[3] = PT_REGS_PARM4(ctx);
+	env->args[4] = PT_REGS_PARM5(ctx);
+	env->args[5] = PT_REGS_PARM6(ctx);
+	return env;
+}
+
+SEC("?uprobe")
+int gate_point_uprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env_args(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?uretprobe")
+int gate_point_uretprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	env->ret = PT_REGS_RC(ctx);
+	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/* USDT: the probe's own arguments (bpf_usdt_arg() decodes their locations). */
+SEC("?usdt")
+int gate_point_usdt(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+	int n;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	n = bpf_usdt_arg_cnt(ctx);
+	for (int i = 0; i < EXPR_NR_ARGS; i++) {
+		long v = 0;
+
+		if (i < n && !bpf_usdt_arg(ctx, i, &v))
+			env->args[i] = v;
+	}
+	point_hit(ctx, bpf_usdt_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?kprobe")
+int gate_point_kprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env_args(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?kretprobe")
+int gate_point_kretprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	env->ret = PT_REGS_RC(ctx);
+	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */
+SEC("?perf_event")
+int gate_point_mem(struct bpf_perf_event_data *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(&ctx->regs));
 	return 0;
 }

@@ -329,6 +329,55 @@ static int add_event_cb(const char *sys, const char *name, void *arg)
 	return tp_add(arg, sys, name, 0, 0, GATE_TP_RECORD, NULL);
 }
 
+/*
+ * Probe points this machine cannot fire are refused before anything is
+ * created, with what to use instead: tried as auxtrig probe tries them,
+ * never assumed from a kernel version.
+ */
+static int point_available(const struct point *p, const char *opt, const char *text)
+{
+	static int kprobes = -1, breakpoints = -1;
+
+	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
+		if (kprobes < 0)
+			kprobes = probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE);
+		if (!kprobes) {
+			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
+			       opt, text);
+			return -EINVAL;
+		}
+	}
+	if (p->kind == POINT_MEM) {
+		if (breakpoints < 0)
+			breakpoints = probe__hw_breakpoint_fires(&probe_ops__kernel);
+		if (!breakpoints) {
+			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
+			       opt, text);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* One end of a window: a tracepoint now, a probe point when the gate is built. */
+static int window_end_add(struct session *s, const struct window_spec *w, const struct point *p,
+			  __u64 open_mask, __u64 close_mask)
+{
+	int err;
+
+	if (point__is_probe(p))
+		return point_available(p, "--window", w->text);
+	err = tp_add(s, p->sys, p->name, open_mask, close_mask, 0, NULL);
+	if (err == -ENOENT) {
+		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
+		       !strcmp(p->sys, "syscalls") ? "syscall" : "tracepoint", p->sys, p->name, tracefs__root());
+		return -EINVAL;
+	}
+	if (err)
+		pr_err("--window %s: cannot read %s:%s: %s\n", w->text, p->sys, p->name, strerror(-err));
+	return err;
+}
+
 static int resolve_tracepoints(struct session *s)
 {
 	const struct record_opts *o = s->opts;
@@ -357,22 +406,11 @@ static int resolve_tracepoints(struct session *s)
 			}
 			continue;
 		}
-		err = tp_add(s, w->start_sys, w->start_name, 1ULL << i, 0, 0, NULL);
+		err = window_end_add(s, w, &w->start, 1ULL << i, 0);
 		if (!err)
-			err = tp_add(s, w->stop_sys, w->stop_name, 0, 1ULL << i, 0, NULL);
-		if (err == -ENOENT) {
-			bool start = !tp_find(s, w->start_sys, w->start_name);
-
-			pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
-			       w->kind == WINDOW_SYSCALL ? "syscall" : "tracepoint",
-			       start ? w->start_sys : w->stop_sys, start ? w->start_name : w->stop_name, root);
-			return -EINVAL;
-		}
-		if (err) {
-			pr_err("--window %s: cannot read %s:%s: %s\n", w->text, w->start_sys, w->start_name,
-			       strerror(-err));
+			err = window_end_add(s, w, &w->stop, 0, 1ULL << i);
+		if (err)
 			return err;
-		}
 	}
 	for (size_t i = 0; i < o->nr_events; i++) {
 		err = tracefs__expand(o->events[i], add_event_cb, s);
@@ -480,6 +518,7 @@ static int take_snapshot(struct session *s, const char *reason);
 
 struct on_spec {
 	const char *text;
+	struct point pt;
 	struct tp_format fmt;
 	struct gate_trigger t;
 	struct expr_prog *cond;
@@ -500,11 +539,19 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 
 	if (!err) {
 		if (!strcmp(name, "ret") && !on->at_exit) {
-			snprintf(why, why_size, "'ret' is known only at a syscall's exit point (syscall:NAME:exit)");
+			snprintf(why, why_size, "'ret' is known only at a %s",
+				 point__is_probe(&on->pt) ? "return point (uretprobe:, kretprobe:, syscall:NAME:exit)"
+							  : "syscall's exit point (syscall:NAME:exit)");
 			return -EINVAL;
 		}
 		if (!strncmp(name, "arg", 3) && !on->at_enter) {
-			snprintf(why, why_size, "'%s' is known only at a syscall's entry point (syscall:NAME:enter)", name);
+			snprintf(why, why_size, "'%s' is known only at %s", name,
+				 point__is_probe(&on->pt) ? "an entry point (uprobe:, usdt:, kprobe:, syscall:NAME:enter)"
+							  : "a syscall's entry point (syscall:NAME:enter)");
+			return -EINVAL;
+		}
+		if (!strcmp(name, "nr") && point__is_probe(&on->pt)) {
+			snprintf(why, why_size, "'nr' is known only at syscall points");
 			return -EINVAL;
 		}
 		return 0;
@@ -548,7 +595,6 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 {
 	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256];
 	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
-	char sys[TP_NAME_MAX], name[TP_NAME_MAX];
 	int ret = -EINVAL;
 
 	memset(on, 0, sizeof(*on));
@@ -602,31 +648,27 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		point++;
 	for (p = point + strlen(point); p > point && p[-1] == ' ';)
 		*--p = '\0';
-	if (sscanf(point, "syscall:%127[a-z0-9_]:%127s", name, sys) == 2 &&
-	    (!strcmp(sys, "enter") || !strcmp(sys, "exit"))) {
-		on->at_enter = !strcmp(sys, "enter");
-		on->at_exit = !on->at_enter;
-		snprintf(sys, sizeof(sys), "syscalls");
-		{
-			char tmp[TP_NAME_MAX];
-
-			snprintf(tmp, sizeof(tmp), "sys_%s_%.100s", on->at_enter ? "enter" : "exit", name);
-			snprintf(name, sizeof(name), "%s", tmp);
+	if (point__parse(&on->pt, point, err, sizeof(err)) || point__check_path(&on->pt, err, sizeof(err))) {
+		pr_err("--on '%s': %s\n", text, err);
+		goto out;
+	}
+	on->at_enter = on->pt.at_enter;
+	on->at_exit = on->pt.at_exit;
+	if (point__is_probe(&on->pt)) {
+		ret = point_available(&on->pt, "--on", text);
+		if (ret)
+			goto out;
+	} else {
+		ret = tracefs__load_format(on->pt.sys, on->pt.name, &on->fmt);
+		if (ret == -ENOENT) {
+			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
+			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name);
+			ret = -EINVAL;
+			goto out;
 		}
-	} else if (sscanf(point, "tp:%127[^:]:%127s", sys, name) != 2) {
-		pr_err("--on '%s': expected the point as syscall:NAME:enter, syscall:NAME:exit or tp:SYSTEM:EVENT\n",
-		       text);
-		goto out;
+		if (ret)
+			goto out;
 	}
-	ret = tracefs__load_format(sys, name, &on->fmt);
-	if (ret == -ENOENT) {
-		pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
-		       strcmp(sys, "syscalls") ? "tracepoint" : "syscall", sys, name);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (ret)
-		goto out;
 	if (on->t.action == GATE_ACT_SNAPSHOT && !s->opts->snapshot) {
 		pr_err("--on '%s': the snapshot action needs the flight recorder: add -S\n", text);
 		ret = -EINVAL;
@@ -803,19 +845,20 @@ static int aux_setup(struct session *s, pid_t pid)
 		const struct window_spec *w = &o->windows[i];
 		const struct rec_tp *start, *stop;
 
-		if (w->kind == WINDOW_UPROBE || w->kind == WINDOW_PROG) {
+		if (w->kind == WINDOW_UPROBE || w->kind == WINDOW_PROG || point__is_probe(&w->start) ||
+		    point__is_probe(&w->stop)) {
 			pr_err("-e %s with -w %s: such windows drive only kernel event streams so far; use a syscall or tracepoint window\n",
 			       o->aux_event, w->text);
 			err = -EINVAL;
 			goto out;
 		}
-		start = tp_find(s, w->start_sys, w->start_name);
-		stop = tp_find(s, w->stop_sys, w->stop_name);
-		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->start_sys, w->start_name);
+		start = tp_find(s, w->start.sys, w->start.name);
+		stop = tp_find(s, w->stop.sys, w->stop.name);
+		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->start.sys, w->start.name);
 		trig[nr_trig].name = names[nr_trig];
 		trig[nr_trig].id = start->fmt.id;
 		trig[nr_trig++].action = AUXTRIG_AUX_RESUME;
-		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->stop_sys, w->stop_name);
+		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->stop.sys, w->stop.name);
 		trig[nr_trig].name = names[nr_trig];
 		trig[nr_trig].id = stop->fmt.id;
 		trig[nr_trig++].action = AUXTRIG_AUX_PAUSE;
@@ -1925,7 +1968,13 @@ int recorder__run(const struct record_opts *o)
 		const struct window_spec *w = &o->windows[i];
 
 		if (w->kind == WINDOW_UPROBE &&
-		    gate__add_uprobe_window(s.gate, i, w->path, w->symbol, w->offset))
+		    gate__add_uprobe_window(s.gate, i, w->start.path, w->start.symbol, w->start.offset))
+			goto out;
+		if (w->kind == WINDOW_POINTS && point__is_probe(&w->start) &&
+		    gate__add_point(s.gate, &w->start, 1ULL << i, 0) < 0)
+			goto out;
+		if (w->kind == WINDOW_POINTS && point__is_probe(&w->stop) &&
+		    gate__add_point(s.gate, &w->stop, 0, 1ULL << i) < 0)
 			goto out;
 	}
 	if (s.have_uprobes) {
@@ -1939,7 +1988,9 @@ int recorder__run(const struct record_opts *o)
 	if (s.where && gate__set_where(s.gate, s.where))
 		goto out;
 	for (size_t i = 0; i < s.nr_ons; i++)
-		if (gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond) < 0)
+		if ((point__is_probe(&s.ons[i].pt)
+			     ? gate__add_point_trigger(s.gate, &s.ons[i].pt, &s.ons[i].t, s.ons[i].cond)
+			     : gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond)) < 0)
 			goto out;
 	if (gate__load(s.gate))
 		goto out;

@@ -107,6 +107,14 @@ struct gate_ctl_msg {
 	__u64 args[6];
 };
 
+/*
+ * Probe points (uprobe, uretprobe, usdt, kprobe, kretprobe, mem) have their
+ * struct gate_tp in gate_tps under GATE_POINT_BASE + n, above every
+ * tracepoint id (16 bits); the key is their attach cookie.
+ */
+#define GATE_POINT_BASE		0x10000
+#define GATE_MAX_POINTS		64
+
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
 
