@@ -407,6 +407,70 @@ static __always_inline void run_triggers(void *ctx, __u32 trig_mask, struct expr
 	}
 }
 
+/*
+ * syscall:* windows open at raw_syscalls:sys_enter and close at
+ * raw_syscalls:sys_exit. Every syscalls:sys_enter_X/sys_exit_X tracepoint
+ * hangs off those same two kernel hooks, and the kernel runs a hook's users
+ * in the order they registered, which another tool holding syscall events
+ * can change. So a recorded sys_enter_X opens syscall:* windows too (its
+ * user fills GATE_TP_IN_ANY and the open bits), and raw_syscalls:sys_exit
+ * leaves a note of what it closed for a sys_exit_X of the same call that runs
+ * after it: either order records the same.
+ */
+struct any_memo {
+	__u64 closed;	/* syscall:* windows the raw exit closed */
+	__s32 nr;	/* in this syscall */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct any_memo);
+} gate_any_memo SEC(".maps");
+
+static __always_inline int syscall_nr(void *ctx)
+{
+	int nr = -1;
+
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+	return nr;
+}
+
+/* At raw_syscalls:sys_enter/sys_exit, before the windows change: the note. */
+static __always_inline void any_note(void *ctx, __u32 tid, const struct gate_tp *tp, __u64 open)
+{
+	struct any_memo m = {};
+
+	if (!(tp->flags & GATE_TP_SYSCALL_ANY))
+		return;
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		bpf_map_delete_elem(&gate_any_memo, &tid);
+	} else if (tp->close_mask & open) {
+		m.closed = tp->close_mask & open;
+		m.nr = syscall_nr(ctx);
+		bpf_map_update_elem(&gate_any_memo, &tid, &m, BPF_ANY);
+	}
+}
+
+/*
+ * Is this hit inside a syscall:* window although the window state says no?
+ * The raw enter after a sys_enter_X that opened its window (it is the
+ * window's real start), or a sys_exit_X after the raw exit that closed it.
+ */
+static __always_inline int any_inside(void *ctx, __u32 tid, const struct gate_tp *tp, __u64 open_before, __u64 open)
+{
+	struct any_memo *m;
+
+	if ((tp->flags & GATE_TP_SYSCALL_ANY) && (tp->flags & GATE_TP_SYSCALL_ENTER))
+		return (tp->open_mask & open_before) != 0;
+	if (!(tp->flags & GATE_TP_IN_ANY) || !(tp->flags & GATE_TP_SYSCALL_EXIT) || open)
+		return 0;
+	m = bpf_map_lookup_elem(&gate_any_memo, &tid);
+	return m && m->closed && m->nr == syscall_nr(ctx);
+}
+
 /* The triggers at a tracepoint: its record and, for syscalls, number, args, ret. */
 static __always_inline void tp_triggers(void *ctx, const struct gate_tp *tp)
 {
@@ -428,7 +492,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_thread *th, fresh = {};
 	struct gate_stats *st;
 	struct gate_tp *tp;
-	__u64 open = 0, opened = 0;
+	__u64 open = 0, opened = 0, open_before;
 
 	if (!armed() || !is_target(pid_tgid))
 		return 1;
@@ -451,11 +515,15 @@ int gate_tracepoint(void *ctx)
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
 	if (th)
 		open = th->open;
+	open_before = open;
+	any_note(ctx, tid, tp, open);
 
 	if (tp->open_mask) {
 		opened = tp->open_mask & ~open;
 		if (opened && !where_holds(ctx, tp)) {
-			st->windows_filtered += __builtin_popcountll(opened);
+			/* A sys_enter_X's refusal is counted at its raw_syscalls:sys_enter. */
+			if (!(tp->flags & GATE_TP_IN_ANY))
+				st->windows_filtered += __builtin_popcountll(opened);
 			opened = 0;
 		}
 		if (opened) {
@@ -474,7 +542,8 @@ int gate_tracepoint(void *ctx)
 		}
 	}
 
-	if ((opened) || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open))
+	if ((opened) || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open) ||
+	    any_inside(ctx, tid, tp, open_before, open))
 		emit(ctx, key, tp, st);
 
 	if (tp->close_mask & open) {
@@ -512,6 +581,7 @@ int gate_thread_exit(void *ctx)
 	__u32 tid = (__u32)pid_tgid;
 
 	bpf_map_delete_elem(&gate_threads, &tid);
+	bpf_map_delete_elem(&gate_any_memo, &tid);
 	return 1;
 }
 

@@ -378,6 +378,30 @@ static int window_end_add(struct session *s, const struct window_spec *w, const 
 	return err;
 }
 
+/*
+ * Recorded syscalls:sys_enter_X/sys_exit_X tracepoints are inside syscall:*
+ * windows whichever order the kernel runs them and raw_syscalls' in (see
+ * any_inside() in bpf/gate.bpf.c): entries may open those windows too.
+ */
+static void syscall_any_members(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	__u64 any = 0;
+
+	for (size_t i = 0; i < o->nr_windows; i++)
+		if (o->windows[i].kind == WINDOW_SYSCALL && !strcmp(o->windows[i].start.sys, "raw_syscalls"))
+			any |= 1ULL << i;
+	for (size_t i = 0; any && i < s->nr_tps; i++) {
+		struct rec_tp *tp = &s->tps[i];
+
+		if (!(tp->flags & GATE_TP_RECORD) || strcmp(tp->fmt.system, "syscalls"))
+			continue;
+		tp->flags |= GATE_TP_IN_ANY;
+		if (!strncmp(tp->fmt.name, "sys_enter_", 10))
+			tp->open_mask |= any;
+	}
+}
+
 static int resolve_tracepoints(struct session *s)
 {
 	const struct record_opts *o = s->opts;
@@ -429,6 +453,7 @@ static int resolve_tracepoints(struct session *s)
 			return err;
 		}
 	}
+	syscall_any_members(s);
 	if (s->have_uprobes) {
 		err = add_own_event(s, "uprobe_enter", UPROBE_ENTER_FORMAT, sizeof(struct gate_uprobe_enter_rec));
 		if (!err)
