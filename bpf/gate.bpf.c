@@ -426,6 +426,7 @@ struct any_memo {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, GATE_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* used only with syscall:* windows */
 	__type(key, __u32);
 	__type(value, struct any_memo);
 } gate_any_memo SEC(".maps");
