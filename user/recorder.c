@@ -495,15 +495,20 @@ static int index_types(struct session *s)
 /* ---- --where ----------------------------------------------------------------- */
 
 /*
- * --where is checked when a window would open: at a syscall's entry. Every
- * builtin is known there except the return value.
+ * --where is checked when a window would open: usually at an entry, where
+ * every builtin is known except the return value. Windows that all open at
+ * an exit point (syscall:NAME:exit.., uretprobe:..) know it.
  */
 static int where_resolve(void *ctx, const char *name, struct expr_field *field, char *why,
 			 size_t why_size)
 {
-	(void)ctx;
-	if (!strcmp(name, "ret")) {
-		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens");
+	const struct record_opts *o = ctx;
+	bool at_exit = o->nr_windows > 0;
+
+	for (size_t i = 0; i < o->nr_windows; i++)
+		at_exit &= o->windows[i].kind == WINDOW_POINTS && o->windows[i].start.at_exit;
+	if (!strcmp(name, "ret") && !at_exit) {
+		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens (unless every window opens at an exit point, like syscall:openat:exit..syscall:close:enter)");
 		return -EINVAL;
 	}
 	return expr__resolve_builtin(name, field);
@@ -511,7 +516,7 @@ static int where_resolve(void *ctx, const char *name, struct expr_field *field, 
 
 static int compile_where(struct session *s)
 {
-	struct expr_compile_opts copts = { .resolve = where_resolve };
+	struct expr_compile_opts copts = { .resolve = where_resolve, .resolve_ctx = (void *)s->opts };
 	struct expr_prog *prog;
 	char err[256];
 	int ret;

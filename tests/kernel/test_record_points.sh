@@ -57,6 +57,15 @@ assert_eq "$(count 'sys_enter_openat:' "$tmp/mixed.txt")" 5 "the second openat's
 assert_eq "$(count 'sys_enter_read:' "$tmp/mixed.txt")" 5 "read inside"
 assert_eq "$(count 'sys_enter_getpid:' "$tmp/mixed.txt")" 5 "getpid inside"
 assert_eq "$(count 'sys_enter_close:' "$tmp/mixed.txt")" 5 "window ends"
+# A window that opens at an exit point: --where sees the return value. Only
+# the failing openat() opens it; read() then is outside, getpid() ends it.
+rec mixedret -w syscall:openat:exit..syscall:getpid:enter --where 'ret < 0' \
+	-e syscalls:sys_enter_read -- "$DEMO" -r 5
+assert_eq "$(windows mixedret)" 5 "windows opened where ret < 0"
+assert_eq "$(count 'sys_exit_openat: 0xfffffffffffffffe$' "$tmp/mixedret.txt")" 5 "window starts (the failing openat)"
+assert_eq "$(count 'sys_exit_openat:' "$tmp/mixedret.txt")" 5 "no successful openat starts one"
+assert_eq "$(count 'sys_enter_read:' "$tmp/mixedret.txt")" 5 "read() inside"
+assert_eq "$(count 'sys_enter_getpid:' "$tmp/mixedret.txt")" 5 "window ends"
 # From handle()'s entry (a uprobe) to the failing openat()'s exit inside it:
 # the 3 getppid() of each handle(2) are inside, the one before it is not.
 rec upmixed -w "uprobe:$UPD:handle..syscall:openat:exit" -e syscalls:sys_enter_getppid -- "$UPD" 4 2
@@ -138,4 +147,7 @@ bad --on 'fentry:vfs_read:mark' "unknown point"
 bad --window "usdt:$USDT:demo:request_start" "one point is not a window"
 bad --window 'syscall:*:enter..syscall:*:enter' "two different points"
 bad --window 'syscall:openat:exit..syscall:nope:enter' "unknown syscall"
+"$AUXTRIG" record -w syscall:openat --where 'ret < 0' -o "$tmp/x.data" -- "$DEMO" -r 1 >/dev/null 2>"$tmp/x.err"
+assert_eq $? 2 "exit code of --where ret at an entry"
+grep -q "'ret' is known only when a window ends" "$tmp/x.err" || fail "--where ret at an entry: $(cat "$tmp/x.err")"
 echo ok
