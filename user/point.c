@@ -277,3 +277,37 @@ int point__check_path(const struct point *p, char *why, size_t why_size)
 	}
 	return 0;
 }
+
+void point__format(const struct point *p, char *buf, size_t size)
+{
+	const char *acc = p->access == POINT_MEM_X ? "x" : p->access == POINT_MEM_R ? "r" :
+			  p->access == POINT_MEM_W ? "w" : "rw";
+
+	switch (p->kind) {
+	case POINT_TP:
+		snprintf(buf, size, "tp:%s:%s", p->sys, p->name);
+		break;
+	case POINT_UPROBE:
+	case POINT_URETPROBE:
+		snprintf(buf, size, "%s:%s:%s", point__kind_name(p->kind), p->path, p->symbol);
+		break;
+	case POINT_USDT:
+		snprintf(buf, size, "usdt:%s:%s:%s", p->path, p->provider, p->symbol);
+		break;
+	case POINT_KPROBE:
+	case POINT_KRETPROBE:
+		snprintf(buf, size, "%s:%s", point__kind_name(p->kind), p->symbol);
+		break;
+	case POINT_MEM:
+		if (p->path[0])
+			snprintf(buf, size, "mem:%s:%s/%u:%s", p->path, p->symbol, p->len, acc);
+		else
+			snprintf(buf, size, "mem:0x%lx/%u:%s", p->offset, p->len, acc);
+		return;
+	}
+	if (p->offset && (p->kind == POINT_UPROBE || p->kind == POINT_KPROBE)) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, size - n, "+0x%lx", p->offset);
+	}
+}

@@ -947,6 +947,25 @@ static void dry_run_print(struct session *s)
 		printf("  %s:%s (type %u)%s%s%s\n", s->tps[i].fmt.system, s->tps[i].fmt.name, s->tps[i].fmt.id,
 		       s->tps[i].open_mask ? " opens a window" : "", s->tps[i].close_mask ? " closes a window" : "",
 		       s->tps[i].flags & GATE_TP_RECORD ? " recorded inside windows" : "");
+	for (size_t i = 0; i < s->opts->nr_windows; i++) {
+		const struct window_spec *w = &s->opts->windows[i];
+		char text[512];
+
+		for (int end = 0; w->kind == WINDOW_POINTS && end < 2; end++) {
+			if (!point__is_probe(end ? &w->stop : &w->start))
+				continue;
+			point__format(end ? &w->stop : &w->start, text, sizeof(text));
+			printf("  %s (probe) %s a window\n", text, end ? "closes" : "opens");
+		}
+	}
+	for (size_t i = 0; i < s->nr_ons; i++) {
+		char text[512];
+
+		if (!point__is_probe(&s->ons[i].pt))
+			continue;
+		point__format(&s->ons[i].pt, text, sizeof(text));
+		printf("  %s (probe) has trigger %zu\n", text, i + 1);
+	}
 }
 
 /* ---- perf events ---------------------------------------------------------- */

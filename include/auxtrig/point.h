@@ -83,6 +83,9 @@ int point__parse(struct point *p, const char *text, char *why, size_t why_size);
 /** point__check_path() - -ENOENT with @why set when @p names a file that is not there. */
 int point__check_path(const struct point *p, char *why, size_t why_size);
 
+/** point__format() - @p in the grammar above (tracepoints as tp:SYSTEM:EVENT). */
+void point__format(const struct point *p, char *buf, size_t size);
+
 /** point__kind_name() - "tracepoint", "uprobe", "usdt", "kprobe", ... */
 const char *point__kind_name(enum point_kind kind);
 

@@ -99,6 +99,12 @@ rec usdtw -w "usdt:$USDT:demo:request_start..usdt:$USDT:demo:request_done" \
 assert_eq "$(windows usdtw)" 9 "usdt windows"
 assert_eq "$(count 'sys_enter_getppid:' "$tmp/usdtw.txt")" 9 "getppid inside requests (9 of 18)"
 assert_eq "$(count 'sys_enter_openat:' "$tmp/usdtw.txt")" 3 "the failing requests' openat"
+# --dry-run shows the probe points and what they do.
+"$AUXTRIG" record --dry-run -w "usdt:$USDT:demo:request_start..usdt:$USDT:demo:request_done" \
+	--on "uretprobe:$UPD:handle:mark" -- "$USDT" >"$tmp/dry.out" 2>&1 || fail "--dry-run: $(cat "$tmp/dry.out")"
+grep -qx "  usdt:$USDT:demo:request_start (probe) opens a window" "$tmp/dry.out" || fail "dry run: $(cat "$tmp/dry.out")"
+grep -qx "  usdt:$USDT:demo:request_done (probe) closes a window" "$tmp/dry.out" || fail "dry run: $(cat "$tmp/dry.out")"
+grep -qx "  uretprobe:$UPD:handle (probe) has trigger 1" "$tmp/dry.out" || fail "dry run: $(cat "$tmp/dry.out")"
 # --where at a usdt window start sees its arguments: only requests 2, 5, 8.
 rec usdtwh -w "usdt:$USDT:demo:request_start..usdt:$USDT:demo:request_done" --where 'arg0 % 3 == 2' \
 	-e syscalls:sys_enter_getppid -- "$USDT" 9

@@ -150,6 +150,27 @@ static void test_point_unknown(void **state)
 	assert_int_equal(parse(""), -EINVAL);
 }
 
+/* point__format() writes what point__parse() reads back to the same point. */
+static void test_point_format_round_trip(void **state)
+{
+	static const char *const texts[] = {
+		"tp:sched:sched_switch", "uprobe:/bin/x:f+0x10", "uretprobe:/bin/x:f", "usdt:/bin/x:demo:done",
+		"kprobe:vfs_read+0x8", "kretprobe:vfs_read", "mem:0x601040/8:w", "mem:/bin/x:counter/2:rw",
+		"mem:0x401000/8:x",
+	};
+	struct point again;
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		assert_int_equal(parse(texts[i]), 0);
+		point__format(&p, text, sizeof(text));
+		assert_string_equal(text, texts[i]);
+		assert_int_equal(point__parse(&again, text, why, sizeof(why)), 0);
+		assert_memory_equal(&again, &p, sizeof(p));
+	}
+}
+
 static void test_point_windows(void **state)
 {
 	struct window_spec w;
@@ -195,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_point_uprobes),  cmocka_unit_test(test_point_usdt),
 		cmocka_unit_test(test_point_kprobes),  cmocka_unit_test(test_point_mem),
 		cmocka_unit_test(test_point_unknown),  cmocka_unit_test(test_point_windows),
+		cmocka_unit_test(test_point_format_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
