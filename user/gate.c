@@ -129,15 +129,19 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	return 0;
 }
 
-/* The trigger's rodata and condition; the caller sets its bit in a point's trig_mask. */
+static int triggers_full(const struct gate *g)
+{
+	if (g->nr_triggers < GATE_MAX_TRIGGERS)
+		return 0;
+	pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
+	return -E2BIG;
+}
+
+/* The trigger's rodata and condition; the caller sets its bit in its point's trig_mask. */
 static int trigger_add(struct gate *g, const struct gate_trigger *t, const struct expr_prog *cond)
 {
 	int i = g->nr_triggers;
 
-	if (i == GATE_MAX_TRIGGERS) {
-		pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
-		return -E2BIG;
-	}
 	if (cond) {
 		g->trig_cond[i] = malloc(sizeof(*cond));
 		if (!g->trig_cond[i])
@@ -155,9 +159,9 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 {
 	int i, err;
 
-	if (g->nr_triggers == GATE_MAX_TRIGGERS)
-		return trigger_add(g, t, cond);
-	err = gate__add_tp(g, fmt, 0, 0, 0);
+	err = triggers_full(g);
+	if (!err)
+		err = gate__add_tp(g, fmt, 0, 0, 0);
 	if (err)
 		return err;
 	i = trigger_add(g, t, cond);
@@ -225,8 +229,9 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 {
 	int n, i;
 
-	if (g->nr_triggers == GATE_MAX_TRIGGERS)
-		return trigger_add(g, t, cond);
+	i = triggers_full(g);
+	if (i)
+		return i;
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
@@ -339,8 +344,18 @@ int gate__load(struct gate *g)
 
 	err = gate_bpf__load(g->skel);
 	if (err) {
-		pr_err("the kernel refused the gate BPF program (gate_tracepoint): %s (run with -vv for the verifier log)\n",
-		       strerror(-err));
+		char names[256] = "";
+		struct bpf_program *prog;
+
+		/* One of the programs loaded for this run: name them all. */
+		bpf_object__for_each_program(prog, g->skel->obj) {
+			size_t n = strlen(names);
+
+			if (bpf_program__autoload(prog))
+				snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", bpf_program__name(prog));
+		}
+		pr_err("the kernel refused the gate BPF programs (%s): %s (run with -vv for the verifier log)\n",
+		       names, strerror(-err));
 		return err;
 	}
 	if (g->where) {
