@@ -120,9 +120,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		flags |= GATE_TP_SYSCALL_EXIT;
 	/* Their records have the same layout: id at 8, args at 16 / ret at 16. */
 	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_enter"))
-		flags |= GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_ANY;
+		flags |= GATE_TP_SYSCALL_ENTER;
 	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_exit"))
-		flags |= GATE_TP_SYSCALL_EXIT | GATE_TP_SYSCALL_ANY;
+		flags |= GATE_TP_SYSCALL_EXIT;
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;

@@ -381,7 +381,8 @@ static int window_end_add(struct session *s, const struct window_spec *w, const 
 /*
  * Recorded syscalls:sys_enter_X/sys_exit_X tracepoints are inside syscall:*
  * windows whichever order the kernel runs them and raw_syscalls' in (see
- * any_inside() in bpf/gate.bpf.c): entries may open those windows too.
+ * any_inside() in bpf/gate.bpf.c): entries may open those windows too, and
+ * the raw tracepoints that open and close them keep the note that takes.
  */
 static void syscall_any_members(struct session *s)
 {
@@ -394,6 +395,8 @@ static void syscall_any_members(struct session *s)
 	for (size_t i = 0; any && i < s->nr_tps; i++) {
 		struct rec_tp *tp = &s->tps[i];
 
+		if (!strcmp(tp->fmt.system, "raw_syscalls") && ((tp->open_mask | tp->close_mask) & any))
+			tp->flags |= GATE_TP_SYSCALL_ANY;
 		if (!(tp->flags & GATE_TP_RECORD) || strcmp(tp->fmt.system, "syscalls"))
 			continue;
 		tp->flags |= GATE_TP_IN_ANY;

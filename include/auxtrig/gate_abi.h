@@ -40,7 +40,7 @@
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
 #define GATE_TP_SYSCALL_ENTER	(1u << 2)	/* struct syscall_trace_enter: nr and args for --where */
 #define GATE_TP_SYSCALL_EXIT	(1u << 3)	/* struct syscall_trace_exit: nr and ret for conditions */
-#define GATE_TP_SYSCALL_ANY	(1u << 4)	/* raw_syscalls:sys_enter/sys_exit: syscall:* windows */
+#define GATE_TP_SYSCALL_ANY	(1u << 4)	/* raw_syscalls:sys_enter/sys_exit opening/closing syscall:* windows */
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 
 /*
