@@ -131,10 +131,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
 
-$(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(LIB) $(SKELS)
+# Kernel tests may drive the recorder onto the model of the kernel's AUX ring.
+KTEST_HELPERS := tests/unit/aux_model.c
+
+$(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)

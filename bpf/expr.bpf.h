@@ -13,8 +13,12 @@
  *	env.args[0] = ctx->args[0];        // ... only args the record has
  *	env.rec = (__u64)(unsigned long)ctx;
  *	env.rec_size = RECORD_SIZE;        // or 0: unknown
+ *	if (prog->flags & EXPR_PROG_ELAPSED) { // only when it is known
+ *		env.vars[EXPR_VAR_ELAPSED] = now - start;
+ *		env.vars_set |= 1u << EXPR_VAR_ELAPSED;
+ *	}
  *	prog = bpf_map_lookup_elem(&progs, &key);
- *	if (prog && expr_eval(prog, &env))
+ *	if (prog && expr_eval(prog, &env, SLOT))  // SLOT: this condition's state
  *		...record...
  *
  * Why bpf_loop(): the verifier checks a bpf_loop() callback once, whatever the
@@ -33,6 +37,28 @@
  * silent, and never corrupts the evaluation it interrupted.
  */
 #include "auxtrig/expr_abi.h"
+
+#define EXPR_COUNT_ENTRIES 65536 /* {tid, slot} counters of $count (LRU: never full) */
+
+/*
+ * The state of stateful conditions (see include/auxtrig/expr_abi.h), in the
+ * object that includes this header: hit counters and lost-$count counts per
+ * slot, and the per-thread $count counters. The caller picks the slot, one
+ * per condition.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EXPR_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct expr_slot_state);
+} expr_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, EXPR_COUNT_ENTRIES);
+	__type(key, struct expr_count_key);
+	__type(value, __u64);
+} expr_counts SEC(".maps");
 
 /*
  * Everything that changes from one iteration to the next is here, in a map
@@ -58,6 +84,7 @@ struct expr_scratch {
 	__u32 busy;     /* an evaluation is in progress on this CPU */
 	struct expr_glob g;
 	__u64 nr_busy;  /* evaluations refused because the scratch was busy */
+	__s64 count;    /* $count of this evaluation (0: the program has none) */
 };
 
 struct {
@@ -72,6 +99,7 @@ struct expr_run {
 	const struct expr_prog *prog;
 	const struct expr_env *env;
 	struct expr_scratch *scr;
+	struct expr_slot_state *st; /* the slot's hit counters, NULL without a slot */
 };
 
 static __always_inline char expr_pat_at(const struct expr_prog *prog, __u32 off)
@@ -278,6 +306,28 @@ static int expr_step(__u32 i, void *ctx)
 			goto fail;
 		v = scr->g.result;
 		goto push;
+	case EXPR_OP_VAR:
+		if (insn->a == EXPR_VAR_COUNT) {
+			v = scr->count;
+			if (v <= 0)
+				goto fail;
+			goto push;
+		}
+		if (insn->a >= EXPR_MAX_VARS || !(run->env->vars_set & (1u << insn->a)))
+			goto fail;
+		v = run->env->vars[insn->a & (EXPR_MAX_VARS - 1)];
+		goto push;
+	case EXPR_OP_HIT:
+		if (!run->st || insn->a >= prog->nr_hits || insn->a >= EXPR_MAX_HITS || insn->imm < 1)
+			goto fail;
+		q = __sync_add_and_fetch(&run->st->hits[insn->a & (EXPR_MAX_HITS - 1)], 1);
+		switch (insn->b) {
+		case EXPR_HIT_ONCE: v = q == 1; break;
+		case EXPR_HIT_AFTER: v = q >= (__u64)insn->imm; break;
+		case EXPR_HIT_EVERY: v = q % (__u64)insn->imm == 0; break;
+		default: goto fail;
+		}
+		goto push;
 	case EXPR_OP_NEG:
 	case EXPR_OP_BNOT:
 	case EXPR_OP_LNOT:
@@ -380,15 +430,36 @@ static __always_inline void expr_env_fill_task(struct expr_env *env)
 	bpf_get_current_comm(env->comm, sizeof(env->comm));
 }
 
+/*
+ * $count: one more hit of @slot's point by thread env->tid. Returns the new
+ * count, or 0 when it could not be stored.
+ */
+static __always_inline __s64 expr_count_hit(const struct expr_env *env, __u32 slot)
+{
+	struct expr_count_key key = { .tid = (__u32)env->tid, .slot = slot };
+	__u64 *c, one = 1;
+
+	c = bpf_map_lookup_elem(&expr_counts, &key);
+	if (c)
+		return __sync_add_and_fetch(c, 1);
+	if (!bpf_map_update_elem(&expr_counts, &key, &one, BPF_NOEXIST))
+		return 1;
+	c = bpf_map_lookup_elem(&expr_counts, &key); /* created meanwhile */
+	return c ? __sync_add_and_fetch(c, 1) : 0;
+}
+
 /**
  * expr_eval() - run a compiled condition.
  * @prog: the program, typically a pointer to an array map value.
- * @env: the filled environment (stack or map value).
+ * @env: the filled environment (stack or map value); vars[] as @prog->flags asks.
+ * @slot: this condition's state (< EXPR_MAX_SLOTS): its $count counters and
+ *        hit counters. Two conditions must not share a slot.
  *
  * Return: 1 if the condition holds, 0 if not or if evaluation failed (a
- * division by zero, a failed memory read, a malformed program).
+ * division by zero, a failed memory read, an unset variable, a $count that
+ * could not be stored, a malformed program).
  */
-static __always_inline int expr_eval(const struct expr_prog *prog, const struct expr_env *env)
+static __always_inline int expr_eval(const struct expr_prog *prog, const struct expr_env *env, __u32 slot)
 {
 	__u32 zero = 0;
 	struct expr_run run = {
@@ -397,10 +468,23 @@ static __always_inline int expr_eval(const struct expr_prog *prog, const struct 
 	};
 
 	struct expr_scratch *scr;
+	__s64 count = 0;
 	int result;
 
+	if (!prog)
+		return 0;
+	run.st = bpf_map_lookup_elem(&expr_state, &slot);
+	/* Every evaluation is a hit, reached or not by the instruction reading $count. */
+	if (prog->flags & EXPR_PROG_COUNT) {
+		count = expr_count_hit(env, slot);
+		if (!count) {
+			if (run.st)
+				__sync_fetch_and_add(&run.st->count_lost, 1);
+			return 0;
+		}
+	}
 	scr = bpf_map_lookup_elem(&expr_scratch, &zero);
-	if (!scr || !prog)
+	if (!scr)
 		return 0;
 	if (scr->busy) {
 		__sync_fetch_and_add(&scr->nr_busy, 1);
@@ -408,6 +492,7 @@ static __always_inline int expr_eval(const struct expr_prog *prog, const struct 
 	}
 	scr->busy = 1;
 	run.scr = scr;
+	scr->count = count;
 	scr->pc = 0;
 	scr->sp = 0;
 	scr->result = -1;

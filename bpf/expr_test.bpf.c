@@ -10,7 +10,8 @@
  *
  * expr_test_openat is a real caller: it fills the environment at the
  * sys_enter_openat tracepoint of the test process and counts the calls for
- * which the condition in expr_test_progs[1] holds.
+ * which the condition in expr_test_progs[1] holds (state in the last slot).
+ * The test runs use the slot the test passes in struct expr_test_args.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,7 +25,7 @@
 struct expr_test_args {
 	struct expr_env env;
 	__s32 result;
-	__u32 pad;
+	__u32 slot;	/* the condition's state: expr_state[slot], expr_counts {tid, slot} */
 };
 
 struct {
@@ -61,7 +62,7 @@ int expr_test_run(struct expr_test_args *args)
 		args->result = -1;
 		return 0;
 	}
-	args->result = expr_eval(prog, &env);
+	args->result = expr_eval(prog, &env, args->slot);
 	return 0;
 }
 
@@ -81,7 +82,7 @@ int expr_test_run_mapenv(struct expr_test_args *args)
 	__builtin_memcpy(env, &args->env, sizeof(*env));
 	if (env->rec)
 		env->rec = (__u64)(unsigned long)expr_test_rec;
-	args->result = expr_eval(prog, env);
+	args->result = expr_eval(prog, env, args->slot);
 	return 0;
 }
 
@@ -111,7 +112,7 @@ int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 
 	__sync_fetch_and_add(&expr_test_seen, 1);
 	prog = bpf_map_lookup_elem(&expr_test_progs, &one);
-	if (prog && expr_eval(prog, &env))
+	if (prog && expr_eval(prog, &env, EXPR_MAX_SLOTS - 1))
 		__sync_fetch_and_add(&expr_test_hits, 1);
 	return 0;
 }

@@ -39,11 +39,14 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
+const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
 struct gate_stats stats[GATE_STATS_SLOTS];
 struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
+struct gate_edge_stats edge_stats;
 
 static __always_inline struct gate_state *gstate(void)
 {
@@ -68,6 +71,36 @@ static __always_inline int frozen(struct gate_stats *st)
 		return 0;
 	st->frozen++;
 	return 1;
+}
+
+/*
+ * A thread's windows went from none open to some (GATE_ACT_EDGE_OPEN) or back
+ * (GATE_ACT_EDGE_CLOSE): tell the recorder, which gates the AUX events from
+ * userspace when the kernel cannot pause/resume them (gate_abi.h).
+ */
+static __always_inline void emit_edge(__u32 action, __u64 before, __u64 after)
+{
+	__u64 now = bpf_ktime_get_ns(), pid_tgid;
+	struct gate_ctl_msg *msg;
+
+	if (!signal_edges)
+		return;
+	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+	if (!msg) {
+		__sync_fetch_and_add(&edge_stats.dropped, 1);
+		return;
+	}
+	pid_tgid = bpf_get_current_pid_tgid();
+	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->trigger = GATE_EDGE_TRIGGER;
+	msg->action = action;
+	msg->pid = pid_tgid >> 32;
+	msg->tid = (__u32)pid_tgid;
+	msg->time_ns = now;
+	msg->args[0] = before;
+	msg->args[1] = after;
+	bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_add(&edge_stats.sent, 1);
 }
 
 struct {
@@ -99,6 +132,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_env);
 } gate_env SEC(".maps");
+
+/*
+ * The conditions' state (once/after/every counters, $count per thread) is in
+ * expr_state and expr_counts (bpf/expr.bpf.h), one slot per condition.
+ */
+#define GATE_SLOT_WHERE		0
+#define GATE_SLOT_TRIGGER(i)	(1 + (i))
+_Static_assert(GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1) < EXPR_MAX_SLOTS, "a state slot per condition");
+
+/*
+ * $elapsed at a syscall's exit with no window open: when this thread entered
+ * it. Stamped at the entry tracepoints flagged GATE_TP_STAMP_ENTRY (those of
+ * exit points whose conditions read $elapsed); LRU, so it never fills.
+ */
+struct gate_sys_entry {
+	__u64 ns;
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct gate_sys_entry);
+} gate_sys_entries SEC(".maps");
 
 /* The conditions of the triggers (--on ... if EXPR). */
 struct {
@@ -243,11 +301,47 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 		st->recorded++;
 }
 
+static __always_inline void stamp_syscall_entry(void *ctx, __u32 tid)
+{
+	struct gate_sys_entry e = { .ns = bpf_ktime_get_ns() };
+	int nr = -1;
+
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+	e.nr = nr;
+	bpf_map_update_elem(&gate_sys_entries, &tid, &e, BPF_ANY);
+}
+
+/*
+ * $elapsed: since the thread's open windows opened (gate_thread.opened_ns: with
+ * nested windows, the outermost), else, at a syscall exit, since this thread
+ * entered that syscall; unset (the condition is false) when neither is known.
+ */
+static __always_inline void fill_elapsed(struct expr_env *env, const struct gate_tp *tp, int nr)
+{
+	__u32 tid = env->tid;
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
+	struct gate_sys_entry *e;
+	__u64 now = bpf_ktime_get_ns(), start = 0;
+
+	if (th && th->open) {
+		start = th->opened_ns;
+	} else if (tp->flags & GATE_TP_SYSCALL_EXIT) {
+		e = bpf_map_lookup_elem(&gate_sys_entries, &tid);
+		if (e && e->nr == nr)
+			start = e->ns;
+	}
+	if (!start || start > now)
+		return;
+	env->vars[EXPR_VAR_ELAPSED] = now - start;
+	env->vars_set |= 1u << EXPR_VAR_ELAPSED;
+}
+
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
  * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16).
+ * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
+ * condition reads it.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -278,6 +372,8 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
+	if (need_elapsed)
+		fill_elapsed(env, tp, nr);
 	return env;
 }
 
@@ -294,7 +390,7 @@ static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
 	env = fill_env(ctx, tp);
 	if (!prog || !env)
 		return 0;
-	return expr_eval(prog, env);
+	return expr_eval(prog, env, GATE_SLOT_WHERE);
 }
 
 /* Emit a record auxtrig built (not a tracepoint's). */
@@ -350,7 +446,7 @@ static __always_inline void run_triggers(void *ctx, __u32 trig_mask, struct expr
 		__sync_fetch_and_add(&ts->evaluated, 1);
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
-			if (!prog || !expr_eval(prog, env))
+			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
 				continue;
 		}
 		m = __sync_add_and_fetch(&ts->matched, 1);
@@ -504,6 +600,8 @@ int gate_tracepoint(void *ctx)
 		st->unknown_tp++;
 		return 1;
 	}
+	if (tp->flags & GATE_TP_STAMP_ENTRY)
+		stamp_syscall_entry(ctx, tid);
 
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD)
@@ -539,6 +637,8 @@ int gate_tracepoint(void *ctx)
 				th->open = open | opened;
 			}
 			st->windows_opened += __builtin_popcountll(opened);
+			if (open == 0)
+				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
 			open |= opened;
 		}
 	}
@@ -549,6 +649,8 @@ int gate_tracepoint(void *ctx)
 
 	if (tp->close_mask & open) {
 		st->windows_closed += __builtin_popcountll(tp->close_mask & open);
+		if (!(open & ~tp->close_mask))
+			emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
 		open &= ~tp->close_mask;
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (!open)
@@ -574,15 +676,50 @@ int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
 	return 1;
 }
 
+/*
+ * A command auxtrig started becomes a target when it execs, not when it is
+ * forked: between fork and exec the child is still auxtrig's code (it waits on
+ * a pipe to be started), and those calls are not the command's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} gate_exec_targets SEC(".maps");
+
+SEC("tp/sched/sched_process_exec")
+int gate_follow_exec(void *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&gate_exec_targets, &pid))
+		return 1;
+	bpf_map_update_elem(&gate_targets, &pid, &one, BPF_ANY);
+	bpf_map_delete_elem(&gate_exec_targets, &pid);
+	return 1;
+}
+
 /* A thread that exits with a window open leaves no state behind. */
 SEC("tp/sched/sched_process_exit")
 int gate_thread_exit(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
+	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 
+	if (th && th->open)
+		emit_edge(GATE_ACT_EDGE_CLOSE, th->open, 0);
 	bpf_map_delete_elem(&gate_threads, &tid);
 	bpf_map_delete_elem(&gate_any_memo, &tid);
+	bpf_map_delete_elem(&gate_sys_entries, &tid);
+	/* Its $count values too, so a thread that reuses the id starts from 0. */
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
+		struct expr_count_key ck = { .tid = tid, .slot = slot };
+
+		bpf_map_delete_elem(&expr_counts, &ck);
+	}
 	return 1;
 }
 
@@ -609,7 +746,7 @@ static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
 	env->args[3] = PT_REGS_PARM4(ctx);
 	env->args[4] = PT_REGS_PARM5(ctx);
 	env->args[5] = PT_REGS_PARM6(ctx);
-	return expr_eval(prog, env);
+	return expr_eval(prog, env, GATE_SLOT_WHERE);
 }
 
 SEC("uprobe")
@@ -644,6 +781,8 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			if (!th)
 				return 0;
 		}
+		if (!th->open)
+			emit_edge(GATE_ACT_EDGE_OPEN, 0, 1ULL << w);
 		th->open |= 1ULL << w;
 		st->windows_opened++;
 	}
@@ -693,8 +832,10 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	if (--th->depth[w] == 0) {
 		th->open &= ~(1ULL << w);
 		st->windows_closed++;
-		if (!th->open)
+		if (!th->open) {
+			emit_edge(GATE_ACT_EDGE_CLOSE, 1ULL << w, 0);
 			bpf_map_delete_elem(&gate_threads, &tid);
+		}
 	}
 	return 0;
 }
@@ -730,7 +871,7 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		opened = tp->open_mask & ~open;
 		if (opened && have_where) {
 			where = bpf_map_lookup_elem(&gate_where, &zero);
-			if (!where || !expr_eval(where, env)) {
+			if (!where || !expr_eval(where, env, GATE_SLOT_WHERE)) {
 				st->windows_filtered += __builtin_popcountll(opened);
 				opened = 0;
 			}
@@ -747,10 +888,14 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 				th->open = open | opened;
 			}
 			st->windows_opened += __builtin_popcountll(opened);
+			if (open == 0)
+				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
 			open |= opened;
 		}
 		if (tp->close_mask & open) {
 			st->windows_closed += __builtin_popcountll(tp->close_mask & open);
+			if (!(open & ~tp->close_mask))
+				emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
 			open &= ~tp->close_mask;
 			th = bpf_map_lookup_elem(&gate_threads, &tid);
 			if (!open)

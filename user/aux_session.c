@@ -55,6 +55,14 @@ struct aux_session {
 	bool gate_open;		/* gated: the recorder enabled the AUX events */
 	bool stopping;
 	struct aux_session_stats stats;
+	char **paths;		/* uprobe triggers' binaries, owned */
+	/* fallback gating: threads with a window open, edge counters, latencies */
+	__u32 *open_tids;
+	size_t nr_open, cap_open;
+	__u64 enabled_at;	/* CLOCK_MONOTONIC when the gate last opened */
+	struct aux_session_gate_stats gs;
+	__u64 *lat;
+	size_t nr_lat, cap_lat;
 };
 
 /* ---- the kernel ---------------------------------------------------------- */
@@ -143,7 +151,18 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 	for (size_t i = 0; !err && i < s->o.nr_triggers; i++) {
 		const struct aux_session_trigger *t = &s->o.triggers[i];
 
-		err = aux_group__add_tracepoint(&c->g, t->name, t->id, t->action);
+		if (t->kind == AUX_TRIGGER_UPROBE) {
+			const struct pmu *up = pmu_set__find(s->pmus, "uprobe");
+
+			if (!up) {
+				pr_err("%s: a uprobe window needs the kernel's \"uprobe\" PMU (CONFIG_UPROBE_EVENTS), and %s/bus/event_source/devices has none\n",
+				       s->ev.name, s->o.sysfs_root ?: "/sys");
+				return -ENOENT;
+			}
+			err = aux_group__add_uprobe(&c->g, up, t->path, t->offset, t->retprobe, t->action);
+		} else {
+			err = aux_group__add_tracepoint(&c->g, t->name, t->id, t->action);
+		}
 		if (err == -E2BIG)
 			pr_err("%s: more than %d triggers\n", s->ev.name, AUX_GROUP_MAX_MEMBERS);
 	}
@@ -189,6 +208,22 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 	memcpy(s->cpu_list, o->cpus, o->nr_cpus * sizeof(*s->cpu_list));
 	if (o->nr_triggers)
 		memcpy(s->triggers, o->triggers, o->nr_triggers * sizeof(*s->triggers));
+	/* uprobe events point config1 at the path until they are opened: keep our own */
+	s->paths = calloc(o->nr_triggers + 1, sizeof(*s->paths));
+	if (!s->paths) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (size_t i = 0; i < o->nr_triggers; i++) {
+		if (s->triggers[i].kind != AUX_TRIGGER_UPROBE)
+			continue;
+		s->paths[i] = strdup(s->triggers[i].path ?: "");
+		if (!s->paths[i]) {
+			err = -ENOMEM;
+			goto err;
+		}
+		s->triggers[i].path = s->paths[i];
+	}
 	s->o.cpus = s->cpu_list;
 	s->o.triggers = s->triggers;
 	for (size_t i = 0; i < o->nr_cpus; i++) {
@@ -259,6 +294,9 @@ static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
 {
 	struct aux_session *s = arg;
 
+	/* a snapshot restarts the trace only where it ran: not through a closed userspace gate */
+	if (enable && s->gated && !s->gate_open)
+		return 0;
 	return aux_session__ioctl(s, r->fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
@@ -598,6 +636,114 @@ int aux_session__disable(struct aux_session *s)
 	return aux_session__ctl_all(s, false);
 }
 
+static __u64 aux_session__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void aux_session__latency(struct aux_session *s, __u64 stamp, __u64 done)
+{
+	__u64 ns = done > stamp ? done - stamp : 0, *tmp;
+
+	if (s->nr_lat == s->cap_lat && s->cap_lat < (1u << 20)) {
+		tmp = realloc(s->lat, (s->cap_lat ? 2 * s->cap_lat : 256) * sizeof(*tmp));
+		if (tmp) {
+			s->lat = tmp;
+			s->cap_lat = s->cap_lat ? 2 * s->cap_lat : 256;
+		}
+	}
+	if (s->nr_lat < s->cap_lat)
+		s->lat[s->nr_lat++] = ns;
+	if (!s->gs.lat_n || ns < s->gs.lat_min)
+		s->gs.lat_min = ns;
+	if (ns > s->gs.lat_max)
+		s->gs.lat_max = ns;
+	s->gs.lat_n++;
+}
+
+int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns)
+{
+	size_t i;
+	__u64 done;
+	int err;
+
+	if (!s->opened || !s->gated)
+		return -EINVAL;
+	/* per-task AUX events follow one thread (no inherit): another's windows are not its */
+	if (s->o.pid > 0 && tid != (__u32)s->o.pid) {
+		s->gs.other_threads++;
+		return 0;
+	}
+	for (i = 0; i < s->nr_open && s->open_tids[i] != tid; i++)
+		;
+	if (open) {
+		s->gs.opens++;
+		if (i < s->nr_open) {
+			s->gs.unmatched++; /* its close was lost: it stays open */
+			return 0;
+		}
+		if (s->nr_open == s->cap_open) {
+			size_t cap = s->cap_open ? 2 * s->cap_open : 16;
+			__u32 *tmp = realloc(s->open_tids, cap * sizeof(*tmp));
+
+			if (!tmp)
+				return -ENOMEM;
+			s->open_tids = tmp;
+			s->cap_open = cap;
+		}
+		s->open_tids[s->nr_open++] = tid;
+		if (s->nr_open > 1)
+			return 0;
+		err = aux_session__enable(s);
+		done = aux_session__now();
+		s->enabled_at = done;
+		s->gs.enables++;
+		aux_session__latency(s, time_ns, done);
+		pr_debug("aux gate: open tid %u at %llu: enabled %s at %llu (+%llu ns)\n", tid,
+			 (unsigned long long)time_ns, s->ev.name, (unsigned long long)done,
+			 (unsigned long long)(done - time_ns));
+		return err;
+	}
+	s->gs.closes++;
+	if (i == s->nr_open) {
+		s->gs.unmatched++; /* its open was lost, or it opened before we were gating */
+		return 0;
+	}
+	s->open_tids[i] = s->open_tids[--s->nr_open];
+	if (time_ns < s->enabled_at)
+		s->gs.late++;
+	if (s->nr_open)
+		return 0;
+	err = aux_session__disable(s);
+	done = aux_session__now();
+	s->gs.disables++;
+	aux_session__latency(s, time_ns, done);
+	pr_debug("aux gate: close tid %u at %llu: disabled %s at %llu (+%llu ns)\n", tid,
+		 (unsigned long long)time_ns, s->ev.name, (unsigned long long)done,
+		 (unsigned long long)(done - time_ns));
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gate_stats *st)
+{
+	*st = s->gs;
+	if (!s->nr_lat)
+		return;
+	qsort(s->lat, s->nr_lat, sizeof(*s->lat), cmp_u64);
+	st->lat_median = s->lat[s->nr_lat / 2];
+	st->lat_p99 = s->lat[(s->nr_lat * 99) / 100 < s->nr_lat ? (s->nr_lat * 99) / 100 : s->nr_lat - 1];
+}
+
 size_t aux_session__nr_fds(const struct aux_session *s)
 {
 	return s->opened ? s->o.nr_cpus : 0;
@@ -605,7 +751,9 @@ size_t aux_session__nr_fds(const struct aux_session *s)
 
 int aux_session__fd(const struct aux_session *s, size_t i)
 {
-	return s->opened && i < s->o.nr_cpus ? s->cpus[i].leader_fd : -1;
+	if (!s->opened || i >= s->o.nr_cpus)
+		return -1;
+	return s->ops.poll_fd ? s->ops.poll_fd(s->cpus[i].leader_fd, s->ops.ctx) : s->cpus[i].leader_fd;
 }
 
 /* The trailer-less fields of the kernel records the session looks at. */
@@ -804,6 +952,11 @@ void aux_session__delete(struct aux_session *s)
 		return;
 	aux_session__close(s);
 	pmu_set__delete(s->pmus);
+	for (size_t i = 0; s->paths && i < s->o.nr_triggers; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s->open_tids);
+	free(s->lat);
 	free(s->cpus);
 	free(s->cpu_list);
 	free(s->triggers);

@@ -57,8 +57,21 @@ static const char *const builtin_names[EXPR_F_COUNT + 1] = {
 	[EXPR_F_COMM] = "comm",
 };
 
+static const char *const var_names[EXPR_NR_VAR_NAMES] = {
+	[EXPR_VAR_COUNT] = "$count",
+	[EXPR_VAR_ELAPSED] = "$elapsed",
+};
+
 int expr__resolve_builtin(const char *name, struct expr_field *field)
 {
+	for (unsigned int i = 0; i < EXPR_NR_VAR_NAMES; i++) {
+		if (!strcmp(var_names[i], name)) {
+			memset(field, 0, sizeof(*field));
+			field->kind = EXPR_FIELD_VAR;
+			field->builtin = i;
+			return 0;
+		}
+	}
 	for (unsigned int i = 0; i <= EXPR_F_COMM; i++) {
 		if (!strcmp(builtin_names[i], name)) {
 			memset(field, 0, sizeof(*field));
@@ -97,6 +110,7 @@ struct token {
 	unsigned int start; /* byte offset in the source */
 	unsigned int len;   /* bytes in the source */
 	__u64 val;          /* T_INT */
+	int duration;       /* T_INT written with a unit (ns, us, ms, s): val is in ns */
 	char str[EXPR_STR_MAX]; /* T_STR contents, T_IDENT/T_VAR name (truncated) */
 	unsigned int str_len;
 };
@@ -110,6 +124,8 @@ enum node_kind {
 	N_SFIELD, /* string source: comm, str(argN), record string */
 	N_UNARY,
 	N_BINARY,
+	N_VAR,   /* $variable: EXPR_VAR_* in val */
+	N_HIT,   /* once/after/every: EXPR_HIT_* in op, N in val, counter in str_arg */
 };
 
 struct node {
@@ -139,6 +155,7 @@ struct parser {
 	char *err;
 	size_t err_size;
 	int error;          /* first error, -errno */
+	unsigned int nr_hits; /* once/after/every terms so far */
 	/* code generation */
 	unsigned int nr_emit;
 	unsigned int sp, max_sp;
@@ -195,11 +212,51 @@ static int is_ident_char(int c)
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
+static const struct {
+	const char *name;
+	__u64 ns;
+} duration_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+};
+
+/*
+ * A number followed by a unit: 500ns, 250us, 1ms, 2s, in nanoseconds. @i is
+ * where the letters start. Returns 1 if it was a duration, 0 if the letters
+ * are no unit (the caller reports a bad digit), -1 on an error.
+ */
+static int lex_duration(struct parser *p, struct token *t, unsigned int base, unsigned int i, __u64 v)
+{
+	const char *s = p->src + p->pos;
+	unsigned int j = i;
+
+	while (is_ident_char(s[j]))
+		j++;
+	for (size_t u = 0; u < sizeof(duration_units) / sizeof(duration_units[0]); u++) {
+		if (strlen(duration_units[u].name) != j - i || strncmp(s + i, duration_units[u].name, j - i))
+			continue;
+		if (base == 16 || (base == 8 && v))
+			return fail(p, t->col, "a duration is a decimal number and a unit: 500ns, 250us, 1ms, 2s"), -1;
+		if (v > (__u64)INT64_MAX / duration_units[u].ns)
+			return fail(p, t->col, "duration too large: at most %lld%s", (long long)(INT64_MAX / duration_units[u].ns),
+				    duration_units[u].name), -1;
+		t->kind = T_INT;
+		t->val = v * duration_units[u].ns;
+		t->duration = 1;
+		t->len = j;
+		return 1;
+	}
+	if (base != 16 && strchr("nums", s[i]))
+		return fail(p, t->col, "unknown unit '%.*s' in a duration (ns, us, ms, s: 500ns, 250us, 1ms, 2s)",
+			    (int)(j - i), s + i), -1;
+	return 0;
+}
+
 static int lex_number(struct parser *p, struct token *t)
 {
 	const char *s = p->src + p->pos;
 	unsigned int base = 10, i = 0, digits = 0;
 	__u64 v = 0;
+	int dur;
 
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
@@ -220,6 +277,11 @@ static int lex_number(struct parser *p, struct token *t)
 			d = 99;
 		else
 			break;
+		if (d == 99 && digits) {
+			dur = lex_duration(p, t, base, i, v);
+			if (dur)
+				return dur < 0 ? p->error : 0;
+		}
 		if (d >= (int)base)
 			return fail(p, t->col, "invalid digit '%c' in %s number", c,
 				    base == 16 ? "a hexadecimal" : base == 8 ? "an octal" : "a decimal");
@@ -446,6 +508,8 @@ static int resolve(struct parser *p, const struct token *t, struct expr_field *f
 	if (err)
 		return fail(p, t->col, "'%s' is not available here%s%s", t->str, why[0] ? ": " : "", why);
 	switch (f->kind) {
+	case EXPR_FIELD_VAR:
+		return fail(p, t->col, "'%s': the resolver returned a variable for a field name", t->str);
 	case EXPR_FIELD_BUILTIN:
 		if (f->builtin > EXPR_F_COMM)
 			return fail(p, t->col, "'%s': the resolver returned an unknown builtin %u", t->str, f->builtin);
@@ -508,6 +572,69 @@ static int parse_str_call(struct parser *p, const struct token *name)
 	return i;
 }
 
+/* once, after N, every N: the current token is what follows the word. */
+static int parse_hit(struct parser *p, const struct token *word)
+{
+	struct token n = p->tok;
+	char got[64];
+	int i;
+
+	if (p->nr_hits >= EXPR_MAX_HITS) {
+		fail(p, word->col, "too many once/after/every terms: at most %d in one condition", EXPR_MAX_HITS);
+		p->error = -E2BIG;
+		return -1;
+	}
+	i = new_node(p, N_HIT, word);
+	if (i < 0)
+		return -1;
+	p->nodes[i].str_arg = p->nr_hits++;
+	if (!strcmp(word->str, "once")) {
+		p->nodes[i].op = EXPR_HIT_ONCE;
+		p->nodes[i].val = 1;
+		return i;
+	}
+	p->nodes[i].op = !strcmp(word->str, "after") ? EXPR_HIT_AFTER : EXPR_HIT_EVERY;
+	if (n.kind != T_INT) {
+		tok_describe(p, &n, got, sizeof(got));
+		return fail(p, n.col, "'%s' needs a count: %s N, N a number of 1 or more, got %s", word->str, word->str,
+			    got), -1;
+	}
+	if (n.duration)
+		return fail(p, n.col, "'%s' counts evaluations, not time: got the duration '%.*s'", word->str,
+			    (int)n.len, p->src + n.start), -1;
+	if (n.val < 1 || n.val > INT64_MAX)
+		return fail(p, n.col, "'%s' needs a count of 1 or more%s, got %.*s", word->str,
+			    n.val ? " and at most 9223372036854775807" : "", (int)n.len, p->src + n.start), -1;
+	p->nodes[i].val = (__s64)n.val;
+	p->nodes[i].end = n.start + n.len;
+	return lex(p) ? -1 : i;
+}
+
+/* $count, $elapsed */
+static int parse_var(struct parser *p)
+{
+	struct token t = p->tok;
+	struct expr_field f;
+	char why[128] = "";
+	int err, i;
+
+	if (t.len >= EXPR_STR_MAX)
+		return fail(p, t.col, "unknown variable '%.*s'", (int)t.len, p->src + t.start), -1;
+	err = p->opts && p->opts->resolve ? p->opts->resolve(p->opts->resolve_ctx, t.str, &f, why, sizeof(why))
+					  : expr__resolve_builtin(t.str, &f);
+	if (err == -ENOENT || (!err && f.kind != EXPR_FIELD_VAR))
+		return fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed)", t.str), -1;
+	if (err)
+		return fail(p, t.col, "'%s' is not available here%s%s", t.str, why[0] ? ": " : "", why), -1;
+	if (f.builtin >= EXPR_NR_VAR_NAMES)
+		return fail(p, t.col, "'%s': the resolver returned an unknown variable %u", t.str, f.builtin), -1;
+	i = new_node(p, N_VAR, &t);
+	if (i < 0)
+		return -1;
+	p->nodes[i].val = f.builtin;
+	return lex(p) ? -1 : i;
+}
+
 static int parse_ident(struct parser *p)
 {
 	struct token t = p->tok;
@@ -520,7 +647,7 @@ static int parse_ident(struct parser *p)
 	if (!strcmp(t.str, "str") && p->tok.kind == T_LP)
 		return parse_str_call(p, &t);
 	if (!strcmp(t.str, "after") || !strcmp(t.str, "every") || !strcmp(t.str, "once"))
-		return fail(p, t.col, "'%s' is reserved for stateful conditions, not supported yet", t.str), -1;
+		return parse_hit(p, &t);
 	e = t.len < EXPR_STR_MAX ? expr__errno_value(t.str) : 0;
 	if (e) {
 		i = new_node(p, N_INT, &t);
@@ -629,7 +756,7 @@ static int parse_prefix(struct parser *p)
 	case T_IDENT:
 		return parse_ident(p);
 	case T_VAR:
-		return fail(p, t.col, "variables such as '%s' are not supported yet", t.str), -1;
+		return parse_var(p);
 	case T_LP:
 		if (lex(p))
 			return -1;
@@ -788,6 +915,15 @@ static void gen(struct parser *p, int i)
 			     n->field.offset, 0, 0);
 		push(p);
 		return;
+	case N_VAR:
+		emit(p, EXPR_OP_VAR, n->val, 0, 0, 0);
+		p->prog->flags |= 1u << n->val;
+		push(p);
+		return;
+	case N_HIT:
+		emit(p, EXPR_OP_HIT, n->str_arg, n->op, 0, n->val);
+		push(p);
+		return;
 	case N_STR:
 	case N_SFIELD:
 		return; /* only inside string comparisons, see below */
@@ -898,6 +1034,7 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 	}
 	prog->nr_insns = p.nr_emit;
 	prog->max_stack = p.max_sp;
+	prog->nr_hits = p.nr_hits;
 out:
 	free(p.nodes);
 	if (p.error)
@@ -906,6 +1043,53 @@ out:
 }
 
 /* ---- userspace evaluator: mirrors bpf/expr.bpf.h ---- */
+
+struct expr_count {
+	__u32 tid;
+	__u64 n;
+};
+
+struct expr_state {
+	__u64 hits[EXPR_MAX_HITS];
+	struct expr_count *counts; /* $count per thread, like expr_counts {tid, slot} in BPF */
+	size_t nr_counts, max_counts;
+};
+
+struct expr_state *expr_state__new(void)
+{
+	return calloc(1, sizeof(struct expr_state));
+}
+
+void expr_state__delete(struct expr_state *st)
+{
+	if (!st)
+		return;
+	free(st->counts);
+	free(st);
+}
+
+/* One more hit by thread @tid: its new $count, or 0 without memory. */
+static __u64 count_hit(struct expr_state *st, __u32 tid)
+{
+	struct expr_count *tmp;
+
+	for (size_t i = 0; i < st->nr_counts; i++)
+		if (st->counts[i].tid == tid)
+			return ++st->counts[i].n;
+	if (st->nr_counts == st->max_counts) {
+		size_t max = st->max_counts ? 2 * st->max_counts : 16;
+
+		tmp = realloc(st->counts, max * sizeof(*tmp));
+		if (!tmp)
+			return 0;
+		st->counts = tmp;
+		st->max_counts = max;
+	}
+	st->counts[st->nr_counts].tid = tid;
+	st->counts[st->nr_counts].n = 1;
+	st->nr_counts++;
+	return 1;
+}
 
 static int rec_read(const struct expr_env *env, __u32 off, __u32 size, void *dst)
 {
@@ -1082,16 +1266,24 @@ static int rec_value(const struct expr_env *env, __u32 off, __u8 a, __s64 *v)
 	return -1;
 }
 
-int expr__eval(const struct expr_prog *prog, const struct expr_env *env)
+int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st)
 {
-	__s64 stack[EXPR_MAX_STACK], x, y, v = 0;
+	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
 	char str[EXPR_STR_MAX];
 	unsigned int sp = 0, pc = 0;
 	__u64 q;
 	int m;
 
-	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS)
+	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS || prog->nr_hits > EXPR_MAX_HITS)
 		return -EINVAL;
+	if ((prog->flags & EXPR_PROG_COUNT || prog->nr_hits) && !st)
+		return -EINVAL;
+	/* Every evaluation is a hit, whether or not the instruction reading $count runs. */
+	if (prog->flags & EXPR_PROG_COUNT) {
+		count = count_hit(st, (__u32)env->tid);
+		if (!count)
+			return -ENOMEM;
+	}
 	for (;;) {
 		const struct expr_insn *insn;
 
@@ -1119,6 +1311,32 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env)
 			if (m < 0)
 				return 0;
 			v = m;
+			goto push;
+		case EXPR_OP_VAR:
+			if (insn->a == EXPR_VAR_COUNT) {
+				if (count <= 0)
+					return -EINVAL; /* $count without EXPR_PROG_COUNT */
+				v = count;
+				goto push;
+			}
+			if (insn->a >= EXPR_MAX_VARS)
+				return -EINVAL;
+			if (!(env->vars_set & (1u << insn->a)))
+				return 0;
+			v = env->vars[insn->a];
+			goto push;
+		case EXPR_OP_HIT:
+			if (insn->a >= prog->nr_hits || insn->imm < 1)
+				return -EINVAL;
+			q = ++st->hits[insn->a];
+			if (insn->b == EXPR_HIT_ONCE)
+				v = q == 1;
+			else if (insn->b == EXPR_HIT_AFTER)
+				v = q >= (__u64)insn->imm;
+			else if (insn->b == EXPR_HIT_EVERY)
+				v = q % (__u64)insn->imm == 0;
+			else
+				return -EINVAL;
 			goto push;
 		case EXPR_OP_NEG:
 		case EXPR_OP_BNOT:
@@ -1221,6 +1439,8 @@ static const char *op_name(unsigned int op)
 	case EXPR_OP_BOOL: return "bool";
 	case EXPR_OP_JFALSE: return "jfalse";
 	case EXPR_OP_JTRUE: return "jtrue";
+	case EXPR_OP_VAR: return "var";
+	case EXPR_OP_HIT: return "hit";
 	}
 	return NULL;
 }
@@ -1229,8 +1449,12 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 {
 	static const char *const src_names[] = { "comm", "user", "rec-array", "rec-loc" };
 
-	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes\n", prog->nr_insns, prog->max_stack,
-		prog->strtab_len);
+	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s", prog->nr_insns, prog->max_stack,
+		prog->strtab_len, prog->flags & EXPR_PROG_COUNT ? ", $count" : "",
+		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "");
+	if (prog->nr_hits)
+		fprintf(f, ", %u hit counter%s", prog->nr_hits, prog->nr_hits == 1 ? "" : "s");
+	fputc('\n', f);
 	for (unsigned int i = 0; i < prog->nr_insns && i < EXPR_MAX_INSNS; i++) {
 		const struct expr_insn *in = &prog->insns[i];
 		const char *name = op_name(in->op);
@@ -1247,6 +1471,8 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		case EXPR_OP_STR:
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:
+		case EXPR_OP_VAR:
+		case EXPR_OP_HIT:
 			fprintf(f, "%-6s", name);
 			break;
 		default:
@@ -1279,6 +1505,16 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:
 			fprintf(f, " -> %u\n", in->b);
+			break;
+		case EXPR_OP_VAR:
+			fprintf(f, " %s\n", in->a < EXPR_NR_VAR_NAMES ? var_names[in->a] : "?");
+			break;
+		case EXPR_OP_HIT:
+			if (in->b == EXPR_HIT_ONCE)
+				fprintf(f, " #%u once\n", in->a);
+			else
+				fprintf(f, " #%u %s %lld\n", in->a, in->b == EXPR_HIT_AFTER ? "after" : "every",
+					(long long)in->imm);
 			break;
 		}
 	}

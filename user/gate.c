@@ -129,6 +129,36 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	return 0;
 }
 
+/*
+ * A condition reads $elapsed: the gate times it. At a syscall's exit point
+ * with no window open, $elapsed counts from the syscall's entry, which the
+ * gate then stamps per thread.
+ */
+static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
+{
+	struct tp_format enter;
+	char name[TP_NAME_MAX];
+	int err;
+
+	g->skel->rodata->need_elapsed = 1;
+	if (!strcmp(exit->system, "raw_syscalls") && !strcmp(exit->name, "sys_exit"))
+		snprintf(name, sizeof(name), "sys_enter"); /* syscall:*:exit */
+	else if (!strcmp(exit->system, "syscalls") && !strncmp(exit->name, "sys_exit_", 9))
+		snprintf(name, sizeof(name), "sys_enter_%s", exit->name + 9);
+	else
+		return 0;
+	memset(&enter, 0, sizeof(enter));
+	err = tracefs__load_format(exit->system, name, &enter);
+	if (err) {
+		pr_err("$elapsed at %s:%s needs %s:%s: %s\n", exit->system, exit->name, exit->system, name,
+		       strerror(-err));
+		return err;
+	}
+	err = gate__add_tp(g, &enter, 0, 0, GATE_TP_STAMP_ENTRY);
+	tp_format__exit(&enter);
+	return err;
+}
+
 static int triggers_full(const struct gate *g)
 {
 	if (g->nr_triggers < GATE_MAX_TRIGGERS)
@@ -162,6 +192,8 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 	err = triggers_full(g);
 	if (!err)
 		err = gate__add_tp(g, fmt, 0, 0, 0);
+	if (!err && cond && (cond->flags & EXPR_PROG_ELAPSED))
+		err = gate_time_syscall(g, fmt);
 	if (err)
 		return err;
 	i = trigger_add(g, t, cond);
@@ -235,6 +267,8 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
+		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
 	if (i >= 0)
 		g->points[n].tp.trig_mask |= 1u << i;
@@ -264,6 +298,16 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 {
 	g->skel->rodata->uprobe_enter_type = enter;
 	g->skel->rodata->uprobe_exit_type = exit;
+}
+
+void gate__signal_edges(struct gate *g)
+{
+	g->skel->rodata->signal_edges = 1;
+}
+
+void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
+{
+	*out = g->skel->bss->edge_stats;
 }
 
 void gate__set_mark_type(struct gate *g, unsigned int type)
@@ -303,6 +347,17 @@ void gate__unfreeze(struct gate *g)
 	state_update(g);
 }
 
+__u64 gate__expr_lost(const struct gate *g)
+{
+	struct expr_slot_state ss;
+	__u64 sum = 0;
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
+			sum += ss.count_lost;
+	return sum;
+}
+
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
 	*out = g->skel->bss->trig_stats[i];
@@ -335,6 +390,8 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 		return -ENOMEM;
 	memcpy(g->where, prog, sizeof(*prog));
 	g->skel->rodata->have_where = 1;
+	if (prog->flags & EXPR_PROG_ELAPSED)
+		g->skel->rodata->need_elapsed = 1;
 	return 0;
 }
 
@@ -418,6 +475,15 @@ int gate__add_target(struct gate *g, pid_t pid)
 	__u8 one = 1;
 
 	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+int gate__add_exec_target(struct gate *g, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_exec_targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
 }
 
@@ -672,6 +738,13 @@ int gate__attach(struct gate *g)
 	if (!link || add_link(g, link)) {
 		err = link ? -ENOMEM : -errno;
 		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_follow_exec);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_exec (needed to start a command): %s\n",
 		       strerror(-err));
 		return err;
 	}

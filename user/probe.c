@@ -675,13 +675,13 @@ static void text__aux_pmu(FILE *f, const struct probe_report *r, const struct pr
 		snprintf(cpus, sizeof(cpus), ", ETMs on %zu CPUs", pmu->nr_etm_cpus);
 	switch (a->pause) {
 	case PROBE_PAUSE_YES:
-		pause = "pause/resume yes: BPF triggers can pause and resume the trace";
+		pause = "pause/resume yes: BPF triggers can pause and resume the trace; windows use in-kernel aux_pause/aux_resume";
 		break;
 	case PROBE_PAUSE_NO_PMU:
-		pause = "pause/resume no (the PMU lacks it): trace runs whole windows, not paused spans";
+		pause = "pause/resume no (the PMU lacks it): windows are gated from userspace (auxtrig enables and disables the trace at each window edge, a round trip late)";
 		break;
 	case PROBE_PAUSE_NO_KERNEL:
-		pause = "pause/resume no (the kernel lacks aux_action, 6.13+ or 6.12.24+ stable)";
+		pause = "pause/resume no (the kernel lacks aux_action, 6.13+ or 6.12.24+ stable): windows are gated from userspace (a round trip late)";
 		break;
 	default:
 		pause = NULL;
@@ -917,6 +917,8 @@ static void json__pmu(FILE *f, const struct probe_aux_pmu *a)
 		json__kv_u64(f, &inner, pmu->sinks[i].name, pmu->sinks[i].id);
 	fputc('}', f);
 	json__kv_u64(f, &first, "nr_etm_cpus", pmu->nr_etm_cpus);
+	json__kv_str(f, &first, "windows", a->pause == PROBE_PAUSE_YES ? "kernel" :
+				     a->pause == PROBE_PAUSE_UNKNOWN ? NULL : "userspace");
 	fputc('}', f);
 }
 

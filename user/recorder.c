@@ -38,6 +38,7 @@
 #include "auxtrig/probe.h"
 #include "auxtrig/cpumap.h"
 #include "auxtrig/data_ring.h"
+#include "auxtrig/elf_sym.h"
 #include "auxtrig/expr.h"
 #include "auxtrig/gate.h"
 #include "auxtrig/log.h"
@@ -187,6 +188,9 @@ struct session {
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stop_requested;
 	struct aux_session *aux;	/* -e PMU/../: hardware trace */
+	const struct aux_session_ops *aux_ops;	/* its kernel: NULL = the running one */
+	enum probe_pause aux_pause;	/* can the AUX PMU pause/resume in the kernel? */
+	bool aux_edges;		/* no: the gate signals window edges, auxtrig gates the trace */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
 	__u64 prog_fired;
@@ -765,6 +769,8 @@ static int parse_ons(struct session *s)
 	return 0;
 }
 
+static int aux_gate_edge(struct session *s, const struct gate_ctl_msg *m);
+
 static int on_ctl(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -774,6 +780,8 @@ static int on_ctl(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*m))
 		return 0;
+	if (m->action == GATE_ACT_EDGE_OPEN || m->action == GATE_ACT_EDGE_CLOSE)
+		return aux_gate_edge(s, m);
 	if (m->trigger >= GATE_USER_TRIGGER_BASE)
 		s->prog_fired++;
 	if (m->action == GATE_ACT_SNAPSHOT) {
@@ -805,14 +813,16 @@ static void attr_init_sideband(struct perf_event_attr *a, bool enable_on_exec);
 /*
  * Can the AUX event start paused and be paused/resumed by its group's
  * triggers? Tried, not guessed (as auxtrig probe does): the PMU's own event
- * with aux_start_paused. EOPNOTSUPP: the kernel knows aux_action, the PMU
- * lacks it; EINVAL: the kernel has no aux_action. With --sysfs-root the PMU
- * is a fixture, not this machine's: the kernel is asked with a software event
- * and the PMU is taken to support it as its driver does upstream.
+ * with aux_start_paused, opened through the session's kernel. EOPNOTSUPP: the
+ * kernel knows aux_action, the PMU lacks it; EINVAL: the kernel has no
+ * aux_action. With --sysfs-root on the running kernel the PMU is a fixture,
+ * not this machine's: the kernel is asked with a software event and the PMU
+ * is taken to support it as its driver does upstream.
  */
 static enum probe_pause aux_pause_support(const struct session *s)
 {
 	const struct record_opts *o = s->opts;
+	const struct aux_session_ops *ops = s->aux_ops ?: &aux_session_ops__kernel;
 	struct perf_event_attr a = { .size = sizeof(a), .disabled = 1 };
 	struct aux_event_opts eo = { .per_thread = true };
 	struct pmu_set *set = NULL;
@@ -825,7 +835,7 @@ static enum probe_pause aux_pause_support(const struct session *s)
 	a.config = PERF_COUNT_SW_DUMMY;
 	snprintf(pmu_name, sizeof(pmu_name), "%.*s", (int)strcspn(o->aux_event, "/"), o->aux_event);
 	/* Without the PMU here, aux_session__new() will say so: ask only the kernel. */
-	if (o->sysfs_root || pmu__scan(NULL, &set) || !pmu_set__find(set, pmu_name) ||
+	if ((o->sysfs_root && ops->kernel) || pmu__scan(o->sysfs_root, &set) || !pmu_set__find(set, pmu_name) ||
 	    aux_event__parse(&ev, set, o->aux_event, &eo)) {
 		pmu_set__delete(set);
 		*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
@@ -840,62 +850,156 @@ static enum probe_pause aux_pause_support(const struct session *s)
 	a = ev.attr;
 	a.disabled = 1;
 	*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
-	fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	err = fd < 0 ? errno : 0;
-	if (fd >= 0)
-		close(fd);
+	fd = ops->event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, ops->ctx);
+	err = fd < 0 ? -fd : 0;
+	if (fd >= 0) {
+		if (ops->close)
+			ops->close(fd, ops->ctx);
+		else
+			close(fd);
+	}
 	pmu_set__delete(set);
 	return !err ? PROBE_PAUSE_YES : err == EOPNOTSUPP ? PROBE_PAUSE_NO_PMU
 		: err == EINVAL ? PROBE_PAUSE_NO_KERNEL : PROBE_PAUSE_UNKNOWN;
 }
 
+/* Windows on hardware trace: paused and resumed in the kernel, or gated by auxtrig. */
+static const char *aux_path(const struct session *s)
+{
+	return s->aux_edges ? "windows gated from userspace (PERF_EVENT_IOC_ENABLE/DISABLE on each edge the gate sends)"
+			    : "windows by in-kernel aux_pause/aux_resume";
+}
+
 /*
- * The AUX session: one group per CPU, the AUX event leading; each syscall
- * window adds its entry tracepoint as an aux_resume member and its exit as an
- * aux_pause member, so the kernel resumes and pauses the trace with no round
- * trip through auxtrig.
+ * One (point, action) trigger of the AUX session: the AUX events resume at
+ * AUXTRIG_AUX_RESUME points and pause at AUXTRIG_AUX_PAUSE ones. Windows add
+ * theirs here; other sources of (point, action) pairs may too.
+ */
+struct aux_trigger_list {
+	struct aux_session_trigger *t;
+	char (*names)[2 * TP_NAME_MAX + 2];
+	size_t nr, cap;
+};
+
+static struct aux_session_trigger *aux_trigger_add(struct aux_trigger_list *l, __u32 action)
+{
+	struct aux_session_trigger *t;
+
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		void *tt = realloc(l->t, cap * sizeof(*l->t)), *nn;
+
+		if (!tt)
+			return NULL;
+		l->t = tt;
+		nn = realloc(l->names, cap * sizeof(*l->names));
+		if (!nn)
+			return NULL;
+		l->names = nn;
+		l->cap = cap;
+	}
+	t = &l->t[l->nr];
+	memset(t, 0, sizeof(*t));
+	l->names[l->nr++][0] = '\0'; /* t->name is set once the list stops moving */
+	t->action = action;
+	return t;
+}
+
+static int aux_trigger_add_tp(struct aux_trigger_list *l, const struct rec_tp *tp, __u32 action)
+{
+	struct aux_session_trigger *t = aux_trigger_add(l, action);
+
+	if (!t)
+		return -ENOMEM;
+	t->kind = AUX_TRIGGER_TRACEPOINT;
+	t->id = tp->fmt.id;
+	snprintf(l->names[l->nr - 1], sizeof(l->names[0]), "%s:%s", tp->fmt.system, tp->fmt.name);
+	return 0;
+}
+
+/* A uprobe window: resume at the function's entry, pause at its return. */
+static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct window_spec *w)
+{
+	struct aux_session_trigger *t;
+	__u64 off;
+	int err;
+
+	err = elf_sym__file_offset(w->start.path, w->start.symbol, &off);
+	if (err)
+		return err == -ENOEXEC ? -EINVAL : err;
+	for (int ret = 0; ret < 2; ret++) {
+		t = aux_trigger_add(l, ret ? AUXTRIG_AUX_PAUSE : AUXTRIG_AUX_RESUME);
+		if (!t)
+			return -ENOMEM;
+		t->kind = AUX_TRIGGER_UPROBE;
+		t->path = w->start.path;
+		t->offset = off + w->start.offset;
+		t->retprobe = ret;
+	}
+	return 0;
+}
+
+/* The windows' (point, action) triggers. */
+static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list *l)
+{
+	const struct record_opts *o = s->opts;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < o->nr_windows; i++) {
+		const struct window_spec *w = &o->windows[i];
+
+		switch (w->kind) {
+		case WINDOW_UPROBE:
+			err = aux_trigger_add_uprobe(l, w);
+			break;
+		case WINDOW_PROG:
+			pr_err("-e %s with -w %s: windows of trigger programs drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
+			       o->aux_event, w->text);
+			err = -EINVAL;
+			break;
+		default:
+			if (point__is_probe(&w->start) || point__is_probe(&w->stop)) {
+				pr_err("-e %s with -w %s: windows between probe points drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
+				       o->aux_event, w->text);
+				err = -EINVAL;
+				break;
+			}
+			err = aux_trigger_add_tp(l, tp_find(s, w->start.sys, w->start.name), AUXTRIG_AUX_RESUME);
+			if (!err)
+				err = aux_trigger_add_tp(l, tp_find(s, w->stop.sys, w->stop.name), AUXTRIG_AUX_PAUSE);
+		}
+	}
+	return err;
+}
+
+/*
+ * The AUX session: one group per CPU, the AUX event leading; each window adds
+ * its opening point (a syscall's or tracepoint's entry, a function's entry)
+ * as an aux_resume member and its closing point as an aux_pause member, so
+ * the kernel resumes and pauses the trace with no round trip through
+ * auxtrig. Where the kernel or PMU cannot (s->aux_edges), the session is
+ * gated instead: the gate sends each thread's window edges and
+ * aux_gate_edge() enables and disables the AUX events.
  */
 static int aux_setup(struct session *s, pid_t pid)
 {
 	const struct record_opts *o = s->opts;
-	struct aux_session_trigger *trig = NULL;
+	struct aux_trigger_list trig = {};
 	struct aux_session_opts ao = {};
 	int *cpus = NULL, err = -ENOMEM;
-	size_t nr_trig = 0, nr_cpus = 0;
-	char (*names)[2 * TP_NAME_MAX + 2] = NULL;
+	size_t nr_cpus = 0;
 
 	if (!o->aux_event)
 		return 0;
 	cpus = calloc(s->nr_possible, sizeof(*cpus));
-	trig = calloc(2 * o->nr_windows + 1, sizeof(*trig));
-	names = calloc(2 * o->nr_windows + 1, sizeof(*names));
-	if (!cpus || !trig || !names)
+	if (!cpus)
 		goto out;
 	for (int c = 0; c < s->nr_possible; c++)
 		if (s->cpu_mask[c])
 			cpus[nr_cpus++] = c;
-	for (size_t i = 0; i < o->nr_windows; i++) {
-		const struct window_spec *w = &o->windows[i];
-		const struct rec_tp *start, *stop;
-
-		if (w->kind == WINDOW_UPROBE || w->kind == WINDOW_PROG || point__is_probe(&w->start) ||
-		    point__is_probe(&w->stop)) {
-			pr_err("-e %s with -w %s: such windows drive only kernel event streams so far; use a syscall or tracepoint window\n",
-			       o->aux_event, w->text);
-			err = -EINVAL;
-			goto out;
-		}
-		start = tp_find(s, w->start.sys, w->start.name);
-		stop = tp_find(s, w->stop.sys, w->stop.name);
-		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->start.sys, w->start.name);
-		trig[nr_trig].name = names[nr_trig];
-		trig[nr_trig].id = start->fmt.id;
-		trig[nr_trig++].action = AUXTRIG_AUX_RESUME;
-		snprintf(names[nr_trig], sizeof(names[0]), "%s:%s", w->stop.sys, w->stop.name);
-		trig[nr_trig].name = names[nr_trig];
-		trig[nr_trig].id = stop->fmt.id;
-		trig[nr_trig++].action = AUXTRIG_AUX_PAUSE;
-	}
+	err = aux_triggers_from_windows(s, &trig);
+	if (err)
+		goto out;
 	ao.event_spec = o->aux_event;
 	ao.sysfs_root = o->sysfs_root;
 	ao.cpus = cpus;
@@ -910,20 +1014,62 @@ static int aux_setup(struct session *s, pid_t pid)
 	ao.data_pages = o->mmap_pages;
 	ao.aux_pages = o->aux_pages;
 	ao.snapshot_size = o->snapshot ? o->aux_pages * sysconf(_SC_PAGESIZE) : 0;
-	ao.triggers = trig;
-	ao.nr_triggers = nr_trig;
-	ao.pause_support = aux_pause_support(s);
+	for (size_t i = 0; i < trig.nr; i++)
+		trig.t[i].name = trig.names[i];
+	ao.triggers = trig.t;
+	ao.nr_triggers = trig.nr;
+	ao.pause_support = s->aux_pause;
 	err = aux_session__new(&s->aux, &ao);
-	if (!err && aux_session__gated(s->aux) && nr_trig) {
-		pr_err("-e %s: this %s cannot pause and resume the trace in the kernel, and windows gated from userspace are not supported yet; record without -w, or with -S and a snapshot trigger\n",
-		       o->aux_event, ao.pause_support == PROBE_PAUSE_NO_KERNEL ? "kernel" : "PMU");
-		err = -EOPNOTSUPP;
+	if (!err && aux_session__gated(s->aux) != s->aux_edges) {
+		/* the gate was loaded with edges on or off: the session must agree */
+		pr_err("-e %s: the AUX session and the gate disagree on who gates the trace\n", o->aux_event);
+		err = -EPROTO;
 	}
 out:
 	free(cpus);
-	free(trig);
-	free(names);
+	free(trig.t);
+	free(trig.names);
 	return err;
+}
+
+/* A window edge from the gate: the fallback enables/disables the AUX events. */
+static int aux_gate_edge(struct session *s, const struct gate_ctl_msg *m)
+{
+	int err;
+
+	if (!s->aux || !s->aux_edges)
+		return 0;
+	err = aux_session__edge(s->aux, m->action == GATE_ACT_EDGE_OPEN, m->tid, m->time_ns);
+	if (err)
+		pr_err("cannot %s %s for a window edge: %s\n", m->action == GATE_ACT_EDGE_OPEN ? "enable" : "disable",
+		       s->opts->aux_event, strerror(-err));
+	return err;
+}
+
+/* End of run: what the userspace gate did, and how long its round trips took. */
+static void aux_gate_summary(const struct session *s)
+{
+	struct aux_session_gate_stats gs;
+	struct gate_edge_stats es;
+
+	if (!s->aux || !s->aux_edges)
+		return;
+	aux_session__gate_stats(s->aux, &gs);
+	gate__edge_stats(s->gate, &es);
+	pr_info("hardware trace gated from userspace: %llu edges sent (%llu opens, %llu closes acted on), trace on %llu times, off %llu times; "
+		"edge-to-ioctl latency median %.1f us, p99 %.1f us, max %.1f us over %llu switches\n",
+		(unsigned long long)es.sent, (unsigned long long)gs.opens, (unsigned long long)gs.closes,
+		(unsigned long long)gs.enables, (unsigned long long)gs.disables, gs.lat_median / 1e3, gs.lat_p99 / 1e3,
+		gs.lat_max / 1e3, (unsigned long long)gs.lat_n);
+	if (es.dropped || gs.unmatched)
+		pr_warn("hardware trace gate: %llu window edges lost (control ring full), %llu unmatched: the trace may have run outside windows or missed some\n",
+			(unsigned long long)es.dropped, (unsigned long long)gs.unmatched);
+	if (gs.other_threads)
+		pr_info("hardware trace gate: %llu edges of other threads than %s traces were ignored\n",
+			(unsigned long long)gs.other_threads, s->opts->aux_event);
+	if (gs.late)
+		pr_warn("hardware trace gate: %llu windows closed before auxtrig could enable the trace for them (shorter than the round trip): their trace is missing\n",
+			(unsigned long long)gs.late);
 }
 
 /* --dry-run: what would be opened, per CPU, and nothing is. */
@@ -932,8 +1078,11 @@ static void dry_run_print(struct session *s)
 	struct perf_event_attr a;
 	size_t page = sysconf(_SC_PAGESIZE);
 
-	if (s->aux)
+	if (s->aux) {
 		aux_session__print(s->aux, stdout);
+		if (s->opts->nr_windows)
+			printf("hardware trace: %s\n", aux_path(s));
+	}
 	printf("per CPU (%d possible): bpf-output, the gate's output%s\n", s->nr_possible,
 	       s->snapshot_mode ? " (flight recorder)" : "");
 	attr_init_output(&a, s->opts->mmap_pages * page, s->snapshot_mode);
@@ -1442,8 +1591,12 @@ static int drain(struct session *s)
 			err = drain_ring(s, &s->cpus[i].ring, &any);
 		}
 	}
-	if (!err && s->aux && !s->snapshot_mode)
-		err = aux_session__drain(s->aux, s->w); /* writes its own round */
+	if (!err && s->aux && !s->snapshot_mode) {
+		int n = aux_session__drain(s->aux, s->w); /* writes its own round */
+
+		if (n < 0)
+			err = n;
+	}
 	if (err || !any)
 		return err;
 	return s->snapshot_mode ? pdata_writer__flush(s->w) : pdata_writer__finish_round(s->w);
@@ -1842,6 +1995,9 @@ static void print_summary(struct session *s)
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
 			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	if (gate__expr_lost(s->gate))
+		pr_warn("%llu condition evaluations were false: a thread's $count could not be stored\n",
+			(unsigned long long)gate__expr_lost(s->gate));
 	for (size_t i = 0; i < s->nr_ons; i++) {
 		struct gate_trigger_stats ts;
 
@@ -1952,7 +2108,12 @@ static void session_exit(struct session *s)
 
 int recorder__run(const struct record_opts *o)
 {
-	struct session s = { .opts = o, .epfd = -1, .sigfd = -1, .ctl_fd = -1, .ack_fd = -1,
+	return recorder__run_with(o, NULL);
+}
+
+int recorder__run_with(const struct record_opts *o, const struct aux_session_ops *aux_ops)
+{
+	struct session s = { .opts = o, .aux_ops = aux_ops, .epfd = -1, .sigfd = -1, .ctl_fd = -1, .ack_fd = -1,
 			     .snapshot_mode = o->snapshot, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct gate_opts gopts = {};
 	int err, ret = EXIT_RUNTIME;
@@ -1983,6 +2144,11 @@ int recorder__run(const struct record_opts *o)
 		err = parse_ons(&s);
 	if (!err)
 		err = index_types(&s);
+	if (!err && o->aux_event) {
+		/* decided before the gate loads: it sends window edges only for the fallback */
+		s.aux_pause = aux_pause_support(&s);
+		s.aux_edges = o->nr_windows && s.aux_pause != PROBE_PAUSE_YES;
+	}
 	if (!err && o->dry_run)
 		err = aux_setup(&s, -1);
 	if (!err && o->dry_run) {
@@ -2044,6 +2210,8 @@ int recorder__run(const struct record_opts *o)
 			     ? gate__add_point_trigger(s.gate, &s.ons[i].pt, &s.ons[i].t, s.ons[i].cond)
 			     : gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond)) < 0)
 			goto out;
+	if (s.aux_edges)
+		gate__signal_edges(s.gate);
 	if (gate__load(s.gate))
 		goto out;
 	if (o->nr_trigger_progs) {
@@ -2059,7 +2227,7 @@ int recorder__run(const struct record_opts *o)
 			s.nr_progs++;
 		}
 	}
-	if ((s.nr_ons || s.nr_progs) && gate__ctl_open(s.gate, on_ctl, &s)) {
+	if ((s.nr_ons || s.nr_progs || s.aux_edges) && gate__ctl_open(s.gate, on_ctl, &s)) {
 		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
 		goto out;
 	}
@@ -2092,12 +2260,13 @@ int recorder__run(const struct record_opts *o)
 		goto out;
 	}
 	for (size_t i = 0; i < s.target.nr_pids; i++)
-		if (gate__add_target(s.gate, s.target.pids[i]))
+		if (s.target.is_command ? gate__add_exec_target(s.gate, s.target.pids[i])
+					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
 	if (open_cpu_events(&s) || open_sideband(&s))
 		goto out;
-	if (s.aux && aux_session__open(s.aux, NULL))
+	if (s.aux && aux_session__open(s.aux, s.aux_ops))
 		goto out;
 	err = gate__attach(s.gate);
 	if (err) {
@@ -2140,6 +2309,8 @@ int recorder__run(const struct record_opts *o)
 		pr_info("recording %zu tracepoint%s in %zu window%s on %zu CPU%s; Ctrl-C to stop\n",
 			s.nr_tps, s.nr_tps == 1 ? "" : "s", o->nr_windows, o->nr_windows == 1 ? "" : "s",
 			s.nr_cpus, s.nr_cpus == 1 ? "" : "s");
+	if (!o->quiet && s.aux)
+		pr_info("hardware trace %s: %s\n", o->aux_event, o->nr_windows ? aux_path(&s) : "the whole run");
 
 	control_ack(&s, ""); /* nothing: "ping" answers once armed */
 	err = loop(&s);
@@ -2184,6 +2355,7 @@ int recorder__run(const struct record_opts *o)
 out_summary:
 	s.created_file = false; /* it holds what was recorded: keep it */
 	print_summary(&s);
+	aux_gate_summary(&s);
 out:
 	if (s.created_file)
 		pdata_writer__unlink(s.w);

@@ -50,17 +50,31 @@
 struct aux_session;
 struct pdata_writer;
 
+/** enum aux_trigger_kind - where a trigger fires. */
+enum aux_trigger_kind {
+	AUX_TRIGGER_TRACEPOINT = 0,
+	AUX_TRIGGER_UPROBE,
+};
+
 /**
- * struct aux_session_trigger - one tracepoint trigger.
- * @name: "system:event".
- * @id: tracefs id.
+ * struct aux_session_trigger - one trigger: a point and an action.
+ * @name: tracepoint "system:event" (uprobes are named from @path/@offset).
+ * @id: tracepoint: the tracefs id.
  * @action: %AUXTRIG_AUX_RESUME (opens a window), %AUXTRIG_AUX_PAUSE
  *          (closes it, or freezes a snapshot ring).
+ * @kind: a tracepoint (0), or a user function's entry/return (the "uprobe" PMU).
+ * @path: uprobe: the binary (copied by aux_session__new()).
+ * @offset: uprobe: file offset of the probed instruction.
+ * @retprobe: uprobe: at the function's return (a uretprobe).
  */
 struct aux_session_trigger {
 	const char *name;
 	__u64 id;
 	__u32 action;
+	enum aux_trigger_kind kind;
+	const char *path;
+	__u64 offset;
+	bool retprobe;
 };
 
 /**
@@ -101,6 +115,9 @@ struct aux_session_opts {
  * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
  *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
  * @close: close an fd from @event_open; NULL = close(2).
+ * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
+ *           @fd itself (a perf event fd). A model whose "event fd" is a
+ *           memfd, which epoll refuses, hands out another one.
  * @kernel: these ops are the running kernel: the PMU type from
  *          @sysfs_root is checked against /sys before opening.
  * @ctx: passed to each.
@@ -110,6 +127,7 @@ struct aux_session_ops {
 			  unsigned long flags, void *ctx);
 	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
 	void (*close)(int fd, void *ctx);
+	int (*poll_fd)(int fd, void *ctx);
 	bool kernel;
 	void *ctx;
 };
@@ -141,6 +159,35 @@ struct aux_session_stats {
 	__u64 aux_bytes;
 	__u64 reenables;
 	__u64 snapshots;
+};
+
+/**
+ * struct aux_session_gate_stats - the userspace-gated fallback's edges.
+ * @opens, @closes: window edges handed to aux_session__edge().
+ * @enables, @disables: times the AUX events were switched on / off.
+ * @late: closing edges stamped before the trace was on for them: that
+ *        window's trace is missing (the round trip took longer than it).
+ * @unmatched: a close for a thread with no window open, or an open for
+ *             one already open (an edge message was lost in between).
+ * @other_threads: edges of threads the per-task AUX events do not trace
+ *                 (they follow the target's first thread), ignored.
+ * @lat_n: switches timed; @lat_min, @lat_median, @lat_p99, @lat_max:
+ *         nanoseconds from the gate's stamp (bpf_ktime_get_ns()) to the
+ *         ioctl's return (CLOCK_MONOTONIC).
+ */
+struct aux_session_gate_stats {
+	__u64 opens;
+	__u64 closes;
+	__u64 enables;
+	__u64 disables;
+	__u64 late;
+	__u64 unmatched;
+	__u64 other_threads;
+	__u64 lat_n;
+	__u64 lat_min;
+	__u64 lat_median;
+	__u64 lat_p99;
+	__u64 lat_max;
 };
 
 /**
@@ -226,6 +273,23 @@ int aux_session__enable(struct aux_session *s);
 
 /** aux_session__disable() - fallback gating: PERF_EVENT_IOC_DISABLE every AUX event. */
 int aux_session__disable(struct aux_session *s);
+
+/**
+ * aux_session__edge() - fallback gating: a window edge from the gate.
+ * @open: a thread's first window opened (else its last one closed).
+ * @tid: the thread.
+ * @time_ns: the gate's stamp, CLOCK_MONOTONIC.
+ *
+ * The AUX events are enabled when the first thread opens a window and
+ * disabled when the last one closes, in the order the edges come. Per-task
+ * events (a @pid) trace that thread only: other threads' edges are ignored. With
+ * -vv every switch is logged with its latency.
+ * Return: 0 or -errno (-EINVAL if the session is not gated).
+ */
+int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns);
+
+/** aux_session__gate_stats() - the fallback's edge counters and latencies. */
+void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gate_stats *st);
 
 /**
  * aux_session__stop() - disable everything and drain: full trace, the

@@ -28,12 +28,14 @@ enum expr_field_kind {
 	EXPR_FIELD_REC_INT,  /* integer in the tracepoint record: @offset, @size (1, 2, 4, 8), @is_signed */
 	EXPR_FIELD_REC_STR,  /* char[@size] in the tracepoint record at @offset */
 	EXPR_FIELD_REC_LOC,  /* __data_loc char[] in the tracepoint record: u32 at @offset */
+	EXPR_FIELD_VAR,      /* a $variable: @builtin is EXPR_VAR_* */
 };
 
 /**
  * struct expr_field - a resolved identifier.
  * @kind: see enum expr_field_kind.
- * @builtin: EXPR_F_* for EXPR_FIELD_BUILTIN; EXPR_F_COUNT for comm, which is a string.
+ * @builtin: EXPR_F_* for EXPR_FIELD_BUILTIN (EXPR_F_COUNT for comm, which is a
+ *           string); EXPR_VAR_* for EXPR_FIELD_VAR.
  * @offset: byte offset in the record.
  * @size: byte size in the record.
  * @is_signed: sign-extend an integer record field.
@@ -51,7 +53,8 @@ struct expr_field {
 /**
  * typedef expr_resolve_fn - resolve a field name for the compiler.
  * @ctx: the caller's resolve_ctx.
- * @name: the identifier as written (arg0..arg5 for str(argN) too).
+ * @name: the identifier as written (arg0..arg5 for str(argN) too; $count,
+ *        $elapsed with their '$', so a resolver may refuse a variable too).
  * @field: filled on success.
  * @why: on a refusal, a short reason shown to the user ("only at an exit point").
  * @why_size: bytes at @why.
@@ -74,7 +77,8 @@ struct expr_compile_opts {
 
 /**
  * expr__resolve_builtin() - resolve the builtin field names.
- * @name: pid tid ppid uid gid comm cpu cgroup nr ret arg0..arg5.
+ * @name: pid tid ppid uid gid comm cpu cgroup nr ret arg0..arg5, and the
+ *        variables $count and $elapsed (EXPR_FIELD_VAR).
  * @field: filled on success.
  *
  * For resolvers that accept builtins and add their own fields or refusals.
@@ -94,10 +98,24 @@ int expr__resolve_builtin(const char *name, struct expr_field *field);
  * Nothing is printed: the caller shows @err.
  *
  * Return: 0; -EINVAL for a syntax, type or field error; -E2BIG when the
- * program exceeds EXPR_MAX_INSNS, EXPR_MAX_STACK or EXPR_STRTAB_SIZE.
+ * program exceeds EXPR_MAX_INSNS, EXPR_MAX_STACK, EXPR_STRTAB_SIZE or
+ * EXPR_MAX_HITS (once/after/every terms).
  */
 int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
 		  size_t err_size);
+
+/**
+ * struct expr_state - the state of one condition between evaluations in
+ * userspace: its once/after/every hit counters and its per-thread $count
+ * counters (in BPF: the expr_state and expr_counts maps, one slot per
+ * condition). Opaque.
+ */
+struct expr_state;
+
+/** expr_state__new() - a state with every counter at 0. NULL with errno set. */
+struct expr_state *expr_state__new(void);
+/** expr_state__delete() - free @st (NULL is fine). */
+void expr_state__delete(struct expr_state *st);
 
 /**
  * expr__eval() - evaluate a compiled condition in userspace.
@@ -106,14 +124,19 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
  *       checked here) and the str(argN) pointers in @env->args are addresses
  *       in the calling process. str(argN) is read with process_vm_readv(),
  *       so 0 or a garbage pointer is a failed read, as in BPF, not a crash.
+ *       $elapsed is @env->vars[EXPR_VAR_ELAPSED] when @env->vars_set says so.
+ * @st: the condition's state, updated by this evaluation ($count of
+ *      @env->tid, hit counters); may be NULL for a program whose flags and
+ *      nr_hits are 0. One state per condition, as one slot in BPF.
  *
  * Same semantics as the BPF expr_eval(): 64-bit wraparound arithmetic, signed
  * comparisons, division or modulo by zero or a failed read make the condition
  * false, strings are compared on at most 63 bytes.
  *
- * Return: 1 (true), 0 (false), -EINVAL for a malformed program.
+ * Return: 1 (true), 0 (false), -EINVAL for a malformed program or a stateful
+ * one without @st, -ENOMEM when a thread's $count cannot be stored.
  */
-int expr__eval(const struct expr_prog *prog, const struct expr_env *env);
+int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st);
 
 /**
  * expr__dump() - print a program's instructions, one a line (for -vv).

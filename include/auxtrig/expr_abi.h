@@ -22,6 +22,36 @@
  * - jumps only go forward, so a program runs at most nr_insns steps;
  * - the condition is true when the value left on top of the stack is not 0.
  *
+ * State (0x40..0x4f). A condition may keep state between evaluations; the
+ * caller names where with a slot (one per condition, < EXPR_MAX_SLOTS) and
+ * the evaluator keeps, per slot:
+ *
+ * - $count (EXPR_VAR_COUNT): one counter per thread (env->tid). Every
+ *   evaluation of a program that reads $count adds 1 to the counter of
+ *   env->tid before the first instruction runs, whether or not the
+ *   instruction that reads it is reached (&&, || short-circuit): $count is
+ *   the number of times this thread has reached the condition's point, 1 at
+ *   its first. In BPF the counters live in an LRU hash keyed {tid, slot}
+ *   (expr_counts): it never fills, the least recently used thread's counter
+ *   is dropped first (it restarts at 1); a counter that cannot be stored is
+ *   counted in expr_state[slot].count_lost and that evaluation is false.
+ * - hit counters (EXPR_OP_HIT, one per once/after/every term, a < nr_hits):
+ *   global to the slot, not per thread, atomic in BPF. The counter adds 1 each
+ *   time its instruction runs, so behind && or || it counts the evaluations
+ *   that got that far; the term is then, with n the new count:
+ *     once      n == 1         (the first evaluation only)
+ *     after N   n >= N         (the N-th evaluation and every later one)
+ *     every N   n % N == 0     (the N-th, 2N-th, ... evaluation)
+ *   N >= 1 (the compiler refuses 0).
+ * - variables the caller fills (env->vars[a], valid when bit a of
+ *   env->vars_set is set): $elapsed (EXPR_VAR_ELAPSED), nanoseconds since
+ *   the thread's open window opened or, at a syscall exit with no window,
+ *   since that syscall's entry. Reading a variable that is not set makes the
+ *   whole condition false, like a failed read.
+ *
+ * The counters start at 0 when the caller creates the state (the gate at
+ * load; expr_state__new() in userspace) and are never reset during a run.
+ *
  * Only fixed-width types: the struct is copied byte for byte into a map.
  */
 
@@ -37,7 +67,9 @@
 #define EXPR_STR_MAX     64  /* string buffer: at most 63 bytes + NUL are compared */
 #define EXPR_COMM_LEN    16
 #define EXPR_NR_ARGS     6
-#define EXPR_MAX_VARS    4   /* reserved for $variables (stateful conditions) */
+#define EXPR_MAX_VARS    4   /* $variables: env->vars[], EXPR_VAR_* */
+#define EXPR_MAX_HITS    8   /* once/after/every terms in one program */
+#define EXPR_MAX_SLOTS   16  /* conditions with state in one BPF object */
 #define EXPR_GLOB_STEPS  8192 /* bound on one glob match: >= 64 * 65 + 64 */
 
 /* Opcodes. Operands: a (u8), b (u16), c (u32), imm (s64). */
@@ -69,7 +101,23 @@
 #define EXPR_OP_JFALSE   0x30 /* top == 0: keep it, jump to b; else pop (&&) */
 #define EXPR_OP_JTRUE    0x31 /* top != 0: replace with 1, jump to b; else pop (||) */
 
-/* 0x40..0x4f: reserved for stateful conditions ($count, $elapsed, once, after N, every N). */
+/* 0x40..0x4f: state, see the DOC above. */
+#define EXPR_OP_VAR      0x40 /* push variable a (EXPR_VAR_*); unset: condition is false */
+#define EXPR_OP_HIT      0x41 /* hit counter a += 1, push 0/1: kind b (EXPR_HIT_*), N = imm */
+
+/* Variables (EXPR_OP_VAR a). */
+#define EXPR_VAR_COUNT   0 /* $count: from the evaluator's per-thread counter, not env->vars */
+#define EXPR_VAR_ELAPSED 1 /* $elapsed: env->vars[1], nanoseconds, filled by the caller */
+#define EXPR_NR_VAR_NAMES 2
+
+/* Hit terms (EXPR_OP_HIT b). */
+#define EXPR_HIT_ONCE    0 /* n == 1 */
+#define EXPR_HIT_AFTER   1 /* n >= N */
+#define EXPR_HIT_EVERY   2 /* n % N == 0 */
+
+/* struct expr_prog.flags: what the caller must provide. */
+#define EXPR_PROG_COUNT   (1u << EXPR_VAR_COUNT)   /* reads $count: bump the thread's counter */
+#define EXPR_PROG_ELAPSED (1u << EXPR_VAR_ELAPSED) /* reads $elapsed: fill env->vars[1] */
 
 /* Builtin fields (EXPR_OP_FIELD a). */
 #define EXPR_F_PID       0
@@ -110,8 +158,8 @@ struct expr_insn {
  * @nr_insns: instructions used in @insns (1..EXPR_MAX_INSNS).
  * @max_stack: deepest stack the program needs (<= EXPR_MAX_STACK).
  * @strtab_len: bytes used in @strtab.
- * @flags: reserved, 0.
- * @nr_vars: reserved for $variables, 0.
+ * @flags: EXPR_PROG_*: the state and variables the program reads.
+ * @nr_hits: hit counters the program uses (EXPR_OP_HIT a < @nr_hits).
  * @insns: the bytecode.
  * @strtab: string literals, each NUL-terminated, referenced by offset.
  */
@@ -120,7 +168,7 @@ struct expr_prog {
 	__u32 max_stack;
 	__u32 strtab_len;
 	__u32 flags;
-	__u32 nr_vars;
+	__u32 nr_hits;
 	__u32 reserved[3];
 	struct expr_insn insns[EXPR_MAX_INSNS];
 	char strtab[EXPR_STRTAB_SIZE];
@@ -144,9 +192,11 @@ struct expr_prog {
  * @rec_size: readable bytes at @rec; fields beyond it read as a failure
  *            (condition false). In BPF only, 0 means "not known, rely on
  *            bpf_probe_read_kernel() to fail".
- * @reserved: 0.
+ * @vars_set: bit i set when @vars[i] holds a value (EXPR_VAR_ELAPSED);
+ *            reading an unset variable makes the condition false.
  * @comm: bpf_get_current_comm().
- * @vars: reserved for $variables (stateful conditions), 0.
+ * @vars: variables the caller fills, EXPR_VAR_*; vars[EXPR_VAR_COUNT] is
+ *        not read ($count comes from the evaluator's state).
  */
 struct expr_env {
 	__s64 pid;
@@ -161,9 +211,28 @@ struct expr_env {
 	__u64 args[EXPR_NR_ARGS];
 	__u64 rec;
 	__u32 rec_size;
-	__u32 reserved;
+	__u32 vars_set;
 	char comm[EXPR_COMM_LEN];
 	__s64 vars[EXPR_MAX_VARS];
+};
+
+/**
+ * struct expr_slot_state - a condition's global state in BPF (array map
+ * expr_state, indexed by slot; see bpf/expr.bpf.h)
+ * @hits: the hit counters of once/after/every terms.
+ * @count_lost: evaluations whose $count could not be stored (false).
+ * @reserved: 0.
+ */
+struct expr_slot_state {
+	__u64 hits[EXPR_MAX_HITS];
+	__u64 count_lost;
+	__u64 reserved[3];
+};
+
+/** struct expr_count_key - key of the per-thread $count map (expr_counts). */
+struct expr_count_key {
+	__u32 tid;
+	__u32 slot;
 };
 
 _Static_assert(sizeof(struct expr_insn) == 16, "expr_insn ABI size");

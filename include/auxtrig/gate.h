@@ -50,6 +50,8 @@ int gate__load(struct gate *g);
 int gate__set_output(struct gate *g, int cpu, int perf_fd);
 /** gate__add_target() - a process (tgid) whose threads may open windows. */
 int gate__add_target(struct gate *g, pid_t pid);
+/** gate__add_exec_target() - a forked command: a target from its exec on. */
+int gate__add_exec_target(struct gate *g, pid_t pid);
 /** gate__record_cpu() - with any call, only CPUs named this way are recorded (-C). */
 int gate__record_cpu(struct gate *g, int cpu);
 /**
@@ -81,6 +83,8 @@ int gate__ctl_fd(const struct gate *g);
 int gate__ctl_consume(struct gate *g);
 /** gate__unfreeze() - after a triggered snapshot: let records flow again. */
 void gate__unfreeze(struct gate *g);
+/** gate__expr_lost() - condition evaluations made false because a $count could not be stored. */
+__u64 gate__expr_lost(const struct gate *g);
 /** gate__trigger_stats() - the counters of trigger @i. */
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out);
 /**
@@ -91,6 +95,14 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 			    unsigned long offset);
 /** gate__set_own_types() - record types of auxtrig:uprobe_enter/exit. Before load. */
 void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit);
+/**
+ * gate__signal_edges() - send window edges (GATE_ACT_EDGE_OPEN/CLOSE, per
+ * thread, stamped) on the control ring, for hardware trace gated from
+ * userspace. Before gate__load(); the ring is read via gate__ctl_open().
+ */
+void gate__signal_edges(struct gate *g);
+/** gate__edge_stats() - edge messages sent and dropped (ring full). */
+void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */

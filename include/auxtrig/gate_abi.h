@@ -42,6 +42,8 @@
 #define GATE_TP_SYSCALL_EXIT	(1u << 3)	/* struct syscall_trace_exit: nr and ret for conditions */
 #define GATE_TP_SYSCALL_ANY	(1u << 4)	/* raw_syscalls:sys_enter/sys_exit opening/closing syscall:* windows */
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
+/* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
+#define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
 
 /*
  * Triggers (--on): a tracepoint hit whose condition holds fires an action,
@@ -116,6 +118,31 @@ struct gate_ctl_msg {
  */
 #define GATE_POINT_BASE		0x10000
 #define GATE_MAX_POINTS		64
+
+/*
+ * Window edges, for hardware trace gated from userspace (a kernel without
+ * aux_action, or a PMU that cannot pause: Arm SPE). Only with the rodata
+ * switch signal_edges set, the gate sends on gate_ctl, per thread, when the
+ * thread's first window opens and when its last one closes (or it exits
+ * inside one), stamped with bpf_ktime_get_ns() (CLOCK_MONOTONIC). The
+ * recorder enables the AUX events while any thread has a window open.
+ * A struct gate_ctl_msg with @trigger GATE_EDGE_TRIGGER, @action one of
+ * these, @args[0] the thread's open windows before, @args[1] after.
+ * The codes are far from the --on actions so both can grow.
+ */
+#define GATE_ACT_EDGE_OPEN	16
+#define GATE_ACT_EDGE_CLOSE	17
+#define GATE_EDGE_TRIGGER	0xffffffffu
+
+/**
+ * struct gate_edge_stats - window-edge messages (.bss edge_stats, atomic)
+ * @sent:	queued on gate_ctl
+ * @dropped:	lost: gate_ctl was full
+ */
+struct gate_edge_stats {
+	__u64 sent;
+	__u64 dropped;
+};
 
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */

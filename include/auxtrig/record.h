@@ -73,4 +73,14 @@ int window_spec__parse(struct window_spec *w, const char *text);
 /** recorder__run() - record as @opts say. Return: a process exit code (cmd.h). */
 int recorder__run(const struct record_opts *opts);
 
+struct aux_session_ops;
+
+/**
+ * recorder__run_with() - recorder__run() with hardware trace (-e PMU//)
+ * opened through @aux_ops, the kernel as the AUX session sees it
+ * (aux_session.h); NULL = the running kernel. The same code runs either way:
+ * tests hand in a model of the kernel's AUX ring for PMUs this machine lacks.
+ */
+int recorder__run_with(const struct record_opts *opts, const struct aux_session_ops *aux_ops);
+
 #endif

@@ -9,6 +9,7 @@
  * Exit 0 pass, 1 fail, 77 skip.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include "auxtrig/aux_group.h"
+#include "auxtrig/elf_sym.h"
 #include "auxtrig/log.h"
 #include "auxtrig/pdata.h"
+#include "auxtrig/pmu.h"
 
 static int failures;
 
@@ -80,6 +83,18 @@ static void check(const char *what, struct aux_group *g)
 		failures++;
 	} else {
 		printf("ok   %s: %d %s\n", what, got, got ? strerror(-got) : "");
+	}
+}
+
+/* The same, with a uprobe (entry) and a uretprobe (return) member from the kernel's "uprobe" PMU. */
+static void uprobe_led(struct aux_group *g, const struct pmu *up, const char *path, __u64 off, __u32 entry_action,
+		       __u32 return_action)
+{
+	sw_led(g, 0, 0, 0);
+	if (aux_group__add_uprobe(g, up, path, off, false, entry_action) ||
+	    aux_group__add_uprobe(g, up, path, off, true, return_action)) {
+		fprintf(stderr, "FAIL cannot describe uprobe members on %s+%#llx\n", path, (unsigned long long)off);
+		failures++;
 	}
 }
 
@@ -152,6 +167,49 @@ int main(void)
 	check("pause and resume on one tracepoint member", &g);
 	sw_led(&g, tp, 0, 0);
 	check("a plain group (accepted)", &g);
+
+	/*
+	 * Uprobe windows: members from the uprobe PMU (config1 = path, config2 =
+	 * file offset, retprobe bit from its format), at main() of this binary.
+	 */
+	{
+		static char self[4096];
+		struct pmu *up = NULL;
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		__u64 off;
+
+		if (n <= 0 || pmu__read(NULL, "uprobe", &up)) {
+			printf("skip: no uprobe PMU in /sys/bus/event_source/devices\n");
+			return 77;
+		}
+		self[n] = '\0';
+		if (elf_sym__file_offset(self, "main", &off)) {
+			fprintf(stderr, "FAIL cannot find main() in %s\n", self);
+			pmu__delete(up);
+			return 1;
+		}
+		uprobe_led(&g, up, self, off, 0, 0);
+		check("uprobe and uretprobe members as auxtrig describes them (accepted)", &g);
+		uprobe_led(&g, up, self, off, AUXTRIG_AUX_RESUME, AUXTRIG_AUX_PAUSE);
+		check("uprobe aux_resume / uretprobe aux_pause under a leader that cannot pause", &g);
+		uprobe_led(&g, up, self, off, AUXTRIG_AUX_START_PAUSED, 0);
+		check("aux_start_paused on a uprobe member", &g);
+		uprobe_led(&g, up, self, off, AUXTRIG_AUX_PAUSE | AUXTRIG_AUX_RESUME, 0);
+		check("pause and resume on one uprobe member", &g);
+		uprobe_led(&g, up, self, off, 0, AUXTRIG_AUX_PAUSE);
+		g.members[1].attr.aux_output = 1;
+		check("aux_output with aux_pause on a uretprobe member", &g);
+		/* config1 really is the path the kernel opens: a missing binary is ENOENT */
+		uprobe_led(&g, up, self, off, 0, 0);
+		g.members[1].attr.config1 = (__u64)(uintptr_t)"/no/such/binary";
+		if (kernel_open(&g) != -ENOENT) {
+			fprintf(stderr, "FAIL a uretprobe on a missing binary opened, or failed otherwise\n");
+			failures++;
+		} else {
+			printf("ok   a uretprobe on a missing binary: ENOENT (config1 is the path)\n");
+		}
+		pmu__delete(up);
+	}
 
 	return failures ? 1 : 0;
 }

@@ -4,11 +4,15 @@
  * (tests/unit/expr_vectors.h): every vector is compiled, run by expr__eval()
  * and by the real BPF interpreter through BPF_PROG_TEST_RUN on a syscall
  * program (bpf/expr_test.bpf.c), and both must give the expected result.
- * Then the limits: the longest program the compiler accepts, the deepest
+ * The stateful sequences run step by step through userspace (one
+ * struct expr_state) and through each BPF caller (one slot each), every step
+ * must give the expected result. Then the limits: the longest program the
+ * compiler accepts (also with every stateful instruction in it), the deepest
  * stack, a full string table and back-to-back worst-case globs, all through
- * the real verifier and interpreter. Last, a real caller: conditions with
- * fields resolved from the sys_enter_openat format file, evaluated at that
- * tracepoint while this process opens files.
+ * the real verifier and interpreter; more threads than the $count map holds.
+ * Last, a real caller: conditions with fields resolved from the
+ * sys_enter_openat format file, evaluated at that tracepoint while this
+ * process opens files.
  *
  * Exit 0 pass, 77 skip (not root), 1 fail.
  */
@@ -30,8 +34,12 @@
 struct expr_test_args {
 	struct expr_env env;
 	__s32 result;
-	__u32 pad;
+	__u32 slot;
 };
+
+/* The slots of the two test callers: their states are apart, as two conditions' are. */
+#define SLOT_STACK  0
+#define SLOT_MAPENV 1
 
 _Static_assert(sizeof(struct expr_test_args) == sizeof(struct expr_env) + 8, "expr_test_args layout");
 
@@ -39,9 +47,9 @@ static unsigned char rec[EXPR_VECTOR_REC_SIZE];
 
 /* Runs @prog on @env in BPF with @run. Returns 0 or 1, or -errno if the run itself failed. */
 static int bpf_eval(struct expr_test_bpf *skel, struct bpf_program *run, const struct expr_prog *prog,
-		    const struct expr_env *env)
+		    const struct expr_env *env, __u32 slot)
 {
-	struct expr_test_args args = { .env = *env, .result = -1 };
+	struct expr_test_args args = { .env = *env, .result = -1, .slot = slot };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
 	__u32 zero = 0;
 	int err;
@@ -55,12 +63,36 @@ static int bpf_eval(struct expr_test_bpf *skel, struct bpf_program *run, const s
 	return args.result; /* the kernel copies the context back into ctx_in */
 }
 
-static int check(struct expr_test_bpf *skel, const char *what, const struct expr_prog *prog,
-		 const struct expr_env *env, int expect)
+/* Every slot's counters back to 0, every thread's $count forgotten. */
+static int reset_state(struct expr_test_bpf *skel)
 {
-	int user = expr__eval(prog, env);
-	int kern = bpf_eval(skel, skel->progs.expr_test_run, prog, env);
-	int kern_mapenv = bpf_eval(skel, skel->progs.expr_test_run_mapenv, prog, env);
+	struct expr_slot_state zero = {};
+	struct expr_count_key key, next;
+	int fd = bpf_map__fd(skel->maps.expr_counts);
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (bpf_map__update_elem(skel->maps.expr_state, &slot, sizeof(slot), &zero, sizeof(zero), BPF_ANY))
+			return -errno;
+	while (!bpf_map_get_next_key(fd, NULL, &next)) {
+		key = next;
+		if (bpf_map_delete_elem(fd, &key))
+			return -errno;
+	}
+	return 0;
+}
+
+static int slot_state(struct expr_test_bpf *skel, __u32 slot, struct expr_slot_state *out)
+{
+	return bpf_map__lookup_elem(skel->maps.expr_state, &slot, sizeof(slot), out, sizeof(*out), 0);
+}
+
+/* One evaluation by the three evaluators, each on its own state. */
+static int check_step(struct expr_test_bpf *skel, const char *what, const struct expr_prog *prog,
+		      const struct expr_env *env, struct expr_state *st, int expect)
+{
+	int user = expr__eval(prog, env, st);
+	int kern = bpf_eval(skel, skel->progs.expr_test_run, prog, env, SLOT_STACK);
+	int kern_mapenv = bpf_eval(skel, skel->progs.expr_test_run_mapenv, prog, env, SLOT_MAPENV);
 
 	if (user == expect && kern == expect && kern_mapenv == expect)
 		return 0;
@@ -68,6 +100,104 @@ static int check(struct expr_test_bpf *skel, const char *what, const struct expr
 		kern, kern_mapenv);
 	expr__dump(prog, stderr);
 	return 1;
+}
+
+/* One evaluation on fresh states. */
+static int check(struct expr_test_bpf *skel, const char *what, const struct expr_prog *prog,
+		 const struct expr_env *env, int expect)
+{
+	struct expr_state *st = expr_state__new();
+	int ret;
+
+	if (!st || reset_state(skel)) {
+		fprintf(stderr, "FAIL %s: cannot reset the state: %s\n", what, strerror(errno));
+		expr_state__delete(st);
+		return 1;
+	}
+	ret = check_step(skel, what, prog, env, st, expect);
+	expr_state__delete(st);
+	return ret;
+}
+
+/* The sequences: each step through the three evaluators, each keeping its own state. */
+static int run_sequences(struct expr_test_bpf *skel, int *nr_steps)
+{
+	struct expr_slot_state ss;
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256], what[512];
+	int failures = 0;
+
+	for (size_t i = 0; i < EXPR_NR_SEQS; i++) {
+		const struct expr_seq *q = &expr_seqs[i];
+		struct expr_state *st;
+
+		if (expr_seq_compile(q, &prog, err, sizeof(err))) {
+			fprintf(stderr, "FAIL sequence %zu '%s': %s\n", i, q->src, err);
+			failures++;
+			continue;
+		}
+		st = expr_state__new();
+		if (!st || reset_state(skel)) {
+			fprintf(stderr, "FAIL sequence %zu: cannot reset the state\n", i);
+			expr_state__delete(st);
+			return failures + 1;
+		}
+		for (unsigned int k = 0; q->expect[k]; k++) {
+			expr_seq_env(q, k, &env, rec);
+			snprintf(what, sizeof(what), "sequence %zu '%s' step %u of %s", i, q->src, k + 1, q->expect);
+			(*nr_steps)++;
+			if (check_step(skel, what, &prog, &env, st, q->expect[k] - '0')) {
+				failures++;
+				break;
+			}
+		}
+		expr_state__delete(st);
+		/* both BPF slots counted the same hits, and nothing was lost */
+		for (__u32 slot = SLOT_STACK; slot <= SLOT_MAPENV; slot++) {
+			if (slot_state(skel, slot, &ss) || ss.count_lost) {
+				fprintf(stderr, "FAIL sequence %zu: slot %u lost %llu $count updates\n", i, slot,
+					(unsigned long long)ss.count_lost);
+				failures++;
+			}
+		}
+	}
+	return failures;
+}
+
+/* More threads than expr_counts holds: the LRU makes room, a new thread still starts at 1. */
+static int run_many_threads(struct expr_test_bpf *skel)
+{
+	const struct expr_vector v = { .src = "$count == 1" };
+	struct expr_slot_state ss;
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+	int failures = 0, nr = 70000; /* > EXPR_COUNT_ENTRIES (65536) */
+
+	if (expr_vector_compile(&v, &prog, err, sizeof(err)) || reset_state(skel)) {
+		fprintf(stderr, "FAIL many threads: %s\n", err);
+		return 1;
+	}
+	expr_vector_env(&v, &env, rec);
+	for (int t = 0; t < nr && failures < 3; t++) {
+		env.tid = 100000 + t;
+		if (bpf_eval(skel, skel->progs.expr_test_run, &prog, &env, SLOT_STACK) != 1) {
+			fprintf(stderr, "FAIL many threads: thread %d of %d: $count is not 1 at its first hit\n", t + 1,
+				nr);
+			failures++;
+		}
+	}
+	env.tid = 100000 + nr - 1; /* the most recent thread is still counted */
+	if (bpf_eval(skel, skel->progs.expr_test_run, &prog, &env, SLOT_STACK) != 0) {
+		fprintf(stderr, "FAIL many threads: the last thread's second hit has $count 1\n");
+		failures++;
+	}
+	if (slot_state(skel, SLOT_STACK, &ss) || ss.count_lost) {
+		fprintf(stderr, "FAIL many threads: %llu $count updates lost\n", (unsigned long long)ss.count_lost);
+		failures++;
+	}
+	return failures;
 }
 
 static int run_vectors(struct expr_test_bpf *skel, int *nr_run)
@@ -146,6 +276,32 @@ static int run_limits(struct expr_test_bpf *skel)
 			      i & 1 ? "" : "*");
 	snprintf(src + n, sizeof(src) - n, "pid == 1 || pid == 88");
 	failures += compile_check(skel, "longest glob program", src, &expr_vector_env_kworker, 1, EXPR_MAX_INSNS);
+
+	/* the longest program with every stateful instruction: twice, once holds the first time only */
+	expr_vector_longest_stateful(src, sizeof(src), 0);
+	if (expr__compile(src, NULL, &prog, err, sizeof(err)) || prog.nr_insns != EXPR_MAX_INSNS ||
+	    prog.nr_hits != EXPR_MAX_HITS) {
+		fprintf(stderr, "FAIL longest stateful program: %s (%u instructions)\n", err, prog.nr_insns);
+		failures++;
+	} else {
+		const struct expr_vector v = { .src = src };
+		struct expr_state *st = expr_state__new();
+		struct expr_env env;
+
+		expr_vector_env(&v, &env, rec);
+		if (!st || reset_state(skel)) {
+			failures++;
+		} else {
+			failures += check_step(skel, "longest stateful program, first", &prog, &env, st, 1);
+			failures += check_step(skel, "longest stateful program, second", &prog, &env, st, 0);
+		}
+		expr_state__delete(st);
+	}
+	expr_vector_longest_stateful(src, sizeof(src), 1);
+	if (expr__compile(src, NULL, &prog, err, sizeof(err)) != -E2BIG || !strstr(err, "expression too long")) {
+		fprintf(stderr, "FAIL: a stateful program longer than %d instructions was accepted\n", EXPR_MAX_INSNS);
+		failures++;
+	}
 
 	/* the deepest stack */
 	n = 0;
@@ -266,6 +422,10 @@ static int openat_round(struct expr_test_bpf *skel, FILE *format, const char *sr
 		fprintf(stderr, "FAIL: cannot store the openat program: %s\n", strerror(errno));
 		return 1;
 	}
+	if (reset_state(skel)) {
+		fprintf(stderr, "FAIL: cannot reset the state: %s\n", strerror(errno));
+		return 1;
+	}
 	skel->bss->expr_test_hits = 0;
 	skel->bss->expr_test_seen = 0;
 	link = bpf_program__attach(skel->progs.expr_test_openat);
@@ -333,6 +493,13 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 		 "&& mode == 0600 && uid == %d",
 		 getpid(), SYS_openat, SYS_openat, O_CREAT, getuid());
 	failures += openat_round(skel, f, src, yes, no, 3);
+	/* state at a real tracepoint: 3 opens of yes, then 2 of no, by this one thread */
+	failures += openat_round(skel, f, "$count >= 3", yes, no, 3);
+	failures += openat_round(skel, f, "$count == 4 || $count == 1", yes, no, 2);
+	failures += openat_round(skel, f, "once", yes, no, 1);
+	failures += openat_round(skel, f, "after 4", yes, no, 2);
+	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" && every 2", yes, no, 1);
+	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-no-*\" && $count == 5", yes, no, 1);
 	fclose(f);
 	return failures;
 }
@@ -358,7 +525,8 @@ static void gen_expr(char *buf, size_t size, int depth)
 		"arg1", "arg2", "arg3", "arg5", "small", "usmall", "neg32", "big", "dfd", "flags", "mode",
 		"common_pid", "past_end", "comm == \"nginx\"", "comm ~ \"*o*\"", "comm != \"kworker/3:1H\"",
 		"str(arg1) ~ \"/etc/*\"", "str(arg0) ~ \"/usr/*\"", "str(arg4) ~ \"*a?a*\"", "name ~ \"b?sh\"",
-		"filename != \"/etc/passwd\"", "longloc ~ \"*on*\"",
+		"filename != \"/etc/passwd\"", "longloc ~ \"*on*\"", "once", "after 2", "every 2", "every 3", "$count",
+		"$count > 2", "$elapsed", "$elapsed > 1ms",
 	};
 	static const char *const binops[] = {
 		"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
@@ -393,17 +561,24 @@ static int run_random(struct expr_test_bpf *skel, int count, int *nr_run)
 
 	for (int i = 0; i < count && failures < 5; i++) {
 		struct expr_vector v = { .src = src };
+		struct expr_state *st;
 
 		gen_expr(src, sizeof(src), 4);
 		if (expr_vector_compile(&v, &prog, err, sizeof(err)))
 			continue; /* too long or too deep */
-		for (size_t e = 0; e < sizeof(envs) / sizeof(envs[0]); e++) {
+		st = expr_state__new();
+		if (!st || reset_state(skel)) {
+			expr_state__delete(st);
+			return failures + 1;
+		}
+		/* the states advance in step: every env twice, in the same order on both sides */
+		for (size_t e = 0; e < 2 * sizeof(envs) / sizeof(envs[0]); e++) {
 			int user, kern;
 
-			v.env = envs[e];
+			v.env = envs[e % (sizeof(envs) / sizeof(envs[0]))];
 			expr_vector_env(&v, &env, rec);
-			user = expr__eval(&prog, &env);
-			kern = bpf_eval(skel, skel->progs.expr_test_run, &prog, &env);
+			user = expr__eval(&prog, &env, st);
+			kern = bpf_eval(skel, skel->progs.expr_test_run, &prog, &env, SLOT_STACK);
 			if (user != kern || user < 0) {
 				fprintf(stderr, "FAIL random '%s' (env %zu): userspace %d, BPF %d\n", src, e, user, kern);
 				expr__dump(&prog, stderr);
@@ -412,6 +587,7 @@ static int run_random(struct expr_test_bpf *skel, int count, int *nr_run)
 			trues += user == 1;
 			(*nr_run)++;
 		}
+		expr_state__delete(st);
 	}
 	if (!trues || trues == *nr_run) {
 		fprintf(stderr, "FAIL: the random conditions were all %s: the generator is broken\n",
@@ -433,6 +609,7 @@ static int check_scratch(struct expr_test_bpf *skel)
 		__u32 busy;
 		__u32 glob[8];
 		__u64 nr_busy;
+		__s64 count;
 	} *scr;
 	__u32 zero = 0;
 
@@ -464,7 +641,7 @@ static int check_scratch(struct expr_test_bpf *skel)
 int main(void)
 {
 	struct expr_test_bpf *skel;
-	int failures = 0, nr_run = 0, nr_random = 0, have_tp;
+	int failures = 0, nr_run = 0, nr_random = 0, nr_steps = 0, have_tp;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "skip: loading BPF programs and BPF_PROG_TEST_RUN need root\n");
@@ -490,7 +667,9 @@ int main(void)
 	memcpy(skel->bss->expr_test_rec, rec, sizeof(rec));
 
 	failures += run_vectors(skel, &nr_run);
+	failures += run_sequences(skel, &nr_steps);
 	failures += run_limits(skel);
+	failures += run_many_threads(skel);
 	failures += run_random(skel, 3000, &nr_random);
 	if (have_tp)
 		failures += run_tracepoint(skel);
@@ -499,8 +678,9 @@ int main(void)
 		       OPENAT_FORMAT);
 	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
-	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), limits "
-	       "checked, %d random conditions agreed%s: %d failures\n",
-	       nr_run, EXPR_NR_VECTORS - nr_run, nr_random, have_tp ? ", tracepoint caller checked" : "", failures);
+	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), %zu "
+	       "sequences (%d steps) with state, limits checked, %d random conditions agreed%s: %d failures\n",
+	       nr_run, EXPR_NR_VECTORS - nr_run, EXPR_NR_SEQS, nr_steps, nr_random,
+	       have_tp ? ", tracepoint caller checked" : "", failures);
 	return failures ? 1 : 0;
 }

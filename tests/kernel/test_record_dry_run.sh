@@ -16,6 +16,19 @@ golden=$fix/golden
 enter=$(printf '0x%x' "$(cat /sys/kernel/tracing/events/syscalls/sys_enter_openat/id)")
 exit_=$(printf '0x%x' "$(cat /sys/kernel/tracing/events/syscalls/sys_exit_openat/id)")
 
+# The uprobe goldens name /usr/bin/openat_demo+0x1139; put in uprobe_demo's handle(): its file
+# offset from the symbol's address and its section (what the uprobe PMU takes in config2).
+UPD=$build/examples/uprobe_demo
+addr=$((16#$(nm "$UPD" | awk '$3 == "handle" { print $1 }')))
+off=
+while read -r name type sa so sz; do
+	[ "$type" = PROGBITS ] || continue
+	if [ $addr -ge $((16#$sa)) ] && [ $addr -lt $((16#$sa + 16#$sz)) ]; then
+		off=$(printf '0x%x' $((addr - 16#$sa + 16#$so)))
+	fi
+done < <(readelf -SW "$UPD" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '{ print $1, $2, $3, $4, $5 }')
+[ -n "$off" ] || fail "cannot find handle() in $UPD"
+
 check() { # check GOLDEN FIXTURE ARGS...: the printed cpu 0 group equals the golden
 	local g=$golden/$1 f=$fix/$2; shift 2
 	"$AUXTRIG" record --dry-run -vv --sysfs-root "$f" "$@" >"$tmp/out" 2>"$tmp/err" ||
@@ -23,7 +36,8 @@ check() { # check GOLDEN FIXTURE ARGS...: the printed cpu 0 group equals the gol
 	# The cpu 0 block: up to the next group leader.
 	awk 'NR > 1 && /^group leader:/ { exit } /^per CPU/ { exit } { print }' "$tmp/out" >"$tmp/cpu0"
 	sed -e "s/config                           0x30e$/config                           $enter/" \
-	    -e "s/config                           0x30d$/config                           $exit_/" "$g" >"$tmp/want"
+	    -e "s/config                           0x30d$/config                           $exit_/" \
+	    -e "s|/usr/bin/openat_demo|$UPD|g" -e "s/0x1139$/$off/" -e "s/+0x1139 /+$off /" "$g" >"$tmp/want"
 	diff -u "$tmp/want" "$tmp/cpu0" || fail "$* differs from $(basename "$g")"
 	[ "$(grep -c '^group leader:.*cpu 1)' "$tmp/out")" -ge 1 ] || fail "$*: no group for cpu 1"
 }
@@ -32,11 +46,24 @@ check syscall-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/k -w syscall:op
 check snapshot-intel_pt.txt sysfs-intel_pt -e intel_pt// -S
 check snapshot-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/ -S
 check snapshot-arm_spe.txt sysfs-arm_spe -e arm_spe_0// -S
-
-# SPE cannot pause/resume in the kernel: windows on it are refused, saying why.
-"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-arm_spe" -e arm_spe_0//k -w syscall:openat >/dev/null 2>"$tmp/err"
-[ $? -ne 0 ] || fail "SPE windows were accepted"
-grep -q "cannot pause and resume the trace in the kernel" "$tmp/err" || fail "$(cat "$tmp/err")"
+# Uprobe windows: the function's entry resumes, its return pauses (uprobe PMU, type 7 in
+# the fixtures); SPE's are the userspace-gated fallback (no aux_action, triggers ungrouped).
+check uprobe-window-intel_pt.txt sysfs-intel_pt -e intel_pt//u -w "uprobe:$UPD:handle"
+check uprobe-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/u -w "uprobe:$UPD:handle"
+check uprobe-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//u -w "uprobe:$UPD:handle"
+check syscall-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//k -w syscall:openat
+# Each says which path its windows take.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-arm_spe" -e arm_spe_0//k -w syscall:openat >"$tmp/out" 2>"$tmp/err" ||
+	fail "SPE windows were refused: $(cat "$tmp/err")"
+grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "SPE path not named: $(cat "$tmp/out")"
+grep -q "this PMU cannot pause/resume in the kernel; gating the trace from userspace" "$tmp/err" || fail "$(cat "$tmp/err")"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w syscall:openat >"$tmp/out" 2>&1 ||
+	fail "intel_pt windows were refused"
+grep -q "^hardware trace: windows by in-kernel aux_pause/aux_resume" "$tmp/out" || fail "PT path not named: $(cat "$tmp/out")"
+# A uprobe window on a function the binary lacks: one line, exit 2.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w "uprobe:$UPD:no_such_fn" >/dev/null 2>"$tmp/err"
+assert_eq $? 2 "exit code for an unknown uprobe function"
+grep -q "no function no_such_fn in" "$tmp/err" || fail "$(cat "$tmp/err")"
 # Bad terms: the valid ones are listed.
 "$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt/mtc_period=5/ -S >/dev/null 2>"$tmp/err"
 assert_eq $? 2 "exit code of a bad intel_pt term"

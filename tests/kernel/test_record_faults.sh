@@ -10,15 +10,17 @@ need_perf
 count() { pscript "$1" | grep -c 'sys_enter_openat:'; }
 
 # 1. SIGKILL mid-run: no chance to finish the file, and perf still reads it.
-"$AUXTRIG" record -q -w syscall:openat -o "$tmp/k.data" -- "$DEMO" -r 100000 >/dev/null 2>&1 &
+# (Up to 20 s for 64 KiB: a loaded 2-CPU machine can be slow to get going.)
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/k.data" -- "$DEMO" -r 1000000 >/dev/null 2>"$tmp/k.err" &
 aux=$!
-for _ in $(seq 100); do
+for _ in $(seq 400); do
 	[ "$(stat -c %s "$tmp/k.data" 2>/dev/null || echo 0)" -gt 65536 ] && break
+	kill -0 $aux 2>/dev/null || fail "auxtrig ended before it was killed: $(cat "$tmp/k.err")"
 	sleep 0.05
 done
-kill -KILL $aux
+kill -KILL $aux || fail "auxtrig ended before it was killed: $(cat "$tmp/k.err")"
 wait $aux 2>/dev/null
-pkill -f "openat_demo -r 100000"
+pkill -f "openat_demo -r 1000000"
 # The kill may land in the microseconds between a round's data and its header:
 # repair closes that window and says whether it had to.
 "$AUXTRIG" repair "$tmp/k.data" >"$tmp/repair.out" || fail "repair failed: $(cat "$tmp/repair.out")"

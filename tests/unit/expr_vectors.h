@@ -10,8 +10,14 @@
  *
  * A vector is {expression, where it is compiled (entry or exit point), the
  * environment, the expected result} or {expression, the expected compile
- * error substring}. The record is a synthetic sys_enter_openat-like
- * tracepoint record, described to the compiler by expr_vector_resolve().
+ * error substring}, evaluated once with a fresh state. The record is a
+ * synthetic sys_enter_openat-like tracepoint record, described to the
+ * compiler by expr_vector_resolve().
+ *
+ * A sequence (expr_seqs) is an expression evaluated several times in a row
+ * on one state, as a stateful condition is at successive events: each step
+ * is the default environment with its own tid, ret and $elapsed, and an
+ * expected result per step. Both evaluators must give every step's result.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -30,6 +36,8 @@ struct expr_vector_env {
 	__u64 args[EXPR_NR_ARGS];
 	const char *ustr[EXPR_NR_ARGS]; /* when set, args[N] is the address of this string */
 	int no_rec;
+	__s64 elapsed;                  /* $elapsed, when has_elapsed */
+	int has_elapsed;
 };
 
 struct expr_vector {
@@ -49,6 +57,7 @@ static const struct expr_vector_env expr_vector_env_default = {
 	.cgroup = 0x100000001LL, .nr = 257, .ret = -ENOENT,
 	.args = { (__u64)-100LL, 0, 0x80241, 0644, 0, 7 },
 	.ustr = { NULL, "/etc/passwd" },
+	.elapsed = 2000000, .has_elapsed = 1,
 };
 
 static const struct expr_vector_env expr_vector_env_kworker = {
@@ -64,6 +73,7 @@ static const struct expr_vector_env expr_vector_env_extreme = {
 	.pid = INT64_MAX, .tid = INT64_MIN, .ppid = -1, .uid = 4294967295LL, .gid = 0, .cpu = 0,
 	.nr = 0, .ret = INT64_MIN,
 	.args = { 0x8000000000000000ULL, 0xffffffffffffffffULL, 1, 0, 0, 0 },
+	.elapsed = INT64_MAX, .has_elapsed = 1,
 };
 
 #define V(s, r)          { .src = (s), .expect = (r) }
@@ -295,6 +305,44 @@ static const struct expr_vector expr_vectors[] = {
 	VE("common_pid == 0", expr_vector_env_kworker, 0), /* no record */
 	VE("name == \"\"", expr_vector_env_kworker, 0),
 
+	/* duration literals: integers in nanoseconds */
+	V("1ms == 1000000", 1),
+	V("250us == 250000", 1),
+	V("2s == 2000000000", 1),
+	V("500ns == 500", 1),
+	V("0s == 0 && 0ms == 0 && 0ns == 0", 1),
+	V("1ms + 1 == 1000001", 1),
+	V("-1ms == -1000000", 1),
+	V("1s == 1000ms && 1ms == 1000us && 1us == 1000ns", 1),
+	V("9223372036s == 9223372036000000000", 1),
+	V("9223372036854775807ns > 0", 1),
+
+	/* $elapsed: set by the caller (2 ms in the default env), unset is false */
+	V("$elapsed == 2ms", 1),
+	V("$elapsed > 1ms", 1),
+	V("$elapsed > 2ms", 0),
+	V("$elapsed >= 2ms && $elapsed < 2ms + 1", 1),
+	VE("$elapsed > 1ms", expr_vector_env_kworker, 0),
+	VE("$elapsed < 1ms", expr_vector_env_kworker, 0),
+	VE("!($elapsed > 1ms)", expr_vector_env_kworker, 0), /* the whole condition, not the comparison */
+	VE("pid == 88 || $elapsed > 0", expr_vector_env_kworker, 1), /* never read */
+	VE("$elapsed == 9223372036854775807", expr_vector_env_extreme, 1),
+
+	/* stateful terms on a fresh state: the first evaluation */
+	V("$count == 1", 1),
+	V("$count", 1),
+	V("once", 1),
+	V("!once", 0),
+	V("after 1", 1),
+	V("after 2", 0),
+	V("every 1", 1),
+	V("every 2", 0),
+	V("once && after 1 && every 1 && $count == 1", 1),
+	V("ret < 0 && once", 1),
+	V("ret > 0 && once", 0),
+	V("once + once + once == 3", 1), /* three counters, each at its first */
+	VE("$count == 1", expr_vector_env_extreme, 1), /* tid INT64_MIN: the counter is per 32-bit tid */
+
 	/* where fields are valid is the resolver's decision */
 	VERRAT("ret == 0", VEC_ENTRY, "column 1: 'ret' is not available here: only at an exit point"),
 	VERRAT("pid == 1 && ret < 0", VEC_ENTRY, "column 13: 'ret' is not available here"),
@@ -321,8 +369,31 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("pid << 2", "column 5: shift operators"),
 	VERR("foo == 1", "column 1: unknown field 'foo'"),
 	VERR("pid == 1 && bar", "column 13: unknown field 'bar'"),
-	VERR("$count > 3", "column 1: variables such as '$count' are not supported yet"),
-	VERR("pid == 1 && once", "column 13: 'once' is reserved for stateful conditions, not supported yet"),
+	/* stateful terms, rejected */
+	VERR("$nosuch > 3", "column 1: unknown variable '$nosuch' (known: $count, $elapsed)"),
+	VERR("pid == 1 && $Count", "column 13: unknown variable '$Count'"),
+	VERR("$ count", "column 1: unexpected character '$'"),
+	VERR("ret < 0 && after", "column 17: 'after' needs a count: after N, N a number of 1 or more, got end of input"),
+	VERR("every && 1", "column 7: 'every' needs a count: every N, N a number of 1 or more, got '&&'"),
+	VERR("after x", "column 7: 'after' needs a count: after N, N a number of 1 or more, got name 'x'"),
+	VERR("every -1", "column 7: 'every' needs a count"),
+	VERR("every 0", "column 7: 'every' needs a count of 1 or more, got 0"),
+	VERR("ret < 0 && after 0", "column 18: 'after' needs a count of 1 or more, got 0"),
+	VERR("every 0x8000000000000000", "column 7: 'every' needs a count of 1 or more and at most 9223372036854775807"),
+	VERR("every 10ms", "column 7: 'every' counts evaluations, not time: got the duration '10ms'"),
+	VERR("once 3", "column 6: expected an operator or end of input, got number '3'"),
+	VERR("once()", "column 5: expected an operator or end of input, got '('"),
+	VERR("once && once && once && once && once && once && once && once && once",
+	     "column 65: too many once/after/every terms: at most 8 in one condition"),
+	VERR("$count == \"x\"", "column 8: cannot compare '$count' (an integer) with '\"x\"' (a string)"),
+	VERR("str($count) == \"x\"", "column 5: expected arg0..arg5 inside str(), got variable '$count'"),
+	/* duration literals, rejected */
+	VERR("$elapsed > 5min", "column 12: unknown unit 'min' in a duration (ns, us, ms, s"),
+	VERR("$elapsed > 1sec", "column 12: unknown unit 'sec'"),
+	VERR("$elapsed > 0x10ms", "column 12: a duration is a decimal number and a unit"),
+	VERR("$elapsed > 010ms", "column 12: a duration is a decimal number and a unit"),
+	VERR("$elapsed > 9223372037s", "column 12: duration too large: at most 9223372036s"),
+	VERR("$elapsed > 12ab", "column 12: invalid digit 'a' in a decimal number"),
 	VERR("comm + 1", "column 6: '+' needs integers, but 'comm' is a string"),
 	VERR("1 + comm", "column 3: '+' needs integers, but 'comm' is a string"),
 	VERR("-comm", "column 1: '-' needs an integer, but 'comm' is a string"),
@@ -349,6 +420,68 @@ static const struct expr_vector expr_vectors[] = {
 };
 
 #define EXPR_NR_VECTORS (sizeof(expr_vectors) / sizeof(expr_vectors[0]))
+
+/* ---- sequences: one state, several evaluations ---- */
+
+#define EXPR_SEQ_NO_ELAPSED INT64_MIN
+
+struct expr_seq {
+	const char *src;
+	const char *expect;      /* '0' or '1' per step: the number of steps */
+	const __s64 *tids;       /* per step, or NULL: the default env's tid */
+	const __s64 *rets;       /* per step, or NULL: the default env's ret */
+	const __s64 *elapsed;    /* per step (EXPR_SEQ_NO_ELAPSED: unset), or NULL: the default env's */
+};
+
+#define L(...) ((const __s64[]){ __VA_ARGS__ })
+#define NOEL EXPR_SEQ_NO_ELAPSED
+
+static const struct expr_seq expr_seqs[] = {
+	/* once, after N, every N: one counter per term, counting its evaluations */
+	{ "once", "10000" },
+	{ "!once", "01111" },
+	{ "after 3", "001111" },
+	{ "every 3", "001001001" },
+	{ "every 1", "1111" },
+	{ "after 1", "1111" },
+	{ "once || after 3", "100111" },
+	{ "once && once", "1000" },
+	{ "once || once", "1100" },
+	{ "after 2 && every 2", "0010101" },
+	{ "every 2 || every 3", "0101110101" }, /* the second counts only when the first is false */
+	/* behind && the counter counts the matches of the left side */
+	{ "ret < 0 && every 2", "001001", .rets = L(-1, 0, -1, -2, 0, -1) },
+	{ "ret < 0 && after 3", "0000111", .rets = L(-1, 0, -1, 5, -1, -1, -1) },
+	{ "ret < 0 || once", "11010", .rets = L(-1, 0, 0, -5, 0) },
+	/* a failed evaluation stops before the terms it did not reach */
+	{ "1 / (ret + 1) == 1 && every 2", "00100", .rets = L(0, -1, 0, -1, 0) },
+	/* global, not per thread */
+	{ "every 2", "0101", .tids = L(1, 2, 3, 4) },
+
+	/* $count: per thread, counted at every evaluation */
+	{ "$count == 1", "1000" },
+	{ "$count >= 3", "0011111" },
+	{ "$count == 2", "00110", .tids = L(1, 2, 1, 2, 1) },
+	{ "tid == 5 && $count == 2", "0001", .tids = L(5, 6, 6, 5) },
+	{ "ret < 0 && $count >= 3", "000101", .rets = L(0, -1, 0, -1, 0, -1) },
+	{ "ret == 5 && $count == 3", "001", .rets = L(0, 0, 5) }, /* counted where not read */
+	{ "$count % 3 == 0 && once", "0010000" },
+	{ "past_end == 0 || $count == 3", "000" }, /* failed reads: false, still counted */
+	{ "$count == 3 || past_end == 0", "001" },
+	{ "$count == 2", "0101", .tids = L(4294967296LL + 7, 7, 4294967296LL + 8, 8) }, /* 32-bit tids */
+
+	/* $elapsed: the caller's value at each step */
+	{ "$elapsed > 1ms", "00101", .elapsed = L(500000, 1000000, 1000001, NOEL, 20000000) },
+	{ "!($elapsed > 1ms)", "010", .elapsed = L(NOEL, 5, 2000000) },
+	{ "once || $elapsed > 1ms", "101", .elapsed = L(NOEL, NOEL, 5000000) },
+	{ "$count > 1 && $elapsed >= 2s && every 2", "00010",
+	  .tids = L(7, 7, 7, 7, 7), .elapsed = L(3000000000LL, 3000000000LL, 1000000000LL, 3000000000LL, 3000000000LL) },
+};
+
+#undef L
+#undef NOEL
+
+#define EXPR_NR_SEQS (sizeof(expr_seqs) / sizeof(expr_seqs[0]))
 
 /* ---- the synthetic tracepoint record ---- */
 
@@ -466,6 +599,37 @@ static inline void expr_vector_env(const struct expr_vector *v, struct expr_env 
 		env->rec = (__u64)(uintptr_t)rec;
 		env->rec_size = EXPR_VECTOR_REC_SIZE;
 	}
+	if (e->has_elapsed) {
+		env->vars[EXPR_VAR_ELAPSED] = e->elapsed;
+		env->vars_set |= 1u << EXPR_VAR_ELAPSED;
+	}
+}
+
+/* Fills @env for step @i of @q. */
+static inline void expr_seq_env(const struct expr_seq *q, unsigned int i, struct expr_env *env, const void *rec)
+{
+	const struct expr_vector v = { .src = q->src };
+
+	expr_vector_env(&v, env, rec);
+	if (q->tids)
+		env->tid = q->tids[i];
+	if (q->rets)
+		env->ret = q->rets[i];
+	if (q->elapsed) {
+		env->vars_set &= ~(1u << EXPR_VAR_ELAPSED);
+		env->vars[EXPR_VAR_ELAPSED] = 0;
+		if (q->elapsed[i] != EXPR_SEQ_NO_ELAPSED) {
+			env->vars[EXPR_VAR_ELAPSED] = q->elapsed[i];
+			env->vars_set |= 1u << EXPR_VAR_ELAPSED;
+		}
+	}
+}
+
+static inline int expr_seq_compile(const struct expr_seq *q, struct expr_prog *prog, char *err, size_t size)
+{
+	const struct expr_vector v = { .src = q->src };
+
+	return expr_vector_compile(&v, prog, err, size);
 }
 
 /*
@@ -483,6 +647,32 @@ static inline void expr_vector_longest(char *buf, size_t size, int extra_terms)
 	buf[0] = 0;
 	for (int i = 1; i <= terms && n < size; i++)
 		n += snprintf(buf + n, size - n, "%spid == %d", i > 1 ? " || " : "", i == terms ? 1234 : i);
+}
+
+/*
+ * Writes into @buf a condition of exactly EXPR_MAX_INSNS + @extra
+ * instructions with every stateful instruction in it: $count, $elapsed and
+ * EXPR_MAX_HITS once/after/every terms, in one && chain padded with
+ * "pid == 1234" and "1" terms. In the default environment it holds at the
+ * first evaluation only (once), after reading every instruction.
+ */
+static inline void expr_vector_longest_stateful(char *buf, size_t size, int extra)
+{
+	static const char *const hits[EXPR_MAX_HITS] = {
+		"once", "after 1", "every 1", "once", "after 1", "every 1", "once", "every 1",
+	};
+	/* "$count >= 1" and "$elapsed > 1ms" are 3 each, "&& X" adds 2 + X */
+	int rem = EXPR_MAX_INSNS + extra - 3 - 5 - 3 * EXPR_MAX_HITS;
+	size_t n = snprintf(buf, size, "$count >= 1 && $elapsed > 1ms");
+
+	for (int i = 0; i < EXPR_MAX_HITS; i++)
+		n += snprintf(buf + n, size - n, " && %s", hits[i]);
+	while (rem % 5 && n < size) {
+		n += snprintf(buf + n, size - n, " && 1");
+		rem -= 3;
+	}
+	for (; rem > 0 && n < size; rem -= 5)
+		n += snprintf(buf + n, size - n, " && pid == 1234");
 }
 
 #endif

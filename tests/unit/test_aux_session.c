@@ -934,6 +934,93 @@ static void test_aux_session_cs_etm_snapshots_through_model(void **state)
  * leader's group, the leader stays off until the recorder opens the gate,
  * and a drain while the gate is closed must not switch the trace back on.
  */
+/*
+ * The gate's window edges, per thread: the AUX events go on with the first
+ * thread's open window and off when the last one closes, whatever the
+ * interleaving; an edge for a thread in the wrong state (its partner was
+ * lost) is counted and changes nothing; a window that closed before the
+ * trace went on is counted late.
+ */
+static void test_aux_session_edges_gate_by_thread(void **state)
+{
+	static const int cpus[] = { 0, 1 };
+	struct aux_session_gate_stats gs;
+	struct e2e *t = calloc(1, sizeof(*t));
+	__u64 far = 1ULL << 62;	/* stamps after anything the clock says now: never late */
+
+	(void)state;
+	e2e_init_pause(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 2, window_triggers, 2, PROBE_PAUSE_NO_PMU);
+	assert_true(aux_session__gated(t->s));
+	assert_int_equal(aux_session__edge(t->s, true, 100, far), 0);	/* thread 100 opens: on */
+	assert_true(aux_model__enabled(&t->k.models[0]) && aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(t->k.model_enables, 2);
+	assert_int_equal(aux_session__edge(t->s, true, 200, far), 0);	/* 200 too: already on */
+	assert_int_equal(aux_session__edge(t->s, true, 100, far), 0);	/* 100 again: its close was lost */
+	assert_int_equal(aux_session__edge(t->s, false, 100, far), 0);	/* 200 still open: stays on */
+	assert_int_equal(t->k.model_enables, 2);
+	assert_int_equal(t->k.model_disables, 0);
+	assert_int_equal(aux_session__edge(t->s, false, 300, far), 0);	/* never opened */
+	assert_int_equal(aux_session__edge(t->s, false, 200, far), 0);	/* the last: off */
+	assert_false(aux_model__enabled(&t->k.models[0]) || aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(t->k.model_disables, 2);
+	/* a window that closed (stamp 1 ns) long before the trace went on: late */
+	assert_int_equal(aux_session__edge(t->s, true, 100, 0), 0);
+	assert_int_equal(aux_session__edge(t->s, false, 100, 1), 0);
+	aux_session__gate_stats(t->s, &gs);
+	assert_int_equal(gs.opens, 4);
+	assert_int_equal(gs.closes, 4);
+	assert_int_equal(gs.enables, 2);
+	assert_int_equal(gs.disables, 2);
+	assert_int_equal(gs.unmatched, 2);
+	assert_int_equal(gs.late, 1);
+	assert_int_equal(gs.lat_n, 4);
+	assert_true(gs.lat_min <= gs.lat_median && gs.lat_median <= gs.lat_p99 && gs.lat_p99 <= gs.lat_max);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
+/* Snapshot mode gated from userspace: a snapshot with no window open leaves the trace off. */
+static void test_aux_session_gated_snapshot_keeps_gate_closed(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct e2e *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	e2e_init_pause(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 1, window_triggers, 2, PROBE_PAUSE_NO_PMU);
+	assert_true(aux_session__gated(t->s));
+	assert_int_equal(aux_session__edge(t->s, true, getpid(), 1ULL << 62), 0);
+	assert_int_equal(hw(t, 0, 1600), 1600);
+	assert_int_equal(aux_session__edge(t->s, false, getpid(), 1ULL << 62), 0);
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	assert_false(aux_model__enabled(&t->k.models[0]));	/* not switched on by the snapshot */
+	assert_int_equal(aux_session__edge(t->s, true, getpid(), 1ULL << 62), 0);
+	assert_int_equal(aux_session__snapshot(t->s, t->w), 0);	/* nothing new, but... */
+	assert_true(aux_model__enabled(&t->k.models[0]));	/* ...an open window keeps it on */
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
+/* In-kernel pause/resume: the session is not gated, and refuses edges. */
+static void test_aux_session_edges_refused_when_kernel_pauses(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct e2e *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, window_triggers, 2);
+	assert_false(aux_session__gated(t->s));
+	assert_int_equal(aux_session__edge(t->s, true, 100, 0), -EINVAL);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
 static void test_aux_session_gated_fallback_through_model(void **state)
 {
 	static const int cpus[] = { 0 };
@@ -1135,6 +1222,9 @@ int main(void)
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
+		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
+		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
+		cmocka_unit_test(test_aux_session_gated_snapshot_keeps_gate_closed),
 		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
 	};
 

@@ -20,6 +20,7 @@ static unsigned char rec[EXPR_VECTOR_REC_SIZE];
 
 static void test_expr_vectors(void **state)
 {
+	struct expr_state *st;
 	struct expr_prog prog;
 	struct expr_env env;
 	char err[256];
@@ -44,12 +45,52 @@ static void test_expr_vectors(void **state)
 			continue;
 		}
 		expr_vector_env(v, &env, rec);
-		res = expr__eval(&prog, &env);
+		st = expr_state__new();
+		assert_non_null(st);
+		res = expr__eval(&prog, &env, st);
+		expr_state__delete(st);
 		if (res != v->expect) {
 			print_error("vector %zu '%s': expected %d, got %d\n", i, v->src, v->expect, res);
 			expr__dump(&prog, stderr);
 			failures++;
 		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* The sequences: one state, each step's result. */
+static void test_expr_sequences(void **state)
+{
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+	int failures = 0;
+
+	expr_vector_record(rec);
+	for (size_t i = 0; i < EXPR_NR_SEQS; i++) {
+		const struct expr_seq *q = &expr_seqs[i];
+		struct expr_state *st = expr_state__new();
+
+		assert_non_null(st);
+		if (expr_seq_compile(q, &prog, err, sizeof(err))) {
+			print_error("sequence %zu '%s': compile failed: %s\n", i, q->src, err);
+			failures++;
+			expr_state__delete(st);
+			continue;
+		}
+		for (unsigned int k = 0; q->expect[k]; k++) {
+			int res;
+
+			expr_seq_env(q, k, &env, rec);
+			res = expr__eval(&prog, &env, st);
+			if (res != q->expect[k] - '0') {
+				print_error("sequence %zu '%s' step %u: expected %c, got %d (expected all: %s)\n", i, q->src,
+					    k + 1, q->expect[k], res, q->expect);
+				failures++;
+				break;
+			}
+		}
+		expr_state__delete(st);
 	}
 	assert_int_equal(failures, 0);
 }
@@ -62,16 +103,21 @@ static int compile(const char *src, struct expr_prog *prog, char *err, size_t si
 static int eval_default(const char *src)
 {
 	const struct expr_vector v = { .src = src };
+	struct expr_state *st;
 	struct expr_prog prog;
 	struct expr_env env;
 	char err[256];
+	int ret;
 
 	if (compile(src, &prog, err, sizeof(err))) {
 		print_error("'%s': %s\n", src, err);
 		return -1;
 	}
 	expr_vector_env(&v, &env, NULL);
-	return expr__eval(&prog, &env);
+	st = expr_state__new();
+	ret = expr__eval(&prog, &env, st);
+	expr_state__delete(st);
+	return ret;
 }
 
 static void test_expr_builtins_only_by_default(void **state)
@@ -202,7 +248,7 @@ static void test_expr_too_long(void **state)
 	assert_int_equal(compile(src, &prog, err, sizeof(err)), 0);
 	assert_int_equal(prog.nr_insns, EXPR_MAX_INSNS);
 	expr_vector_env(&v, &env, NULL);
-	assert_int_equal(expr__eval(&prog, &env), 1);
+	assert_int_equal(expr__eval(&prog, &env, NULL), 1);
 
 	expr_vector_longest(src, sizeof(src), 1);
 	assert_int_equal(compile(src, &prog, err, sizeof(err)), -E2BIG);
@@ -347,6 +393,23 @@ static void test_expr_dump(void **state)
 	assert_non_null(strstr(buf, "   3: push   5\n"));
 	assert_non_null(strstr(buf, "   4: ne\n"));
 	free(buf);
+
+	assert_int_equal(compile("$count > 2 && every 3 || once || $elapsed > 1ms", &prog, err, sizeof(err)), 0);
+	f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	expr__dump(&prog, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "expr: 14 instructions, stack 2, strings 0 bytes, $count, $elapsed, 2 hit counters\n"));
+	assert_non_null(strstr(buf, "   0: var    $count\n"));
+	assert_non_null(strstr(buf, "   4: hit    #0 every 3\n"));
+	assert_non_null(strstr(buf, "hit    #1 once\n"));
+	assert_non_null(strstr(buf, "var    $elapsed\n"));
+	free(buf);
+}
+
+static unsigned int nr_last(const struct expr_prog *prog)
+{
+	return prog->nr_insns - 1;
 }
 
 static void test_expr_eval_rejects_malformed(void **state)
@@ -357,16 +420,157 @@ static void test_expr_eval_rejects_malformed(void **state)
 	memset(&prog, 0, sizeof(prog));
 	prog.nr_insns = 1;
 	prog.insns[0].op = 0x7f;
-	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
 	prog.insns[0].op = EXPR_OP_ADD; /* stack underflow */
-	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
 	prog.nr_insns = EXPR_MAX_INSNS + 1;
-	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
 	prog.nr_insns = 2; /* backward jump */
 	prog.insns[0].op = EXPR_OP_PUSH;
 	prog.insns[1].op = EXPR_OP_JTRUE;
 	prog.insns[1].b = 0;
-	assert_int_equal(expr__eval(&prog, &env), -EINVAL);
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+}
+
+/* State that the program does not declare, or a stateful program without a state. */
+static void test_expr_eval_rejects_malformed_state(void **state)
+{
+	struct expr_state *st = expr_state__new();
+	struct expr_prog prog;
+	struct expr_env env = { 0 };
+
+	assert_non_null(st);
+	memset(&prog, 0, sizeof(prog));
+	prog.nr_insns = 1;
+	prog.insns[0].op = EXPR_OP_HIT;
+	prog.insns[0].imm = 1;
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL); /* counter 0 but nr_hits 0 */
+	prog.nr_hits = 1;
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL); /* no state */
+	assert_int_equal(expr__eval(&prog, &env, st), 1);
+	prog.insns[0].imm = 0; /* every 0 */
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	prog.insns[0].imm = 1;
+	prog.insns[0].b = 7; /* no such kind */
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	prog.nr_hits = EXPR_MAX_HITS + 1;
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	prog.nr_hits = 0;
+	prog.insns[0].op = EXPR_OP_VAR; /* $count without EXPR_PROG_COUNT */
+	prog.insns[0].a = EXPR_VAR_COUNT;
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	prog.flags = EXPR_PROG_COUNT;
+	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(expr__eval(&prog, &env, st), 1);
+	prog.insns[0].a = EXPR_MAX_VARS;
+	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	expr_state__delete(st);
+	expr_state__delete(NULL);
+}
+
+/* The new grammar in the bytecode: precedence, counters in source order, flags. */
+static void test_expr_stateful_bytecode(void **state)
+{
+	struct expr_prog prog;
+	char err[256];
+
+	/* after N is a term: ret < 0 && after 3 is (ret < 0) && (after 3) */
+	assert_int_equal(compile("ret < 0 && after 3", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 6);
+	assert_int_equal(prog.insns[2].op, EXPR_OP_LT);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_JFALSE);
+	assert_int_equal(prog.insns[4].op, EXPR_OP_HIT);
+	assert_int_equal(prog.insns[4].a, 0);
+	assert_int_equal(prog.insns[4].b, EXPR_HIT_AFTER);
+	assert_int_equal(prog.insns[4].imm, 3);
+	assert_int_equal(prog.nr_hits, 1);
+	assert_int_equal(prog.flags, 0);
+
+	/* one counter per term, numbered in source order; ! binds to the term */
+	assert_int_equal(compile("!once || every 10 && comm == \"x\" || once", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_hits, 3);
+	assert_int_equal(prog.insns[0].op, EXPR_OP_HIT);
+	assert_int_equal(prog.insns[0].a, 0);
+	assert_int_equal(prog.insns[0].b, EXPR_HIT_ONCE);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_LNOT);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_HIT);
+	assert_int_equal(prog.insns[3].a, 1);
+	assert_int_equal(prog.insns[3].b, EXPR_HIT_EVERY);
+	assert_int_equal(prog.insns[3].imm, 10);
+	assert_int_equal(prog.insns[nr_last(&prog)].op, EXPR_OP_BOOL);
+
+	/* variables, durations: $elapsed > 1ms + 1 is $elapsed > (1000000 + 1) */
+	assert_int_equal(compile("$elapsed > 1ms + 1 && $count >= 3", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.insns[0].op, EXPR_OP_VAR);
+	assert_int_equal(prog.insns[0].a, EXPR_VAR_ELAPSED);
+	assert_int_equal(prog.insns[1].op, EXPR_OP_PUSH);
+	assert_int_equal(prog.insns[1].imm, 1000000);
+	assert_int_equal(prog.insns[3].op, EXPR_OP_ADD);
+	assert_int_equal(prog.insns[4].op, EXPR_OP_GT);
+	assert_int_equal(prog.insns[6].op, EXPR_OP_VAR);
+	assert_int_equal(prog.insns[6].a, EXPR_VAR_COUNT);
+	assert_int_equal(prog.flags, EXPR_PROG_COUNT | EXPR_PROG_ELAPSED);
+	assert_int_equal(prog.nr_hits, 0);
+
+	/* -1ms is one constant, like -5 */
+	assert_int_equal(compile("$elapsed > -1ms", &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, 3);
+	assert_int_equal(prog.insns[1].imm, -1000000);
+}
+
+static int refuse_elapsed(void *ctx, const char *name, struct expr_field *field, char *why, size_t size)
+{
+	if (!strcmp(name, "$elapsed")) {
+		snprintf(why, size, "nothing is timed here");
+		return -EINVAL;
+	}
+	return expr__resolve_builtin(name, field);
+}
+
+/* The resolver decides about variables as about fields. */
+static void test_expr_resolver_decides_variables(void **state)
+{
+	struct expr_compile_opts opts = { .resolve = refuse_elapsed };
+	struct expr_field f;
+	struct expr_prog prog;
+	char err[256];
+
+	assert_int_equal(expr__resolve_builtin("$count", &f), 0);
+	assert_int_equal(f.kind, EXPR_FIELD_VAR);
+	assert_int_equal(f.builtin, EXPR_VAR_COUNT);
+	assert_int_equal(expr__resolve_builtin("$elapsed", &f), 0);
+	assert_int_equal(f.builtin, EXPR_VAR_ELAPSED);
+	assert_int_equal(expr__resolve_builtin("$nosuch", &f), -ENOENT);
+	assert_int_equal(expr__compile("$count > 1 && $elapsed > 1ms", &opts, &prog, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "column 15: '$elapsed' is not available here: nothing is timed here");
+	assert_int_equal(expr__compile("$count > 1", &opts, &prog, err, sizeof(err)), 0);
+}
+
+/* The longest stateful program fits exactly; one instruction more is refused. */
+static void test_expr_longest_stateful(void **state)
+{
+	struct expr_state *st = expr_state__new();
+	char src[2048], err[256], want[128];
+	const struct expr_vector v = { .src = src };
+	struct expr_prog prog;
+	struct expr_env env;
+
+	assert_non_null(st);
+	expr_vector_longest_stateful(src, sizeof(src), 0);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.nr_insns, EXPR_MAX_INSNS);
+	assert_int_equal(prog.nr_hits, EXPR_MAX_HITS);
+	assert_int_equal(prog.flags, EXPR_PROG_COUNT | EXPR_PROG_ELAPSED);
+	expr_vector_env(&v, &env, NULL);
+	assert_int_equal(expr__eval(&prog, &env, st), 1);
+	assert_int_equal(expr__eval(&prog, &env, st), 0); /* once */
+
+	expr_vector_longest_stateful(src, sizeof(src), 3);
+	assert_int_equal(compile(src, &prog, err, sizeof(err)), -E2BIG);
+	snprintf(want, sizeof(want), "expression too long: %d instructions, at most %d", EXPR_MAX_INSNS + 3,
+		 EXPR_MAX_INSNS);
+	assert_string_equal(err, want);
+	expr_state__delete(st);
 }
 
 int main(void)
@@ -385,6 +589,11 @@ int main(void)
 		cmocka_unit_test(test_expr_errno_table),
 		cmocka_unit_test(test_expr_dump),
 		cmocka_unit_test(test_expr_eval_rejects_malformed),
+		cmocka_unit_test(test_expr_eval_rejects_malformed_state),
+		cmocka_unit_test(test_expr_sequences),
+		cmocka_unit_test(test_expr_stateful_bytecode),
+		cmocka_unit_test(test_expr_resolver_decides_variables),
+		cmocka_unit_test(test_expr_longest_stateful),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,6 +213,11 @@ static void test_probe_intel_pt_with_pause_resume(void **state)
 	assert_contains(*state, "\"psb_periods\":\"3f\"");
 	assert_contains(*state, "{\"name\":\"intel_bts\",\"type\":9,\"pause_resume\":\"unknown\","
 				"\"pause_resume_status\":\"unknown\",\"errno\":\"ENOENT\",\"nr_addr_filters\":null,");
+	/* which path record's windows take: in the kernel here, unknown for intel_bts */
+	assert_contains(*state, "\"nr_etm_cpus\":0,\"windows\":\"kernel\"}");
+	assert_contains(*state, "\"nr_etm_cpus\":0,\"windows\":null}");
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-intel_pt"), NULL), 0);
+	assert_contains(*state, "windows use in-kernel aux_pause/aux_resume");
 }
 
 static void test_probe_intel_pt_without_pause_resume(void **state)
@@ -225,6 +230,9 @@ static void test_probe_intel_pt_without_pause_resume(void **state)
 	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-intel_pt"), NULL), 0);
 	assert_contains(*state, "\"name\":\"intel_pt\",\"type\":8,\"pause_resume\":\"no_pmu\","
 				"\"pause_resume_status\":\"missing\",\"errno\":\"EOPNOTSUPP\"");
+	assert_contains(*state, "\"windows\":\"userspace\"}");
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-intel_pt"), NULL), 0);
+	assert_contains(*state, "windows are gated from userspace");
 }
 
 static void test_probe_kernel_without_aux_action(void **state)
@@ -238,6 +246,7 @@ static void test_probe_kernel_without_aux_action(void **state)
 	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-intel_pt"), NULL), 0);
 	assert_contains(*state, "\"aux_action\":{\"status\":\"missing\",\"kernel\":false,\"errno\":\"EINVAL\"}");
 	assert_contains(*state, "\"pause_resume\":\"no_kernel\",\"pause_resume_status\":\"missing\",\"errno\":\"EINVAL\"");
+	assert_contains(*state, "\"windows\":\"userspace\"}");
 }
 
 static void test_probe_cs_etm(void **state)

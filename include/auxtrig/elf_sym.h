@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_ELF_SYM_H
+#define AUXTRIG_ELF_SYM_H
+
+#include <linux/types.h>
+
+/**
+ * elf_sym__file_offset() - where a function's code is in its ELF file: the
+ * offset a uprobe PMU event takes in config2 (probe_offset), as libbpf and
+ * perf compute it: st_value - sh_addr + sh_offset of the symbol's section.
+ * @path: the binary.
+ * @symbol: a function in .symtab or .dynsym.
+ * @off: set on success.
+ *
+ * Return: 0; -ENOENT no such file or no such function (with a message);
+ * -ENOEXEC not an ELF file; -errno otherwise.
+ */
+int elf_sym__file_offset(const char *path, const char *symbol, __u64 *off);
+
+#endif
