@@ -21,7 +21,8 @@ PKG_CONFIG ?= pkg-config
 
 # Debian 12 packages: build tools, libraries, and the perf that tests read our files with.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libipt-dev libopencsd-dev libcmocka-dev linux-perf jq
+             libipt-dev libopencsd-dev libcmocka-dev linux-perf jq \
+             systemtap-sdt-dev
 
 ifeq ($(V),1)
 Q =
@@ -40,7 +41,9 @@ CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
 LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
+# The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
+             -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null) \
              -Wall -Werror -Wno-unused-function
 
 # vmlinux.h: from the running kernel's BTF when there is one, else the checked-in fallback.

@@ -14,6 +14,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include <bpf/usdt.bpf.h>
+
 #include "auxtrig/gate_abi.h"
 #include "auxtrig/gate_maps.bpf.h"
 #include "auxtrig/expr_abi.h"
@@ -591,35 +593,30 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 }
 
 /*
- * The triggers whose point this is: condition, then rate policy, then the
- * action. A snapshot trigger freezes the flight recorder at once, here in the
- * kernel, so the snapshot ends exactly at the record that fired it; the
- * recorder unfreezes it once the snapshot is taken.
+ * The triggers in @trig_mask (bit i = trigger i), at a point whose values the
+ * caller has put in @env (tracepoint, uprobe, usdt, kprobe: each fills it its
+ * own way): condition, then rate policy, then the action. @ip is the sample
+ * IP of marks and of resume/pause edges. A snapshot trigger freezes the
+ * flight recorder at once, here in the kernel, so the snapshot ends exactly
+ * at the record that fired it; the recorder unfreezes it once the snapshot
+ * is taken.
  * Return: 1 if a resume opened the thread's first window (the caller then
  * records this hit too, as a window's start is recorded).
  */
-static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
+static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip)
 {
-	struct pt_regs *regs = 0;
 	int resumed = 0;
-	__u64 ip;
-
-	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
-	if (tp->flags & GATE_TP_USER_REGS)
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
 		struct gate_trigger_stats *ts;
 		struct gate_ctl_msg *msg;
-		struct expr_env *env;
 		struct expr_prog *prog;
 		__u32 i = n;
 		__u64 m;
 		int fire;
 
-		if (!(tp->trig_mask & (1u << n)))
+		if (!(trig_mask & (1u << n)))
 			continue;
 		/* A bound the verifier keeps: clang may index with another copy of n. */
 		barrier_var(i);
@@ -627,9 +624,6 @@ static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 		t = &gate_triggers[i];
 		ts = &trig_stats[i];
 		__sync_fetch_and_add(&ts->evaluated, 1);
-		env = fill_env(ctx, tp);
-		if (!env)
-			continue;
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
 			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
@@ -693,6 +687,85 @@ static __always_inline int run_triggers(void *ctx, const struct gate_tp *tp)
 	return resumed;
 }
 
+/*
+ * syscall:* windows open at raw_syscalls:sys_enter and close at
+ * raw_syscalls:sys_exit. Every syscalls:sys_enter_X/sys_exit_X tracepoint
+ * hangs off those same two kernel hooks, and the kernel runs a hook's users
+ * in the order they registered, which another tool holding syscall events
+ * can change. So a recorded sys_enter_X opens syscall:* windows too (its
+ * user fills GATE_TP_IN_ANY and the open bits), and raw_syscalls:sys_exit
+ * leaves a note of what it closed for a sys_exit_X of the same call that runs
+ * after it: either order records the same.
+ */
+struct any_memo {
+	__u64 closed;	/* syscall:* windows the raw exit closed */
+	__s32 nr;	/* in this syscall */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* used only with syscall:* windows */
+	__type(key, __u32);
+	__type(value, struct any_memo);
+} gate_any_memo SEC(".maps");
+
+static __always_inline int syscall_nr(void *ctx)
+{
+	int nr = -1;
+
+	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+	return nr;
+}
+
+/* At raw_syscalls:sys_enter/sys_exit, before the windows change: the note. */
+static __always_inline void any_note(void *ctx, __u32 tid, const struct gate_tp *tp, __u64 open)
+{
+	struct any_memo m = {};
+
+	if (!(tp->flags & GATE_TP_SYSCALL_ANY))
+		return;
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		bpf_map_delete_elem(&gate_any_memo, &tid);
+	} else if (tp->close_mask & open) {
+		m.closed = tp->close_mask & open;
+		m.nr = syscall_nr(ctx);
+		bpf_map_update_elem(&gate_any_memo, &tid, &m, BPF_ANY);
+	}
+}
+
+/*
+ * Is this hit inside a syscall:* window although the window state says no?
+ * The raw enter after a sys_enter_X that opened its window (it is the
+ * window's real start), or a sys_exit_X after the raw exit that closed it.
+ */
+static __always_inline int any_inside(void *ctx, __u32 tid, const struct gate_tp *tp, __u64 open_before, __u64 open)
+{
+	struct any_memo *m;
+
+	if ((tp->flags & GATE_TP_SYSCALL_ANY) && (tp->flags & GATE_TP_SYSCALL_ENTER))
+		return (tp->open_mask & open_before) != 0;
+	if (!(tp->flags & GATE_TP_IN_ANY) || !(tp->flags & GATE_TP_SYSCALL_EXIT) || open)
+		return 0;
+	m = bpf_map_lookup_elem(&gate_any_memo, &tid);
+	return m && m->closed && m->nr == syscall_nr(ctx);
+}
+
+/* The triggers at a tracepoint: its record and, for syscalls, number, args, ret. */
+static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp)
+{
+	struct expr_env *env = fill_env(ctx, tp);
+	struct pt_regs *regs = 0;
+
+	if (!env)
+		return 0;
+	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0);
+}
+
 SEC("tracepoint")
 int gate_tracepoint(void *ctx)
 {
@@ -701,7 +774,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_thread *th, fresh = {};
 	struct gate_stats *st;
 	struct gate_tp *tp;
-	__u64 open = 0, opened = 0;
+	__u64 open = 0, opened = 0, open_before;
 	int emitted;
 
 	if (!armed() || !is_target(pid_tgid))
@@ -720,18 +793,22 @@ int gate_tracepoint(void *ctx)
 		if (tp->flags & GATE_TP_RECORD)
 			emit(ctx, key, tp, st);
 		if (tp->trig_mask)
-			run_triggers(ctx, tp);
+			tp_triggers(ctx, tp);
 		return 1;
 	}
 
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
 	if (th)
 		open = th->open;
+	open_before = open;
+	any_note(ctx, tid, tp, open);
 
 	if (tp->open_mask) {
 		opened = tp->open_mask & ~open;
 		if (opened && !where_holds(ctx, tp)) {
-			st->windows_filtered += __builtin_popcountll(opened);
+			/* A sys_enter_X's refusal is counted at its raw_syscalls:sys_enter. */
+			if (!(tp->flags & GATE_TP_IN_ANY))
+				st->windows_filtered += __builtin_popcountll(opened);
 			opened = 0;
 		}
 		if (opened) {
@@ -754,7 +831,8 @@ int gate_tracepoint(void *ctx)
 		}
 	}
 
-	emitted = opened || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open);
+	emitted = opened || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open) ||
+		  any_inside(ctx, tid, tp, open_before, open);
 	if (emitted)
 		emit(ctx, key, tp, st);
 
@@ -772,7 +850,7 @@ int gate_tracepoint(void *ctx)
 		}
 	}
 	/* A resume that opened the thread's window: its hit starts the window. */
-	if (tp->trig_mask && run_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
+	if (tp->trig_mask && tp_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
 		emit(ctx, key, tp, st);
 	return 1;
 }
@@ -832,6 +910,7 @@ int gate_thread_exit(void *ctx)
 			window_end(ctx, th, my_stats());
 	}
 	bpf_map_delete_elem(&gate_threads, &tid);
+	bpf_map_delete_elem(&gate_any_memo, &tid);
 	bpf_map_delete_elem(&gate_sys_entries, &tid);
 	/* Its $count values too, so a thread that reuses the id starts from 0. */
 	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
@@ -959,5 +1038,196 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 			bpf_map_delete_elem(&gate_threads, &tid);
 		}
 	}
+	return 0;
+}
+
+/* ---- probe points: uprobe, uretprobe, usdt, kprobe, kretprobe, mem --------- */
+
+/*
+ * A probe point (--on POINT, or an end of --window START..STOP) has a
+ * struct gate_tp in gate_tps too, keyed GATE_POINT_BASE + n (the attach
+ * cookie; usdt's own cookie for usdt). It opens and closes windows and runs
+ * triggers like a tracepoint, with the values its program put in @env; it
+ * records nothing itself (a mark trigger at it does).
+ */
+static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env, __u64 ip)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, zero = 0;
+	struct gate_thread *th, fresh = {};
+	struct expr_prog *where;
+	struct gate_stats *st = my_stats();
+	struct gate_tp *tp;
+	__u64 open = 0, opened;
+
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp) {
+		st->unknown_tp++;
+		return;
+	}
+	if (!no_windows && (tp->open_mask || tp->close_mask)) {
+		th = bpf_map_lookup_elem(&gate_threads, &tid);
+		if (th)
+			open = th->open;
+		opened = tp->open_mask & ~open;
+		if (opened && have_where) {
+			where = bpf_map_lookup_elem(&gate_where, &zero);
+			if (!where || !expr_eval(where, env, GATE_SLOT_WHERE)) {
+				st->windows_filtered += __builtin_popcountll(opened);
+				opened = 0;
+			}
+		}
+		if (opened) {
+			if (!th) {
+				fresh.open = opened;
+				window_start(&fresh);
+				if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
+					st->threads_full++;
+					return;
+				}
+			} else {
+				if (!open)
+					window_start(th);
+				th->open = open | opened;
+			}
+			st->windows_opened += __builtin_popcountll(opened);
+			if (open == 0)
+				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
+			open |= opened;
+		}
+		if (tp->close_mask & open) {
+			st->windows_closed += __builtin_popcountll(tp->close_mask & open);
+			if (!(open & ~tp->close_mask))
+				emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
+			open &= ~tp->close_mask;
+			th = bpf_map_lookup_elem(&gate_threads, &tid);
+			if (!open) {
+				window_end(ctx, th, st);
+				bpf_map_delete_elem(&gate_threads, &tid);
+			} else if (th) {
+				th->open = open;
+			}
+		}
+	}
+	if (tp->trig_mask)
+		run_triggers(ctx, tp->trig_mask, env, ip);
+}
+
+/* The environment at a probe: the thread's builtins, no record, no syscall number. */
+static __always_inline struct expr_env *probe_env(void *ctx)
+{
+	struct gate_tp none = {};
+	struct expr_env *env = fill_env(ctx, &none);
+
+	if (env)
+		env->rec = 0;
+	return env;
+}
+
+static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
+{
+	struct expr_env *env = probe_env(ctx);
+
+	if (!env)
+		return NULL;
+	env->args[0] = PT_REGS_PARM1(ctx);
+	env->args[1] = PT_REGS_PARM2(ctx);
+	env->args[2] = PT_REGS_PARM3(ctx);
+	env->args[3] = PT_REGS_PARM4(ctx);
+	env->args[4] = PT_REGS_PARM5(ctx);
+	env->args[5] = PT_REGS_PARM6(ctx);
+	return env;
+}
+
+SEC("?uprobe")
+int gate_point_uprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env_args(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?uretprobe")
+int gate_point_uretprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	env->ret = PT_REGS_RC(ctx);
+	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/* USDT: the probe's own arguments (bpf_usdt_arg() decodes their locations). */
+SEC("?usdt")
+int gate_point_usdt(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+	int n;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	n = bpf_usdt_arg_cnt(ctx);
+	for (int i = 0; i < EXPR_NR_ARGS; i++) {
+		long v = 0;
+
+		if (i < n && !bpf_usdt_arg(ctx, i, &v))
+			env->args[i] = v;
+	}
+	point_hit(ctx, bpf_usdt_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?kprobe")
+int gate_point_kprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env_args(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+SEC("?kretprobe")
+int gate_point_kretprobe(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (!env)
+		return 0;
+	env->ret = PT_REGS_RC(ctx);
+	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */
+SEC("?perf_event")
+int gate_point_mem(struct bpf_perf_event_data *ctx)
+{
+	struct expr_env *env;
+
+	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	env = probe_env(ctx);
+	if (env)
+		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(&ctx->regs));
 	return 0;
 }

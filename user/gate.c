@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -34,6 +41,12 @@ struct gate {
 		unsigned long offset;
 	} *uprobes;
 	size_t nr_uprobes;
+	struct gate_point {
+		struct point pt;
+		struct gate_tp tp;
+	} *points;		/* probe points: key GATE_POINT_BASE + index */
+	size_t nr_points;
+	int nr_cpus;
 };
 
 static void state_update(struct gate *g);
@@ -56,6 +69,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	g->skel->rodata->filter_targets = !opts->all_processes;
 	g->skel->rodata->target_threads = opts->threads;
 	g->state.all = opts->all_processes;
+	g->nr_cpus = opts->nr_cpus;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -104,6 +118,11 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		flags |= GATE_TP_SYSCALL_ENTER;
 	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_exit_", 9))
 		flags |= GATE_TP_SYSCALL_EXIT;
+	/* Their records have the same layout: id at 8, args at 16 / ret at 16. */
+	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_enter"))
+		flags |= GATE_TP_SYSCALL_ENTER;
+	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_exit"))
+		flags |= GATE_TP_SYSCALL_EXIT;
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;
@@ -122,13 +141,17 @@ static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
 	int err;
 
 	g->skel->rodata->need_elapsed = 1;
-	if (strcmp(exit->system, "syscalls") || strncmp(exit->name, "sys_exit_", 9))
+	if (!strcmp(exit->system, "raw_syscalls") && !strcmp(exit->name, "sys_exit"))
+		snprintf(name, sizeof(name), "sys_enter"); /* syscall:*:exit */
+	else if (!strcmp(exit->system, "syscalls") && !strncmp(exit->name, "sys_exit_", 9))
+		snprintf(name, sizeof(name), "sys_enter_%s", exit->name + 9);
+	else
 		return 0;
-	snprintf(name, sizeof(name), "sys_enter_%s", exit->name + 9);
 	memset(&enter, 0, sizeof(enter));
-	err = tracefs__load_format("syscalls", name, &enter);
+	err = tracefs__load_format(exit->system, name, &enter);
 	if (err) {
-		pr_err("$elapsed at syscalls:%s needs syscalls:%s: %s\n", exit->name, name, strerror(-err));
+		pr_err("$elapsed at %s:%s needs %s:%s: %s\n", exit->system, exit->name, exit->system, name,
+		       strerror(-err));
 		return err;
 	}
 	err = gate__add_tp(g, &enter, 0, 0, GATE_TP_STAMP_ENTRY);
@@ -136,26 +159,19 @@ static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
 	return err;
 }
 
-int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
-		      const struct expr_prog *cond)
+static int triggers_full(const struct gate *g)
 {
-	int i = g->nr_triggers, err;
+	if (g->nr_triggers < GATE_MAX_TRIGGERS)
+		return 0;
+	pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
+	return -E2BIG;
+}
 
-	if (i == GATE_MAX_TRIGGERS) {
-		pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
-		return -E2BIG;
-	}
-	err = gate__add_tp(g, fmt, 0, 0, 0);
-	if (err)
-		return err;
-	for (size_t k = 0; k < g->nr_tps; k++)
-		if (g->tps[k].id == fmt->id)
-			g->tps[k].tp.trig_mask |= 1u << i;
-	if (cond && (cond->flags & EXPR_PROG_ELAPSED)) {
-		err = gate_time_syscall(g, fmt);
-		if (err)
-			return err;
-	}
+/* The trigger's rodata and condition; the caller sets its bit in its point's trig_mask. */
+static int trigger_add(struct gate *g, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	int i = g->nr_triggers;
+
 	if (cond) {
 		g->trig_cond[i] = malloc(sizeof(*cond));
 		if (!g->trig_cond[i])
@@ -165,6 +181,97 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 	g->skel->rodata->gate_triggers[i] = *t;
 	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
 	g->nr_triggers++;
+	return i;
+}
+
+int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
+		      const struct expr_prog *cond)
+{
+	int i, err;
+
+	err = triggers_full(g);
+	if (!err)
+		err = gate__add_tp(g, fmt, 0, 0, 0);
+	if (!err && cond && (cond->flags & EXPR_PROG_ELAPSED))
+		err = gate_time_syscall(g, fmt);
+	if (err)
+		return err;
+	i = trigger_add(g, t, cond);
+	if (i < 0)
+		return i;
+	for (size_t k = 0; k < g->nr_tps; k++)
+		if (g->tps[k].id == fmt->id)
+			g->tps[k].tp.trig_mask |= 1u << i;
+	return i;
+}
+
+static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind)
+{
+	switch (kind) {
+	case POINT_UPROBE:
+		return g->skel->progs.gate_point_uprobe;
+	case POINT_URETPROBE:
+		return g->skel->progs.gate_point_uretprobe;
+	case POINT_USDT:
+		return g->skel->progs.gate_point_usdt;
+	case POINT_KPROBE:
+		return g->skel->progs.gate_point_kprobe;
+	case POINT_KRETPROBE:
+		return g->skel->progs.gate_point_kretprobe;
+	case POINT_MEM:
+		return g->skel->progs.gate_point_mem;
+	case POINT_TP:
+		break;
+	}
+	return NULL;
+}
+
+int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
+{
+	struct gate_point *e = NULL, *tmp;
+	struct bpf_program *prog = point_prog(g, p->kind);
+
+	if (!prog)
+		return -EINVAL;
+	for (size_t i = 0; i < g->nr_points; i++)
+		if (!memcmp(&g->points[i].pt, p, sizeof(*p)))
+			e = &g->points[i];
+	if (!e) {
+		if (g->nr_points == GATE_MAX_POINTS) {
+			pr_err("too many probe points: at most %d\n", GATE_MAX_POINTS);
+			return -E2BIG;
+		}
+		tmp = realloc(g->points, (g->nr_points + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		g->points = tmp;
+		e = &g->points[g->nr_points++];
+		memset(e, 0, sizeof(*e));
+		e->pt = *p;
+		/* Only the programs of the kinds in use are loaded. */
+		bpf_program__set_autoload(prog, true);
+	}
+	e->tp.open_mask |= open_mask;
+	e->tp.close_mask |= close_mask;
+	return e - g->points;
+}
+
+int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
+			    const struct expr_prog *cond)
+{
+	int n, i;
+
+	i = triggers_full(g);
+	if (i)
+		return i;
+	n = gate__add_point(g, p, 0, 0);
+	if (n < 0)
+		return n;
+	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
+		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
+	i = trigger_add(g, t, cond);
+	if (i >= 0)
+		g->points[n].tp.trig_mask |= 1u << i;
 	return i;
 }
 
@@ -308,8 +415,18 @@ int gate__load(struct gate *g)
 
 	err = gate_bpf__load(g->skel);
 	if (err) {
-		pr_err("the kernel refused the gate BPF program (gate_tracepoint): %s (run with -vv for the verifier log)\n",
-		       strerror(-err));
+		char names[256] = "";
+		struct bpf_program *prog;
+
+		/* One of the programs loaded for this run: name them all. */
+		bpf_object__for_each_program(prog, g->skel->obj) {
+			size_t n = strlen(names);
+
+			if (bpf_program__autoload(prog))
+				snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", bpf_program__name(prog));
+		}
+		pr_err("the kernel refused the gate BPF programs (%s): %s (run with -vv for the verifier log)\n",
+		       names, strerror(-err));
 		return err;
 	}
 	if (g->where) {
@@ -332,6 +449,17 @@ int gate__load(struct gate *g)
 		if (err) {
 			pr_err("cannot load the condition of trigger %d into the gate: %s\n", i + 1,
 			       strerror(-err));
+			return err;
+		}
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		__u32 key = GATE_POINT_BASE + i;
+
+		err = bpf_map__update_elem(g->skel->maps.gate_tps, &key, sizeof(key), &g->points[i].tp,
+					   sizeof(g->points[i].tp), BPF_ANY);
+		if (err) {
+			pr_err("cannot configure the %s point in the gate: %s\n",
+			       point__kind_name(g->points[i].pt.kind), strerror(-err));
 			return err;
 		}
 	}
@@ -396,24 +524,203 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+/* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
+static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	int fd, err = -ENOENT;
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || !gelf_getehdr(e, &eh)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (eh.e_type != ET_EXEC) {
+		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*addr = sym.st_value;
+				err = 0;
+				break;
+			}
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/*
+ * mem: a hardware breakpoint per CPU with the gate's program on it. The
+ * address is virtual, so any process touching it on that CPU fires it; the
+ * program keeps only the targets'.
+ */
+static int attach_mem(struct gate *g, size_t n)
+{
+	const struct point *p = &g->points[n].pt;
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_BREAKPOINT,
+		.sample_period = 1,
+		.bp_len = p->len,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	unsigned long addr = p->offset;
+	struct bpf_link *link;
+	int fd, err;
+
+	if (p->path[0]) {
+		err = elf_symbol_address(p->path, p->symbol, &addr);
+		if (err) {
+			pr_err("mem:%s:%s: %s\n", p->path, p->symbol,
+			       err == -EOPNOTSUPP ? "the file is position-independent, so the address is known only at run time; give mem:ADDR"
+			       : err == -ENOENT	  ? "no such symbol in that file"
+						  : strerror(-err));
+			return err == -EOPNOTSUPP ? -EINVAL : err;
+		}
+	}
+	a.bp_addr = addr;
+	a.bp_type = p->access == POINT_MEM_X ? HW_BREAKPOINT_X :
+		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
+		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
+		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue; /* an offline CPU */
+		if (fd < 0) {
+			err = -errno;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
+			return err;
+		}
+		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+			return err;
+		}
+		err = add_link(g, link); /* the link owns the event's fd */
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int attach_point(struct gate *g, size_t n)
+{
+	const struct point *p = &g->points[n].pt;
+	struct bpf_program *prog = point_prog(g, p->kind);
+	__u64 key = GATE_POINT_BASE + n;
+	struct bpf_link *link = NULL;
+	int err;
+
+	switch (p->kind) {
+	case POINT_UPROBE:
+	case POINT_URETPROBE: {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->symbol, .retprobe = p->kind == POINT_URETPROBE,
+			    .bpf_cookie = key);
+
+		link = bpf_program__attach_uprobe_opts(prog, -1, p->path, p->offset, &uo);
+		break;
+	}
+	case POINT_USDT: {
+		LIBBPF_OPTS(bpf_usdt_opts, uo, .usdt_cookie = key);
+
+		link = bpf_program__attach_usdt(prog, -1, p->path, p->provider, p->symbol, &uo);
+		break;
+	}
+	case POINT_KPROBE:
+	case POINT_KRETPROBE: {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = p->offset, .retprobe = p->kind == POINT_KRETPROBE,
+			    .bpf_cookie = key);
+
+		link = bpf_program__attach_kprobe_opts(prog, p->symbol, &ko);
+		break;
+	}
+	case POINT_MEM:
+		return attach_mem(g, n);
+	case POINT_TP:
+		return -EINVAL;
+	}
+	if (!link) {
+		err = -errno;
+		if (p->kind == POINT_USDT)
+			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+		else
+			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			       p->path[0] ? ":" : "", p->symbol,
+			       err == -ENOENT ? "no such symbol" : strerror(-err));
+		return err;
+	}
+	return add_link(g, link);
+}
+
+/*
+ * Attach order matters where two tracepoints share one kernel hook (every
+ * syscall tracepoint hangs off raw_syscalls:sys_enter/sys_exit): the kernel
+ * runs a hook's users in the order they came. So window starts attach first
+ * and tracepoints that only close windows last: a syscall:* window is then
+ * open for the other syscall events of that very call, enter and exit alike.
+ */
+static int tp_attach_pass(const struct gate_tp *tp)
+{
+	if (tp->open_mask)
+		return 0;
+	return tp->close_mask ? 2 : 1;
+}
+
 int gate__attach(struct gate *g)
 {
 	struct bpf_link *link;
 	int err;
 
-	for (size_t i = 0; i < g->nr_tps; i++) {
-		/* One program for all tracepoints: the cookie tells it which one fired. */
-		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < g->nr_tps; i++) {
+			/* One program for all tracepoints: the cookie tells it which one fired. */
+			LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
 
-		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
-							   g->tps[i].system, g->tps[i].name, &opts);
-		if (!link) {
-			err = -errno;
-			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
-			       strerror(-err));
-			return err;
+			if (tp_attach_pass(&g->tps[i].tp) != pass)
+				continue;
+			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+								   g->tps[i].system, g->tps[i].name, &opts);
+			if (!link) {
+				err = -errno;
+				pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+				       strerror(-err));
+				return err;
+			}
+			err = add_link(g, link);
+			if (err)
+				return err;
 		}
-		err = add_link(g, link);
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		err = attach_point(g, i);
 		if (err)
 			return err;
 	}
@@ -510,6 +817,7 @@ void gate__close(struct gate *g)
 		free(g->uprobes[i].symbol);
 	}
 	free(g->uprobes);
+	free(g->points);
 	free(g->where);
 	free(g->tps);
 	free(g);

@@ -434,6 +434,22 @@ static void probe__hw_breakpoint(struct probe_report *r, const struct probe_ops 
 	ops->event_close(fd);
 }
 
+bool probe__hw_breakpoint_fires(const struct probe_ops *ops)
+{
+	struct probe_report r = {};
+
+	probe__hw_breakpoint(&r, ops);
+	return r.bp_opened && !r.bp_err && r.bp_hits;
+}
+
+bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind)
+{
+	struct probe_bpf_result res;
+
+	ops->bpf_try(kind, &res);
+	return res.attached && res.hits;
+}
+
 int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 			  const struct probe_ops *ops)
 {

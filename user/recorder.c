@@ -349,6 +349,82 @@ static int add_event_cb(const char *sys, const char *name, void *arg)
 	return tp_add(arg, sys, name, 0, 0, GATE_TP_RECORD, NULL);
 }
 
+/*
+ * Probe points this machine cannot fire are refused before anything is
+ * created, with what to use instead: tried as auxtrig probe tries them,
+ * never assumed from a kernel version.
+ */
+static int point_available(const struct point *p, const char *opt, const char *text)
+{
+	static int kprobes = -1, breakpoints = -1;
+
+	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
+		if (kprobes < 0)
+			kprobes = probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE);
+		if (!kprobes) {
+			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
+			       opt, text);
+			return -EINVAL;
+		}
+	}
+	if (p->kind == POINT_MEM) {
+		if (breakpoints < 0)
+			breakpoints = probe__hw_breakpoint_fires(&probe_ops__kernel);
+		if (!breakpoints) {
+			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
+			       opt, text);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* One end of a window: a tracepoint now, a probe point when the gate is built. */
+static int window_end_add(struct session *s, const struct window_spec *w, const struct point *p,
+			  __u64 open_mask, __u64 close_mask)
+{
+	int err;
+
+	if (point__is_probe(p))
+		return point_available(p, "--window", w->text);
+	err = tp_add(s, p->sys, p->name, open_mask, close_mask, 0, NULL);
+	if (err == -ENOENT) {
+		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
+		       !strcmp(p->sys, "syscalls") ? "syscall" : "tracepoint", p->sys, p->name, tracefs__root());
+		return -EINVAL;
+	}
+	if (err)
+		pr_err("--window %s: cannot read %s:%s: %s\n", w->text, p->sys, p->name, strerror(-err));
+	return err;
+}
+
+/*
+ * Recorded syscalls:sys_enter_X/sys_exit_X tracepoints are inside syscall:*
+ * windows whichever order the kernel runs them and raw_syscalls' in (see
+ * any_inside() in bpf/gate.bpf.c): entries may open those windows too, and
+ * the raw tracepoints that open and close them keep the note that takes.
+ */
+static void syscall_any_members(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	__u64 any = 0;
+
+	for (size_t i = 0; i < o->nr_windows; i++)
+		if (o->windows[i].kind == WINDOW_SYSCALL && !strcmp(o->windows[i].start.sys, "raw_syscalls"))
+			any |= 1ULL << i;
+	for (size_t i = 0; any && i < s->nr_tps; i++) {
+		struct rec_tp *tp = &s->tps[i];
+
+		if (!strcmp(tp->fmt.system, "raw_syscalls") && ((tp->open_mask | tp->close_mask) & any))
+			tp->flags |= GATE_TP_SYSCALL_ANY;
+		if (!(tp->flags & GATE_TP_RECORD) || strcmp(tp->fmt.system, "syscalls"))
+			continue;
+		tp->flags |= GATE_TP_IN_ANY;
+		if (!strncmp(tp->fmt.name, "sys_enter_", 10))
+			tp->open_mask |= any;
+	}
+}
+
 static int resolve_tracepoints(struct session *s)
 {
 	const struct record_opts *o = s->opts;
@@ -377,22 +453,11 @@ static int resolve_tracepoints(struct session *s)
 			}
 			continue;
 		}
-		err = tp_add(s, w->start_sys, w->start_name, 1ULL << i, 0, 0, NULL);
+		err = window_end_add(s, w, &w->start, 1ULL << i, 0);
 		if (!err)
-			err = tp_add(s, w->stop_sys, w->stop_name, 0, 1ULL << i, 0, NULL);
-		if (err == -ENOENT) {
-			bool start = !tp_find(s, w->start_sys, w->start_name);
-
-			pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
-			       w->kind == WINDOW_SYSCALL ? "syscall" : "tracepoint",
-			       start ? w->start_sys : w->stop_sys, start ? w->start_name : w->stop_name, root);
-			return -EINVAL;
-		}
-		if (err) {
-			pr_err("--window %s: cannot read %s:%s: %s\n", w->text, w->start_sys, w->start_name,
-			       strerror(-err));
+			err = window_end_add(s, w, &w->stop, 0, 1ULL << i);
+		if (err)
 			return err;
-		}
 	}
 	for (size_t i = 0; i < o->nr_events; i++) {
 		err = tracefs__expand(o->events[i], add_event_cb, s);
@@ -411,6 +476,7 @@ static int resolve_tracepoints(struct session *s)
 			return err;
 		}
 	}
+	syscall_any_members(s);
 	if (s->have_uprobes) {
 		err = add_own_event(s, "uprobe_enter", UPROBE_ENTER_FORMAT, sizeof(struct gate_uprobe_enter_rec));
 		if (!err)
@@ -452,15 +518,20 @@ static int index_types(struct session *s)
 /* ---- --where ----------------------------------------------------------------- */
 
 /*
- * --where is checked when a window would open: at a syscall's entry. Every
- * builtin is known there except the return value.
+ * --where is checked when a window would open: usually at an entry, where
+ * every builtin is known except the return value. Windows that all open at
+ * an exit point (syscall:NAME:exit.., uretprobe:..) know it.
  */
 static int where_resolve(void *ctx, const char *name, struct expr_field *field, char *why,
 			 size_t why_size)
 {
-	(void)ctx;
-	if (!strcmp(name, "ret")) {
-		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens");
+	const struct record_opts *o = ctx;
+	bool at_exit = o->nr_windows > 0;
+
+	for (size_t i = 0; i < o->nr_windows; i++)
+		at_exit &= o->windows[i].kind == WINDOW_POINTS && o->windows[i].start.at_exit;
+	if (!strcmp(name, "ret") && !at_exit) {
+		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens (unless every window opens at an exit point, like syscall:openat:exit..syscall:close:enter)");
 		return -EINVAL;
 	}
 	return expr__resolve_builtin(name, field);
@@ -468,7 +539,7 @@ static int where_resolve(void *ctx, const char *name, struct expr_field *field, 
 
 static int compile_where(struct session *s)
 {
-	struct expr_compile_opts copts = { .resolve = where_resolve };
+	struct expr_compile_opts copts = { .resolve = where_resolve, .resolve_ctx = (void *)s->opts };
 	struct expr_prog *prog;
 	char err[256];
 	int ret;
@@ -500,6 +571,7 @@ static int take_snapshot(struct session *s, const char *reason);
 
 struct on_spec {
 	const char *text;
+	struct point pt;
 	struct tp_format fmt;
 	struct gate_trigger t;
 	struct expr_prog *cond;
@@ -520,11 +592,19 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 
 	if (!err) {
 		if (!strcmp(name, "ret") && !on->at_exit) {
-			snprintf(why, why_size, "'ret' is known only at a syscall's exit point (syscall:NAME:exit)");
+			snprintf(why, why_size, "'ret' is known only at a %s",
+				 point__is_probe(&on->pt) ? "return point (uretprobe:, kretprobe:, syscall:NAME:exit)"
+							  : "syscall's exit point (syscall:NAME:exit)");
 			return -EINVAL;
 		}
 		if (!strncmp(name, "arg", 3) && !on->at_enter) {
-			snprintf(why, why_size, "'%s' is known only at a syscall's entry point (syscall:NAME:enter)", name);
+			snprintf(why, why_size, "'%s' is known only at %s", name,
+				 point__is_probe(&on->pt) ? "an entry point (uprobe:, usdt:, kprobe:, syscall:NAME:enter)"
+							  : "a syscall's entry point (syscall:NAME:enter)");
+			return -EINVAL;
+		}
+		if (!strcmp(name, "nr") && point__is_probe(&on->pt)) {
+			snprintf(why, why_size, "'nr' is known only at syscall points");
 			return -EINVAL;
 		}
 		return 0;
@@ -586,7 +666,6 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 {
 	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256];
 	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
-	char sys[TP_NAME_MAX], name[TP_NAME_MAX];
 	int ret = -EINVAL;
 
 	memset(on, 0, sizeof(*on));
@@ -667,31 +746,27 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		point++;
 	for (p = point + strlen(point); p > point && p[-1] == ' ';)
 		*--p = '\0';
-	if (sscanf(point, "syscall:%127[a-z0-9_]:%127s", name, sys) == 2 &&
-	    (!strcmp(sys, "enter") || !strcmp(sys, "exit"))) {
-		on->at_enter = !strcmp(sys, "enter");
-		on->at_exit = !on->at_enter;
-		snprintf(sys, sizeof(sys), "syscalls");
-		{
-			char tmp[TP_NAME_MAX];
-
-			snprintf(tmp, sizeof(tmp), "sys_%s_%.100s", on->at_enter ? "enter" : "exit", name);
-			snprintf(name, sizeof(name), "%s", tmp);
+	if (point__parse(&on->pt, point, err, sizeof(err)) || point__check_path(&on->pt, err, sizeof(err))) {
+		pr_err("--on '%s': %s\n", text, err);
+		goto out;
+	}
+	on->at_enter = on->pt.at_enter;
+	on->at_exit = on->pt.at_exit;
+	if (point__is_probe(&on->pt)) {
+		ret = point_available(&on->pt, "--on", text);
+		if (ret)
+			goto out;
+	} else {
+		ret = tracefs__load_format(on->pt.sys, on->pt.name, &on->fmt);
+		if (ret == -ENOENT) {
+			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
+			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name);
+			ret = -EINVAL;
+			goto out;
 		}
-	} else if (sscanf(point, "tp:%127[^:]:%127s", sys, name) != 2) {
-		pr_err("--on '%s': expected the point as syscall:NAME:enter, syscall:NAME:exit or tp:SYSTEM:EVENT\n",
-		       text);
-		goto out;
+		if (ret)
+			goto out;
 	}
-	ret = tracefs__load_format(sys, name, &on->fmt);
-	if (ret == -ENOENT) {
-		pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
-		       strcmp(sys, "syscalls") ? "tracepoint" : "syscall", sys, name);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (ret)
-		goto out;
 	if (on->t.action == GATE_ACT_SNAPSHOT && !s->opts->snapshot) {
 		pr_err("--on '%s': the snapshot action needs the flight recorder: add -S\n", text);
 		ret = -EINVAL;
@@ -1019,7 +1094,7 @@ static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct windo
 	__u64 off;
 	int err;
 
-	err = elf_sym__file_offset(w->path, w->symbol, &off);
+	err = elf_sym__file_offset(w->start.path, w->start.symbol, &off);
 	if (err)
 		return err == -ENOEXEC ? -EINVAL : err;
 	for (int ret = 0; ret < 2; ret++) {
@@ -1027,8 +1102,8 @@ static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct windo
 		if (!t)
 			return -ENOMEM;
 		t->kind = AUX_TRIGGER_UPROBE;
-		t->path = w->path;
-		t->offset = off + w->offset;
+		t->path = w->start.path;
+		t->offset = off + w->start.offset;
 		t->retprobe = ret;
 	}
 	return 0;
@@ -1053,9 +1128,15 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 			err = -EINVAL;
 			break;
 		default:
-			err = aux_trigger_add_tp(l, tp_find(s, w->start_sys, w->start_name), AUXTRIG_AUX_RESUME);
+			if (point__is_probe(&w->start) || point__is_probe(&w->stop)) {
+				pr_err("-e %s with -w %s: windows between probe points drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
+				       o->aux_event, w->text);
+				err = -EINVAL;
+				break;
+			}
+			err = aux_trigger_add_tp(l, tp_find(s, w->start.sys, w->start.name), AUXTRIG_AUX_RESUME);
 			if (!err)
-				err = aux_trigger_add_tp(l, tp_find(s, w->stop_sys, w->stop_name), AUXTRIG_AUX_PAUSE);
+				err = aux_trigger_add_tp(l, tp_find(s, w->stop.sys, w->stop.name), AUXTRIG_AUX_PAUSE);
 		}
 	}
 	/* --on POINT:resume / POINT:pause: the point itself resumes or pauses the trace. */
@@ -1209,6 +1290,25 @@ static void dry_run_print(struct session *s)
 		printf("  %s:%s (type %u)%s%s%s\n", s->tps[i].fmt.system, s->tps[i].fmt.name, s->tps[i].fmt.id,
 		       s->tps[i].open_mask ? " opens a window" : "", s->tps[i].close_mask ? " closes a window" : "",
 		       s->tps[i].flags & GATE_TP_RECORD ? " recorded inside windows" : "");
+	for (size_t i = 0; i < s->opts->nr_windows; i++) {
+		const struct window_spec *w = &s->opts->windows[i];
+		char text[512];
+
+		for (int end = 0; w->kind == WINDOW_POINTS && end < 2; end++) {
+			if (!point__is_probe(end ? &w->stop : &w->start))
+				continue;
+			point__format(end ? &w->stop : &w->start, text, sizeof(text));
+			printf("  %s (probe) %s a window\n", text, end ? "closes" : "opens");
+		}
+	}
+	for (size_t i = 0; i < s->nr_ons; i++) {
+		char text[512];
+
+		if (!point__is_probe(&s->ons[i].pt))
+			continue;
+		point__format(&s->ons[i].pt, text, sizeof(text));
+		printf("  %s (probe) has trigger %zu\n", text, i + 1);
+	}
 }
 
 /* ---- perf events ---------------------------------------------------------- */
@@ -2369,7 +2469,13 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		const struct window_spec *w = &o->windows[i];
 
 		if (w->kind == WINDOW_UPROBE &&
-		    gate__add_uprobe_window(s.gate, i, w->path, w->symbol, w->offset))
+		    gate__add_uprobe_window(s.gate, i, w->start.path, w->start.symbol, w->start.offset))
+			goto out;
+		if (w->kind == WINDOW_POINTS && point__is_probe(&w->start) &&
+		    gate__add_point(s.gate, &w->start, 1ULL << i, 0) < 0)
+			goto out;
+		if (w->kind == WINDOW_POINTS && point__is_probe(&w->stop) &&
+		    gate__add_point(s.gate, &w->stop, 0, 1ULL << i) < 0)
 			goto out;
 	}
 	if (s.have_uprobes) {
@@ -2383,7 +2489,9 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	if (s.where && gate__set_where(s.gate, s.where))
 		goto out;
 	for (size_t i = 0; i < s.nr_ons; i++)
-		if (gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond) < 0)
+		if ((point__is_probe(&s.ons[i].pt)
+			     ? gate__add_point_trigger(s.gate, &s.ons[i].pt, &s.ons[i].t, s.ons[i].cond)
+			     : gate__add_trigger(s.gate, &s.ons[i].fmt, &s.ons[i].t, s.ons[i].cond)) < 0)
 			goto out;
 	if (s.aux_edges)
 		gate__signal_edges(s.gate);

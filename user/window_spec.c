@@ -3,79 +3,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "auxtrig/log.h"
 #include "auxtrig/record.h"
 
-static bool is_ident(const char *s)
+static const char *const point_prefixes[] = {
+	"syscall:", "tp:", "uprobe:", "uretprobe:", "usdt:", "kprobe:", "kretprobe:", "mem:",
+};
+
+/* The ".." between START and STOP: the first one a point's prefix follows (paths may hold ".."). */
+static const char *find_dots(const char *text)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_'))
-			return false;
-	return true;
+	for (const char *d = strstr(text, ".."); d; d = strstr(d + 1, ".."))
+		for (size_t i = 0; i < sizeof(point_prefixes) / sizeof(point_prefixes[0]); i++)
+			if (!strncmp(d + 2, point_prefixes[i], strlen(point_prefixes[i])))
+				return d;
+	return NULL;
 }
 
-/* "tp:SYS:EVENT..tp:SYS:EVENT": a window between two tracepoints, per thread. */
-static int parse_tp_pair(struct window_spec *w, const char *text)
+static int parse_end(struct window_spec *w, struct point *p, const char *text, const char *which)
 {
-	char start[2 * TP_NAME_MAX], stop[2 * TP_NAME_MAX];
-	const char *dots = strstr(text, "..");
+	char why[256];
 
-	w->kind = WINDOW_TRACEPOINTS;
-	if (!dots || (size_t)(dots - text) >= sizeof(start) || strlen(dots + 2) >= sizeof(stop)) {
-		pr_err("--window '%s': expected tp:SYSTEM:EVENT..tp:SYSTEM:EVENT\n", text);
-		return -EINVAL;
-	}
-	snprintf(start, sizeof(start), "%.*s", (int)(dots - text), text);
-	snprintf(stop, sizeof(stop), "%s", dots + 2);
-	if (sscanf(start, "tp:%127[A-Za-z0-9_]:%127[A-Za-z0-9_]", w->start_sys, w->start_name) != 2 ||
-	    sscanf(stop, "tp:%127[A-Za-z0-9_]:%127[A-Za-z0-9_]", w->stop_sys, w->stop_name) != 2 ||
-	    strlen(start) != 4 + strlen(w->start_sys) + strlen(w->start_name) ||
-	    strlen(stop) != 4 + strlen(w->stop_sys) + strlen(w->stop_name)) {
-		pr_err("--window '%s': expected tp:SYSTEM:EVENT..tp:SYSTEM:EVENT\n", text);
-		return -EINVAL;
-	}
-	if (!strcmp(w->start_sys, w->stop_sys) && !strcmp(w->start_name, w->stop_name)) {
-		pr_err("--window '%s': a window needs two different tracepoints\n", text);
+	if (point__parse(p, text, why, sizeof(why)) || point__check_path(p, why, sizeof(why))) {
+		pr_err("--window '%s': %s point '%s': %s\n", w->text, which, text, why);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* PATH:SYMBOL[+OFF]; PATH may not contain ':'. */
-static int parse_uprobe(struct window_spec *w, const char *spec)
+/* "START..STOP": a window from one point to another, per thread. */
+static int parse_pair(struct window_spec *w, const char *text, const char *dots)
 {
-	const char *colon = strrchr(spec, ':'), *plus;
-	struct stat st;
-	char *end;
+	char *start = strndup(text, dots - text);
+	int err;
 
-	w->kind = WINDOW_UPROBE;
-	if (!colon || colon == spec || !colon[1]) {
-		pr_err("--window '%s': expected uprobe:PATH:SYMBOL[+OFFSET]\n", w->text);
-		return -EINVAL;
-	}
-	snprintf(w->path, sizeof(w->path), "%.*s", (int)(colon - spec), spec);
-	plus = strchr(colon + 1, '+');
-	snprintf(w->symbol, sizeof(w->symbol), "%.*s", (int)(plus ? plus - colon - 1 : (long)strlen(colon + 1)),
-		 colon + 1);
-	if (plus) {
-		errno = 0;
-		w->offset = strtoul(plus + 1, &end, 0);
-		if (errno || *end || end == plus + 1) {
-			pr_err("--window '%s': bad offset '%s'\n", w->text, plus + 1);
-			return -EINVAL;
-		}
-	}
-	if (!is_ident(w->symbol)) {
-		pr_err("--window '%s': '%s' is not a symbol name\n", w->text, w->symbol);
-		return -EINVAL;
-	}
-	if (stat(w->path, &st) || !S_ISREG(st.st_mode)) {
-		pr_err("--window '%s': no such file: %s\n", w->text, w->path);
+	if (!start)
+		return -ENOMEM;
+	w->kind = WINDOW_POINTS;
+	err = parse_end(w, &w->start, start, "start");
+	free(start);
+	if (!err)
+		err = parse_end(w, &w->stop, dots + 2, "stop");
+	if (err)
+		return err;
+	if (!memcmp(&w->start, &w->stop, sizeof(w->start))) {
+		pr_err("--window '%s': a window needs two different points\n", text);
 		return -EINVAL;
 	}
 	return 0;
@@ -83,32 +56,46 @@ static int parse_uprobe(struct window_spec *w, const char *spec)
 
 int window_spec__parse(struct window_spec *w, const char *text)
 {
-	const char *name;
+	const char *dots = find_dots(text), *name;
+	char why[256], pt[256];
 
 	memset(w, 0, sizeof(*w));
 	w->text = text;
-	if (!strncmp(text, "uprobe:", 7))
-		return parse_uprobe(w, text + 7);
-	if (!strncmp(text, "tp:", 3))
-		return parse_tp_pair(w, text);
+	if (dots)
+		return parse_pair(w, text, dots);
 	if (!strcmp(text, "prog")) {
 		w->kind = WINDOW_PROG;
 		return 0;
 	}
-	if (strncmp(text, "syscall:", 8)) {
-		pr_err("--window '%s': expected syscall:NAME, tp:SYS:EVENT..tp:SYS:EVENT or uprobe:PATH:SYMBOL (e.g. syscall:openat)\n",
+	if (!strncmp(text, "uprobe:", 7)) {
+		w->kind = WINDOW_UPROBE;
+		if (point__parse(&w->start, text, why, sizeof(why)) || point__check_path(&w->start, why, sizeof(why))) {
+			pr_err("--window '%s': %s\n", text, why);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!point__parse(&w->start, text, why, sizeof(why))) {
+		pr_err("--window '%s': one point is not a window: expected %s, or any START..STOP\n", text,
+		       !strncmp(text, "syscall:", 8) ? "syscall:NAME (its entry to its exit)"
+		       : w->start.kind == POINT_TP		       ? "tp:SYSTEM:EVENT..tp:SYSTEM:EVENT"
+		       : w->start.kind == POINT_USDT ? "usdt:PATH:PROVIDER:START..usdt:PATH:PROVIDER:STOP"
+						     : "uprobe:PATH:SYMBOL..uretprobe:PATH:SYMBOL");
+		return -EINVAL;
+	}
+	if (strncmp(text, "syscall:", 8) || strchr(text + 8, ':')) {
+		pr_err("--window '%s': expected syscall:NAME, syscall:*, uprobe:PATH:SYMBOL, prog or START..STOP with two points (e.g. syscall:openat, usdt:PATH:PROV:start..usdt:PATH:PROV:done)\n",
 		       text);
 		return -EINVAL;
 	}
+	/* syscall:NAME is syscall:NAME:enter..syscall:NAME:exit */
 	name = text + 8;
-	if (!is_ident(name) || strlen(name) > TP_NAME_MAX - 16) {
+	w->kind = WINDOW_SYSCALL;
+	snprintf(pt, sizeof(pt), "syscall:%.200s:enter", name);
+	if (point__parse(&w->start, pt, why, sizeof(why))) {
 		pr_err("--window '%s': '%s' is not a syscall name\n", text, name);
 		return -EINVAL;
 	}
-	w->kind = WINDOW_SYSCALL;
-	snprintf(w->start_sys, sizeof(w->start_sys), "syscalls");
-	snprintf(w->start_name, sizeof(w->start_name), "sys_enter_%s", name);
-	snprintf(w->stop_sys, sizeof(w->stop_sys), "syscalls");
-	snprintf(w->stop_name, sizeof(w->stop_name), "sys_exit_%s", name);
-	return 0;
+	snprintf(pt, sizeof(pt), "syscall:%.200s:exit", name);
+	return point__parse(&w->stop, pt, why, sizeof(why));
 }

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "auxtrig/gate_abi.h"
+#include "auxtrig/point.h"
 #include "auxtrig/tracefs.h"
 
 /**
@@ -61,6 +62,17 @@ int gate__record_cpu(struct gate *g, int cpu);
 int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
 		      const struct expr_prog *cond);
 /**
+ * gate__add_point() - a probe point (uprobe, uretprobe, usdt, kprobe,
+ * kretprobe, mem) that opens the windows in @open_mask and closes those in
+ * @close_mask (merged with earlier calls for the same point). Only the
+ * programs of the kinds used are loaded. Before gate__load().
+ * Return: the point's index (>= 0) or -errno (-E2BIG: too many).
+ */
+int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask);
+/** gate__add_point_trigger() - gate__add_trigger() at a probe point. */
+int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
+			    const struct expr_prog *cond);
+/**
  * gate__ctl_open() - deliver fired triggers to @cb (after gate__load()).
  * Return: 0 or -errno.
  */
@@ -103,7 +115,7 @@ void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int paus
 void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */
 int gate__map_fd(const struct gate *g, const char *name);
-/** gate__attach() - attach to every declared tracepoint and to fork/exit. */
+/** gate__attach() - attach to every declared tracepoint and probe point, and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);
 void gate__disarm(struct gate *g);

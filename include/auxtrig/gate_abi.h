@@ -42,6 +42,8 @@
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
 #define GATE_TP_SYSCALL_ENTER	(1u << 2)	/* struct syscall_trace_enter: nr and args for --where */
 #define GATE_TP_SYSCALL_EXIT	(1u << 3)	/* struct syscall_trace_exit: nr and ret for conditions */
+#define GATE_TP_SYSCALL_ANY	(1u << 4)	/* raw_syscalls:sys_enter/sys_exit opening/closing syscall:* windows */
+#define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
 
@@ -129,6 +131,14 @@ struct gate_ctl_msg {
 	__u64 args[6];
 	__u64 delay_ns;
 };
+
+/*
+ * Probe points (uprobe, uretprobe, usdt, kprobe, kretprobe, mem) have their
+ * struct gate_tp in gate_tps under GATE_POINT_BASE + n, above every
+ * tracepoint id (16 bits); the key is their attach cookie.
+ */
+#define GATE_POINT_BASE		0x10000
+#define GATE_MAX_POINTS		64
 
 /*
  * Window edges, for hardware trace gated from userspace (a kernel without

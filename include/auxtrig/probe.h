@@ -164,6 +164,15 @@ struct probe_opts {
 int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 			  const struct probe_ops *ops);
 
+/**
+ * probe__hw_breakpoint_fires() - the breakpoint self-test alone: does a write
+ * watchpoint on our own variable count our writes? (What --on mem: needs.)
+ */
+bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
+
+/** probe__bpf_fires() - one BPF self-test alone: did it attach and run for our trigger? */
+bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);
+
 /** probe_report__exit() - free what probe_report__collect() allocated. */
 void probe_report__exit(struct probe_report *r);
 

@@ -5,28 +5,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "auxtrig/point.h"
 #include "auxtrig/tracefs.h"
 
 /**
  * struct window_spec - one --window: a start point and a stop point
  * @text:	as the user typed it, for messages
- * @start, @stop: tracepoints as "system", "name"
+ * @kind:	WINDOW_*
+ * @start, @stop: the points (include/auxtrig/point.h); WINDOW_UPROBE: @start
+ *		is the function, whose return closes the window
  */
 enum window_kind {
-	WINDOW_SYSCALL,		/* syscall:NAME: sys_enter_NAME .. sys_exit_NAME */
+	WINDOW_SYSCALL,		/* syscall:NAME or syscall:*: a syscall's entry to its exit */
 	WINDOW_UPROBE,		/* uprobe:PATH:SYMBOL[+OFF]: the call, entry to return */
-	WINDOW_TRACEPOINTS,	/* tp:A:B..tp:C:D: from one tracepoint to another, per thread */
+	WINDOW_POINTS,		/* START..STOP: from one point to another, per thread */
 	WINDOW_PROG,		/* prog: opened and closed by trigger programs (auxtrig_resume/pause) */
 };
 
 struct window_spec {
 	const char *text;
 	enum window_kind kind;
-	char start_sys[TP_NAME_MAX], start_name[TP_NAME_MAX];
-	char stop_sys[TP_NAME_MAX], stop_name[TP_NAME_MAX];
-	char path[4096];	/* uprobe: the binary */
-	char symbol[256];	/* uprobe: the function */
-	unsigned long offset;	/* uprobe: bytes into the function */
+	struct point start, stop;
 };
 
 /**
@@ -68,8 +67,8 @@ struct record_opts {
 };
 
 /**
- * window_spec__parse() - "syscall:NAME", "tp:SYS:EVENT..tp:SYS:EVENT" or
- * "uprobe:PATH:SYMBOL[+OFF]".
+ * window_spec__parse() - "syscall:NAME", "syscall:*", "uprobe:PATH:SYMBOL[+OFF]",
+ * "prog" or "START..STOP" with any two points (include/auxtrig/point.h).
  * Return: 0 or -EINVAL with a message printed.
  */
 int window_spec__parse(struct window_spec *w, const char *text);
