@@ -1139,8 +1139,8 @@ static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
 	return env;
 }
 
-SEC("?uprobe")
-int gate_point_uprobe(struct pt_regs *ctx)
+/* A function's entry (uprobe, kprobe): its arguments are arg0..arg5. */
+static __always_inline int function_entry(struct pt_regs *ctx)
 {
 	struct expr_env *env;
 
@@ -1152,8 +1152,8 @@ int gate_point_uprobe(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("?uretprobe")
-int gate_point_uretprobe(struct pt_regs *ctx)
+/* A function's return (uretprobe, kretprobe): its return value is ret. */
+static __always_inline int function_return(struct pt_regs *ctx)
 {
 	struct expr_env *env;
 
@@ -1165,6 +1165,18 @@ int gate_point_uretprobe(struct pt_regs *ctx)
 	env->ret = PT_REGS_RC(ctx);
 	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
 	return 0;
+}
+
+SEC("?uprobe")
+int gate_point_uprobe(struct pt_regs *ctx)
+{
+	return function_entry(ctx);
+}
+
+SEC("?uretprobe")
+int gate_point_uretprobe(struct pt_regs *ctx)
+{
+	return function_return(ctx);
 }
 
 /* USDT: the probe's own arguments (bpf_usdt_arg() decodes their locations). */
@@ -1193,29 +1205,13 @@ int gate_point_usdt(struct pt_regs *ctx)
 SEC("?kprobe")
 int gate_point_kprobe(struct pt_regs *ctx)
 {
-	struct expr_env *env;
-
-	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
-		return 0;
-	env = probe_env_args(ctx);
-	if (env)
-		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
-	return 0;
+	return function_entry(ctx);
 }
 
 SEC("?kretprobe")
 int gate_point_kretprobe(struct pt_regs *ctx)
 {
-	struct expr_env *env;
-
-	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
-		return 0;
-	env = probe_env(ctx);
-	if (!env)
-		return 0;
-	env->ret = PT_REGS_RC(ctx);
-	point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(ctx));
-	return 0;
+	return function_return(ctx);
 }
 
 /* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */
