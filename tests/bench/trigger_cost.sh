@@ -32,8 +32,8 @@
 #
 # Reported per tool and condition:
 #   ns/call        the loop's ns per openat() (median chunk), median of RUNS runs;
-#   +ns/call       the same minus the baseline (nothing attached, median of all
-#                  its runs). Includes everything the tool adds to a
+#   +ns/call       what the tool adds: each run minus a baseline run (nothing
+#                  attached) made just before it, median of the RUNS differences. Includes everything the tool adds to a
 #                  call: the tracepoint's dispatch, the program or filter, writes.
 #   bpf ns/hit     BPF tools only: the run time the kernel measured inside the
 #                  tool's programs (kernel.bpf_stats_enabled=1, bpftool prog show
@@ -45,12 +45,12 @@
 #                  calls on this machine are counted too, as they are by the tool)
 #   matched        the tool's own count of hits that matched (must be COUNT)
 #
-# Environment: TC_COUNT (200000), TC_RUNS (3), TC_CPU (the last CPU).
+# Environment: TC_COUNT (200000), TC_RUNS (5), TC_CPU (the last CPU).
 # Nothing here is asserted on time; the numbers are printed.
 set -u
 build=$(cd "${1:-build}" && pwd)
 count=${TC_COUNT:-200000}
-runs=${TC_RUNS:-3}
+runs=${TC_RUNS:-5}
 cpu=${TC_CPU:-$(($(nproc) - 1))}
 loop=$build/examples/openat_loop
 path=/nonexistent/auxtrig-trigger-cost
@@ -206,8 +206,15 @@ echo "auxtrig trigger cost: $count openat() calls of a missing path per run, loo
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(perf version 2>/dev/null), $(bpftrace --version 2>/dev/null)"
 for n in $(seq "$runs"); do
 	for cond in $conds; do
-		for tool in none $tools; do
-			run $tool $cond 0 >>"$tmp/$cond.$tool.loop"
+		# Each tool's run is paired with a baseline run just before it, so load
+		# that drifts over minutes cancels out of the difference.
+		for tool in $tools; do
+			run none $cond 0 >"$tmp/base.1"
+			cat "$tmp/base.1" >>"$tmp/$cond.none.loop"
+			run $tool $cond 0 >"$tmp/tool.1"
+			awk 'NR == FNR { b = $1; next }
+			     $1 == "fail" { print; next }
+			     { print $0, $1 - b }' "$tmp/base.1" "$tmp/tool.1" >>"$tmp/$cond.$tool.loop"
 		done
 	done
 done
@@ -237,10 +244,11 @@ for cond in $conds; do
 		esac
 		bpfr='- - - -'
 		[ -f "$tmp/$cond.$tool.bpf" ] && bpfr=$(pick 3 "$tmp/$cond.$tool.bpf")
-		set -- $loopr
-		ns=$1 matched=$2
+		ns=$(pick 1 "$tmp/$cond.$tool.loop" | awk '{ print $1 }')
+		set -- $(pick 5 "$tmp/$cond.$tool.loop")
+		delta=$5 matched=$2
 		set -- $bpfr
-		awk -v t="$tool" -v ns="$ns" -v b="$base" -v m="$matched" -v bn="$3" -v rc="$4" \
-			'BEGIN { printf "  %-13s %9.1f %10.1f %11s %10s %9s\n", t, ns, ns - b, bn, rc, m }'
+		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" \
+			'BEGIN { printf "  %-13s %9.1f %10.1f %11s %10s %9s\n", t, ns, d, bn, rc, m }'
 	done
 done
