@@ -31,19 +31,21 @@
 #   perf-record    perf record --filter COND -p PID: a sample in the ring per hit
 #
 # Reported per tool and condition:
-#   ns/call        the loop's ns per openat() (median chunk), median of RUNS runs;
+#   ns/call        the loop's ns per openat() (median chunk), median of RUNS runs
 #   +ns/call       what the tool adds: each run minus a baseline run (nothing
-#                  attached) made just before it, median of the RUNS differences. Includes everything the tool adds to a
-#                  call: the tracepoint's dispatch, the program or filter, writes.
+#                  attached) made just before it, median of the RUNS differences;
+#                  everything the tool puts on a call: the tracepoint's dispatch,
+#                  the program or filter, writes
 #   bpf ns/hit     BPF tools only: the run time the kernel measured inside the
-#                  tool's programs (kernel.bpf_stats_enabled=1, bpftool prog show
+#                  tool's program (kernel.bpf_stats_enabled=1, bpftool prog show
 #                  --json run_time_ns), over the loop, divided by the loop's calls;
 #                  median of RUNS separate runs (stats on adds its own clock reads,
 #                  so those runs are not used for ns/call). This is the in-kernel
 #                  cost of the program per hit, without the tracepoint's dispatch.
 #   runs/call      program runs over the loop per call (other processes' openat
 #                  calls on this machine are counted too, as they are by the tool)
-#   matched        the tool's own count of hits that matched (must be COUNT)
+#   matched        the tool's own count of hits that matched: COUNT, but perf
+#                  record's file can hold a few duplicated samples
 #
 # Environment: TC_COUNT (200000), TC_RUNS (5), TC_CPU (the last CPU).
 # Nothing here is asserted on time; the numbers are printed.
