@@ -59,7 +59,10 @@ path=/nonexistent/auxtrig-trigger-cost
 comm=openat_loop
 tmp=$(mktemp -d /tmp/auxtrig-tcost.XXXXXX)
 stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+lp='' tp='' # the loop and the tool of the run under way, for cleanup
 cleanup() {
+	[ -n "$tp" ] && kill -TERM "$tp" 2>/dev/null
+	[ -n "$lp" ] && kill -TERM "$lp" 2>/dev/null
 	sysctl -q -w kernel.bpf_stats_enabled="$stats_was" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
@@ -137,7 +140,7 @@ stop_bpftrace() {
 # run TOOL COND STATS: one measured run; prints "ns_per_call matched bpf_ns_per_call runs_per_call",
 # or "fail REASON" when the tool refused or a count is off
 run() {
-	local tool=$1 cond=$2 stats=$3 lp tp ns matched=0 ev filt names='' spec
+	local tool=$1 cond=$2 stats=$3 ns matched=0 ev filt names='' spec
 	rm -f "$tmp/go" "$tmp/loop.out" "$tmp/tool.out" "$tmp/tool.err" "$tmp/out.data"
 	mkfifo "$tmp/go"
 	taskset -c "$cpu" "$loop" "$count" "$path" <"$tmp/go" >"$tmp/loop.out" &
@@ -175,6 +178,7 @@ run() {
 	if [ -n "$tp" ] && ! kill -0 $tp 2>/dev/null; then
 		exec 9>&-
 		wait $lp
+		lp='' tp=''
 		echo "fail $(head -c 300 "$tmp/tool.err" | tr '\n' ' ')"
 		return
 	fi
@@ -210,6 +214,7 @@ run() {
 	else
 		echo "- -" >"$tmp/bpf"
 	fi
+	lp='' tp=''
 	echo "$ns ${matched:-0} $(cat "$tmp/bpf")"
 }
 
