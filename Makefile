@@ -6,7 +6,8 @@
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
 #   make test       build and run every test (unit tests anywhere, kernel tests as root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
-#   make bench      side-by-side benchmark against perf record
+#   make bench      side-by-side benchmarks: recording against perf record, trigger cost
+#                   against bpftrace and perf's tracepoint filters (root; not part of make test)
 #   V=1             show full commands
 
 OUTPUT    ?= build
@@ -19,9 +20,10 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-# Debian 12 packages: build tools, libraries, and the perf that tests read our files with.
+# Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
+# bpftrace, which make bench measures trigger cost against.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
-             libipt-dev libopencsd-dev libcmocka-dev linux-perf jq \
+             libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
              systemtap-sdt-dev
 
 ifeq ($(V),1)
@@ -163,6 +165,8 @@ kernel-test: all
 
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# make bench, part 2: what an armed trigger costs per hit, in the kernel, for
+# auxtrig --on, bpftrace and perf's tracepoint --filter, side by side in one run.
+#
+# Workload: examples/openat_loop, one thread pinned to one CPU, making COUNT
+# openat() calls of a path that does not exist (each fails with ENOENT), timed
+# in chunks of 100 calls; the median chunk gives ns per call, so preemption by
+# other work on a busy machine does not count. Every call is a hit of the
+# condition under test, so the whole condition is evaluated every time.
+#
+# Conditions (the same one written for each tool):
+#   ret+comm  at sys_exit_openat:  ret == -ENOENT && comm == "openat_loop"
+#   path      at sys_enter_openat: the path argument starts with /nonexistent/
+#             (auxtrig str(arg1) ~ glob, bpftrace strncmp(str(..)), perf
+#             filename.ustring ~ glob)
+#   ret+uid   at sys_exit_openat:  ret == -ENOENT && uid == 0; tracepoint
+#             filters have no uid field, so perf refuses it (reported n/a)
+#
+# Tools (attached before the loop is released; the loop's own counters are read
+# while they are still attached):
+#   auxtrig        record --on 'POINT if COND:mark,every:1000000000' -p PID:
+#                  the condition is evaluated and matches on every hit, the
+#                  policy suppresses the action, so nothing is written per hit:
+#                  the cost of the armed trigger itself
+#   auxtrig+mark   the same with ':mark': an auxtrig:mark record in the file per hit
+#   bpftrace       PROBE /pid == PID && COND/ { @n = count(); }: a per-CPU map update
+#                  per hit (the pid term is the target, as -p is for the others)
+#   perf-stat      perf stat --filter COND -p PID: the filter, counted, nothing written
+#   perf-record    perf record --filter COND -p PID: a sample in the ring per hit
+#
+# Reported per tool and condition:
+#   ns/call        the loop's ns per openat() (median chunk), median of RUNS runs
+#   +ns/call       what the tool adds: each run minus a baseline run (nothing
+#                  attached) made just before it, median of the RUNS differences;
+#                  everything the tool puts on a call: the tracepoint's dispatch,
+#                  the program or filter, writes
+#   bpf ns/hit     BPF tools only: the run time the kernel measured inside the
+#                  tool's program (kernel.bpf_stats_enabled=1, bpftool prog show
+#                  --json run_time_ns), over the loop, divided by the loop's calls;
+#                  median of RUNS separate runs (stats on adds its own clock reads,
+#                  so those runs are not used for ns/call). This is the in-kernel
+#                  cost of the program per hit, without the tracepoint's dispatch.
+#   runs/call      program runs over the loop per call (other processes' openat
+#                  calls on this machine are counted too, as they are by the tool)
+#   matched        the tool's own count of hits that matched: COUNT, but perf
+#                  record's file can hold a few duplicated samples
+#
+# Environment: TC_COUNT (200000), TC_RUNS (5), TC_CPU (the last CPU).
+# Nothing here is asserted on time; the numbers are printed.
+set -u
+build=$(cd "${1:-build}" && pwd)
+count=${TC_COUNT:-200000}
+runs=${TC_RUNS:-5}
+cpu=${TC_CPU:-$(($(nproc) - 1))}
+loop=$build/examples/openat_loop
+path=/nonexistent/auxtrig-trigger-cost
+comm=openat_loop
+tmp=$(mktemp -d /tmp/auxtrig-tcost.XXXXXX)
+stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+lp='' tp='' # the loop and the tool of the run under way, for cleanup
+cleanup() {
+	[ -n "$tp" ] && kill -TERM "$tp" 2>/dev/null
+	[ -n "$lp" ] && kill -TERM "$lp" 2>/dev/null
+	sysctl -q -w kernel.bpf_stats_enabled="$stats_was" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+[ "$(id -u)" = 0 ] || { echo "trigger_cost: needs root"; exit 1; }
+for t in perf bpftrace bpftool jq taskset; do
+	command -v $t >/dev/null || { echo "trigger_cost: needs $t (make deps)"; exit 1; }
+done
+[ -x "$loop" ] || { echo "trigger_cost: $loop not built (make)"; exit 1; }
+
+conds="retcomm path retuid"
+# cond_* NAME: the condition for each tool
+cond_title() {
+	case $1 in
+	retcomm) echo "sys_exit_openat: ret == -ENOENT && comm == \"$comm\"" ;;
+	path) echo "sys_enter_openat: path argument starts with /nonexistent/" ;;
+	retuid) echo "sys_exit_openat: ret == -ENOENT && uid == 0" ;;
+	esac
+}
+cond_auxtrig() {
+	case $1 in
+	retcomm) echo "syscall:openat:exit if ret == -ENOENT && comm == \"$comm\"" ;;
+	path) echo 'syscall:openat:enter if str(arg1) ~ "/nonexistent/*"' ;;
+	retuid) echo 'syscall:openat:exit if ret == -ENOENT && uid == 0' ;;
+	esac
+}
+cond_bpftrace() { # COND PID: bpftrace has no -p for tracepoints, so the target is a first term
+	case $1 in
+	retcomm) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && comm == \"$comm\"/" ;;
+	path) echo "tracepoint:syscalls:sys_enter_openat /pid == $2 && strncmp(str(args->filename), \"/nonexistent/\", 13) == 0/" ;;
+	retuid) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && uid == 0/" ;;
+	esac
+}
+cond_perf() { # prints "EVENT FILTER"
+	case $1 in
+	retcomm) echo "syscalls:sys_exit_openat ret == -2 && comm == \"$comm\"" ;;
+	path) echo 'syscalls:sys_enter_openat filename.ustring ~ "/nonexistent/*"' ;;
+	retuid) echo 'syscalls:sys_exit_openat ret == -2 && uid == 0' ;;
+	esac
+}
+
+# prog_stats: "id name run_time_ns run_cnt" of every loaded BPF program
+prog_stats() {
+	bpftool prog show --json 2>/dev/null |
+		jq -r '.[] | "\(.id) \(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# wait_for FILE PATTERN SECONDS: poll until FILE has a line matching PATTERN
+wait_for() {
+	local i
+	for i in $(seq $(($3 * 20))); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# stop_bpftrace PID: SIGINT makes it print its maps and exit; a signal that
+# arrives before its handler is in place is lost (background jobs of a script
+# start with SIGINT ignored), so repeat it, and give up with SIGTERM after 20 s.
+stop_bpftrace() {
+	local i j
+	for i in $(seq 10); do
+		kill -INT "$1" 2>/dev/null || break
+		for j in $(seq 20); do
+			kill -0 "$1" 2>/dev/null || break 2
+			sleep 0.1
+		done
+	done
+	kill -TERM "$1" 2>/dev/null
+	wait "$1"
+}
+
+# run TOOL COND STATS: one measured run; prints "ns_per_call matched bpf_ns_per_call runs_per_call",
+# or "fail REASON" when the tool refused or a count is off
+run() {
+	local tool=$1 cond=$2 stats=$3 ns matched=0 ev filt names='' spec
+	rm -f "$tmp/go" "$tmp/loop.out" "$tmp/tool.out" "$tmp/tool.err" "$tmp/out.data"
+	mkfifo "$tmp/go"
+	taskset -c "$cpu" "$loop" "$count" "$path" <"$tmp/go" >"$tmp/loop.out" &
+	lp=$!
+	exec 9>"$tmp/go"
+	[ "$stats" = 1 ] && prog_stats >"$tmp/before"
+	# Every tool starts with 9>&-: only this shell holds the loop's input open.
+	case $tool in
+	none) tp= ;;
+	auxtrig | auxtrig+mark)
+		spec="$(cond_auxtrig "$cond"):mark"
+		[ "$tool" = auxtrig ] && spec="$spec,every:1000000000"
+		"$build/auxtrig" record -f -o "$tmp/out.data" --on "$spec" -p $lp \
+			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
+		tp=$!
+		names=gate_tracepoint
+		wait_for "$tmp/tool.err" 'recording' 10 ;;
+	bpftrace)
+		# BEGIN runs once every probe is attached and bpftrace handles SIGINT.
+		bpftrace -B line -e "BEGIN { printf(\"armed\\n\"); } $(cond_bpftrace "$cond" $lp) { @n = count(); }" \
+			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
+		tp=$!
+		names="sys_exit_openat sys_enter_opena sys_enter_openat"
+		wait_for "$tmp/tool.out" '^armed' 60 ;;
+	perf-stat | perf-record)
+		read -r ev filt <<<"$(cond_perf "$cond")"
+		if [ $tool = perf-stat ]; then
+			perf stat -x, -o "$tmp/tool.out" -e "$ev" --filter "$filt" -p $lp 2>"$tmp/tool.err" 9>&- &
+		else
+			perf record -o "$tmp/out.data" -e "$ev" --filter "$filt" -p $lp 2>"$tmp/tool.err" 9>&- &
+		fi
+		tp=$!
+		sleep 1.5 ;;
+	esac
+	if [ -n "$tp" ] && ! kill -0 $tp 2>/dev/null; then
+		exec 9>&-
+		wait $lp
+		lp='' tp=''
+		echo "fail $(head -c 300 "$tmp/tool.err" | tr '\n' ' ')"
+		return
+	fi
+	[ "$stats" = 1 ] && prog_stats >"$tmp/armed"
+	echo go >&9
+	wait_for "$tmp/loop.out" '^calls' 120
+	[ "$stats" = 1 ] && prog_stats >"$tmp/after"
+	exec 9>&-
+	wait $lp
+	ns=$(awk '{ print $8 }' "$tmp/loop.out")
+	case $tool in
+	none) matched=$count ;;
+	auxtrig | auxtrig+mark) wait $tp
+		matched=$(sed -n 's/.*: evaluated [0-9]*, matched \([0-9]*\),.*/\1/p' "$tmp/tool.err") ;;
+	bpftrace) stop_bpftrace $tp
+		matched=$(awk '$1 == "@n:" { print $2 }' "$tmp/tool.out") ;;
+	perf-stat) wait $tp
+		matched=$(awk -F, -v e="$ev" '$3 == e { print $1 }' "$tmp/tool.out") ;;
+	perf-record) wait $tp
+		matched=$(perf script -F pid -i "$tmp/out.data" 2>/dev/null | awk -v p=$lp '$1 == p { n++ } END { print n + 0 }') ;;
+	esac
+	if [ "$stats" = 1 ]; then
+		# The tool's program: new since before it started, named as the tool
+		# names it, and of those (another test may load one meanwhile) the one
+		# that ran most during the loop.
+		awk -v names="$names" -v calls="$count" '
+			BEGIN { n = split(names, w, " "); for (i = 1; i <= n; i++) want[w[i]] = 1 }
+			FILENAME == ARGV[1] { old[$1] = 1; next }
+			FILENAME == ARGV[2] { if (!($1 in old) && ($2 in want)) { rt[$1] = $3; rc[$1] = $4 }; next }
+			($1 in rt) && $4 - rc[$1] > drc { drt = $3 - rt[$1]; drc = $4 - rc[$1] }
+			END { printf "%.1f %.3f\n", drt / calls, drc / calls }' \
+			"$tmp/before" "$tmp/armed" "$tmp/after" >"$tmp/bpf"
+	else
+		echo "- -" >"$tmp/bpf"
+	fi
+	lp='' tp=''
+	echo "$ns ${matched:-0} $(cat "$tmp/bpf")"
+}
+
+# pick COL FILE: the median line of FILE by column COL (numeric), or its first "fail" line
+pick() {
+	if grep -q '^fail' "$2"; then
+		grep -m1 '^fail' "$2"
+	else
+		sort -g -k"$1,$1" "$2" | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'
+	fi
+}
+
+tools="auxtrig auxtrig+mark bpftrace perf-stat perf-record"
+bpf_tools="auxtrig auxtrig+mark bpftrace"
+echo "auxtrig trigger cost: $count openat() calls of a missing path per run, loop on CPU $cpu, $runs runs per tool and condition"
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(perf version 2>/dev/null), $(bpftrace --version 2>/dev/null)"
+for n in $(seq "$runs"); do
+	for cond in $conds; do
+		# Each tool's run is paired with a baseline run just before it, so load
+		# that drifts over minutes cancels out of the difference.
+		for tool in $tools; do
+			run none $cond 0 >"$tmp/base.1"
+			cat "$tmp/base.1" >>"$tmp/$cond.none.loop"
+			run $tool $cond 0 >"$tmp/tool.1"
+			awk 'NR == FNR { b = $1; next }
+			     $1 == "fail" { print; next }
+			     { print $0, $1 - b }' "$tmp/base.1" "$tmp/tool.1" >>"$tmp/$cond.$tool.loop"
+		done
+	done
+done
+sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
+for n in $(seq "$runs"); do
+	for cond in $conds; do
+		for tool in $bpf_tools; do
+			run $tool $cond 1 >>"$tmp/$cond.$tool.bpf"
+		done
+	done
+done
+sysctl -q -w kernel.bpf_stats_enabled="$stats_was" >/dev/null
+cat "$tmp"/*.none.loop >"$tmp/none.all"
+base=$(pick 1 "$tmp/none.all" | awk '{ print $1 }')
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+printf 'baseline (nothing attached): %.1f ns per openat() call\n' "$base"
+for cond in $conds; do
+	echo
+	echo "$(cond_title $cond)"
+	printf '  %-13s %9s %10s %11s %10s %9s\n' tool ns/call "+ns/call" "bpf ns/hit" runs/call matched
+	for tool in $tools; do
+		loopr=$(pick 1 "$tmp/$cond.$tool.loop")
+		case $loopr in fail*)
+			printf '  %-13s n/a: %s\n' "$tool" "$(echo "${loopr#fail }" | cut -c1-90)"
+			continue ;;
+		esac
+		bpfr='- - - -'
+		[ -f "$tmp/$cond.$tool.bpf" ] && bpfr=$(pick 3 "$tmp/$cond.$tool.bpf")
+		ns=$(pick 1 "$tmp/$cond.$tool.loop" | awk '{ print $1 }')
+		set -- $(pick 5 "$tmp/$cond.$tool.loop")
+		delta=$5 matched=$2
+		set -- $bpfr
+		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" \
+			'BEGIN { printf "  %-13s %9.1f %10.1f %11s %10s %9s\n", t, ns, d, bn, rc, m }'
+	done
+done
