@@ -1257,7 +1257,15 @@ struct aux_veto_key {
 struct aux_veto_call {
 	__u32 depth;	/* calls of the window's function in progress */
 	__u32 passed;	/* the outermost one passed --where: its return pauses */
+	__u64 start;	/* the thread's start_time: an entry left by a dead thread whose id was reused is stale */
 };
+
+static __always_inline __u64 aux_veto_thread_start(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, start_time);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -1318,9 +1326,11 @@ int gate_aux_veto_enter(struct pt_regs *ctx)
 	if (w < 0 || !armed() || !is_target(pid_tgid))
 		return 0;
 	key.window = w;
+	fresh.start = aux_veto_thread_start();
 	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
-	if (c && c->depth) {
-		c->depth++; /* a nested call: the window is open already, or stays shut */
+	if (c && c->depth && c->start == fresh.start) {
+		if (c->depth < 0xffffffff)
+			c->depth++; /* a nested call: the window is open already, or stays shut */
 		return 0;
 	}
 	fresh.depth = 1;
@@ -1344,7 +1354,7 @@ int gate_aux_veto_exit(struct pt_regs *ctx)
 		return 0;
 	key.window = w;
 	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
-	if (!c || !c->depth)
+	if (!c || !c->depth || c->start != aux_veto_thread_start())
 		return 0; /* a call that began before we were armed, or was never seen */
 	if (--c->depth)
 		return 0;

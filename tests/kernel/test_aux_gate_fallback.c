@@ -361,13 +361,14 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Record COMMAND with -e intel_pt//u -w WINDOW [--where WHERE] on the model; stdout and stderr to files. */
-static void record_where(struct run *r, const char *window, const char *where, char **command, bool pause_cap)
+/* Record COMMAND with -e intel_pt//u -w WINDOW [-w WINDOW2] [--where WHERE] on the model; stdout and stderr to files. */
+static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
+			  bool pause_cap)
 {
-	struct window_spec w;
+	struct window_spec w[2];
 	char *argv[] = { "auxtrig", "record", NULL };
 	struct record_opts o = {
-		.windows = &w, .nr_windows = 1, .output = r->data, .command = command,
+		.windows = w, .nr_windows = window2 ? 2 : 1, .output = r->data, .command = command,
 		.mmap_pages = 16, .aux_pages = 4, .aux_event = "intel_pt//u",
 		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv, .where = where,
 	};
@@ -400,8 +401,8 @@ static void record_where(struct run *r, const char *window, const char *where, c
 			pmu__delete(up);
 		}
 	}
-	if (window_spec__parse(&w, window)) {
-		fail("cannot parse -w %s", window);
+	if (window_spec__parse(&w[0], window) || (window2 && window_spec__parse(&w[1], window2))) {
+		fail("cannot parse -w %s -w %s", window, window2 ?: "");
 		exit(1);
 	}
 	snprintf(r->data, sizeof(r->data), "%s/gated.data", r->dir);
@@ -431,7 +432,12 @@ static void record_where(struct run *r, const char *window, const char *where, c
 
 static void record(struct run *r, const char *window, char **command, bool pause_cap)
 {
-	record_where(r, window, NULL, command, pause_cap);
+	record_where2(r, window, NULL, NULL, command, pause_cap);
+}
+
+static void record_where(struct run *r, const char *window, const char *where, char **command, bool pause_cap)
+{
+	record_where2(r, window, NULL, where, command, pause_cap);
 }
 
 /* One switch of the AUX events: the ioctls on every CPU's model in a row. */
@@ -759,7 +765,8 @@ static void test_uprobe_in_kernel_members(const char *build, const char *tmp)
  * the condition, and at that call's return. uprobe_demo ROUNDS 2 calls
  * handle(2) per round, which recurses into handle(1) and handle(0).
  */
-static void test_uprobe_where_in_kernel(const char *build, const char *tmp, const char *where, __u64 expect)
+static void test_uprobe_where_in_kernel2(const char *build, const char *tmp, const char *where, __u64 expect,
+					 bool with_main)
 {
 	enum { ROUNDS = 4 };
 	char prog[PATH_MAX], win[PATH_MAX + 32], want[128];
@@ -770,7 +777,14 @@ static void test_uprobe_where_in_kernel(const char *build, const char *tmp, cons
 	snprintf(prog, sizeof(prog), "%s/examples/uprobe_demo", build);
 	snprintf(win, sizeof(win), "uprobe:%s:handle", prog);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	record_where(&r, win, where, cmd, true);
+	if (with_main) {
+		char win2[PATH_MAX + 32];
+
+		snprintf(win2, sizeof(win2), "uprobe:%s:main", prog);
+		record_where2(&r, win2, win, where, cmd, true);
+	} else {
+		record_where(&r, win, where, cmd, true);
+	}
 	err = slurp(r.err);
 	if (r.ret)
 		fail("record -w %s --where '%s' (in-kernel path) exited %d:\n%s", win, where, r.ret, err);
@@ -779,23 +793,30 @@ static void test_uprobe_where_in_kernel(const char *build, const char *tmp, cons
 		fail("--where '%s': the startup lines do not name the in-kernel path with its condition:\n%s", where, err);
 	if (strstr(err, "aux gate:") || strstr(err, "gated from userspace"))
 		fail("--where '%s': window edges reached userspace on the in-kernel path:\n%s", where, err);
-	if (r.k.uprobe_members[0] != (int)r.k.nr_models || r.k.uprobe_members[1] != (int)r.k.nr_models)
+	if (r.k.uprobe_members[0] != (1 + with_main) * (int)r.k.nr_models ||
+	    r.k.uprobe_members[1] != (1 + with_main) * (int)r.k.nr_models)
 		fail("%d uprobe and %d uretprobe members for %zu CPUs", r.k.uprobe_members[0], r.k.uprobe_members[1],
 		     r.k.nr_models);
 	if (r.k.uprobe_hits[0] != expect || r.k.uprobe_hits[1] != expect)
-		fail("--where '%s': the members counted %llu entries and %llu returns of handle(), expected %llu each "
-		     "(%d outermost calls of handle(2), each recursing twice)", where,
+		fail("--where '%s'%s: the members counted %llu entries and %llu returns of handle(), expected %llu each "
+		     "(%d outermost calls of handle(2), each recursing twice)", where, with_main ? " (and a main window)" : "",
 		     (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1],
 		     (unsigned long long)expect, ROUNDS);
 	else
-		printf("in-kernel path, --where '%s': members counted %llu entries and %llu returns\n", where,
+		printf("in-kernel path, --where '%s'%s: members counted %llu entries and %llu returns\n", where,
+		       with_main ? " with a main() window around handle()'s" : "",
 		       (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1]);
 	snprintf(want, sizeof(want), "hardware trace --where: %llu outermost calls resumed the trace, %llu were vetoed; %llu returns",
-		 (unsigned long long)expect, (unsigned long long)(ROUNDS - expect), (unsigned long long)expect);
+		 (unsigned long long)expect, (unsigned long long)(ROUNDS + with_main - expect), (unsigned long long)expect);
 	if (!strstr(err, want))
 		fail("--where '%s': no summary \"%s\":\n%s", where, want, err);
 	fake_exit(&r.k);
 	free(err);
+}
+
+static void test_uprobe_where_in_kernel(const char *build, const char *tmp, const char *where, __u64 expect)
+{
+	test_uprobe_where_in_kernel2(build, tmp, where, expect, false);
 }
 
 /*
@@ -895,6 +916,12 @@ int main(void)
 	test_uprobe_where_in_kernel(build, tmp, "arg0 == 2", 4); /* every outermost call */
 	test_uprobe_where_in_kernel(build, tmp, "arg0 == 1", 0); /* only nested calls: none opens */
 	test_uprobe_where_in_kernel(build, tmp, "every 2", 2);   /* the 2nd and 4th outermost call */
+	/*
+	 * Two windows, each with its own depth: main(argc 3) fails arg0 == 2 and
+	 * stays shut, the handle(2) calls inside it are outermost for their own
+	 * window and pass: 4 entries and returns counted, all handle()'s.
+	 */
+	test_uprobe_where_in_kernel2(build, tmp, "arg0 == 2", 4, true);
 	test_syscall_where_gated(build, tmp);
 	if (!failures) {
 		char cmd[128];
