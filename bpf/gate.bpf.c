@@ -1267,18 +1267,23 @@ static __always_inline __u64 aux_veto_thread_start(void)
 	return BPF_CORE_READ(task, start_time);
 }
 
+/* Not an LRU: evicting a live call would leave its window resumed with no pause. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, struct aux_veto_key);
 	__type(value, struct aux_veto_call);
 } gate_aux_veto SEC(".maps");
 
-/* outermost calls let through (aux_resume), vetoed by --where; returns let through (aux_pause) */
+/*
+ * Outermost calls let through (aux_resume), vetoed by --where; returns let
+ * through (aux_pause); calls vetoed because gate_aux_veto was full.
+ */
 #define AUX_VETO_RESUMED	0
 #define AUX_VETO_VETOED		1
 #define AUX_VETO_PAUSED		2
-__u64 aux_veto_stats[3];
+#define AUX_VETO_UNTRACKED	3
+__u64 aux_veto_stats[4];
 
 /* The member's window, or -1 when this member is another CPU's. */
 static __always_inline int aux_veto_window(struct pt_regs *ctx)
@@ -1335,8 +1340,11 @@ int gate_aux_veto_enter(struct pt_regs *ctx)
 	}
 	fresh.depth = 1;
 	fresh.passed = aux_veto_where(ctx);
-	if (bpf_map_update_elem(&gate_aux_veto, &key, &fresh, BPF_ANY))
-		fresh.passed = 0; /* untracked: its return could not pause, so do not resume */
+	if (bpf_map_update_elem(&gate_aux_veto, &key, &fresh, BPF_ANY)) {
+		/* untracked: its return could not pause, so do not resume */
+		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_UNTRACKED], 1);
+		return 0;
+	}
 	__sync_fetch_and_add(&aux_veto_stats[fresh.passed ? AUX_VETO_RESUMED : AUX_VETO_VETOED], 1);
 	return fresh.passed;
 }
@@ -1350,6 +1358,7 @@ int gate_aux_veto_exit(struct pt_regs *ctx)
 	struct aux_veto_call *c;
 	int w = aux_veto_window(ctx), passed;
 
+	/* no armed() check: a window resumed while armed still pauses after the disarm */
 	if (w < 0)
 		return 0;
 	key.window = w;

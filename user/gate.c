@@ -318,11 +318,12 @@ int gate__aux_veto_fd(const struct gate *g, bool retprobe)
 	return bpf_program__autoload(p) ? bpf_program__fd(p) : -ENOENT;
 }
 
-void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, __u64 *paused)
+void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, __u64 *paused, __u64 *untracked)
 {
 	*resumed = g->skel->bss->aux_veto_stats[0];
 	*vetoed = g->skel->bss->aux_veto_stats[1];
 	*paused = g->skel->bss->aux_veto_stats[2];
+	*untracked = g->skel->bss->aux_veto_stats[3];
 }
 
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)

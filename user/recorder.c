@@ -1303,11 +1303,14 @@ static void aux_gate_summary(const struct session *s)
 	struct gate_edge_stats es;
 
 	if (s->aux && s->aux_veto && s->gate) {
-		__u64 resumed, vetoed, paused;
+		__u64 resumed, vetoed, paused, untracked;
 
-		gate__aux_veto_stats(s->gate, &resumed, &vetoed, &paused);
+		gate__aux_veto_stats(s->gate, &resumed, &vetoed, &paused, &untracked);
 		pr_info("hardware trace --where: %llu outermost calls resumed the trace, %llu were vetoed; %llu returns paused it\n",
 			(unsigned long long)resumed, (unsigned long long)vetoed, (unsigned long long)paused);
+		if (untracked)
+			pr_warn("hardware trace --where: %llu calls not traced: too many threads inside uprobe windows at once (8192)\n",
+				(unsigned long long)untracked);
 	}
 	if (!s->aux || !s->aux_edges)
 		return;
