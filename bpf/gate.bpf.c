@@ -1227,3 +1227,149 @@ int gate_point_mem(struct bpf_perf_event_data *ctx)
 		point_hit(ctx, bpf_get_attach_cookie(ctx), env, PT_REGS_IP(&ctx->regs));
 	return 0;
 }
+
+/* ---- --where on hardware trace: vetoes on the AUX group's uprobe members ---- */
+
+/*
+ * A uprobe window on hardware trace is a uprobe (aux_resume) and a uretprobe
+ * (aux_pause) member of the AUX group, created through the kernel's "uprobe"
+ * PMU: each has a private trace_event_call, so a program attached to it
+ * decides for that event alone. Returning 0 drops the hit before
+ * perf_tp_event(): no count, no overflow, no aux_resume/aux_pause; other
+ * tools' events on the same function are not touched. The programs keep
+ * their own per-thread call depth (the gate's uprobe programs on the same
+ * function run in no fixed order with these) and let through only the
+ * outermost call for which --where holds, and the return that ends it.
+ *
+ * The attach cookie: the window in bits 0..31; the member's CPU + 1 in bits
+ * 32..63, 0 for a per-thread member. A uprobe hit runs the programs of every
+ * CPU's member of the target (the prog array runs before the per-CPU event
+ * list is looked at), so only the member of the CPU the hit is on acts.
+ */
+#define GATE_SLOT_AUX_VETO	(EXPR_MAX_SLOTS - 1)
+_Static_assert(GATE_SLOT_AUX_VETO > GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1), "a state slot of its own");
+
+struct aux_veto_key {
+	__u32 tid;
+	__u32 window;
+};
+
+struct aux_veto_call {
+	__u32 depth;	/* calls of the window's function in progress */
+	__u32 passed;	/* the outermost one passed --where: its return pauses */
+	__u64 start;	/* the thread's start_time: an entry left by a dead thread whose id was reused is stale */
+};
+
+static __always_inline __u64 aux_veto_thread_start(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, start_time);
+}
+
+/* Not an LRU: evicting a live call would leave its window resumed with no pause. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct aux_veto_key);
+	__type(value, struct aux_veto_call);
+} gate_aux_veto SEC(".maps");
+
+/*
+ * Outermost calls let through (aux_resume), vetoed by --where; returns let
+ * through (aux_pause); calls vetoed because gate_aux_veto was full.
+ */
+#define AUX_VETO_RESUMED	0
+#define AUX_VETO_VETOED		1
+#define AUX_VETO_PAUSED		2
+#define AUX_VETO_UNTRACKED	3
+__u64 aux_veto_stats[4];
+
+/* The member's window, or -1 when this member is another CPU's. */
+static __always_inline int aux_veto_window(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 cpu1 = cookie >> 32;
+
+	if (cpu1 && cpu1 - 1 != bpf_get_smp_processor_id())
+		return -1;
+	return (__u32)cookie & (GATE_MAX_WINDOWS - 1);
+}
+
+static __always_inline int aux_veto_where(struct pt_regs *ctx)
+{
+	struct gate_tp none = {};
+	struct expr_prog *prog;
+	struct expr_env *env;
+	__u32 zero = 0;
+
+	if (!have_where)
+		return 1;
+	prog = bpf_map_lookup_elem(&gate_where, &zero);
+	env = fill_env(ctx, &none);
+	if (!prog || !env)
+		return 0;
+	env->rec = 0;
+	env->args[0] = PT_REGS_PARM1(ctx);
+	env->args[1] = PT_REGS_PARM2(ctx);
+	env->args[2] = PT_REGS_PARM3(ctx);
+	env->args[3] = PT_REGS_PARM4(ctx);
+	env->args[4] = PT_REGS_PARM5(ctx);
+	env->args[5] = PT_REGS_PARM6(ctx);
+	return expr_eval(prog, env, GATE_SLOT_AUX_VETO);
+}
+
+/* Entry member (aux_resume): 1 only for the outermost call --where lets open. */
+SEC("?uprobe")
+int gate_aux_veto_enter(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aux_veto_key key = { .tid = (__u32)pid_tgid };
+	struct aux_veto_call *c, fresh = {};
+	int w = aux_veto_window(ctx);
+
+	if (w < 0 || !armed() || !is_target(pid_tgid))
+		return 0;
+	key.window = w;
+	fresh.start = aux_veto_thread_start();
+	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
+	if (c && c->depth && c->start == fresh.start) {
+		if (c->depth < 0xffffffff)
+			c->depth++; /* a nested call: the window is open already, or stays shut */
+		return 0;
+	}
+	fresh.depth = 1;
+	fresh.passed = aux_veto_where(ctx);
+	if (bpf_map_update_elem(&gate_aux_veto, &key, &fresh, BPF_ANY)) {
+		/* untracked: its return could not pause, so do not resume */
+		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_UNTRACKED], 1);
+		return 0;
+	}
+	__sync_fetch_and_add(&aux_veto_stats[fresh.passed ? AUX_VETO_RESUMED : AUX_VETO_VETOED], 1);
+	return fresh.passed;
+}
+
+/* Return member (aux_pause): 1 only at the return that closes a window the entry opened. */
+SEC("?uretprobe")
+int gate_aux_veto_exit(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aux_veto_key key = { .tid = (__u32)pid_tgid };
+	struct aux_veto_call *c;
+	int w = aux_veto_window(ctx), passed;
+
+	/* no armed() check: a window resumed while armed still pauses after the disarm */
+	if (w < 0)
+		return 0;
+	key.window = w;
+	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
+	if (!c || !c->depth || c->start != aux_veto_thread_start())
+		return 0; /* a call that began before we were armed, or was never seen */
+	if (--c->depth)
+		return 0;
+	passed = c->passed;
+	bpf_map_delete_elem(&gate_aux_veto, &key);
+	if (passed)
+		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_PAUSED], 1);
+	return passed;
+}

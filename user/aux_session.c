@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include <bpf/bpf.h>
 
 #include "auxtrig/attr_print.h"
 #include "auxtrig/aux_event.h"
@@ -32,6 +33,7 @@ struct aux_session_cpu {
 	int leader_fd;
 	__u64 leader_id;
 	int member_fds[AUX_GROUP_MAX_MEMBERS];
+	int member_links[AUX_GROUP_MAX_MEMBERS];	/* veto programs' links, or -1 */
 	int tracking_fd;
 	__u64 tracking_id;
 	struct data_ring data;
@@ -85,10 +87,20 @@ static void kernel_close(int fd, void *ctx)
 	close(fd);
 }
 
+/* A perf link, not PERF_EVENT_IOC_SET_BPF: only a link carries the cookie the program reads. */
+static int kernel_attach_bpf(int fd, int prog_fd, __u64 cookie, void *ctx)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
+	int link = bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, &opts);
+
+	return link < 0 ? -errno : link;
+}
+
 const struct aux_session_ops aux_session_ops__kernel = {
 	.event_open = kernel_event_open,
 	.ioctl = kernel_ioctl,
 	.close = kernel_close,
+	.attach_bpf = kernel_attach_bpf,
 	.kernel = true,
 };
 
@@ -170,7 +182,10 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 		return err;
 	aux_group__add_tracking(&c->g);
 	/* One warning for the session, not one per CPU. */
-	if (warn)
+	if (s->o.gate_from_userspace && mode != AUX_GROUP_SNAPSHOT) {
+		aux_group__fallback(&c->g); /* the caller says why */
+		s->gated = true;
+	} else if (warn)
 		s->gated = aux_group__adapt(&c->g, &s->caps);
 	else if (mode != AUX_GROUP_SNAPSHOT && !(s->caps.kernel_aux_action && s->caps.pmu_aux_pause))
 		aux_group__fallback(&c->g);
@@ -231,7 +246,7 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 
 		c->leader_fd = c->tracking_fd = -1;
 		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
-			c->member_fds[j] = -1;
+			c->member_fds[j] = c->member_links[j] = -1;
 	}
 
 	err = pmu__scan(o->sysfs_root, &s->pmus);
@@ -269,12 +284,32 @@ err:
 	return err;
 }
 
+/* Does trigger @i's member get its veto program? On the in-kernel path only. */
+static bool aux_session__vetoed(const struct aux_session *s, const struct aux_session_cpu *c, size_t i)
+{
+	return i < s->o.nr_triggers && s->triggers[i].veto && !c->g.gate_by_ioctl;
+}
+
 int aux_session__print(const struct aux_session *s, FILE *f)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < s->o.nr_cpus; i++)
-		n += attr_print__group(f, &s->cpus[i].g, ATTR_PRINT_PATHS);
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		const struct aux_session_cpu *c = &s->cpus[i];
+
+		n += attr_print__group(f, &c->g, ATTR_PRINT_PATHS);
+		for (size_t j = 0; j < c->g.nr_members; j++) {
+			const struct aux_session_trigger *t = &s->triggers[j];
+
+			if (!aux_session__vetoed(s, c, j))
+				continue;
+			n += fprintf(f, "condition on %s: BPF program %s, %s --where '%s' holds\n", c->g.members[j].name,
+				     t->retprobe ? "gate_aux_veto_exit" : "gate_aux_veto_enter",
+				     t->retprobe ? "pauses only at the return of an outermost call where"
+						 : "resumes only at an outermost call where",
+				     t->veto);
+		}
+	}
 	return n;
 }
 
@@ -402,6 +437,21 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 					    &c->member_fds[i]);
 		if (err)
 			return err;
+		if (aux_session__vetoed(s, c, i)) {
+			/* before the leader is enabled: the member never acts unvetoed */
+			const struct aux_session_trigger *t = &s->triggers[i];
+			__u64 cookie = ((__u64)(cpu + 1) << 32) | t->window;
+
+			err = t->veto_prog_fd > 0 ? s->ops.attach_bpf(c->member_fds[i], t->veto_prog_fd, cookie, s->ops.ctx)
+						  : -EBADF;
+			if (err < 0) {
+				pr_err("cannot attach the --where program to %s on CPU %d: %s\n", c->g.members[i].name, cpu,
+				       strerror(-err));
+				return err;
+			}
+			c->member_links[i] = err;
+			err = 0;
+		}
 	}
 	if (c->g.has_tracking) {
 		err = aux_session__open_one(s, &c->g.tracking, cpu, -1, &c->tracking_fd);
@@ -457,6 +507,11 @@ static void aux_session__close(struct aux_session *s)
 			continue;
 		if (c->tracking_fd >= 0)
 			s->ops.close(c->tracking_fd, s->ops.ctx);
+		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++) {
+			if (c->member_links[j] >= 0)
+				close(c->member_links[j]); /* detaches the program */
+			c->member_links[j] = -1;
+		}
 		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
 			if (c->member_fds[j] >= 0)
 				s->ops.close(c->member_fds[j], s->ops.ctx);
@@ -482,6 +537,8 @@ int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops)
 	}
 	if (!s->ops.close)
 		s->ops.close = kernel_close;
+	if (!s->ops.attach_bpf)
+		s->ops.attach_bpf = kernel_attach_bpf;
 	if (s->ops.kernel) {
 		err = aux_session__check_kernel_pmu(s);
 		if (err)

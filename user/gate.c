@@ -305,6 +305,27 @@ void gate__signal_edges(struct gate *g)
 	g->skel->rodata->signal_edges = 1;
 }
 
+void gate__aux_veto(struct gate *g)
+{
+	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_enter, true);
+	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_exit, true);
+}
+
+int gate__aux_veto_fd(const struct gate *g, bool retprobe)
+{
+	const struct bpf_program *p = retprobe ? g->skel->progs.gate_aux_veto_exit : g->skel->progs.gate_aux_veto_enter;
+
+	return bpf_program__autoload(p) ? bpf_program__fd(p) : -ENOENT;
+}
+
+void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, __u64 *paused, __u64 *untracked)
+{
+	*resumed = g->skel->bss->aux_veto_stats[0];
+	*vetoed = g->skel->bss->aux_veto_stats[1];
+	*paused = g->skel->bss->aux_veto_stats[2];
+	*untracked = g->skel->bss->aux_veto_stats[3];
+}
+
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
 {
 	*out = g->skel->bss->edge_stats;

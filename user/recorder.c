@@ -205,6 +205,8 @@ struct session {
 	const struct aux_session_ops *aux_ops;	/* its kernel: NULL = the running one */
 	enum probe_pause aux_pause;	/* can the AUX PMU pause/resume in the kernel? */
 	bool aux_edges;		/* no: the gate signals window edges, auxtrig gates the trace */
+	bool aux_veto;		/* --where on in-kernel uprobe windows: BPF programs veto their members */
+	const char *aux_where_gated;	/* --where moved the windows to userspace gating: this window's fault */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
 	__u64 prog_fired;
@@ -1041,6 +1043,50 @@ static const char *aux_path(const struct session *s)
 }
 
 /*
+ * --where on hardware trace. A uprobe window's members come from the uprobe
+ * PMU, each with a private trace_event_call: the gate's veto programs,
+ * attached to them, let only the windows --where opens resume the trace. A
+ * tracepoint's BPF programs are shared by every perf user of it: a program
+ * returning 0 there would hide the event from every other tool too, so a
+ * condition cannot veto the kernel's aux_resume at it. Conditional windows
+ * with a tracepoint end are gated from userspace instead, where the gate
+ * signals only the windows --where opened; all windows of the run then are
+ * (one AUX group per CPU cannot be half in-kernel, half gated).
+ */
+static void aux_where_decide(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+
+	if (!o->aux_event || !s->where || s->aux_edges)
+		return;
+	for (size_t i = 0; i < o->nr_windows; i++) {
+		if (o->windows[i].kind != WINDOW_UPROBE) {
+			s->aux_where_gated = o->windows[i].text;
+			s->aux_edges = true;
+			return;
+		}
+	}
+	s->aux_veto = o->nr_windows > 0;
+}
+
+/* What --where does on hardware trace, or NULL when there is nothing to say. */
+static const char *aux_where_note(const struct session *s, char *buf, size_t size)
+{
+	if (s->aux_where_gated)
+		snprintf(buf, size,
+			 "--where: windows gated from userspace, because -w %s has a tracepoint end, whose BPF programs every perf user shares: "
+			 "no condition can stop the kernel's aux_resume there without hiding the event from other tools%s",
+			 s->aux_where_gated, s->have_uprobes ? " (the run's uprobe windows are gated from userspace too)" : "");
+	else if (s->aux_veto)
+		snprintf(buf, size,
+			 "--where: checked in the kernel by BPF programs on each uprobe window's own uprobe/uretprobe members, "
+			 "which resume the trace only at an outermost call where it holds and pause it at that call's return");
+	else
+		return NULL;
+	return buf;
+}
+
+/*
  * One (point, action) trigger of the AUX session: the AUX events resume at
  * AUXTRIG_AUX_RESUME points and pause at AUXTRIG_AUX_PAUSE ones. Windows add
  * theirs here; other sources of (point, action) pairs may too.
@@ -1087,8 +1133,9 @@ static int aux_trigger_add_tp(struct aux_trigger_list *l, const struct rec_tp *t
 	return 0;
 }
 
-/* A uprobe window: resume at the function's entry, pause at its return. */
-static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct window_spec *w)
+/* A uprobe window: resume at the function's entry, pause at its return; @veto: --where's text, or NULL. */
+static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct window_spec *w, __u32 window,
+				  const char *veto)
 {
 	struct aux_session_trigger *t;
 	__u64 off;
@@ -1105,6 +1152,8 @@ static int aux_trigger_add_uprobe(struct aux_trigger_list *l, const struct windo
 		t->path = w->start.path;
 		t->offset = off + w->start.offset;
 		t->retprobe = ret;
+		t->veto = veto;
+		t->window = window;
 	}
 	return 0;
 }
@@ -1120,7 +1169,7 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 
 		switch (w->kind) {
 		case WINDOW_UPROBE:
-			err = aux_trigger_add_uprobe(l, w);
+			err = aux_trigger_add_uprobe(l, w, i, s->aux_veto ? o->where : NULL);
 			break;
 		case WINDOW_PROG:
 			pr_err("-e %s with -w %s: windows of trigger programs drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
@@ -1148,6 +1197,11 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 
 		if (!action)
 			continue;
+		if (s->aux_where_gated) {
+			pr_err("--on '%s': --where puts the windows of -e %s on the userspace-gated path, and resume/pause triggers are not gated from userspace; drop --where or the trigger\n",
+			       on->text, s->opts->aux_event);
+			return -EINVAL;
+		}
 		if (s->aux_pause != PROBE_PAUSE_YES) {
 			pr_err("--on '%s': this %s cannot pause and resume -e %s in the kernel, and resume/pause triggers are not gated from userspace; use a -w window, which is\n",
 			       on->text, s->aux_pause == PROBE_PAUSE_NO_KERNEL ? "kernel" : "PMU", s->opts->aux_event);
@@ -1205,11 +1259,16 @@ static int aux_setup(struct session *s, pid_t pid)
 	ao.data_pages = o->mmap_pages;
 	ao.aux_pages = o->aux_pages;
 	ao.snapshot_size = o->snapshot ? o->aux_pages * sysconf(_SC_PAGESIZE) : 0;
-	for (size_t i = 0; i < trig.nr; i++)
+	for (size_t i = 0; i < trig.nr; i++) {
 		trig.t[i].name = trig.names[i];
+		/* loaded with the gate (gate__aux_veto()); not yet on --dry-run */
+		if (trig.t[i].veto && s->gate)
+			trig.t[i].veto_prog_fd = gate__aux_veto_fd(s->gate, trig.t[i].retprobe);
+	}
 	ao.triggers = trig.t;
 	ao.nr_triggers = trig.nr;
 	ao.pause_support = s->aux_pause;
+	ao.gate_from_userspace = s->aux_where_gated != NULL;
 	err = aux_session__new(&s->aux, &ao);
 	if (!err && aux_session__gated(s->aux) != s->aux_edges) {
 		/* the gate was loaded with edges on or off: the session must agree */
@@ -1243,6 +1302,16 @@ static void aux_gate_summary(const struct session *s)
 	struct aux_session_gate_stats gs;
 	struct gate_edge_stats es;
 
+	if (s->aux && s->aux_veto && s->gate) {
+		__u64 resumed, vetoed, paused, untracked;
+
+		gate__aux_veto_stats(s->gate, &resumed, &vetoed, &paused, &untracked);
+		pr_info("hardware trace --where: %llu outermost calls resumed the trace, %llu were vetoed; %llu returns paused it\n",
+			(unsigned long long)resumed, (unsigned long long)vetoed, (unsigned long long)paused);
+		if (untracked)
+			pr_warn("hardware trace --where: %llu calls not traced: too many threads inside uprobe windows at once (8192)\n",
+				(unsigned long long)untracked);
+	}
 	if (!s->aux || !s->aux_edges)
 		return;
 	aux_session__gate_stats(s->aux, &gs);
@@ -1270,9 +1339,13 @@ static void dry_run_print(struct session *s)
 	size_t page = sysconf(_SC_PAGESIZE);
 
 	if (s->aux) {
+		char note[512];
+
 		aux_session__print(s->aux, stdout);
 		if (s->opts->nr_windows)
 			printf("hardware trace: %s\n", aux_path(s));
+		if (aux_where_note(s, note, sizeof(note)))
+			printf("hardware trace: %s\n", note);
 	}
 	printf("per CPU (%d possible): bpf-output, the gate's output%s\n", s->nr_possible,
 	       s->snapshot_mode ? " (flight recorder)" : "");
@@ -2422,6 +2495,7 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		/* decided before the gate loads: it sends window edges only for the fallback */
 		s.aux_pause = aux_pause_support(&s);
 		s.aux_edges = o->nr_windows && s.aux_pause != PROBE_PAUSE_YES;
+		aux_where_decide(&s);
 	}
 	if (!err && o->dry_run)
 		err = aux_setup(&s, -1);
@@ -2495,6 +2569,8 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 			goto out;
 	if (s.aux_edges)
 		gate__signal_edges(s.gate);
+	if (s.aux_veto)
+		gate__aux_veto(s.gate);
 	if (gate__load(s.gate))
 		goto out;
 	if (o->nr_trigger_progs) {
@@ -2592,8 +2668,13 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		pr_info("recording %zu tracepoint%s in %zu window%s on %zu CPU%s; Ctrl-C to stop\n",
 			s.nr_tps, s.nr_tps == 1 ? "" : "s", o->nr_windows, o->nr_windows == 1 ? "" : "s",
 			s.nr_cpus, s.nr_cpus == 1 ? "" : "s");
-	if (!o->quiet && s.aux)
+	if (!o->quiet && s.aux) {
+		char note[512];
+
 		pr_info("hardware trace %s: %s\n", o->aux_event, o->nr_windows ? aux_path(&s) : "the whole run");
+		if (aux_where_note(&s, note, sizeof(note)))
+			pr_info("hardware trace %s: %s\n", o->aux_event, note);
+	}
 
 	control_ack(&s, ""); /* nothing: "ping" answers once armed */
 	err = loop(&s);

@@ -66,6 +66,15 @@ enum aux_trigger_kind {
  * @path: uprobe: the binary (copied by aux_session__new()).
  * @offset: uprobe: file offset of the probed instruction.
  * @retprobe: uprobe: at the function's return (a uretprobe).
+ * @veto: uprobe: a condition's text (borrowed, for printing): a BPF program
+ *        attached to the member decides which hits act (see @veto_prog_fd).
+ *        Only on the in-kernel path; the userspace-gated one applies the
+ *        condition in the gate itself.
+ * @veto_prog_fd: that program (a BPF_PROG_TYPE_KPROBE program, the gate's
+ *        gate_aux_veto_enter/exit), attached when the member is opened with
+ *        the cookie (CPU + 1) << 32 | @window; 0 or less: not loaded yet
+ *        (--dry-run), and aux_session__open() refuses.
+ * @window: the window the member belongs to, for the program's cookie.
  */
 struct aux_session_trigger {
 	const char *name;
@@ -75,6 +84,9 @@ struct aux_session_trigger {
 	const char *path;
 	__u64 offset;
 	bool retprobe;
+	const char *veto;
+	int veto_prog_fd;
+	__u32 window;
 };
 
 /**
@@ -93,6 +105,9 @@ struct aux_session_trigger {
  *           they freeze the trace; with none, plain trace.
  * @pause_support: `auxtrig probe`'s verdict on the AUX PMU; anything but
  *                 %PROBE_PAUSE_YES falls back to gating from userspace.
+ * @gate_from_userspace: gate from userspace even where the kernel could
+ *                 pause and resume (the caller says why, e.g. a --where
+ *                 that no BPF program can apply to a tracepoint trigger).
  */
 struct aux_session_opts {
 	const char *event_spec;
@@ -107,6 +122,7 @@ struct aux_session_opts {
 	const struct aux_session_trigger *triggers;
 	size_t nr_triggers;
 	enum probe_pause pause_support;
+	bool gate_from_userspace;
 };
 
 /**
@@ -118,6 +134,9 @@ struct aux_session_opts {
  * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
  *           @fd itself (a perf event fd). A model whose "event fd" is a
  *           memfd, which epoll refuses, hands out another one.
+ * @attach_bpf: attach BPF program @prog_fd to event @fd with @cookie
+ *              (bpf_link_create(BPF_PERF_EVENT)); the link's fd or -errno.
+ *              NULL = the running kernel's.
  * @kernel: these ops are the running kernel: the PMU type from
  *          @sysfs_root is checked against /sys before opening.
  * @ctx: passed to each.
@@ -128,6 +147,7 @@ struct aux_session_ops {
 	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
 	void (*close)(int fd, void *ctx);
 	int (*poll_fd)(int fd, void *ctx);
+	int (*attach_bpf)(int fd, int prog_fd, __u64 cookie, void *ctx);
 	bool kernel;
 	void *ctx;
 };

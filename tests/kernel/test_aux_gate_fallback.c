@@ -361,15 +361,16 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Record COMMAND with -e intel_pt//u -w WINDOW on the model; stdout and stderr to files. */
-static void record(struct run *r, const char *window, char **command, bool pause_cap)
+/* Record COMMAND with -e intel_pt//u -w WINDOW [-w WINDOW2] [--where WHERE] on the model; stdout and stderr to files. */
+static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
+			  bool pause_cap)
 {
-	struct window_spec w;
+	struct window_spec w[2];
 	char *argv[] = { "auxtrig", "record", NULL };
 	struct record_opts o = {
-		.windows = &w, .nr_windows = 1, .output = r->data, .command = command,
+		.windows = w, .nr_windows = window2 ? 2 : 1, .output = r->data, .command = command,
 		.mmap_pages = 16, .aux_pages = 4, .aux_event = "intel_pt//u",
-		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv,
+		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv, .where = where,
 	};
 	struct aux_session_ops ops = {
 		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close,
@@ -400,8 +401,8 @@ static void record(struct run *r, const char *window, char **command, bool pause
 			pmu__delete(up);
 		}
 	}
-	if (window_spec__parse(&w, window)) {
-		fail("cannot parse -w %s", window);
+	if (window_spec__parse(&w[0], window) || (window2 && window_spec__parse(&w[1], window2))) {
+		fail("cannot parse -w %s -w %s", window, window2 ?: "");
 		exit(1);
 	}
 	snprintf(r->data, sizeof(r->data), "%s/gated.data", r->dir);
@@ -427,6 +428,16 @@ static void record(struct run *r, const char *window, char **command, bool pause
 	close(se);
 	close(out);
 	close(err);
+}
+
+static void record(struct run *r, const char *window, char **command, bool pause_cap)
+{
+	record_where2(r, window, NULL, NULL, command, pause_cap);
+}
+
+static void record_where(struct run *r, const char *window, const char *where, char **command, bool pause_cap)
+{
+	record_where2(r, window, NULL, where, command, pause_cap);
 }
 
 /* One switch of the AUX events: the ioctls on every CPU's model in a row. */
@@ -747,6 +758,140 @@ static void test_uprobe_in_kernel_members(const char *build, const char *tmp)
 	free(err);
 }
 
+/*
+ * --where on in-kernel uprobe windows: the gate's veto programs, attached to
+ * the real uprobe/uretprobe members, let a member count (and on a trace
+ * machine resume/pause) only at the outermost call of handle() that passes
+ * the condition, and at that call's return. uprobe_demo ROUNDS 2 calls
+ * handle(2) per round, which recurses into handle(1) and handle(0).
+ */
+static void test_uprobe_where_in_kernel2(const char *build, const char *tmp, const char *where, __u64 expect,
+					 bool with_main)
+{
+	enum { ROUNDS = 4 };
+	char prog[PATH_MAX], win[PATH_MAX + 32], want[128];
+	char *cmd[] = { prog, "4", "2", NULL };
+	struct run r = {};
+	char *err;
+
+	snprintf(prog, sizeof(prog), "%s/examples/uprobe_demo", build);
+	snprintf(win, sizeof(win), "uprobe:%s:handle", prog);
+	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
+	if (with_main) {
+		char win2[PATH_MAX + 32];
+
+		snprintf(win2, sizeof(win2), "uprobe:%s:main", prog);
+		record_where2(&r, win2, win, where, cmd, true);
+	} else {
+		record_where(&r, win, where, cmd, true);
+	}
+	err = slurp(r.err);
+	if (r.ret)
+		fail("record -w %s --where '%s' (in-kernel path) exited %d:\n%s", win, where, r.ret, err);
+	if (!strstr(err, "hardware trace intel_pt//u: windows by in-kernel aux_pause/aux_resume") ||
+	    !strstr(err, "hardware trace intel_pt//u: --where: checked in the kernel by BPF programs"))
+		fail("--where '%s': the startup lines do not name the in-kernel path with its condition:\n%s", where, err);
+	if (strstr(err, "aux gate:") || strstr(err, "gated from userspace"))
+		fail("--where '%s': window edges reached userspace on the in-kernel path:\n%s", where, err);
+	if (r.k.uprobe_members[0] != (1 + with_main) * (int)r.k.nr_models ||
+	    r.k.uprobe_members[1] != (1 + with_main) * (int)r.k.nr_models)
+		fail("%d uprobe and %d uretprobe members for %zu CPUs", r.k.uprobe_members[0], r.k.uprobe_members[1],
+		     r.k.nr_models);
+	if (r.k.uprobe_hits[0] != expect || r.k.uprobe_hits[1] != expect)
+		fail("--where '%s'%s: the members counted %llu entries and %llu returns of handle(), expected %llu each "
+		     "(%d outermost calls of handle(2), each recursing twice)", where, with_main ? " (and a main window)" : "",
+		     (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1],
+		     (unsigned long long)expect, ROUNDS);
+	else
+		printf("in-kernel path, --where '%s'%s: members counted %llu entries and %llu returns\n", where,
+		       with_main ? " with a main() window around handle()'s" : "",
+		       (unsigned long long)r.k.uprobe_hits[0], (unsigned long long)r.k.uprobe_hits[1]);
+	snprintf(want, sizeof(want), "hardware trace --where: %llu outermost calls resumed the trace, %llu were vetoed; %llu returns",
+		 (unsigned long long)expect, (unsigned long long)(ROUNDS + with_main - expect), (unsigned long long)expect);
+	if (!strstr(err, want))
+		fail("--where '%s': no summary \"%s\":\n%s", where, want, err);
+	fake_exit(&r.k);
+	free(err);
+}
+
+static void test_uprobe_where_in_kernel(const char *build, const char *tmp, const char *where, __u64 expect)
+{
+	test_uprobe_where_in_kernel2(build, tmp, where, expect, false);
+}
+
+/*
+ * --where on a syscall window, on a PMU that could pause in the kernel: a
+ * tracepoint's BPF programs are shared, so the recorder must take the
+ * userspace-gated path, and the gate signals only the windows --where
+ * opens: 'every 2' of 6 clock_nanosleep windows, the 2nd, 4th and 6th.
+ */
+static void test_syscall_where_gated(const char *build, const char *tmp)
+{
+	enum { ROUNDS = 6 };
+	char prog[PATH_MAX];
+	char *cmd[] = { prog, "6", "20", "20", "spin", NULL };
+	unsigned long long t[ROUNDS][2];
+	struct edge e[4 * ROUNDS];
+	struct sw sw[4 * ROUNDS];
+	struct run r = {};
+	char *out, *err;
+	size_t ne, ns, nw = 0, sel = ROUNDS / 2;
+
+	snprintf(prog, sizeof(prog), "%s/examples/window_clock", build);
+	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
+	record_where(&r, "syscall:clock_nanosleep", "every 2", cmd, true);
+	out = slurp(r.out);
+	err = slurp(r.err);
+	if (r.ret)
+		fail("record -w syscall:clock_nanosleep --where 'every 2' exited %d:\n%s", r.ret, err);
+	if (r.k.start_paused_refused || r.k.grouped_actions)
+		fail("--where on a syscall window: %d aux_start_paused refused, %d aux_action members opened",
+		     r.k.start_paused_refused, r.k.grouped_actions);
+	if (!strstr(err, "hardware trace intel_pt//u: windows gated from userspace") ||
+	    !strstr(err, "hardware trace intel_pt//u: --where: windows gated from userspace, because -w syscall:clock_nanosleep has a tracepoint end"))
+		fail("the startup lines do not say the windows are gated from userspace because of --where:\n%s", err);
+	for (const char *p = out; (p = strstr(p, "window ")); p++) {
+		int i;
+		unsigned long long a, b;
+
+		if (sscanf(p, "window %d %llu %llu", &i, &a, &b) == 3 && i == (int)nw && nw < ROUNDS) {
+			t[nw][0] = a;
+			t[nw++][1] = b;
+		}
+	}
+	if (nw != ROUNDS)
+		fail("window_clock printed %zu windows, expected %d:\n%s", nw, ROUNDS, out);
+	ne = edges(err, e, 4 * ROUNDS);
+	ns = switches(&r.k, sw, 4 * ROUNDS);
+	if (ns == 2 * sel + 1 && !sw[ns - 1].on)
+		ns--;
+	if (ne != 2 * sel || ns != 2 * sel || nw != ROUNDS) {
+		fail("--where 'every 2' of %d windows: %zu edges and %zu switches, expected %zu each:\n%s", ROUNDS, ne, ns,
+		     2 * sel, err);
+		sel = 0;
+	}
+	for (size_t k = 0; k < sel; k++) {
+		size_t i = 2 * k + 1; /* the 2nd, 4th, 6th call */
+		const struct edge *o = &e[2 * k], *c = &e[2 * k + 1];
+		const struct sw *on = &sw[2 * k], *off = &sw[2 * k + 1];
+
+		if (!o->open || c->open || !on->on || off->on)
+			fail("selected window %zu: edges/switches out of order", i);
+		if (o->stamp < t[i][0] || c->stamp > t[i][1])
+			fail("selected window %zu: edges stamped %llu, %llu, not inside call %zu [%llu, %llu]", k, o->stamp,
+			     c->stamp, i, t[i][0], t[i][1]);
+		if (on->first < t[i][0] || off->last < c->stamp || (i + 1 < ROUNDS && off->last > t[i + 1][0]))
+			fail("selected window %zu: the trace was on from %llu to %llu, not for call %zu [%llu, %llu]", k,
+			     on->first, off->last, i, t[i][0], t[i][1]);
+	}
+	if (sel)
+		printf("--where 'every 2' on syscall windows: the trace switched on and off for calls 2, 4 and 6 only\n");
+	check_perf(&r, sel);
+	fake_exit(&r.k);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const char *build = getenv("AUXTRIG_BUILD");
@@ -768,6 +913,16 @@ int main(void)
 	test_uprobe_windows(build, tmp);
 	test_short_windows(build, tmp);
 	test_uprobe_in_kernel_members(build, tmp);
+	test_uprobe_where_in_kernel(build, tmp, "arg0 == 2", 4); /* every outermost call */
+	test_uprobe_where_in_kernel(build, tmp, "arg0 == 1", 0); /* only nested calls: none opens */
+	test_uprobe_where_in_kernel(build, tmp, "every 2", 2);   /* the 2nd and 4th outermost call */
+	/*
+	 * Two windows, each with its own depth: main(argc 3) fails arg0 == 2 and
+	 * stays shut, the handle(2) calls inside it are outermost for their own
+	 * window and pass: 4 entries and returns counted, all handle()'s.
+	 */
+	test_uprobe_where_in_kernel2(build, tmp, "arg0 == 2", 4, true);
+	test_syscall_where_gated(build, tmp);
 	if (!failures) {
 		char cmd[128];
 

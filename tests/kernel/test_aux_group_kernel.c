@@ -4,7 +4,9 @@
  * aux_action combination that can be built without trace hardware (a
  * software leader stands in where the AUX PMU would be), the errno our
  * validator predicts must be the one perf_event_open(2) returns. Needs a
- * kernel with aux_action (6.13+, 6.12.24+); skips otherwise.
+ * kernel with aux_action (6.13+, 6.12.24+); skips otherwise. Also: the
+ * gate's --where veto program on a uprobe PMU member silences that member
+ * only, not another event on the same function (a private prog array).
  *
  * Exit 0 pass, 1 fail, 77 skip.
  */
@@ -16,8 +18,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "auxtrig/aux_group.h"
 #include "auxtrig/elf_sym.h"
+#include "auxtrig/gate.h"
 #include "auxtrig/log.h"
 #include "auxtrig/pdata.h"
 #include "auxtrig/pmu.h"
@@ -119,6 +124,92 @@ static __u64 tracepoint_id(const char *name)
 	return 0;
 }
 
+/* Called a known number of times under uprobe members. */
+__attribute__((noinline)) int veto_target(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 1;
+}
+
+static __u64 read_count(int fd)
+{
+	__u64 n = 0;
+
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		return ~0ULL;
+	return n;
+}
+
+/*
+ * perf-aux.md section 7 on this kernel: events of the uprobe PMU have a private
+ * prog array. Two members on the same function of this process, the gate's
+ * veto program (unarmed: it lets nothing through) attached to one by a perf
+ * link: that one counts no hit, the other counts every call. So a veto on
+ * auxtrig's member hides nothing from other users of the same function.
+ */
+static void check_veto_is_private(const struct pmu *up, const char *self)
+{
+	enum { CALLS = 7 };
+	struct gate_opts go = { .nr_cpus = 1 };
+	struct gate *gate = gate__open(&go);
+	struct aux_group g;
+	int fds[4] = { -1, -1, -1, -1 }, links[2] = { -1, -1 };
+	__u64 off, n[4];
+
+	if (!gate || elf_sym__file_offset(self, "veto_target", &off)) {
+		fprintf(stderr, "FAIL cannot open the gate or find veto_target()\n");
+		failures++;
+		return;
+	}
+	gate__aux_veto(gate);
+	if (gate__load(gate)) {
+		fprintf(stderr, "FAIL the kernel refused the gate with its veto programs\n");
+		failures++;
+		gate__close(gate);
+		return;
+	}
+	uprobe_led(&g, up, self, off, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		fds[i] = event_open(&g.members[i % 2].attr, -1); /* entry, return, entry, return */
+		if (fds[i] < 0) {
+			fprintf(stderr, "FAIL cannot open uprobe member %d: %s\n", i, strerror(-fds[i]));
+			failures++;
+			goto out;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = 0);
+
+		links[i] = bpf_link_create(gate__aux_veto_fd(gate, i), fds[i], BPF_PERF_EVENT, &lo);
+		if (links[i] < 0) {
+			fprintf(stderr, "FAIL cannot attach the veto program to member %d: %s\n", i, strerror(errno));
+			failures++;
+			goto out;
+		}
+	}
+	for (int i = 0; i < CALLS; i++)
+		veto_target(i);
+	for (int i = 0; i < 4; i++)
+		n[i] = read_count(fds[i]);
+	if (n[0] || n[1] || n[2] != CALLS || n[3] != CALLS) {
+		fprintf(stderr, "FAIL %d calls: vetoed members counted %llu entries, %llu returns; the others %llu, %llu\n",
+			CALLS, (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
+			(unsigned long long)n[3]);
+		failures++;
+	} else {
+		printf("ok   a veto program on a uprobe PMU member is private: it counted 0 of %d calls, a second member on the same function %d\n",
+		       CALLS, CALLS);
+	}
+out:
+	for (int i = 0; i < 2; i++)
+		if (links[i] >= 0)
+			close(links[i]);
+	for (int i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	gate__close(gate);
+}
+
 int main(void)
 {
 	struct perf_event_attr probe = { .size = sizeof(probe), .type = PERF_TYPE_SOFTWARE,
@@ -200,6 +291,7 @@ int main(void)
 		g.members[1].attr.aux_output = 1;
 		check("aux_output with aux_pause on a uretprobe member", &g);
 		/* config1 really is the path the kernel opens: a missing binary is ENOENT */
+		check_veto_is_private(up, self);
 		uprobe_led(&g, up, self, off, 0, 0);
 		g.members[1].attr.config1 = (__u64)(uintptr_t)"/no/such/binary";
 		if (kernel_open(&g) != -ENOENT) {

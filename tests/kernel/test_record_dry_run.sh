@@ -37,7 +37,7 @@ check() { # check GOLDEN FIXTURE ARGS...: the printed cpu 0 group equals the gol
 	awk 'NR > 1 && /^group leader:/ { exit } /^per CPU/ { exit } { print }' "$tmp/out" >"$tmp/cpu0"
 	sed -e "s/config                           0x30e$/config                           $enter/" \
 	    -e "s/config                           0x30d$/config                           $exit_/" \
-	    -e "s|/usr/bin/openat_demo|$UPD|g" -e "s/0x1139$/$off/" -e "s/+0x1139 /+$off /" "$g" >"$tmp/want"
+	    -e "s|/usr/bin/openat_demo|$UPD|g" -e "s/0x1139$/$off/" -e "s/+0x1139 /+$off /" -e "s/+0x1139:/+$off:/" "$g" >"$tmp/want"
 	diff -u "$tmp/want" "$tmp/cpu0" || fail "$* differs from $(basename "$g")"
 	[ "$(grep -c '^group leader:.*cpu 1)' "$tmp/out")" -ge 1 ] || fail "$*: no group for cpu 1"
 }
@@ -52,6 +52,29 @@ check uprobe-window-intel_pt.txt sysfs-intel_pt -e intel_pt//u -w "uprobe:$UPD:h
 check uprobe-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/u -w "uprobe:$UPD:handle"
 check uprobe-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//u -w "uprobe:$UPD:handle"
 check syscall-window-arm_spe.txt sysfs-arm_spe -e arm_spe_0//k -w syscall:openat
+# --where on a uprobe window: the same attrs, and the condition on each member as a BPF program.
+check uprobe-window-where-intel_pt.txt sysfs-intel_pt -e intel_pt//u -w "uprobe:$UPD:handle" --where 'arg0 == 2'
+grep -q "^hardware trace: windows by in-kernel aux_pause/aux_resume" "$tmp/out" || fail "$(cat "$tmp/out")"
+grep -q "^hardware trace: --where: checked in the kernel by BPF programs on each uprobe window's own" "$tmp/out" ||
+	fail "conditional uprobe path not named: $(cat "$tmp/out")"
+# ... but a tracepoint's BPF programs are every perf user's: conditional syscall windows are gated
+# from userspace (the unconditional ones stay in the kernel, above), and the dry run says why.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w syscall:openat --where 'comm == "x"' \
+	>"$tmp/out" 2>"$tmp/err" || fail "conditional syscall windows refused: $(cat "$tmp/err")"
+grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "$(cat "$tmp/out")"
+grep -q "^hardware trace: --where: windows gated from userspace, because -w syscall:openat has a tracepoint end" "$tmp/out" ||
+	fail "no reason for the gated path: $(cat "$tmp/out")"
+grep -Eq "^  aux_(resume|pause|start_paused) |^condition on" "$tmp/out" && fail "aux_action members or vetoes on the gated path: $(cat "$tmp/out")"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w "uprobe:$UPD:handle" -w syscall:openat \
+	--where 'arg0 == 2' >"$tmp/out" 2>"$tmp/err" || fail "mixed conditional windows refused: $(cat "$tmp/err")"
+grep -q "^hardware trace: --where: windows gated from userspace, because .*(the run's uprobe windows are gated from userspace too)" \
+	"$tmp/out" || fail "mixed windows: $(cat "$tmp/out")"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w syscall:getppid --where 'arg0 == 2' \
+	--on syscall:openat:enter:resume >/dev/null 2>"$tmp/err"
+assert_eq $? 2 "resume trigger with gated conditional windows"
+grep -q "^auxtrig: --on 'syscall:openat:enter:resume': --where puts the windows of -e intel_pt//u on the userspace-gated path" \
+	"$tmp/err" || fail "$(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one error line: $(cat "$tmp/err")"
 # --on resume/pause triggers build the same group as the window they spell.
 check syscall-window-intel_pt.txt sysfs-intel_pt -e intel_pt//k --on syscall:openat:enter:resume --on syscall:openat:exit:pause
 check syscall-window-cs_etm.txt sysfs-cs_etm -e cs_etm/@tmc_etr0/k --on syscall:openat:enter:resume --on syscall:openat:exit:pause

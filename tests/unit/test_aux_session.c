@@ -515,12 +515,30 @@ struct e2e {
 	char path[4096];
 };
 
+/* BPF programs the session attached: the member's fd, the program, the cookie. */
+static struct {
+	int fd, prog;
+	__u64 cookie;
+} attached[16];
+static size_t nr_attached;
+
+static int fake_attach_bpf(int fd, int prog_fd, __u64 cookie, void *ctx)
+{
+	(void)ctx;
+	assert_true(nr_attached < 16);
+	attached[nr_attached].fd = fd;
+	attached[nr_attached].prog = prog_fd;
+	attached[nr_attached++].cookie = cookie;
+	return open("/dev/null", O_RDONLY | O_CLOEXEC); /* the "link" */
+}
+
 static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec, bool snapshot, const int *cpus,
 			   size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig,
 			   enum probe_pause pause)
 {
 	struct aux_session_ops ops = {
-		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close, .ctx = &t->k,
+		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close,
+		.attach_bpf = fake_attach_bpf, .ctx = &t->k,
 	};
 	struct aux_session_opts o = {
 		.event_spec = spec, .sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
@@ -1021,6 +1039,76 @@ static void test_aux_session_edges_refused_when_kernel_pauses(void **state)
 	free(t);
 }
 
+/*
+ * --where on a uprobe window (in-kernel path): the entry and return members
+ * get the veto programs, on every CPU, with the cookie (CPU + 1) << 32 |
+ * window the programs read; on the userspace-gated path (no aux_action,
+ * the gate applies --where itself) nothing is attached.
+ */
+static const struct aux_session_trigger veto_triggers[] = {
+	{ .action = AUXTRIG_AUX_RESUME, .kind = AUX_TRIGGER_UPROBE, .path = "/bin/true", .offset = 0x1139,
+	  .veto = "arg0 == 2", .veto_prog_fd = 42, .window = 3 },
+	{ .action = AUXTRIG_AUX_PAUSE, .kind = AUX_TRIGGER_UPROBE, .path = "/bin/true", .offset = 0x1139,
+	  .retprobe = true, .veto = "arg0 == 2", .veto_prog_fd = 43, .window = 3 },
+};
+
+static void test_aux_session_veto_programs_on_uprobe_members(void **state)
+{
+	static const int cpus[] = { 0, 1 };
+	struct e2e *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	nr_attached = 0;
+	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 2, veto_triggers, 2);
+	assert_false(aux_session__gated(t->s));
+	assert_int_equal(nr_attached, 4);
+	for (size_t i = 0; i < 4; i++) {
+		/* opened CPU by CPU: entry, then return */
+		assert_int_equal(attached[i].prog, i % 2 ? 43 : 42);
+		assert_int_equal(attached[i].cookie, ((__u64)(cpus[i / 2] + 1) << 32) | 3);
+		for (size_t j = 0; j < i; j++)
+			assert_int_not_equal(attached[i].fd, attached[j].fd);
+	}
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+
+	nr_attached = 0;
+	e2e_init_pause(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 2, veto_triggers, 2, PROBE_PAUSE_NO_PMU);
+	assert_true(aux_session__gated(t->s));
+	assert_int_equal(nr_attached, 0);
+	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
+/* gate_from_userspace: gated although the kernel and PMU could pause (the caller's --where). */
+static void test_aux_session_gated_on_request(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct aux_session_opts o = {
+		.event_spec = "intel_pt//u", .sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
+		.nr_cpus = 1, .pid = -1, .data_pages = 16, .aux_pages = 4, .triggers = window_triggers,
+		.nr_triggers = 2, .pause_support = PROBE_PAUSE_YES, .gate_from_userspace = true,
+	};
+	struct aux_session *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(aux_session__new(&s, &o), 0);
+	assert_true(aux_session__gated(s));
+	fp = open_memstream(&buf, &len);
+	aux_session__print(s, fp);
+	fclose(fp);
+	assert_null(strstr(buf, "aux_resume"));
+	assert_null(strstr(buf, "aux_start_paused"));
+	free(buf);
+	aux_session__delete(s);
+}
+
 static void test_aux_session_gated_fallback_through_model(void **state)
 {
 	static const int cpus[] = { 0 };
@@ -1222,6 +1310,8 @@ int main(void)
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
+		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
+		cmocka_unit_test(test_aux_session_gated_on_request),
 		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
 		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
 		cmocka_unit_test(test_aux_session_gated_snapshot_keeps_gate_closed),
