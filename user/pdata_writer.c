@@ -983,6 +983,8 @@ int pdata_writer__close(struct pdata_writer *w)
 		goto out;
 	}
 out:
+	if (err)
+		return err; /* still open: pdata_writer__salvage() can cut back to the last whole record */
 	w->closed = true;
 	if (w->fd >= 0 && close(w->fd) && !err) {
 		err = -errno;

@@ -2696,8 +2696,12 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		err = take_snapshot(&s, "exit");
 	if (s.hold)
 		window_hold__end(s.hold); /* windows still open have no verdict: not written */
+	if (!err && s.aux)
+		err = aux_session__stop(s.aux, s.w);
+	if (!err)
+		err = pdata_writer__close(s.w);
 	if (err) {
-		/* Disk full or I/O error: keep what is on disk, readable. */
+		/* Disk full or I/O error, while recording or finishing: keep what is on disk, readable. */
 		int serr = pdata_writer__salvage(s.w);
 
 		s.salvaged = true;
@@ -2706,15 +2710,6 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		else
 			pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
 			       strerror(-err), err == -ENOSPC ? "disk full" : "write error", o->output);
-		goto out_summary;
-	}
-	if (s.aux)
-		err = aux_session__stop(s.aux, s.w);
-	if (!err)
-		err = pdata_writer__close(s.w);
-	if (err) {
-		pr_err("cannot finish %s: %s\n", o->output, strerror(-err));
-		pdata_writer__salvage(s.w);
 		goto out_summary;
 	}
 	ret = EXIT_OK;

@@ -159,7 +159,9 @@ int pdata_writer__salvage(struct pdata_writer *w);
  * NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE (if set), EVENT_DESC,
  * TRACING_DATA (if set), AUXTRACE (if any AUXTRACE), SAMPLE_TIME (if any
  * sample). The writer must still be freed with pdata_writer__delete().
- * Return: 0 or -errno (ENOSPC, EIO... from any earlier write too).
+ * Return: 0 or -errno (ENOSPC, EIO... from any earlier write too); on an
+ * error the file stays open, so pdata_writer__salvage() can still make it
+ * complete up to the last record fully on disk.
  */
 int pdata_writer__close(struct pdata_writer *w);
 
