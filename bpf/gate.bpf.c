@@ -45,6 +45,7 @@ const volatile __u32 pause_type = 0;
 const volatile __u32 hold_windows = 0;		/* --min/--max-duration: windows are timed */
 const volatile __u64 min_duration_ns = 0;
 const volatile __u64 max_duration_ns = 0;	/* 0: no maximum */
+const volatile __u32 env_fields = ~0u;		/* builtins conditions read: bit EXPR_F_x (fill_env) */
 const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
@@ -431,7 +432,7 @@ static __always_inline void fill_elapsed(struct expr_env *env, const struct gate
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), uid_gid = bpf_get_current_uid_gid();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct expr_env *env;
 	__u32 zero = 0;
 	int nr = -1;
@@ -442,12 +443,20 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	__builtin_memset(env, 0, sizeof(*env));
 	env->pid = pid_tgid >> 32;
 	env->tid = (__u32)pid_tgid;
-	env->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	env->uid = (__u32)uid_gid;
-	env->gid = uid_gid >> 32;
 	env->cpu = bpf_get_smp_processor_id();
-	env->cgroup = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(env->comm, sizeof(env->comm));
+	/* The costlier builtins only if a condition reads them. */
+	if (env_fields & (1u << EXPR_F_PPID))
+		env->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	if (env_fields & ((1u << EXPR_F_UID) | (1u << EXPR_F_GID))) {
+		__u64 uid_gid = bpf_get_current_uid_gid();
+
+		env->uid = (__u32)uid_gid;
+		env->gid = uid_gid >> 32;
+	}
+	if (env_fields & (1u << EXPR_F_CGROUP))
+		env->cgroup = bpf_get_current_cgroup_id();
+	if (env_fields & (1u << EXPR_F_COUNT)) /* comm */
+		bpf_get_current_comm(env->comm, sizeof(env->comm));
 	env->rec = (__u64)ctx;
 	env->rec_size = tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))

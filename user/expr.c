@@ -1519,3 +1519,18 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		}
 	}
 }
+
+__u32 expr__builtins_used(const struct expr_prog *prog)
+{
+	__u32 used = 0;
+
+	for (__u32 i = 0; i < prog->nr_insns && i < EXPR_MAX_INSNS; i++) {
+		const struct expr_insn *in = &prog->insns[i];
+
+		if (in->op == EXPR_OP_FIELD && in->a < 32)
+			used |= 1u << in->a;
+		else if (in->op == EXPR_OP_STR && in->a == EXPR_S_COMM)
+			used |= 1u << EXPR_F_COMM;
+	}
+	return used;
+}

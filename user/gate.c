@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "auxtrig/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/gate.h"
 #include "auxtrig/log.h"
@@ -434,6 +435,11 @@ int gate__load(struct gate *g)
 {
 	int err;
 
+	/* Only the builtins some condition reads are fetched at each hit. */
+	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
+	for (int i = 0; i < g->nr_triggers; i++)
+		if (g->trig_cond[i])
+			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";

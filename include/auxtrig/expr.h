@@ -146,6 +146,13 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 void expr__dump(const struct expr_prog *prog, FILE *f);
 
 /**
+ * expr__builtins_used() - which builtin fields @prog reads: bit EXPR_F_x for
+ * each EXPR_F_x it pushes, bit EXPR_F_COMM if it compares comm. The gate
+ * fetches only these (ppid, uid, gid, cgroup and comm cost helper calls).
+ */
+__u32 expr__builtins_used(const struct expr_prog *prog);
+
+/**
  * expr__errno_value() - the value of an errno name.
  * @name: e.g. "ENOENT".
  *

@@ -72,4 +72,11 @@ bad 'syscall:openat:exit:snapshot,every:0' 'count of 1 or more'
 "$AUXTRIG" record -e syscalls:sys_enter_close --on 'syscall:openat:exit:snapshot' -o "$tmp/x.data" -- true 2>"$tmp/x.err"
 assert_eq $? 2 "snapshot action without -S"
 grep -q 'add -S' "$tmp/x.err" || fail "no hint to add -S: $(cat "$tmp/x.err")"
+# Every builtin the thread has: the gate fetches only those a condition reads, and each must be right.
+"$AUXTRIG" record -q -o "$tmp/b.data" --on 'syscall:openat:exit if uid == 0 && gid == 0 && ppid > 1 && cgroup > 0 && comm == "openat_demo":mark' \
+	-- "$DEMO" -r 3 >/dev/null || fail "record with builtin conditions failed"
+assert_eq "$(pscript "$tmp/b.data" | grep -c 'auxtrig:mark')" 6 "marks where every builtin holds"
+"$AUXTRIG" record -q -o "$tmp/c.data" --on 'syscall:openat:exit if uid != 0 || comm != "openat_demo":mark' \
+	-- "$DEMO" -r 3 >/dev/null || fail "record with negated builtin conditions failed"
+assert_eq "$(pscript "$tmp/c.data" | grep -c 'auxtrig:mark')" 0 "marks where a builtin does not hold"
 echo ok
