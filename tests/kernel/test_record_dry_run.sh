@@ -109,4 +109,10 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 	grep -q "no such PMU on this machine (try: auxtrig probe)" "$tmp/err" || fail "$(cat "$tmp/err")"
 	[ ! -e "$tmp/x.data" ] || fail "a refused run left a file"
 fi
+# Windows of trigger programs send no edges: refused with hardware trace, with the alternatives.
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w prog \
+	--trigger-prog "$top/examples/triggers/read_fails.bpf.c" >/dev/null 2>"$tmp/err"
+assert_eq $? 2 "-w prog with hardware trace"
+grep -q "windows of trigger programs drive only kernel event streams so far; use a syscall, tracepoint or uprobe window" "$tmp/err" ||
+	fail "$(cat "$tmp/err")"
 echo ok
