@@ -585,6 +585,8 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 			}
 			th->open |= bit;
 		}
+		if (first)
+			emit_edge(GATE_ACT_EDGE_OPEN, 0, bit);
 		st->windows_opened++;
 		emit_mark(ctx, ip, env, i, resume_type);
 		return first;
@@ -595,6 +597,7 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 	th->open &= ~bit;
 	st->windows_closed++;
 	if (!th->open) {
+		emit_edge(GATE_ACT_EDGE_CLOSE, bit, 0);
 		window_end(ctx, th, st);
 		bpf_map_delete_elem(&gate_threads, &tid);
 	}

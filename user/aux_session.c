@@ -145,6 +145,8 @@ static enum aux_group_mode aux_session__mode(const struct aux_session_opts *o)
 {
 	bool resume = false, pause = false;
 
+	if (o->gate_from_userspace)
+		return AUX_GROUP_WINDOW; /* windows, even with no point of their own (-w prog) */
 	for (size_t i = 0; i < o->nr_triggers; i++) {
 		resume |= o->triggers[i].action == AUXTRIG_AUX_RESUME;
 		pause |= o->triggers[i].action == AUXTRIG_AUX_PAUSE;

@@ -304,6 +304,7 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 void gate__signal_edges(struct gate *g)
 {
 	g->skel->rodata->signal_edges = 1;
+	g->state.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
 }
 
 void gate__aux_veto(struct gate *g)

@@ -76,6 +76,8 @@ struct pdata_writer {
 	size_t nr_aux, cap_aux;
 	bool have_auxtrace_info;
 	bool have_sample_time;
+	int trailer_time_from_end;	/* time in a non-sample record's sample_id trailer: bytes from its end, -1: none */
+	__u64 newest_time;		/* newest time of any record written (samples and trailers) */
 
 	struct pdata_writer_stats stats;
 };
@@ -219,6 +221,7 @@ struct pdata_writer *pdata_writer__open(const char *path, bool force)
 		goto err_nomem;
 	w->sample_id_off = -1;
 	w->trailer_id_from_end = -1;
+	w->trailer_time_from_end = -1;
 	w->sample_time_off = -1;
 	return w;
 
@@ -306,6 +309,10 @@ int pdata_writer__add_attr(struct pdata_writer *w, const struct perf_event_attr 
 		w->trailer_id_from_end = attr->sample_id_all && calc_is_pos(t) > 0 ? 8 * calc_is_pos(t) : -1;
 		w->sample_time_off = calc_time_off(t);
 		w->sample_id_all = attr->sample_id_all;
+		/* The sample_id trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, each 8 bytes if present. */
+		w->trailer_time_from_end = attr->sample_id_all && (t & PERF_SAMPLE_TIME) ?
+			8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
+			     !!(t & PERF_SAMPLE_IDENTIFIER)) : -1;
 	}
 
 	attrs = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*attrs));
@@ -584,7 +591,21 @@ static void account_record(struct pdata_writer *w, const struct perf_event_heade
 		if (!w->have_sample_time || t > w->stats.last_sample_time)
 			w->stats.last_sample_time = t;
 		w->have_sample_time = true;
+		if (t > w->newest_time)
+			w->newest_time = t;
+	} else if (hdr->type != PERF_RECORD_SAMPLE && hdr->type < PDATA_RECORD_HEADER_ATTR && w->trailer_time_from_end > 0 &&
+		   hdr->size >= sizeof(*hdr) + (size_t)w->trailer_time_from_end) {
+		__u64 t;
+
+		memcpy(&t, p + hdr->size - w->trailer_time_from_end, 8);
+		if (t > w->newest_time)
+			w->newest_time = t;
 	}
+}
+
+__u64 pdata_writer__newest_time(const struct pdata_writer *w)
+{
+	return w->newest_time;
 }
 
 int pdata_writer__write(struct pdata_writer *w, const void *records, size_t len)

@@ -205,6 +205,9 @@ struct session {
 	const struct aux_session_ops *aux_ops;	/* its kernel: NULL = the running one */
 	enum probe_pause aux_pause;	/* can the AUX PMU pause/resume in the kernel? */
 	bool aux_edges;		/* no: the gate signals window edges, auxtrig gates the trace */
+	const char *aux_prog_gated;	/* a -w prog window or a conditional --on resume/pause moved the
+					 * windows to userspace gating: why */
+	char aux_prog_why[256];
 	bool aux_veto;		/* --where on in-kernel uprobe windows: BPF programs veto their members */
 	const char *aux_where_gated;	/* --where moved the windows to userspace gating: this window's fault */
 	struct trigger_prog **progs;	/* --trigger-prog */
@@ -774,18 +777,6 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		ret = -EINVAL;
 		goto out;
 	}
-	if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && s->opts->aux_event &&
-	    (cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit)) {
-		/*
-		 * For hardware trace the point becomes an aux_resume/aux_pause
-		 * member of the AUX group (aux_setup()): the kernel acts at every
-		 * hit, before any BPF program could decide otherwise.
-		 */
-		pr_err("--on '%s': with -e %s, resume and pause act in the kernel at every hit of the point: a condition or rate policy cannot apply (use a -w window with --where)\n",
-		       text, s->opts->aux_event);
-		ret = -EINVAL;
-		goto out;
-	}
 	if (cond) {
 		on->cond = calloc(1, sizeof(*on->cond));
 		if (!on->cond) {
@@ -1069,10 +1060,46 @@ static void aux_where_decide(struct session *s)
 	s->aux_veto = o->nr_windows > 0;
 }
 
+/*
+ * Windows that only BPF can decide cannot be aux_resume/aux_pause members: a
+ * trigger program's windows (-w prog), and --on resume/pause with a condition
+ * or rate policy (the kernel's aux action would act at every hit). Their
+ * edges go to userspace, which gates the trace.
+ */
+static void aux_prog_decide(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+
+	if (!o->aux_event || s->aux_edges)
+		return;
+	for (size_t i = 0; i < o->nr_windows; i++)
+		if (o->windows[i].kind == WINDOW_PROG) {
+			snprintf(s->aux_prog_why, sizeof(s->aux_prog_why), "the windows of -w prog (trigger programs)");
+			s->aux_prog_gated = s->aux_prog_why;
+			break;
+		}
+	for (size_t i = 0; !s->aux_prog_gated && i < s->nr_ons; i++) {
+		const struct on_spec *on = &s->ons[i];
+
+		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) &&
+		    (on->cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit)) {
+			snprintf(s->aux_prog_why, sizeof(s->aux_prog_why), "--on '%.200s' (a condition or policy)",
+				 on->text);
+			s->aux_prog_gated = s->aux_prog_why;
+		}
+	}
+	if (s->aux_prog_gated)
+		s->aux_edges = true;
+}
+
 /* What --where does on hardware trace, or NULL when there is nothing to say. */
 static const char *aux_where_note(const struct session *s, char *buf, size_t size)
 {
-	if (s->aux_where_gated)
+	if (s->aux_prog_gated)
+		snprintf(buf, size,
+			 "windows gated from userspace, because %s decide in BPF at each hit, which the kernel's aux_resume/aux_pause cannot wait for",
+			 s->aux_prog_gated);
+	else if (s->aux_where_gated)
 		snprintf(buf, size,
 			 "--where: windows gated from userspace, because -w %s has a tracepoint end, whose BPF programs every perf user shares: "
 			 "no condition can stop the kernel's aux_resume there without hiding the event from other tools%s",
@@ -1172,9 +1199,7 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 			err = aux_trigger_add_uprobe(l, w, i, s->aux_veto ? o->where : NULL);
 			break;
 		case WINDOW_PROG:
-			pr_err("-e %s with -w %s: windows of trigger programs drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
-			       o->aux_event, w->text);
-			err = -EINVAL;
+			/* No point to make a member of: aux_prog_decide() put the run on the gated path. */
 			break;
 		default:
 			if (point__is_probe(&w->start) || point__is_probe(&w->stop)) {
@@ -1195,18 +1220,8 @@ static int aux_triggers_from_windows(struct session *s, struct aux_trigger_list 
 			     : on->t.action == GATE_ACT_PAUSE ? AUXTRIG_AUX_PAUSE : 0;
 		struct aux_session_trigger *t;
 
-		if (!action)
-			continue;
-		if (s->aux_where_gated) {
-			pr_err("--on '%s': --where puts the windows of -e %s on the userspace-gated path, and resume/pause triggers are not gated from userspace; drop --where or the trigger\n",
-			       on->text, s->opts->aux_event);
-			return -EINVAL;
-		}
-		if (s->aux_pause != PROBE_PAUSE_YES) {
-			pr_err("--on '%s': this %s cannot pause and resume -e %s in the kernel, and resume/pause triggers are not gated from userspace; use a -w window, which is\n",
-			       on->text, s->aux_pause == PROBE_PAUSE_NO_KERNEL ? "kernel" : "PMU", s->opts->aux_event);
-			return -EINVAL;
-		}
+		if (!action || s->aux_prog_gated || s->aux_where_gated)
+			continue; /* gated from userspace by choice: the gate's window edges switch the trace */
 		t = aux_trigger_add(l, action);
 		if (!t)
 			return -ENOMEM;
@@ -1268,7 +1283,7 @@ static int aux_setup(struct session *s, pid_t pid)
 	ao.triggers = trig.t;
 	ao.nr_triggers = trig.nr;
 	ao.pause_support = s->aux_pause;
-	ao.gate_from_userspace = s->aux_where_gated != NULL;
+	ao.gate_from_userspace = s->aux_where_gated || s->aux_prog_gated;
 	err = aux_session__new(&s->aux, &ao);
 	if (!err && aux_session__gated(s->aux) != s->aux_edges) {
 		/* the gate was loaded with edges on or off: the session must agree */
@@ -1342,7 +1357,7 @@ static void dry_run_print(struct session *s)
 		char note[512];
 
 		aux_session__print(s->aux, stdout);
-		if (s->opts->nr_windows)
+		if (s->opts->nr_windows || s->user_window)
 			printf("hardware trace: %s\n", aux_path(s));
 		if (aux_where_note(s, note, sizeof(note)))
 			printf("hardware trace: %s\n", note);
@@ -1973,7 +1988,7 @@ static int write_own_sample(struct session *s, __u64 id, const void *raw, __u32 
 	h->header.size = size;
 	h->id = id;
 	h->pid = h->tid = getpid();
-	h->time = s->last_time + 1;
+	h->time = (s->last_time > pdata_writer__newest_time(s->w) ? s->last_time : pdata_writer__newest_time(s->w)) + 1;
 	h->period = 1;
 	memcpy(buf + sizeof(*h), &raw_size, 4);
 	memcpy(buf + sizeof(*h) + 4, raw, raw_size);
@@ -2494,8 +2509,9 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	if (!err && o->aux_event) {
 		/* decided before the gate loads: it sends window edges only for the fallback */
 		s.aux_pause = aux_pause_support(&s);
-		s.aux_edges = o->nr_windows && s.aux_pause != PROBE_PAUSE_YES;
+		s.aux_edges = (o->nr_windows || s.user_window) && s.aux_pause != PROBE_PAUSE_YES;
 		aux_where_decide(&s);
+		aux_prog_decide(&s);
 	}
 	if (!err && o->dry_run)
 		err = aux_setup(&s, -1);
@@ -2671,7 +2687,7 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	if (!o->quiet && s.aux) {
 		char note[512];
 
-		pr_info("hardware trace %s: %s\n", o->aux_event, o->nr_windows ? aux_path(&s) : "the whole run");
+		pr_info("hardware trace %s: %s\n", o->aux_event, o->nr_windows || s.user_window ? aux_path(&s) : "the whole run");
 		if (aux_where_note(&s, note, sizeof(note)))
 			pr_info("hardware trace %s: %s\n", o->aux_event, note);
 	}

@@ -323,6 +323,8 @@ struct gate_stats {
  * @all:	every process is a target (-a); else gate_targets lists them
  * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
  *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
+ * @edges:	hardware trace is gated from userspace: trigger programs send
+ *		their windows' edges (GATE_ACT_EDGE_*) on gate_ctl too
  */
 struct gate_state {
 	__u32 armed;
@@ -330,6 +332,8 @@ struct gate_state {
 	__u32 mark_type;
 	__u32 all;
 	__u64 freeze_at;
+	__u32 edges;	/* hardware trace gated from userspace: window edges go to gate_ctl */
+	__u32 __pad;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */

@@ -166,6 +166,14 @@ int pdata_writer__salvage(struct pdata_writer *w);
 int pdata_writer__close(struct pdata_writer *w);
 
 /**
+ * pdata_writer__newest_time() - the newest time of any record written so far
+ * (sample times and the sample_id trailers of kernel records), 0 if none: a
+ * record the caller makes itself at the end is timed after it, so perf does
+ * not find it behind a round it already flushed.
+ */
+__u64 pdata_writer__newest_time(const struct pdata_writer *w);
+
+/**
  * pdata_writer__unlink() - remove the file this writer created, for a run
  * that failed before recording anything. Closes the fd if still open.
  * Return: 0 or -errno from unlink().

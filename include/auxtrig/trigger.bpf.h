@@ -141,24 +141,60 @@ static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 	return bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &m, sizeof(m));
 }
 
+/*
+ * Hardware trace gated from userspace: the thread's first window opening and
+ * last closing go to the recorder, which switches the trace on and off.
+ */
+static __always_inline void auxtrig__edge(__u32 action, __u64 before, __u64 after)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct gate_state *gs = auxtrig__state();
+	struct gate_ctl_msg *m;
+
+	if (!gs || !gs->edges)
+		return;
+	m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
+	if (!m)
+		return;
+	__builtin_memset(m, 0, sizeof(*m));
+	m->trigger = GATE_EDGE_TRIGGER;
+	m->action = action;
+	m->pid = pid_tgid >> 32;
+	m->tid = (__u32)pid_tgid;
+	m->time_ns = bpf_ktime_get_ns();
+	m->args[0] = before;
+	m->args[1] = after;
+	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
+}
+
 static __always_inline int auxtrig__window(int open)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid), fresh = {};
+	__u64 bit = 1ULL << AUXTRIG_USER_WINDOW, before;
+	int err;
 
 	if (!th) {
 		if (!open)
 			return 0;
-		fresh.open = 1ULL << AUXTRIG_USER_WINDOW;
+		fresh.open = bit;
 		fresh.opened_ns = bpf_ktime_get_ns();
-		return bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
+		err = bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
+		if (!err)
+			auxtrig__edge(GATE_ACT_EDGE_OPEN, 0, bit);
+		return err;
 	}
-	if (open && !th->open)
+	before = th->open;
+	if (open && !before)
 		th->opened_ns = bpf_ktime_get_ns();
 	if (open)
-		th->open |= 1ULL << AUXTRIG_USER_WINDOW;
+		th->open |= bit;
 	else
-		th->open &= ~(1ULL << AUXTRIG_USER_WINDOW);
+		th->open &= ~bit;
+	if (!before && th->open)
+		auxtrig__edge(GATE_ACT_EDGE_OPEN, before, th->open);
+	else if (before && !th->open)
+		auxtrig__edge(GATE_ACT_EDGE_CLOSE, before, 0);
 	return 0;
 }
 

@@ -361,14 +361,19 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Record COMMAND with -e intel_pt//u -w WINDOW [-w WINDOW2] [--where WHERE] on the model; stdout and stderr to files. */
+/* --on options for the next record (NULL: none). */
+static char **next_ons;
+static size_t next_nr_ons;
+
+/* Record COMMAND with -e intel_pt//u [-w WINDOW [-w WINDOW2]] [--where WHERE] on the model; stdout and stderr to files. */
 static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
 			  bool pause_cap)
 {
 	struct window_spec w[2];
 	char *argv[] = { "auxtrig", "record", NULL };
 	struct record_opts o = {
-		.windows = w, .nr_windows = window2 ? 2 : 1, .output = r->data, .command = command,
+		.windows = w, .nr_windows = !window ? 0 : window2 ? 2 : 1, .output = r->data, .command = command,
+		.ons = next_ons, .nr_ons = next_nr_ons,
 		.mmap_pages = 16, .aux_pages = 4, .aux_event = "intel_pt//u",
 		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv, .where = where,
 	};
@@ -401,7 +406,7 @@ static void record_where2(struct run *r, const char *window, const char *window2
 			pmu__delete(up);
 		}
 	}
-	if (window_spec__parse(&w[0], window) || (window2 && window_spec__parse(&w[1], window2))) {
+	if ((window && window_spec__parse(&w[0], window)) || (window2 && window_spec__parse(&w[1], window2))) {
 		fail("cannot parse -w %s -w %s", window, window2 ?: "");
 		exit(1);
 	}
@@ -825,9 +830,12 @@ static void test_uprobe_where_in_kernel(const char *build, const char *tmp, cons
  * userspace-gated path, and the gate signals only the windows --where
  * opens: 'every 2' of 6 clock_nanosleep windows, the 2nd, 4th and 6th.
  */
-static void test_syscall_where_gated(const char *build, const char *tmp)
+static void test_syscall_where_gated(const char *build, const char *tmp, bool by_on)
 {
 	enum { ROUNDS = 6 };
+	char *ons[] = { "syscall:clock_nanosleep:enter if every 2:resume", "syscall:clock_nanosleep:exit:pause" };
+	const char *why = by_on ? "hardware trace intel_pt//u: windows gated from userspace, because --on 'syscall:clock_nanosleep:enter if every 2:resume' (a condition or policy)"
+				: "hardware trace intel_pt//u: --where: windows gated from userspace, because -w syscall:clock_nanosleep has a tracepoint end";
 	char prog[PATH_MAX];
 	char *cmd[] = { prog, "6", "20", "20", "spin", NULL };
 	unsigned long long t[ROUNDS][2];
@@ -839,17 +847,25 @@ static void test_syscall_where_gated(const char *build, const char *tmp)
 
 	snprintf(prog, sizeof(prog), "%s/examples/window_clock", build);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	record_where(&r, "syscall:clock_nanosleep", "every 2", cmd, true);
+	if (by_on) {
+		/* The same windows from a conditional resume trigger and a pause trigger. */
+		next_ons = ons;
+		next_nr_ons = 2;
+		record_where(&r, NULL, NULL, cmd, true);
+		next_ons = NULL;
+		next_nr_ons = 0;
+	} else {
+		record_where(&r, "syscall:clock_nanosleep", "every 2", cmd, true);
+	}
 	out = slurp(r.out);
 	err = slurp(r.err);
 	if (r.ret)
-		fail("record -w syscall:clock_nanosleep --where 'every 2' exited %d:\n%s", r.ret, err);
+		fail("record %s exited %d:\n%s", by_on ? "--on ...:resume" : "-w syscall:clock_nanosleep --where 'every 2'", r.ret, err);
 	if (r.k.start_paused_refused || r.k.grouped_actions)
 		fail("--where on a syscall window: %d aux_start_paused refused, %d aux_action members opened",
 		     r.k.start_paused_refused, r.k.grouped_actions);
-	if (!strstr(err, "hardware trace intel_pt//u: windows gated from userspace") ||
-	    !strstr(err, "hardware trace intel_pt//u: --where: windows gated from userspace, because -w syscall:clock_nanosleep has a tracepoint end"))
-		fail("the startup lines do not say the windows are gated from userspace because of --where:\n%s", err);
+	if (!strstr(err, "hardware trace intel_pt//u: windows gated from userspace") || !strstr(err, why))
+		fail("the startup lines do not say why the windows are gated from userspace (%s):\n%s", why, err);
 	for (const char *p = out; (p = strstr(p, "window ")); p++) {
 		int i;
 		unsigned long long a, b;
@@ -885,7 +901,8 @@ static void test_syscall_where_gated(const char *build, const char *tmp)
 			     on->first, off->last, i, t[i][0], t[i][1]);
 	}
 	if (sel)
-		printf("--where 'every 2' on syscall windows: the trace switched on and off for calls 2, 4 and 6 only\n");
+		printf("%s: the trace switched on and off for calls 2, 4 and 6 only\n",
+		       by_on ? "--on 'syscall:clock_nanosleep:enter if every 2:resume'" : "--where 'every 2' on syscall windows");
 	check_perf(&r, sel);
 	fake_exit(&r.k);
 	free(out);
@@ -922,7 +939,8 @@ int main(void)
 	 * window and pass: 4 entries and returns counted, all handle()'s.
 	 */
 	test_uprobe_where_in_kernel2(build, tmp, "arg0 == 2", 4, true);
-	test_syscall_where_gated(build, tmp);
+	test_syscall_where_gated(build, tmp, false);
+	test_syscall_where_gated(build, tmp, true);
 	if (!failures) {
 		char cmd[128];
 
