@@ -74,6 +74,8 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 # User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
 TRIGGER_SRCS := $(wildcard examples/triggers/*.bpf.c)
 TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers/%.bpf.o,$(TRIGGER_SRCS))
+# Trigger programs the kernel tests load.
+TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
 .PHONY: all deps run test unit-test kernel-test install uninstall bench clean
 .DELETE_ON_ERROR:
@@ -142,6 +144,11 @@ $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@
+
+$(OUTPUT)/tests/kernel/%.bpf.o: tests/kernel/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@

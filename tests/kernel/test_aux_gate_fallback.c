@@ -364,6 +364,7 @@ static char *slurp(const char *path)
 /* --on options for the next record (NULL: none). */
 static char **next_ons;
 static size_t next_nr_ons;
+static char **next_progs; /* --trigger-prog FILEs for the next record */
 
 /* Record COMMAND with -e intel_pt//u [-w WINDOW [-w WINDOW2]] [--where WHERE] on the model; stdout and stderr to files. */
 static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
@@ -373,7 +374,7 @@ static void record_where2(struct run *r, const char *window, const char *window2
 	char *argv[] = { "auxtrig", "record", NULL };
 	struct record_opts o = {
 		.windows = w, .nr_windows = !window ? 0 : window2 ? 2 : 1, .output = r->data, .command = command,
-		.ons = next_ons, .nr_ons = next_nr_ons,
+		.ons = next_ons, .nr_ons = next_nr_ons, .trigger_progs = next_progs, .nr_trigger_progs = next_progs ? 1 : 0,
 		.mmap_pages = 16, .aux_pages = 4, .aux_event = "intel_pt//u",
 		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv, .where = where,
 	};
@@ -830,12 +831,20 @@ static void test_uprobe_where_in_kernel(const char *build, const char *tmp, cons
  * userspace-gated path, and the gate signals only the windows --where
  * opens: 'every 2' of 6 clock_nanosleep windows, the 2nd, 4th and 6th.
  */
-static void test_syscall_where_gated(const char *build, const char *tmp, bool by_on)
+enum gated_by { GATED_BY_WHERE, GATED_BY_ON, GATED_BY_PROG };
+
+static void test_syscall_where_gated(const char *build, const char *tmp, enum gated_by by)
 {
 	enum { ROUNDS = 6 };
 	char *ons[] = { "syscall:clock_nanosleep:enter if every 2:resume", "syscall:clock_nanosleep:exit:pause" };
-	const char *why = by_on ? "hardware trace intel_pt//u: windows gated from userspace, because --on 'syscall:clock_nanosleep:enter if every 2:resume' (a condition or policy)"
-				: "hardware trace intel_pt//u: --where: windows gated from userspace, because -w syscall:clock_nanosleep has a tracepoint end";
+	static char prog_src[PATH_MAX];
+	char *progs[] = { prog_src };
+	const char *why = by == GATED_BY_ON ? "hardware trace intel_pt//u: windows gated from userspace, because --on 'syscall:clock_nanosleep:enter if every 2:resume' (a condition or policy)"
+			: by == GATED_BY_PROG ? "hardware trace intel_pt//u: windows gated from userspace, because the windows of -w prog (trigger programs)"
+			: "hardware trace intel_pt//u: --where: windows gated from userspace, because -w syscall:clock_nanosleep has a tracepoint end";
+	const char *what = by == GATED_BY_ON ? "--on 'syscall:clock_nanosleep:enter if every 2:resume'"
+			 : by == GATED_BY_PROG ? "-w prog, a trigger program resuming every 2nd call"
+			 : "--where 'every 2' on syscall windows";
 	char prog[PATH_MAX];
 	char *cmd[] = { prog, "6", "20", "20", "spin", NULL };
 	unsigned long long t[ROUNDS][2];
@@ -847,20 +856,26 @@ static void test_syscall_where_gated(const char *build, const char *tmp, bool by
 
 	snprintf(prog, sizeof(prog), "%s/examples/window_clock", build);
 	snprintf(r.dir, sizeof(r.dir), "%s", tmp);
-	if (by_on) {
+	if (by == GATED_BY_ON) {
 		/* The same windows from a conditional resume trigger and a pause trigger. */
 		next_ons = ons;
 		next_nr_ons = 2;
 		record_where(&r, NULL, NULL, cmd, true);
 		next_ons = NULL;
 		next_nr_ons = 0;
+	} else if (by == GATED_BY_PROG) {
+		/* ... and from a trigger program's auxtrig_resume()/auxtrig_pause(). */
+		snprintf(prog_src, sizeof(prog_src), "%s/tests/kernel/nanosleep_window.bpf.o", build);
+		next_progs = progs;
+		record_where(&r, "prog", NULL, cmd, true);
+		next_progs = NULL;
 	} else {
 		record_where(&r, "syscall:clock_nanosleep", "every 2", cmd, true);
 	}
 	out = slurp(r.out);
 	err = slurp(r.err);
 	if (r.ret)
-		fail("record %s exited %d:\n%s", by_on ? "--on ...:resume" : "-w syscall:clock_nanosleep --where 'every 2'", r.ret, err);
+		fail("record with %s exited %d:\n%s", what, r.ret, err);
 	if (r.k.start_paused_refused || r.k.grouped_actions)
 		fail("--where on a syscall window: %d aux_start_paused refused, %d aux_action members opened",
 		     r.k.start_paused_refused, r.k.grouped_actions);
@@ -901,8 +916,7 @@ static void test_syscall_where_gated(const char *build, const char *tmp, bool by
 			     on->first, off->last, i, t[i][0], t[i][1]);
 	}
 	if (sel)
-		printf("%s: the trace switched on and off for calls 2, 4 and 6 only\n",
-		       by_on ? "--on 'syscall:clock_nanosleep:enter if every 2:resume'" : "--where 'every 2' on syscall windows");
+		printf("%s: the trace switched on and off for calls 2, 4 and 6 only\n", what);
 	check_perf(&r, sel);
 	fake_exit(&r.k);
 	free(out);
@@ -939,8 +953,9 @@ int main(void)
 	 * window and pass: 4 entries and returns counted, all handle()'s.
 	 */
 	test_uprobe_where_in_kernel2(build, tmp, "arg0 == 2", 4, true);
-	test_syscall_where_gated(build, tmp, false);
-	test_syscall_where_gated(build, tmp, true);
+	test_syscall_where_gated(build, tmp, GATED_BY_WHERE);
+	test_syscall_where_gated(build, tmp, GATED_BY_ON);
+	test_syscall_where_gated(build, tmp, GATED_BY_PROG);
 	if (!failures) {
 		char cmd[128];
 
