@@ -52,7 +52,7 @@ void fake_kernel__clock_sync(struct fake_kernel *k)
 		k->models[i].time = now;
 }
 
-static struct fake_kernel_event *fake_kernel__find(struct fake_kernel *k, int fd)
+struct fake_kernel_event *fake_kernel__event(struct fake_kernel *k, int fd)
 {
 	for (size_t i = 0; i < k->nr_ev; i++)
 		if (k->ev[i].fd == fd)
@@ -98,7 +98,7 @@ static int fake_kernel__open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 static int fake_kernel__ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
 {
 	struct fake_kernel *k = ctx;
-	struct fake_kernel_event *e = fake_kernel__find(k, fd), *t;
+	struct fake_kernel_event *e = fake_kernel__event(k, fd), *t;
 
 	if (!e)
 		return -EBADF;
@@ -110,15 +110,18 @@ static int fake_kernel__ioctl(int fd, unsigned long req, unsigned long arg, void
 	case PERF_EVENT_IOC_DISABLE:
 		e->enabled = req == PERF_EVENT_IOC_ENABLE;
 		if (e->model >= 0) {
-			if (e->enabled)
+			if (e->enabled) {
+				k->model_enables++;
 				aux_model__enable(&k->models[e->model]);
-			else
+			} else {
+				k->model_disables++;
 				aux_model__disable(&k->models[e->model]);
+			}
 			fake_kernel__clock_sync(k);
 		}
 		return 0;
 	case PERF_EVENT_IOC_SET_OUTPUT:
-		t = fake_kernel__find(k, (int)arg);
+		t = fake_kernel__event(k, (int)arg);
 		if (!t || t->cpu != e->cpu || t->model < 0)
 			return -EINVAL;
 		e->output = (int)arg;
@@ -129,7 +132,7 @@ static int fake_kernel__ioctl(int fd, unsigned long req, unsigned long arg, void
 
 static void fake_kernel__close(int fd, void *ctx)
 {
-	struct fake_kernel_event *e = fake_kernel__find(ctx, fd);
+	struct fake_kernel_event *e = fake_kernel__event(ctx, fd);
 
 	close(fd);
 	if (e)

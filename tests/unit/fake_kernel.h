@@ -44,6 +44,8 @@ struct fake_kernel {
 	struct fake_kernel_event ev[FAKE_KERNEL_MAX_FDS];
 	size_t nr_ev;
 	__u64 next_id;
+	int model_enables;	/* ENABLE / DISABLE ioctls that reached a model */
+	int model_disables;
 };
 
 /**
@@ -59,6 +61,8 @@ void fake_kernel__exit(struct fake_kernel *k);
 struct aux_session_ops fake_kernel__ops(struct fake_kernel *k);
 /** fake_kernel__clock_sync() - every model continues from the newest time. */
 void fake_kernel__clock_sync(struct fake_kernel *k);
+/** fake_kernel__event() - the event behind @fd, or NULL. */
+struct fake_kernel_event *fake_kernel__event(struct fake_kernel *k, int fd);
 /** fake_kernel__all_closed() - the session closed every fd it opened. */
 bool fake_kernel__all_closed(const struct fake_kernel *k);
 

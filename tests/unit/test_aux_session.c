@@ -33,14 +33,12 @@
 #include "auxtrig/synth.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "aux_model.h"
+#include "fake_kernel.h"
 #include "perf_oracle.h"
 
 #define ENTER_OPENAT_ID 782 /* tests/fixtures/tracefs/events/syscalls/sys_enter_openat/id */
 #define EXIT_OPENAT_ID  781
 #define MAX_CPUS 2
-#define MAX_FDS 32
-#define LEADER_ID_BASE 1000
-#define OTHER_ID_BASE 9000
 
 static const struct aux_session_trigger window_triggers[] = {
 	{ "syscalls:sys_enter_openat", ENTER_OPENAT_ID, AUXTRIG_AUX_RESUME },
@@ -272,136 +270,29 @@ static void test_aux_session_errors_are_clear(void **state)
 
 /* ---- (2) end to end through the model ------------------------------------ */
 
-struct fake_event {
-	int fd;
-	__u64 id;
-	int cpu;
-	int model;		/* index into models, -1 for other events */
-	int group_fd;
-	int output;		/* SET_OUTPUT target fd, -1 */
-	bool enabled;
-};
-
-struct fake_kernel {
-	__u32 aux_type;
-	struct aux_model models[MAX_CPUS];
-	int cpus[MAX_CPUS];
-	size_t nr_models;
-	struct fake_event ev[MAX_FDS];
-	size_t nr_ev;
-	__u64 next_id;
-	int model_enables;
-	int model_disables;
-};
-
 /*
- * One perf clock for all CPUs, as the kernel's: each model counts its own
- * record times, so after anything a model did, every model continues from
- * the newest time (perf would rightly call the records out of order otherwise).
+ * The kernel is tests/unit/fake_kernel.c, with the rules this test holds the
+ * session to on top: the AUX event asks for the watermark the model plays,
+ * and a trigger with an aux action sits in the AUX leader's group on its CPU.
  */
-static void fake_clock_sync(struct fake_kernel *k)
-{
-	uint64_t now = 0;
-
-	for (size_t i = 0; i < k->nr_models; i++)
-		if (k->models[i].time > now)
-			now = k->models[i].time;
-	for (size_t i = 0; i < k->nr_models; i++)
-		k->models[i].time = now;
-}
-
-static struct fake_event *fake_find(struct fake_kernel *k, int fd)
-{
-	for (size_t i = 0; i < k->nr_ev; i++)
-		if (k->ev[i].fd == fd)
-			return &k->ev[i];
-	return NULL;
-}
-
-static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
-			   void *ctx)
+static int checked_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags,
+			      void *ctx)
 {
 	struct fake_kernel *k = ctx;
-	struct fake_event *e = &k->ev[k->nr_ev];
-	int model = -1;
 
-	assert_true(k->nr_ev < MAX_FDS);
 	assert_int_equal(attr->size, 128);
 	if (attr->type == k->aux_type) {
 		for (size_t i = 0; i < k->nr_models; i++)
 			if (k->cpus[i] == cpu)
-				model = i;
-		assert_true(model >= 0);
+				assert_int_equal(attr->aux_watermark, k->models[i].cfg.aux_watermark);
 		assert_int_equal(group_fd, -1);
-		/* the model plays the watermark the attr asks for */
-		assert_int_equal(attr->aux_watermark, k->models[model].cfg.aux_watermark);
-		e->fd = dup(aux_model__fd(&k->models[model]));
-		e->id = k->models[model].cfg.id;
-	} else {
-		/* a trigger with aux_action must be in the AUX leader's group on its CPU */
-		if (*perf_attr_aux_action(attr)) {
-			struct fake_event *l = fake_find(k, group_fd);
+	} else if (*perf_attr_aux_action(attr)) {
+		struct fake_kernel_event *l = fake_kernel__event(k, group_fd);
 
-			assert_non_null(l);
-			assert_true(l->model >= 0 && l->cpu == cpu);
-		}
-		e->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		e->id = k->next_id++;
+		assert_non_null(l);
+		assert_true(l->model >= 0 && l->cpu == cpu);
 	}
-	assert_true(e->fd >= 0);
-	e->cpu = cpu;
-	e->model = model;
-	e->group_fd = group_fd;
-	e->output = -1;
-	e->enabled = !attr->disabled;
-	k->nr_ev++;
-	return e->fd;
-}
-
-static int fake_ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
-{
-	struct fake_kernel *k = ctx;
-	struct fake_event *e = fake_find(k, fd), *t;
-
-	if (!e)
-		return -EBADF;
-	switch (req) {
-	case PERF_EVENT_IOC_ID:
-		*(__u64 *)arg = e->id;
-		return 0;
-	case PERF_EVENT_IOC_ENABLE:
-	case PERF_EVENT_IOC_DISABLE:
-		e->enabled = req == PERF_EVENT_IOC_ENABLE;
-		if (e->model < 0)
-			return 0;
-		if (e->enabled) {
-			k->model_enables++;
-			aux_model__enable(&k->models[e->model]);
-		} else {
-			k->model_disables++;
-			aux_model__disable(&k->models[e->model]);
-		}
-		fake_clock_sync(k);
-		return 0;
-	case PERF_EVENT_IOC_SET_OUTPUT:
-		/* perf_event_set_output(): same CPU, into a mapped ring */
-		t = fake_find(k, (int)arg);
-		if (!t || t->cpu != e->cpu || t->model < 0)
-			return -EINVAL;
-		e->output = (int)arg;
-		return 0;
-	}
-	return -ENOTTY;
-}
-
-static void fake_close(int fd, void *ctx)
-{
-	struct fake_kernel *k = ctx;
-	struct fake_event *e = fake_find(k, fd);
-
-	assert_non_null(e);
-	close(fd);
-	e->fd = -2;
+	return fake_kernel__ops(k).event_open(attr, pid, cpu, group_fd, flags, ctx);
 }
 
 /* What the hardware stored, per CPU, in aux_head space (the model starts at 0). */
@@ -536,10 +427,7 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 			   size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig,
 			   enum probe_pause pause)
 {
-	struct aux_session_ops ops = {
-		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close,
-		.attach_bpf = fake_attach_bpf, .ctx = &t->k,
-	};
+	struct aux_session_ops ops;
 	struct aux_session_opts o = {
 		.event_spec = spec, .sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
 		.pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
@@ -551,23 +439,22 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 	memset(t, 0, sizeof(*t));
 	t->pt = strstr(spec, "intel_pt") != NULL;
 	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
-	t->k.aux_type = pmu_set__find(set, t->pt ? "intel_pt" : "cs_etm")->type;
-	pmu_set__delete(set);
-	t->k.next_id = OTHER_ID_BASE;
-	for (size_t i = 0; i < nr_cpus; i++) {
+	{
 		struct aux_model_config mc = {
 			.pmu = t->pt ? AUX_MODEL_INTEL_PT : AUX_MODEL_CS_ETM, .overwrite = snapshot,
 			.data_pages = 16, .aux_pages = 4,
 			/* perf's Intel PT full-trace watermark: a quarter of the buffer */
 			.aux_watermark = t->pt && !snapshot ? 4 * page / 4 : 0,
-			.pid = (__u32)model_pid, .tid = (__u32)model_pid, .cpu = cpus[i],
-			.id = LEADER_ID_BASE + cpus[i],
+			.pid = (__u32)model_pid, .tid = (__u32)model_pid,
 		};
 
-		assert_int_equal(aux_model__init(&t->k.models[i], &mc), 0);
-		t->k.cpus[i] = cpus[i];
-		t->k.nr_models++;
+		assert_int_equal(fake_kernel__init(&t->k, pmu_set__find(set, t->pt ? "intel_pt" : "cs_etm")->type, &mc,
+						   cpus, nr_cpus), 0);
 	}
+	pmu_set__delete(set);
+	ops = fake_kernel__ops(&t->k);
+	ops.event_open = checked_event_open;
+	ops.attach_bpf = fake_attach_bpf;
 	log__set_level(LOG_ERR); /* the fallback warning; tested in test_aux_session_errors_are_clear */
 	assert_int_equal(aux_session__new(&t->s, &o), 0);
 	log__set_level(LOG_INFO);
@@ -605,7 +492,7 @@ static size_t hw(struct e2e *t, size_t i, size_t len)
 	assert_non_null(p);
 	(t->pt ? gen_pt : gen_cs)(p, len, t->k.cpus[i], &t->seq[i]);
 	stored = aux_model__hw_write(&t->k.models[i], p, len);
-	fake_clock_sync(&t->k);
+	fake_kernel__clock_sync(&t->k);
 	stream_add(&t->st[i], p, stored);
 	free(p);
 	return stored;
@@ -615,7 +502,7 @@ static size_t hw(struct e2e *t, size_t i, size_t len)
 static void end(struct e2e *t, size_t i)
 {
 	aux_model__output_end(&t->k.models[i], 0);
-	fake_clock_sync(&t->k);
+	fake_kernel__clock_sync(&t->k);
 }
 
 static void expect(struct e2e *t, size_t i, __u64 offset, __u64 size)
@@ -782,12 +669,10 @@ static void e2e_exit(struct e2e *t)
 {
 	aux_session__delete(t->s);
 	pdata_writer__delete(t->w);
-	for (size_t i = 0; i < t->k.nr_models; i++) {
-		aux_model__exit(&t->k.models[i]);
+	for (size_t i = 0; i < t->k.nr_models; i++)
 		free(t->st[i].buf);
-	}
-	for (size_t i = 0; i < t->k.nr_ev; i++)
-		assert_int_equal(t->k.ev[i].fd, -2); /* the session closed every fd it opened */
+	fake_kernel__exit(&t->k);
+	assert_true(fake_kernel__all_closed(&t->k)); /* the session closed every fd it opened */
 	test_tmpdir__delete(t->dir);
 }
 
@@ -807,7 +692,7 @@ static void test_aux_session_intel_pt_full_trace_through_model(void **state)
 	/* the tracking event went into the leader's ring, the triggers into its group */
 	for (size_t i = 0; i < t->k.nr_ev; i++)
 		if (t->k.ev[i].model < 0 && t->k.ev[i].group_fd < 0)
-			assert_true(fake_find(&t->k, t->k.ev[i].output) && fake_find(&t->k, t->k.ev[i].output)->model >= 0);
+			assert_true(fake_kernel__event(&t->k, t->k.ev[i].output) && fake_kernel__event(&t->k, t->k.ev[i].output)->model >= 0);
 
 	/* 1: a sched-out on both CPUs */
 	assert_int_equal(hw(t, 0, 3008), 3008);
