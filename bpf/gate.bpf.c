@@ -778,12 +778,63 @@ static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp)
 	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0);
 }
 
+/*
+ * Open windows @opened on thread @tid, whose state is @th (NULL: none yet)
+ * with @open already open: the thread's first window starts its timing and
+ * sends its edge. Return: 0, or -1 if the thread table is full.
+ */
+static __always_inline int windows_open(__u32 tid, struct gate_thread *th, __u64 open, __u64 opened,
+					struct gate_stats *st)
+{
+	struct gate_thread fresh = {};
+
+	if (!th) {
+		fresh.open = opened;
+		window_start(&fresh);
+		if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
+			st->threads_full++;
+			return -1;
+		}
+	} else {
+		if (!open)
+			window_start(th);
+		th->open = open | opened;
+	}
+	st->windows_opened += __builtin_popcountll(opened);
+	if (!open)
+		emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
+	return 0;
+}
+
+/*
+ * Close the windows of @mask that are among @open on thread @tid: the last one
+ * to close ends the thread's timing, sends its edge and drops its state.
+ * Return: the windows still open.
+ */
+static __always_inline __u64 windows_close(void *ctx, __u32 tid, __u64 open, __u64 mask, struct gate_stats *st)
+{
+	struct gate_thread *th;
+
+	st->windows_closed += __builtin_popcountll(mask & open);
+	if (!(open & ~mask))
+		emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
+	open &= ~mask;
+	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	if (!open) {
+		window_end(ctx, th, st);
+		bpf_map_delete_elem(&gate_threads, &tid);
+	} else if (th) {
+		th->open = open;
+	}
+	return open;
+}
+
 SEC("tracepoint")
 int gate_tracepoint(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, key;
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	struct gate_stats *st;
 	struct gate_tp *tp;
 	__u64 open = 0, opened = 0, open_before;
@@ -824,21 +875,8 @@ int gate_tracepoint(void *ctx)
 			opened = 0;
 		}
 		if (opened) {
-			if (!th) {
-				fresh.open = opened;
-				window_start(&fresh);
-				if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-					st->threads_full++;
-					return 1;
-				}
-			} else {
-				if (!open)
-					window_start(th);
-				th->open = open | opened;
-			}
-			st->windows_opened += __builtin_popcountll(opened);
-			if (open == 0)
-				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
+			if (windows_open(tid, th, open, opened, st))
+				return 1;
 			open |= opened;
 		}
 	}
@@ -848,19 +886,8 @@ int gate_tracepoint(void *ctx)
 	if (emitted)
 		emit(ctx, key, tp, st);
 
-	if (tp->close_mask & open) {
-		st->windows_closed += __builtin_popcountll(tp->close_mask & open);
-		if (!(open & ~tp->close_mask))
-			emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
-		open &= ~tp->close_mask;
-		th = bpf_map_lookup_elem(&gate_threads, &tid);
-		if (!open) {
-			window_end(ctx, th, st);
-			bpf_map_delete_elem(&gate_threads, &tid);
-		} else if (th) {
-			th->open = open;
-		}
-	}
+	if (tp->close_mask & open)
+		open = windows_close(ctx, tid, open, tp->close_mask, st);
 	/* A resume that opened the thread's window: its hit starts the window. */
 	if (tp->trig_mask && tp_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
 		emit(ctx, key, tp, st);
@@ -935,10 +962,35 @@ int gate_thread_exit(void *ctx)
 
 /* ---- uprobe windows -------------------------------------------------------- */
 
-/* The --where environment at a function's entry: the thread and its arguments. */
-static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
+/* The environment at a probe: the thread's builtins, no record, no syscall number. */
+static __always_inline struct expr_env *probe_env(void *ctx)
 {
 	struct gate_tp none = {};
+	struct expr_env *env = fill_env(ctx, &none);
+
+	if (env)
+		env->rec = 0;
+	return env;
+}
+
+static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
+{
+	struct expr_env *env = probe_env(ctx);
+
+	if (!env)
+		return NULL;
+	env->args[0] = PT_REGS_PARM1(ctx);
+	env->args[1] = PT_REGS_PARM2(ctx);
+	env->args[2] = PT_REGS_PARM3(ctx);
+	env->args[3] = PT_REGS_PARM4(ctx);
+	env->args[4] = PT_REGS_PARM5(ctx);
+	env->args[5] = PT_REGS_PARM6(ctx);
+	return env;
+}
+
+/* Does --where hold at a function's entry? @slot: the condition's state slot. */
+static __always_inline int call_where_holds(struct pt_regs *ctx, __u32 slot)
+{
 	struct expr_prog *prog;
 	struct expr_env *env;
 	__u32 zero = 0;
@@ -946,17 +998,10 @@ static __always_inline int uprobe_where_holds(struct pt_regs *ctx)
 	if (!have_where)
 		return 1;
 	prog = bpf_map_lookup_elem(&gate_where, &zero);
-	env = fill_env(ctx, &none);
+	env = probe_env_args(ctx);
 	if (!prog || !env)
 		return 0;
-	env->rec = 0;
-	env->args[0] = PT_REGS_PARM1(ctx);
-	env->args[1] = PT_REGS_PARM2(ctx);
-	env->args[2] = PT_REGS_PARM3(ctx);
-	env->args[3] = PT_REGS_PARM4(ctx);
-	env->args[4] = PT_REGS_PARM5(ctx);
-	env->args[5] = PT_REGS_PARM6(ctx);
-	return expr_eval(prog, env, GATE_SLOT_WHERE);
+	return expr_eval(prog, env, slot);
 }
 
 SEC("uprobe")
@@ -977,7 +1022,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
 	if (!th || !th->depth[w]) {
 		/* The outermost call: the window opens here, if --where holds. */
-		if (!uprobe_where_holds(ctx)) {
+		if (!call_where_holds(ctx, GATE_SLOT_WHERE)) {
 			st->windows_filtered++;
 			return 0;
 		}
@@ -1066,7 +1111,7 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, zero = 0;
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	struct expr_prog *where;
 	struct gate_stats *st = my_stats();
 	struct gate_tp *tp;
@@ -1090,65 +1135,15 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 			}
 		}
 		if (opened) {
-			if (!th) {
-				fresh.open = opened;
-				window_start(&fresh);
-				if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-					st->threads_full++;
-					return;
-				}
-			} else {
-				if (!open)
-					window_start(th);
-				th->open = open | opened;
-			}
-			st->windows_opened += __builtin_popcountll(opened);
-			if (open == 0)
-				emit_edge(GATE_ACT_EDGE_OPEN, 0, opened);
+			if (windows_open(tid, th, open, opened, st))
+				return;
 			open |= opened;
 		}
-		if (tp->close_mask & open) {
-			st->windows_closed += __builtin_popcountll(tp->close_mask & open);
-			if (!(open & ~tp->close_mask))
-				emit_edge(GATE_ACT_EDGE_CLOSE, open, 0);
-			open &= ~tp->close_mask;
-			th = bpf_map_lookup_elem(&gate_threads, &tid);
-			if (!open) {
-				window_end(ctx, th, st);
-				bpf_map_delete_elem(&gate_threads, &tid);
-			} else if (th) {
-				th->open = open;
-			}
-		}
+		if (tp->close_mask & open)
+			windows_close(ctx, tid, open, tp->close_mask, st);
 	}
 	if (tp->trig_mask)
 		run_triggers(ctx, tp->trig_mask, env, ip);
-}
-
-/* The environment at a probe: the thread's builtins, no record, no syscall number. */
-static __always_inline struct expr_env *probe_env(void *ctx)
-{
-	struct gate_tp none = {};
-	struct expr_env *env = fill_env(ctx, &none);
-
-	if (env)
-		env->rec = 0;
-	return env;
-}
-
-static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
-{
-	struct expr_env *env = probe_env(ctx);
-
-	if (!env)
-		return NULL;
-	env->args[0] = PT_REGS_PARM1(ctx);
-	env->args[1] = PT_REGS_PARM2(ctx);
-	env->args[2] = PT_REGS_PARM3(ctx);
-	env->args[3] = PT_REGS_PARM4(ctx);
-	env->args[4] = PT_REGS_PARM5(ctx);
-	env->args[5] = PT_REGS_PARM6(ctx);
-	return env;
 }
 
 /* A function's entry (uprobe, kprobe): its arguments are arg0..arg5. */
@@ -1308,29 +1303,6 @@ static __always_inline int aux_veto_window(struct pt_regs *ctx)
 	return (__u32)cookie & (GATE_MAX_WINDOWS - 1);
 }
 
-static __always_inline int aux_veto_where(struct pt_regs *ctx)
-{
-	struct gate_tp none = {};
-	struct expr_prog *prog;
-	struct expr_env *env;
-	__u32 zero = 0;
-
-	if (!have_where)
-		return 1;
-	prog = bpf_map_lookup_elem(&gate_where, &zero);
-	env = fill_env(ctx, &none);
-	if (!prog || !env)
-		return 0;
-	env->rec = 0;
-	env->args[0] = PT_REGS_PARM1(ctx);
-	env->args[1] = PT_REGS_PARM2(ctx);
-	env->args[2] = PT_REGS_PARM3(ctx);
-	env->args[3] = PT_REGS_PARM4(ctx);
-	env->args[4] = PT_REGS_PARM5(ctx);
-	env->args[5] = PT_REGS_PARM6(ctx);
-	return expr_eval(prog, env, GATE_SLOT_AUX_VETO);
-}
-
 /* Entry member (aux_resume): 1 only for the outermost call --where lets open. */
 SEC("?uprobe")
 int gate_aux_veto_enter(struct pt_regs *ctx)
@@ -1351,7 +1323,7 @@ int gate_aux_veto_enter(struct pt_regs *ctx)
 		return 0;
 	}
 	fresh.depth = 1;
-	fresh.passed = aux_veto_where(ctx);
+	fresh.passed = call_where_holds(ctx, GATE_SLOT_AUX_VETO);
 	if (bpf_map_update_elem(&gate_aux_veto, &key, &fresh, BPF_ANY)) {
 		/* untracked: its return could not pause, so do not resume */
 		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_UNTRACKED], 1);
