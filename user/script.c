@@ -585,6 +585,20 @@ out:
 	close(fd);
 }
 
+/* The files the MMAP records name, with their symbols (under --symfs). */
+static int script_cs__load_maps(struct script_cs *cs, struct pdata_reader *r)
+{
+	int err = script_cs__collect_maps(cs, r);
+
+	for (size_t i = 0; !err && i < cs->nr_maps; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s%s", cs->o->symfs ? cs->o->symfs : "", cs->maps[i].filename);
+		script_map__load_syms(&cs->maps[i], path);
+	}
+	return err;
+}
+
 static const struct script_sym *script_map__find_sym(const struct script_map *m, __u64 addr)
 {
 	size_t lo = 0, hi = m->nr_syms;
@@ -792,16 +806,10 @@ static int script__cs_etm(struct pdata_reader *r, const struct pdata_record_auxt
 		cs.br[i].ctx = &cs;
 		cs.cpu_of_id[i] = -1;
 	}
-	err = script_cs__collect_maps(&cs, r);
+	err = script_cs__load_maps(&cs, r);
 	if (err) {
 		pr_err("%s: cannot read the mmap records: %s\n", o->input, strerror(-err));
 		goto out;
-	}
-	for (size_t i = 0; i < cs.nr_maps; i++) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", cs.maps[i].filename);
-		script_map__load_syms(&cs.maps[i], path);
 	}
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;
@@ -1407,18 +1415,12 @@ static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_
 	ws.time_mult = info->priv[IPT_PRIV_TIME_MULT];
 	ws.time_zero = info->priv[IPT_PRIV_TIME_ZERO];
 	ws.have_time = ws.time_shift < 64 && ws.time_mult;
-	err = script_cs__collect_maps(&maps, r);
+	err = script_cs__load_maps(&maps, r);
 	if (!err)
 		err = script_side__collect(&sd, r, info->priv[0]);
 	if (err) {
 		pr_err("%s: cannot read the sideband records: %s\n", o->input, strerror(-err));
 		goto out;
-	}
-	for (size_t i = 0; i < maps.nr_maps; i++) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", maps.maps[i].filename);
-		script_map__load_syms(&maps.maps[i], path);
 	}
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;
@@ -1560,18 +1562,12 @@ static int script__arm_spe(struct pdata_reader *r, const struct pdata_record_aux
 		pr_err("%s: Arm SPE AUXTRACE_INFO is too short\n", o->input);
 		return EXIT_RUNTIME;
 	}
-	err = script_cs__collect_maps(&maps, r);
+	err = script_cs__load_maps(&maps, r);
 	if (!err)
 		err = script_side__collect(&sd, r, info->priv[0]);
 	if (err) {
 		pr_err("%s: cannot read the sideband records: %s\n", o->input, strerror(-err));
 		goto out;
-	}
-	for (size_t i = 0; i < maps.nr_maps; i++) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", maps.maps[i].filename);
-		script_map__load_syms(&maps.maps[i], path);
 	}
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		const struct pdata_record_auxtrace *at = (const void *)ev.header;
