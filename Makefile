@@ -56,9 +56,10 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
 
-USER_SRCS  := $(wildcard user/*.c)
+# user/ by layer: cmd/ (front-ends) -> record/, decode/ -> format/, lang/ -> sys/.
+USER_SRCS  := $(wildcard user/*/*.c)
 USER_OBJS  := $(patsubst user/%.c,$(OUTPUT)/obj/user/%.o,$(USER_SRCS))
-LIB_OBJS   := $(filter-out $(OUTPUT)/obj/user/main.o,$(USER_OBJS))
+LIB_OBJS   := $(filter-out $(OUTPUT)/obj/user/cmd/main.o,$(USER_OBJS))
 LIB        := $(OUTPUT)/libauxtrig.a
 BIN        := $(OUTPUT)/auxtrig
 
@@ -126,7 +127,7 @@ $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BIN): $(OUTPUT)/obj/user/main.o $(LIB)
+$(BIN): $(OUTPUT)/obj/user/cmd/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -193,5 +194,5 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/obj/user/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+-include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
 	$(OUTPUT)/examples/triggers/*.d)

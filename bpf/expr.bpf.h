@@ -107,7 +107,7 @@ static __always_inline char expr_pat_at(const struct expr_prog *prog, __u32 off)
 	return prog->strtab[off & (EXPR_STRTAB_SIZE - 1)];
 }
 
-/* One step of the matcher shared with user/expr.c: expr_match(). */
+/* One step of the matcher shared with user/lang/expr.c: expr_match(). */
 static int expr_glob_step(__u32 i, void *ctx)
 {
 	struct expr_run *run = ctx;

@@ -2,7 +2,7 @@
 /*
  * The smallest programs that prove which BPF attach types load, attach and
  * fire on this kernel (`auxtrig probe`). Every program is optional ("?"):
- * user/probe.c enables exactly one per load, so one failure never hides
+ * user/sys/probe.c enables exactly one per load, so one failure never hides
  * another. Each counts its hits from our own process in .bss.
  */
 #include "vmlinux.h"
@@ -49,7 +49,7 @@ int BPF_PROG(count_raw_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-/* Attached by user/probe.c to probe_uprobe_target() in our own binary. */
+/* Attached by user/sys/probe.c to probe_uprobe_target() in our own binary. */
 SEC("?uprobe")
 int count_uprobe_target(void *ctx)
 {
@@ -59,7 +59,7 @@ int count_uprobe_target(void *ctx)
 }
 
 /*
- * Attached by user/probe.c to do_sys_openat2(), the common path of open(2)
+ * Attached by user/sys/probe.c to do_sys_openat2(), the common path of open(2)
  * and openat(2) on every architecture, present in BTF (unlike the per-arch
  * __x64_sys_getpid wrapper, which fentry needs and BTF lacks).
  */
@@ -71,7 +71,7 @@ int count_kprobe_openat2(void *ctx)
 	return 0;
 }
 
-/* Target (do_sys_openat2) set by user/probe.c with bpf_program__set_attach_target(). */
+/* Target (do_sys_openat2) set by user/sys/probe.c with bpf_program__set_attach_target(). */
 SEC("?fentry")
 int count_fentry_openat2(void *ctx)
 {

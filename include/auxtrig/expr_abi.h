@@ -5,9 +5,9 @@
 /**
  * DOC: compiled condition programs (BPF <-> user ABI)
  *
- * A --where condition is compiled in userspace (user/expr.c) into a small
+ * A --where condition is compiled in userspace (user/lang/expr.c) into a small
  * stack-machine program, struct expr_prog, which BPF keeps in an array map and
- * runs with expr_eval() from bpf/expr.bpf.h; user/expr.c runs the very same
+ * runs with expr_eval() from bpf/expr.bpf.h; user/lang/expr.c runs the very same
  * bytecode with expr__eval(). Both evaluators have one semantics:
  *
  * - every value is a 64-bit signed integer; + - * wrap around; comparisons

@@ -38,10 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auxtrig/aux_session.h"
-#include "auxtrig/log.h"
-#include "auxtrig/pmu.h"
-#include "auxtrig/record.h"
+#include "auxtrig/record/aux_session.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/sys/pmu.h"
+#include "auxtrig/record/record.h"
 #include "aux_model.h"
 #include "uapi/linux/perf_event_aux.h"
 

@@ -20,12 +20,12 @@
 
 #include <bpf/bpf.h>
 
-#include "auxtrig/aux_group.h"
-#include "auxtrig/elf_sym.h"
-#include "auxtrig/gate.h"
-#include "auxtrig/log.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pmu.h"
+#include "auxtrig/record/aux_group.h"
+#include "auxtrig/sys/elf_sym.h"
+#include "auxtrig/record/gate.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/sys/pmu.h"
 
 static int failures;
 

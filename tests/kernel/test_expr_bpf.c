@@ -26,7 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "auxtrig/log.h"
+#include "auxtrig/sys/log.h"
 #include "expr_vectors.h"
 #include "skel/expr_test.skel.h"
 

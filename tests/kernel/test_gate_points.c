@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "auxtrig/gate.h"
-#include "auxtrig/probe.h"
+#include "auxtrig/record/gate.h"
+#include "auxtrig/sys/probe.h"
 
 static int failures;
 

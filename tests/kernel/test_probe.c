@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auxtrig/log.h"
-#include "auxtrig/pmu.h"
-#include "auxtrig/probe.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/sys/pmu.h"
+#include "auxtrig/sys/probe.h"
 
 static int failures;
 

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "auxtrig/expr.h"
+#include "auxtrig/lang/expr.h"
 
 #define EXPR_VECTOR_REC_SIZE 240 /* the BPF harness buffer is 256: reads past 240 must fail on the bound */
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "auxtrig/aux_session.h"
+#include "auxtrig/record/aux_session.h"
 #include "aux_model.h"
 
 #define FAKE_KERNEL_MAX_CPUS	4

@@ -14,8 +14,8 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "auxtrig/attr_print.h"
-#include "auxtrig/pdata.h"
+#include "auxtrig/record/attr_print.h"
+#include "auxtrig/format/pdata.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "perf_oracle.h"
 

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_event.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pmu.h"
+#include "auxtrig/record/aux_event.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/sys/pmu.h"
 #include "perf_oracle.h"
 
 #define PT_DEFAULT 0x300e601ULL /* pt|tsc|mtc|branch|mtc_period=3|psb_period=3 */

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/attr_print.h"
-#include "auxtrig/aux_event.h"
-#include "auxtrig/aux_group.h"
-#include "auxtrig/pmu.h"
+#include "auxtrig/record/attr_print.h"
+#include "auxtrig/record/aux_event.h"
+#include "auxtrig/record/aux_group.h"
+#include "auxtrig/sys/pmu.h"
 #include "perf_oracle.h"
 
 #define ENTER_OPENAT_ID 782 /* tests/fixtures/tracefs/events/syscalls/sys_enter_openat/id */

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_ring.h"
-#include "auxtrig/data_ring.h"
+#include "auxtrig/record/aux_ring.h"
+#include "auxtrig/record/data_ring.h"
 #include "aux_model.h"
 
 struct pmu_case {

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_ring.h"
-#include "auxtrig/data_ring.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pdata_writer.h"
+#include "auxtrig/record/aux_ring.h"
+#include "auxtrig/record/data_ring.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
 #include "aux_model.h"
 #include "perf_oracle.h"
 

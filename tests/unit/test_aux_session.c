@@ -26,11 +26,11 @@
 #include <sys/ioctl.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_session.h"
-#include "auxtrig/log.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/synth.h"
+#include "auxtrig/record/aux_session.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/format/synth.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "aux_model.h"
 #include "fake_kernel.h"

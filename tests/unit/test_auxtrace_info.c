@@ -13,12 +13,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_event.h"
-#include "auxtrig/auxtrace_info.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/pmu.h"
-#include "auxtrig/synth.h"
+#include "auxtrig/record/aux_event.h"
+#include "auxtrig/format/auxtrace_info.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/sys/pmu.h"
+#include "auxtrig/format/synth.h"
 #include "perf_oracle.h"
 
 struct fixture {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <cmocka.h>
 
-#include "auxtrig/cpumap.h"
+#include "auxtrig/sys/cpumap.h"
 
 static void test_cpumap_ranges_and_singles(void **state)
 {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/data_ring.h"
+#include "auxtrig/record/data_ring.h"
 
 struct fake {
 	struct data_ring r;

@@ -22,11 +22,11 @@
 #include <intel-pt.h>
 #include <opencsd/c_api/opencsd_c_api.h>
 
-#include "auxtrig/cmd.h"
-#include "auxtrig/csd_decoder.h"
-#include "auxtrig/ipt_decoder.h"
-#include "auxtrig/pdata_reader.h"
-#include "auxtrig/pdata_writer.h"
+#include "auxtrig/cmd/cmd.h"
+#include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/ipt_decoder.h"
+#include "auxtrig/format/pdata_reader.h"
+#include "auxtrig/format/pdata_writer.h"
 
 #define PT_FILE		"perf/intel_pt-skylake/perf.data.intel_pt-4.14"
 #define ETM_FILE	"perf/cs_etm-arm64/perf_etm.data"

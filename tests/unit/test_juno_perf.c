@@ -31,9 +31,9 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "auxtrig/auxtrace_info.h"
-#include "auxtrig/pdata.h"
-#include "auxtrig/pdata_writer.h"
+#include "auxtrig/format/auxtrace_info.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
 #include "perf_oracle.h"
 
 #define JUNO_DIR	"coresight/juno_r1_1"

@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/ipt_decoder.h"
-#include "auxtrig/log.h"
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/pdata_reader.h"
+#include "auxtrig/decode/ipt_decoder.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/format/pdata_reader.h"
 
 #define PT_FILE		"perf/intel_pt-skylake/perf.data.intel_pt-4.14"
 #define ETM_FILE	"perf/cs_etm-arm64/perf_etm.data"

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/synth.h"
-#include "auxtrig/tracing_data.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/format/synth.h"
+#include "auxtrig/format/tracing_data.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "perf_oracle.h"
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "auxtrig/log.h"
-#include "auxtrig/pmu.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/sys/pmu.h"
 
 static char fixture_root[PATH_MAX];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The point grammar of --on and --window (include/auxtrig/point.h), and the
+ * The point grammar of --on and --window (include/auxtrig/lang/point.h), and the
  * window forms built from it (window_spec__parse()): pure parsing.
  */
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/point.h"
-#include "auxtrig/record.h"
+#include "auxtrig/lang/point.h"
+#include "auxtrig/record/record.h"
 
 static struct point p;
 static char why[256];

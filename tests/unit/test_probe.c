@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "uapi/linux/perf_event_aux.h"
-#include "auxtrig/log.h"
-#include "auxtrig/probe.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/sys/probe.h"
 
 /* The simulated machine. */
 static struct machine {

@@ -27,11 +27,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/aux_session.h"
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/pmu.h"
-#include "auxtrig/synth.h"
-#include "auxtrig/tracing_data.h"
+#include "auxtrig/record/aux_session.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/sys/pmu.h"
+#include "auxtrig/format/synth.h"
+#include "auxtrig/format/tracing_data.h"
 #include "fake_kernel.h"
 #include "perf_oracle.h"
 

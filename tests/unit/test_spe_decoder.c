@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/spe_decoder.h"
+#include "auxtrig/decode/spe_decoder.h"
 
 static void test_spe_decoder_packet_sizes(void **state)
 {

@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/synth.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/format/synth.h"
 #include "perf_oracle.h"
 
 struct fixture {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auxtrig/pdata_writer.h"
-#include "auxtrig/tracing_data.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/format/tracing_data.h"
 #include "perf_oracle.h"
 
 static char tracefs[4096];

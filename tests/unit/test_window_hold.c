@@ -9,8 +9,8 @@
 #include <linux/perf_event.h>
 #include <cmocka.h>
 
-#include "auxtrig/duration.h"
-#include "auxtrig/window_hold.h"
+#include "auxtrig/lang/duration.h"
+#include "auxtrig/record/window_hold.h"
 
 /* A 16-byte record whose payload says which it is. */
 struct rec {

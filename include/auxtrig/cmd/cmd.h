@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_CMD_H
+#define AUXTRIG_CMD_H
+
+/**
+ * DOC: subcommands
+ *
+ * Each subcommand lives in its own user/ file and returns a process exit
+ * code: 0 success, 1 runtime failure, 2 usage error.
+ */
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+};
+
+/** cmd_record() - `auxtrig record`: user/cmd/record.c */
+int cmd_record(int argc, char **argv);
+/** cmd_probe() - `auxtrig probe`: user/sys/probe.c */
+int cmd_probe(int argc, char **argv);
+/** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
+int cmd_repair(int argc, char **argv);
+/** cmd_script() - `auxtrig script`: user/decode/script.c */
+int cmd_script(int argc, char **argv);
+
+#endif

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_AUX_SESSION_H
+#define AUXTRIG_AUX_SESSION_H
+
+/**
+ * DOC: AUX recording session
+ *
+ * One hardware-trace recording across CPUs: the parsed AUX event, one
+ * &struct aux_group per CPU, and per CPU the leader's data ring and AUX
+ * ring. The recorder calls, in this order:
+ *
+ *   aux_session__new()        parse the spec, build and validate the groups
+ *   [aux_session__print()]    --dry-run -vv
+ *   aux_session__open()       open the events, SET_OUTPUT the tracking
+ *                             event into the leader, mmap data + AUX rings
+ *   aux_session__add_attrs()  leader and tracking attrs with their ids
+ *   pdata_writer__begin_data()
+ *   aux_session__write_info() AUXTRACE_INFO (before any AUXTRACE)
+ *   aux_session__start()      enable tracking and (unless gated) the leaders
+ *   loop: epoll on aux_session__fd(0..nr_fds-1)
+ *         aux_session__drain()     data rings + full-trace AUX reads
+ *         aux_session__snapshot()  snapshot mode, on the trigger
+ *         aux_session__enable()/__disable()   fallback gating only
+ *   aux_session__stop()       disable everything, final drain (or snapshot)
+ *   aux_session__stats(), aux_session__delete()
+ *
+ * The trigger events are opened and counted but not written to the file:
+ * no record of theirs reaches the leader's ring (their samples have no ring
+ * and are dropped by the kernel after the pause/resume ran), and a
+ * tracepoint attr in the file would require HEADER_TRACING_DATA.
+ *
+ * Everything that talks to the kernel goes through &struct aux_session_ops
+ * (perf_event_open, ioctl, close). There is no mmap op on purpose: the
+ * rings are mapped with the real mmap(2) by data_ring__mmap() and
+ * aux_ring__mmap() on the fds @event_open returned, so tests hand out the
+ * AUX model's memfd and the mapping code under test is the code that runs
+ * on a trace machine (PROT_READ for snapshot rings included).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+
+#include "auxtrig/record/aux_group.h"
+#include "auxtrig/sys/probe.h"
+
+struct aux_session;
+struct pdata_writer;
+
+/** enum aux_trigger_kind - where a trigger fires. */
+enum aux_trigger_kind {
+	AUX_TRIGGER_TRACEPOINT = 0,
+	AUX_TRIGGER_UPROBE,
+};
+
+/**
+ * struct aux_session_trigger - one trigger: a point and an action.
+ * @name: tracepoint "system:event" (uprobes are named from @path/@offset).
+ * @id: tracepoint: the tracefs id.
+ * @action: %AUXTRIG_AUX_RESUME (opens a window), %AUXTRIG_AUX_PAUSE
+ *          (closes it, or freezes a snapshot ring).
+ * @kind: a tracepoint (0), or a user function's entry/return (the "uprobe" PMU).
+ * @path: uprobe: the binary (copied by aux_session__new()).
+ * @offset: uprobe: file offset of the probed instruction.
+ * @retprobe: uprobe: at the function's return (a uretprobe).
+ * @veto: uprobe: a condition's text (borrowed, for printing): a BPF program
+ *        attached to the member decides which hits act (see @veto_prog_fd).
+ *        Only on the in-kernel path; the userspace-gated one applies the
+ *        condition in the gate itself.
+ * @veto_prog_fd: that program (a BPF_PROG_TYPE_KPROBE program, the gate's
+ *        gate_aux_veto_enter/exit), attached when the member is opened with
+ *        the cookie (CPU + 1) << 32 | @window; 0 or less: not loaded yet
+ *        (--dry-run), and aux_session__open() refuses.
+ * @window: the window the member belongs to, for the program's cookie.
+ */
+struct aux_session_trigger {
+	const char *name;
+	__u64 id;
+	__u32 action;
+	enum aux_trigger_kind kind;
+	const char *path;
+	__u64 offset;
+	bool retprobe;
+	const char *veto;
+	int veto_prog_fd;
+	__u32 window;
+};
+
+/**
+ * struct aux_session_opts - what to record.
+ * @event_spec: "intel_pt//u", "cs_etm/@tmc_etr0/", "arm_spe_0//".
+ * @sysfs_root: where the PMUs are described; NULL for /sys.
+ * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 with a
+ *                 @pid records per thread (one AUX buffer for the task).
+ * @pid: -1 system-wide per CPU, or the target process.
+ * @snapshot: snapshot (overwrite) AUX rings.
+ * @snapshot_size: most bytes per CPU and snapshot; 0 = the AUX buffer.
+ * @data_pages: data ring pages per CPU (power of 2).
+ * @aux_pages: AUX pages per CPU (power of 2).
+ * @triggers, @nr_triggers: resume/pause triggers. With a resume trigger the
+ *           groups are windows (start paused); with only pause triggers
+ *           they freeze the trace; with none, plain trace.
+ * @pause_support: `auxtrig probe`'s verdict on the AUX PMU; anything but
+ *                 %PROBE_PAUSE_YES falls back to gating from userspace.
+ * @gate_from_userspace: gate from userspace even where the kernel could
+ *                 pause and resume (the caller says why, e.g. a --where
+ *                 that no BPF program can apply to a tracepoint trigger).
+ */
+struct aux_session_opts {
+	const char *event_spec;
+	const char *sysfs_root;
+	const int *cpus;
+	size_t nr_cpus;
+	pid_t pid;
+	bool snapshot;
+	size_t snapshot_size;
+	size_t data_pages;
+	size_t aux_pages;
+	const struct aux_session_trigger *triggers;
+	size_t nr_triggers;
+	enum probe_pause pause_support;
+	bool gate_from_userspace;
+};
+
+/**
+ * struct aux_session_ops - the kernel, as the session sees it.
+ * @event_open: perf_event_open(2); an fd or -errno.
+ * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
+ *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
+ * @close: close an fd from @event_open; NULL = close(2).
+ * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
+ *           @fd itself (a perf event fd). A model whose "event fd" is a
+ *           memfd, which epoll refuses, hands out another one.
+ * @attach_bpf: attach BPF program @prog_fd to event @fd with @cookie
+ *              (bpf_link_create(BPF_PERF_EVENT)); the link's fd or -errno.
+ *              NULL = the running kernel's.
+ * @kernel: these ops are the running kernel: the PMU type from
+ *          @sysfs_root is checked against /sys before opening.
+ * @ctx: passed to each.
+ */
+struct aux_session_ops {
+	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			  unsigned long flags, void *ctx);
+	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
+	void (*close)(int fd, void *ctx);
+	int (*poll_fd)(int fd, void *ctx);
+	int (*attach_bpf)(int fd, int prog_fd, __u64 cookie, void *ctx);
+	bool kernel;
+	void *ctx;
+};
+
+/** aux_session_ops__kernel - the running kernel. */
+extern const struct aux_session_ops aux_session_ops__kernel;
+
+/**
+ * struct aux_session_stats - for the end-of-run summary.
+ * @aux_records: PERF_RECORD_AUX seen; @truncated, @partial, @collision: of
+ *               those with the flag.
+ * @itrace_starts: PERF_RECORD_ITRACE_START.
+ * @lost: PERF_RECORD_LOST records; @lost_events: events they report lost.
+ * @records: data-ring records written.
+ * @auxtrace: AUXTRACE records written; @aux_bytes: their trace bytes.
+ * @reenables: AUX events re-enabled after the kernel disabled them.
+ * @snapshots: snapshots taken.
+ */
+struct aux_session_stats {
+	__u64 aux_records;
+	__u64 truncated;
+	__u64 partial;
+	__u64 collision;
+	__u64 itrace_starts;
+	__u64 lost;
+	__u64 lost_events;
+	__u64 records;
+	__u64 auxtrace;
+	__u64 aux_bytes;
+	__u64 reenables;
+	__u64 snapshots;
+};
+
+/**
+ * struct aux_session_gate_stats - the userspace-gated fallback's edges.
+ * @opens, @closes: window edges handed to aux_session__edge().
+ * @enables, @disables: times the AUX events were switched on / off.
+ * @late: closing edges stamped before the trace was on for them: that
+ *        window's trace is missing (the round trip took longer than it).
+ * @unmatched: a close for a thread with no window open, or an open for
+ *             one already open (an edge message was lost in between).
+ * @other_threads: edges of threads the per-task AUX events do not trace
+ *                 (they follow the target's first thread), ignored.
+ * @lat_n: switches timed; @lat_min, @lat_median, @lat_p99, @lat_max:
+ *         nanoseconds from the gate's stamp (bpf_ktime_get_ns()) to the
+ *         ioctl's return (CLOCK_MONOTONIC).
+ */
+struct aux_session_gate_stats {
+	__u64 opens;
+	__u64 closes;
+	__u64 enables;
+	__u64 disables;
+	__u64 late;
+	__u64 unmatched;
+	__u64 other_threads;
+	__u64 lat_n;
+	__u64 lat_min;
+	__u64 lat_median;
+	__u64 lat_p99;
+	__u64 lat_max;
+};
+
+/**
+ * aux_session__new() - parse and describe the session; opens nothing.
+ * @s: set to the new session.
+ * @o: options (copied; @cpus and @triggers too).
+ *
+ * Reports with pr_err(): no such PMU ("try: auxtrig probe"), a bad spec,
+ * buffer sizes (powers of 2; Intel PT at least 8 KiB full trace, 4 KiB
+ * snapshot, as perf), a snapshot size larger than the buffer, and the
+ * kernel's refusals (aux_group__validate()). A PMU or kernel without
+ * pause/resume gets the userspace-gated fallback with a warning.
+ *
+ * Return: 0, -ENOENT, -EINVAL, -ERANGE, -EOPNOTSUPP, -ENOMEM.
+ */
+int aux_session__new(struct aux_session **s, const struct aux_session_opts *o);
+
+/**
+ * aux_session__print() - every group, attrs by name (perf -vv style, see
+ * attr_print__group()). Return: bytes written.
+ */
+int aux_session__print(const struct aux_session *s, FILE *f);
+
+/**
+ * aux_session__open() - open every CPU's group and tracking event, read
+ * their ids, redirect the tracking event into the leader's ring, mmap the
+ * leader's data ring and AUX area (read-only in snapshot mode).
+ * @ops: the kernel; NULL = &aux_session_ops__kernel.
+ *
+ * Return: 0 or -errno, with a message: -ENOENT the PMU is not on this
+ * machine; -EPERM the mlock limit (perf_event_mlock_kb) or privileges;
+ * -EOPNOTSUPP/-EINVAL the kernel refused an attr. On failure everything
+ * opened so far is closed again.
+ */
+int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops);
+
+/** aux_session__add_attrs() - the AUX and tracking attrs with their ids. Return: 0 or -errno. */
+int aux_session__add_attrs(struct aux_session *s, struct pdata_writer *w);
+
+/**
+ * aux_session__write_info() - PERF_RECORD_AUXTRACE_INFO for the PMU, after
+ * pdata_writer__begin_data() and before any AUXTRACE. Intel PT's TSC
+ * conversion is read from CPU 0's user page. Return: 0 or -errno.
+ */
+int aux_session__write_info(struct aux_session *s, struct pdata_writer *w);
+
+/**
+ * aux_session__start() - enable the tracking events, and the AUX events
+ * unless the session is gated from userspace (windows without in-kernel
+ * pause/resume: aux_session__enable() on the first trigger).
+ * Return: 0 or -errno.
+ */
+int aux_session__start(struct aux_session *s);
+
+/** aux_session__nr_fds() - fds to poll (one per CPU: the leader's). */
+size_t aux_session__nr_fds(const struct aux_session *s);
+
+/** aux_session__fd() - the @i-th fd to poll, or -1. */
+int aux_session__fd(const struct aux_session *s, size_t i);
+
+/** aux_session__gated() - whether the recorder must gate with __enable/__disable. */
+bool aux_session__gated(const struct aux_session *s);
+
+/**
+ * aux_session__drain() - every CPU: the data ring's records (AUX,
+ * ITRACE_START, LOST, sideband) into @w; in full-trace mode the new AUX
+ * data as AUXTRACE, aux_tail advanced, the event re-enabled if the kernel
+ * disabled it (TRUNCATED); then a round if anything was written.
+ * Return: records + AUXTRACE written, or -errno.
+ */
+int aux_session__drain(struct aux_session *s, struct pdata_writer *w);
+
+/**
+ * aux_session__snapshot() - snapshot mode: disable every AUX event (the
+ * driver publishes aux_head), drain the data rings, write each CPU's
+ * snapshot as AUXTRACE, enable again; a round.
+ * Return: AUXTRACE written, or -errno (-EINVAL in full-trace mode).
+ */
+int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w);
+
+/** aux_session__enable() - fallback gating: PERF_EVENT_IOC_ENABLE every AUX event. */
+int aux_session__enable(struct aux_session *s);
+
+/** aux_session__disable() - fallback gating: PERF_EVENT_IOC_DISABLE every AUX event. */
+int aux_session__disable(struct aux_session *s);
+
+/**
+ * aux_session__edge() - fallback gating: a window edge from the gate.
+ * @open: a thread's first window opened (else its last one closed).
+ * @tid: the thread.
+ * @time_ns: the gate's stamp, CLOCK_MONOTONIC.
+ *
+ * The AUX events are enabled when the first thread opens a window and
+ * disabled when the last one closes, in the order the edges come. Per-task
+ * events (a @pid) trace that thread only: other threads' edges are ignored. With
+ * -vv every switch is logged with its latency.
+ * Return: 0 or -errno (-EINVAL if the session is not gated).
+ */
+int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns);
+
+/** aux_session__gate_stats() - the fallback's edge counters and latencies. */
+void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gate_stats *st);
+
+/**
+ * aux_session__stop() - disable everything and drain: full trace, the
+ * final AUX data too; snapshot mode, only the data rings (for perf's
+ * exit snapshot, call aux_session__snapshot() before). Return: 0 or -errno.
+ */
+int aux_session__stop(struct aux_session *s, struct pdata_writer *w);
+
+/** aux_session__stats() - the counters so far. */
+void aux_session__stats(const struct aux_session *s, struct aux_session_stats *st);
+
+/** aux_session__delete() - unmap, close, free; accepts NULL. */
+void aux_session__delete(struct aux_session *s);
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `auxtrig repair FILE`: complete a perf.data file whose writer died.
+ *
+ * auxtrig keeps its files complete as they grow (pdata_writer__flush()), but a
+ * kill can land between writing a round's data and patching the header. The
+ * file then holds whole records past where the header says the data ends, and
+ * the feature table that followed the old end is overwritten. The bodies of
+ * the features are before the data, and a copy of their table is where the
+ * header's event_types section points (perf ignores it), so the file can be
+ * completed again: walk the records from the start of the data to the last
+ * whole one, put the table after it and patch the header.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auxtrig/cmd/cmd.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata.h"
+
+#define MAX_TABLE 32
+
+static const char repair_usage[] =
+"USAGE: auxtrig repair [-n] FILE\n"
+"\n"
+"Complete an auxtrig perf.data file whose recording was killed (SIGKILL, power\n"
+"loss): keep every whole record, cut what was half written, and write the\n"
+"feature table and header so that perf reads it. A complete file is left as it\n"
+"is.\n"
+"\n"
+"  -n, --dry-run   say what would be done, change nothing\n"
+"  -h, --help      this text\n"
+"\n"
+"EXIT STATUS: 0 repaired or nothing to do, 1 cannot repair, 2 usage error.\n";
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n = pread(fd, buf, len, off);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* The end of the last whole record from @pos on, and how many there are. */
+static __u64 walk_records(int fd, __u64 pos, __u64 file_size, __u64 *nr)
+{
+	struct perf_event_header h;
+	__u64 end, payload;
+
+	*nr = 0;
+	while (pos + sizeof(h) <= file_size && !pread_all(fd, &h, sizeof(h), pos)) {
+		if (h.size < sizeof(h) || h.size % 8 || !h.type || h.type >= PDATA_RECORD_TYPE_MAX)
+			break;
+		end = pos + h.size;
+		if (h.type == PDATA_RECORD_AUXTRACE) {
+			if (h.size != sizeof(struct pdata_record_auxtrace) ||
+			    pread_all(fd, &payload, sizeof(payload), pos + sizeof(h)) || payload % 8)
+				break;
+			end += payload;
+		}
+		if (end > file_size)
+			break;
+		pos = end;
+		(*nr)++;
+	}
+	return pos;
+}
+
+static int repair(const char *path, bool dry_run)
+{
+	struct pdata_file_section table[MAX_TABLE];
+	struct pdata_file_header h;
+	__u64 cut, nr, tsize, bits[4];
+	struct stat st;
+	int fd, err, nbits = 0;
+
+	fd = open(path, (dry_run ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		pr_err("cannot open %s: %s\n", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	err = fstat(fd, &st) ? -errno : pread_all(fd, &h, sizeof(h), 0);
+	if (err || h.magic != PDATA_MAGIC || h.size != sizeof(h)) {
+		pr_err("%s is not a perf.data file (no PERFILE2 header)\n", path);
+		goto fail;
+	}
+	tsize = h.event_types.size;
+	if (!tsize || tsize % sizeof(table[0]) || tsize > sizeof(table) ||
+	    h.event_types.offset + tsize > h.data.offset || h.data.offset > (__u64)st.st_size) {
+		pr_err("%s was not written by auxtrig (no copy of its feature table): cannot repair it\n",
+		       path);
+		goto fail;
+	}
+	if (pread_all(fd, table, tsize, h.event_types.offset)) {
+		pr_err("cannot read %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	cut = walk_records(fd, h.data.offset, st.st_size, &nr);
+	if (cut == h.data.offset + h.data.size) {
+		printf("%s is complete: %llu records, nothing to repair\n", path, (unsigned long long)nr);
+		close(fd);
+		return EXIT_OK;
+	}
+	printf("%s: keeping %llu records (%.1f KiB of data, %llu more bytes than the header said); cutting %llu bytes\n",
+	       path, (unsigned long long)nr, (cut - h.data.offset) / 1024.0,
+	       (unsigned long long)(cut - h.data.offset - h.data.size),
+	       (unsigned long long)(st.st_size - cut));
+	if (dry_run) {
+		close(fd);
+		return EXIT_OK;
+	}
+	/*
+	 * Only the features written before the data exist (those of the close
+	 * come after the table, and are gone with it). They have the lowest
+	 * bits, one per entry of the copy: keep exactly those.
+	 */
+	h.data.size = cut - h.data.offset;
+	memcpy(bits, h.adds_features, sizeof(bits));
+	memset(h.adds_features, 0, sizeof(h.adds_features));
+	for (int b = 0; b < 256 && (__u64)nbits * sizeof(table[0]) < tsize; b++) {
+		if (!(bits[b / 64] & (1ULL << (b % 64))))
+			continue;
+		h.adds_features[b / 64] |= 1ULL << (b % 64);
+		nbits++;
+	}
+	if ((__u64)nbits * sizeof(table[0]) != tsize) {
+		pr_err("%s: the header's feature bits do not match the table copy: cannot repair it\n", path);
+		goto fail;
+	}
+	if (pwrite(fd, table, tsize, cut) != (ssize_t)tsize || ftruncate(fd, cut + tsize) ||
+	    pwrite(fd, &h, sizeof(h), 0) != sizeof(h) || fsync(fd)) {
+		pr_err("cannot write %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	return EXIT_OK;
+fail:
+	close(fd);
+	return EXIT_RUNTIME;
+}
+
+int cmd_repair(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	bool dry_run = false;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nh", options, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			dry_run = true;
+			break;
+		case 'h':
+			fputs(repair_usage, stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "(try: auxtrig repair --help)\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		pr_err("repair takes one FILE (try: auxtrig repair --help)\n");
+		return EXIT_USAGE;
+	}
+	return repair(argv[optind], dry_run);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * csd_decoder: CoreSight ETMv4 decode with OpenCSD's C API.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/sys/log.h"
+
+struct csd_decoder;
+
+/* Packet monitor context: OpenCSD's callback does not say which trace ID it serves. */
+struct csd_mon_ctx {
+	struct csd_decoder *d;
+	__u8 trace_id;
+};
+
+struct csd_decoder {
+	dcd_tree_handle_t tree;
+	struct csd_mon_ctx mon[128];
+	csd_packet_fn packet_fn;
+	void *packet_ctx;
+	csd_elem_fn elem_fn;
+	void *elem_ctx;
+	__u8 ids[128];		/* trace IDs with a decoder */
+	int nr_ids;
+	int nr_maps;		/* memory images added */
+	int elem_sink_set;
+};
+
+/* The accessor of a tree with no image: every read fails (ADDR_NACC elements). */
+static uint32_t csd_decoder__no_memory(const void *ctx, const ocsd_vaddr_t address,
+				       const ocsd_mem_space_acc_t mem_space, const uint32_t bytes, uint8_t *buf)
+{
+	return 0;
+}
+
+static ocsd_datapath_resp_t csd_decoder__on_elem(const void *ctx, const ocsd_trc_index_t index,
+						  const uint8_t trace_id, const ocsd_generic_trace_elem *elem)
+{
+	const struct csd_decoder *d = ctx;
+	struct csd_elem e = { .index = index, .trace_id = trace_id, .elem = elem };
+
+	if (d->elem_fn)
+		d->elem_fn(&e, d->elem_ctx);
+	return OCSD_RESP_CONT;
+}
+
+static void csd_decoder__on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t index,
+				   const void *pkt, const uint32_t size, const uint8_t *data)
+{
+	const struct csd_mon_ctx *m = ctx;
+	struct csd_packet p = {
+		.index = index, .trace_id = m->trace_id, .pkt = pkt, .raw = data, .size = size,
+		.eot = op == OCSD_OP_EOT,
+	};
+
+	if (op != OCSD_OP_DATA && op != OCSD_OP_EOT)
+		return;
+	if (m->d->packet_fn)
+		m->d->packet_fn(&p, m->d->packet_ctx);
+}
+
+struct csd_decoder *csd_decoder__new(unsigned int flags)
+{
+	struct csd_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (flags & CSD_FORMATTED)
+		d->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN);
+	else
+		d->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (!d->tree) {
+		pr_err("OpenCSD could not create a decode tree\n");
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+void csd_decoder__delete(struct csd_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->tree)
+		ocsd_destroy_dcd_tree(d->tree);
+	free(d);
+}
+
+int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *regs, int full)
+{
+	ocsd_etmv4_cfg cfg = {
+		.reg_idr0 = regs->idr0, .reg_idr1 = regs->idr1, .reg_idr2 = regs->idr2,
+		.reg_idr8 = regs->idr8, .reg_idr9 = regs->idr9, .reg_idr10 = regs->idr10,
+		.reg_idr11 = regs->idr11, .reg_idr12 = regs->idr12, .reg_idr13 = regs->idr13,
+		.reg_configr = regs->configr, .reg_traceidr = regs->traceidr,
+		.arch_ver = ARCH_V8, .core_prof = profile_CortexA,
+	};
+	unsigned char id = 0;
+	ocsd_err_t err;
+	char msg[128];
+
+	err = ocsd_dt_create_decoder(d->tree, OCSD_BUILTIN_DCD_ETMV4I,
+				     full ? OCSD_CREATE_FLG_FULL_DECODER : OCSD_CREATE_FLG_PACKET_PROC, &cfg, &id);
+	if (err != OCSD_OK) {
+		ocsd_err_str(err, msg, sizeof(msg));
+		pr_err("OpenCSD refused the ETMv4 decoder for trace ID %#x: %s\n", regs->traceidr & 0x7f, msg);
+		return -EINVAL;
+	}
+	if (d->nr_ids < (int)sizeof(d->ids))
+		d->ids[d->nr_ids++] = id;
+	return 0;
+}
+
+int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len)
+{
+	ocsd_file_mem_region_t region = { .file_offset = offset, .start_address = addr, .region_size = len };
+	ocsd_err_t err;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		int e = -errno;
+
+		pr_err("cannot open %s: %s\n", path, strerror(-e));
+		return e;
+	}
+	if (!len) {
+		long end;
+
+		fseek(f, 0, SEEK_END);
+		end = ftell(f);
+		region.region_size = end > (long)offset ? (__u64)end - offset : 0;
+	}
+	fclose(f);
+	err = ocsd_dt_add_binfile_region_mem_acc(d->tree, &region, 1, OCSD_MEM_SPACE_ANY, path);
+	if (err != OCSD_OK) {
+		char msg[128];
+
+		ocsd_err_str(err, msg, sizeof(msg));
+		pr_err("OpenCSD cannot map %s at %#llx: %s\n", path, (unsigned long long)addr, msg);
+		return -EINVAL;
+	}
+	d->nr_maps++;
+	return 0;
+}
+
+int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ctx)
+{
+	d->packet_fn = fn;
+	d->packet_ctx = ctx;
+	for (int i = 0; i < d->nr_ids; i++) {
+		__u8 id = d->ids[i] & 0x7f;
+
+		d->mon[id].d = d;
+		d->mon[id].trace_id = id;
+		if (ocsd_dt_attach_packet_callback(d->tree, id, OCSD_C_API_CB_PKT_MON,
+						   (void *)csd_decoder__on_packet, &d->mon[id]) != OCSD_OK) {
+			pr_err("OpenCSD: cannot attach a packet monitor to trace ID %#x\n", id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx)
+{
+	d->elem_fn = fn;
+	d->elem_ctx = ctx;
+}
+
+int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+
+	/*
+	 * The element sink reaches only the decoders that exist when it is set,
+	 * and each call allocates a new one: set it once, now.
+	 */
+	if (!d->elem_sink_set) {
+		if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
+			pr_err("OpenCSD: cannot attach the element output\n");
+			return -EINVAL;
+		}
+		d->elem_sink_set = 1;
+	}
+	/* A full decoder refuses to run without memory: give it memory that is never there. */
+	if (!d->nr_maps) {
+		if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__no_memory,
+						 d) != OCSD_OK) {
+			pr_err("OpenCSD: cannot add an empty memory accessor\n");
+			return -EINVAL;
+		}
+		d->nr_maps++;
+	}
+	while (done < len) {
+		uint32_t used = 0;
+		uint32_t chunk = len - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - done);
+
+		if (OCSD_DATA_RESP_IS_CONT(resp))
+			resp = ocsd_dt_process_data(d->tree, OCSD_OP_DATA, done, chunk, p + done, &used);
+		else
+			resp = ocsd_dt_process_data(d->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+			char msg[256] = "";
+			ocsd_trc_index_t at = 0;
+			uint8_t id = 0;
+
+			ocsd_get_last_err(&at, &id, msg, sizeof(msg));
+			pr_err("OpenCSD: fatal decode error at byte %zu: %s\n", done, msg);
+			return -EIO;
+		}
+		done += used;
+	}
+	resp = ocsd_dt_process_data(d->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+		pr_err("OpenCSD: fatal error at end of trace (response %d)\n", resp);
+		return -EIO;
+	}
+	return 0;
+}
+
+char *csd_decoder__packet_line(const struct csd_packet *pkt, char *out, size_t size)
+{
+	char text[512];
+	size_t n;
+
+	if (pkt->eot) {
+		snprintf(out, size, "ID:%x\tEND OF TRACE DATA", pkt->trace_id);
+		return out;
+	}
+	n = snprintf(out, size, "Idx:%" PRIu64 "; ID:%x; [", (uint64_t)pkt->index, pkt->trace_id);
+	for (__u32 i = 0; i < pkt->size && n < size; i++)
+		n += snprintf(out + n, size - n, "0x%02x ", pkt->raw[i]);
+	if (ocsd_pkt_str(OCSD_PROTOCOL_ETMV4I, pkt->pkt, text, sizeof(text)) != OCSD_OK)
+		snprintf(text, sizeof(text), "(unprintable packet)");
+	if (n < size)
+		snprintf(out + n, size - n, "];\t%s", text);
+	return out;
+}
+
+char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size)
+{
+	char text[512];
+
+	if (ocsd_gen_elem_str(elem->elem, text, sizeof(text)) != OCSD_OK)
+		snprintf(text, sizeof(text), "(unprintable element)");
+	snprintf(out, size, "Idx:%" PRIu64 "; ID:%x; %s", (uint64_t)elem->index, elem->trace_id, text);
+	return out;
+}
+
+enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT };
+
+static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
+{
+	struct csd_branch br = { .from = from, .to = to };
+
+	b->nr_branches++;
+	if (b->fn)
+		b->fn(&br, b->ctx);
+}
+
+void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem)
+{
+	const ocsd_generic_trace_elem *e = elem->elem;
+
+	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		b->nr_ranges++;
+		if (b->prev_type == CSD_PREV_DISCONT || (b->prev_type == CSD_PREV_RANGE && b->prev_taken))
+			csd_branches__emit(b, b->prev_type == CSD_PREV_RANGE ? b->prev_last_instr : 0, e->st_addr);
+		b->prev_type = CSD_PREV_RANGE;
+		b->prev_last_instr = e->en_addr - e->last_instr_sz;
+		b->prev_taken = (e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT) &&
+				e->last_instr_exec;
+		break;
+	case OCSD_GEN_TRC_ELEM_NO_SYNC:
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		if (b->prev_type == CSD_PREV_RANGE)
+			csd_branches__emit(b, b->prev_last_instr, 0);
+		b->prev_type = CSD_PREV_DISCONT;
+		break;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION:
+	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
+		/*
+		 * perf's cs_etm__exception(): the range before an exception (or its
+		 * return) ends in a taken branch whatever its last instruction was,
+		 * and stays the previous packet: the next range gives {its last
+		 * instruction, the new start}.
+		 */
+		if (b->prev_type == CSD_PREV_RANGE)
+			b->prev_taken = 1;
+		break;
+	default:
+		break;
+	}
+}

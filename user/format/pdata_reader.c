@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * pdata_reader: a bounds-checked reader of perf.data files (file mode).
+ * Layout: /work/shared/reference/perf-aux.md §1-2, include/auxtrig/format/pdata.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata_reader.h"
+
+/* "PERFILE2" as read by a machine of the other endianness. */
+#define PDATA_MAGIC_SWAPPED	__builtin_bswap64(PDATA_MAGIC)
+/* PERF_RECORD_AUXTRACE header.size perf writes; payload follows. */
+#define AUXTRACE_RECORD_MIN	sizeof(struct pdata_record_auxtrace)
+
+struct pdata_reader {
+	char *name;
+	unsigned char *buf;
+	size_t len;
+	struct pdata_file_header hdr;
+	struct pdata_reader_attr *attrs;
+	size_t nr_attrs;
+	struct pdata_file_section feat[PDATA_HEADER_LAST_FEATURE];
+	bool has_identifier;	/* every attr samples PERF_SAMPLE_IDENTIFIER */
+};
+
+/* True if [off, off + size) lies inside the buffer; overflow-safe. */
+static bool pdata_reader__in_bounds(const struct pdata_reader *r, __u64 off, __u64 size)
+{
+	return off <= r->len && size <= r->len - off;
+}
+
+static int pdata_reader__parse_attrs(struct pdata_reader *r)
+{
+	const struct pdata_file_header *h = &r->hdr;
+	__u64 esz = h->attr_size;
+
+	if (esz < PERF_ATTR_SIZE_VER0 + sizeof(struct pdata_file_section) || esz > 4096) {
+		pr_err("%s: attr_size %llu in the file header is not plausible (corrupt file?)\n",
+		       r->name, (unsigned long long)esz);
+		return -EINVAL;
+	}
+	if (!pdata_reader__in_bounds(r, h->attrs.offset, h->attrs.size) || h->attrs.size % esz) {
+		pr_err("%s: attr section [%#llx, +%llu) is outside the file or not a multiple of %llu (truncated?)\n",
+		       r->name, (unsigned long long)h->attrs.offset, (unsigned long long)h->attrs.size,
+		       (unsigned long long)esz);
+		return -EINVAL;
+	}
+	r->nr_attrs = h->attrs.size / esz;
+	r->attrs = calloc(r->nr_attrs ? r->nr_attrs : 1, sizeof(*r->attrs));
+	if (!r->attrs)
+		return -ENOMEM;
+	r->has_identifier = r->nr_attrs > 0;
+	for (size_t i = 0; i < r->nr_attrs; i++) {
+		const unsigned char *e = r->buf + h->attrs.offset + i * esz;
+		struct pdata_reader_attr *a = &r->attrs[i];
+		size_t asz = esz - sizeof(struct pdata_file_section);
+		struct pdata_file_section ids;
+
+		memcpy(&a->attr, e, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+		memcpy(&ids, e + asz, sizeof(ids));
+		if (ids.size % sizeof(__u64) || !pdata_reader__in_bounds(r, ids.offset, ids.size)) {
+			pr_err("%s: ids of attr %zu [%#llx, +%llu) are outside the file (truncated?)\n",
+			       r->name, i, (unsigned long long)ids.offset, (unsigned long long)ids.size);
+			return -EINVAL;
+		}
+		a->nr_ids = ids.size / sizeof(__u64);
+		a->ids = calloc(a->nr_ids ? a->nr_ids : 1, sizeof(__u64));
+		if (!a->ids)
+			return -ENOMEM;
+		memcpy(a->ids, r->buf + ids.offset, ids.size);
+		if (!(a->attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			r->has_identifier = false;
+	}
+	return 0;
+}
+
+static int pdata_reader__parse_features(struct pdata_reader *r)
+{
+	const struct pdata_file_header *h = &r->hdr;
+	__u64 table = h->data.offset + h->data.size;
+	size_t slot = 0;
+
+	for (unsigned int bit = 0; bit < PDATA_HEADER_FEAT_BITS; bit++) {
+		struct pdata_file_section s;
+
+		if (!(h->adds_features[bit / 64] & (1ULL << (bit % 64))))
+			continue;
+		if (!pdata_reader__in_bounds(r, table + slot * sizeof(s), sizeof(s))) {
+			pr_err("%s: feature table at %#llx is truncated (feature %u)\n",
+			       r->name, (unsigned long long)table, bit);
+			return -EINVAL;
+		}
+		memcpy(&s, r->buf + table + slot * sizeof(s), sizeof(s));
+		slot++;
+		if (!pdata_reader__in_bounds(r, s.offset, s.size)) {
+			pr_err("%s: feature %u section [%#llx, +%llu) is outside the file (truncated?)\n",
+			       r->name, bit, (unsigned long long)s.offset, (unsigned long long)s.size);
+			return -EINVAL;
+		}
+		if (bit < PDATA_HEADER_LAST_FEATURE)
+			r->feat[bit] = s;
+	}
+	return 0;
+}
+
+static struct pdata_reader *pdata_reader__setup(struct pdata_reader *r)
+{
+	int err;
+
+	if (r->len < sizeof(__u64)) {
+		pr_err("%s: %zu bytes is too short for a perf.data file\n", r->name, r->len);
+		err = -EINVAL;
+		goto fail;
+	}
+	memcpy(&r->hdr.magic, r->buf, sizeof(__u64));
+	if (r->hdr.magic == PDATA_MAGIC_SWAPPED) {
+		pr_err("%s: the file was written on a machine of the other endianness; not supported "
+		       "(convert it there with: perf inject -i FILE -o FILE2)\n", r->name);
+		err = -EPROTONOSUPPORT;
+		goto fail;
+	}
+	if (r->hdr.magic != PDATA_MAGIC) {
+		pr_err("%s: not a perf.data file (no PERFILE2 magic)\n", r->name);
+		err = -EINVAL;
+		goto fail;
+	}
+	if (r->len < 16) {
+		pr_err("%s: truncated file header\n", r->name);
+		err = -EINVAL;
+		goto fail;
+	}
+	memcpy(&r->hdr.size, r->buf + 8, sizeof(__u64));
+	if (r->hdr.size == 16) {
+		pr_err("%s: a pipe-mode perf.data stream; only file mode is supported "
+		       "(convert: perf inject -i FILE -o FILE2)\n", r->name);
+		err = -EPROTONOSUPPORT;
+		goto fail;
+	}
+	if (r->hdr.size != sizeof(r->hdr) || r->len < sizeof(r->hdr)) {
+		pr_err("%s: file header size %llu (file %zu bytes): expected %zu (corrupt or truncated)\n",
+		       r->name, (unsigned long long)r->hdr.size, r->len, sizeof(r->hdr));
+		err = -EINVAL;
+		goto fail;
+	}
+	memcpy(&r->hdr, r->buf, sizeof(r->hdr));
+	if (!pdata_reader__in_bounds(r, r->hdr.data.offset, r->hdr.data.size) || r->hdr.data.offset % 8) {
+		pr_err("%s: data section [%#llx, +%llu) is outside the %zu-byte file (truncated?)\n",
+		       r->name, (unsigned long long)r->hdr.data.offset, (unsigned long long)r->hdr.data.size, r->len);
+		err = -EINVAL;
+		goto fail;
+	}
+	err = pdata_reader__parse_attrs(r);
+	if (err)
+		goto fail;
+	err = pdata_reader__parse_features(r);
+	if (err)
+		goto fail;
+	return r;
+fail:
+	pdata_reader__delete(r);
+	errno = -err;
+	return NULL;
+}
+
+struct pdata_reader *pdata_reader__new_mem(const void *buf, size_t len, const char *name)
+{
+	struct pdata_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->name = strdup(name ? name : "(memory)");
+	/* +8 so that a zero-length buffer still gets a valid pointer. */
+	r->buf = malloc(len + 8);
+	if (!r->name || !r->buf) {
+		pdata_reader__delete(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(r->buf, buf, len);
+	r->len = len;
+	return pdata_reader__setup(r);
+}
+
+struct pdata_reader *pdata_reader__open(const char *path)
+{
+	struct pdata_reader *r = NULL;
+	unsigned char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int err, fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot open %s: %s\n", path, strerror(-err));
+		goto out;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		pr_err("cannot stat %s: %s\n", path, strerror(-err));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		pr_err("%s: not a regular file\n", path);
+		goto out;
+	}
+	buf = malloc(st.st_size + 8);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			pr_err("cannot read %s: %s\n", path, strerror(-err));
+			goto out;
+		}
+		got += n;
+	}
+	r = pdata_reader__new_mem(buf, got, path);
+	err = r ? 0 : -errno;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		errno = -err;
+	return r;
+}
+
+void pdata_reader__delete(struct pdata_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->attrs && i < r->nr_attrs; i++)
+		free(r->attrs[i].ids);
+	free(r->attrs);
+	free(r->buf);
+	free(r->name);
+	free(r);
+}
+
+const struct pdata_file_header *pdata_reader__header(const struct pdata_reader *r)
+{
+	return &r->hdr;
+}
+
+size_t pdata_reader__nr_attrs(const struct pdata_reader *r)
+{
+	return r->nr_attrs;
+}
+
+const struct pdata_reader_attr *pdata_reader__attr(const struct pdata_reader *r, size_t i)
+{
+	return i < r->nr_attrs ? &r->attrs[i] : NULL;
+}
+
+const struct pdata_reader_attr *pdata_reader__attr_by_id(const struct pdata_reader *r, __u64 id)
+{
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		for (size_t j = 0; j < r->attrs[i].nr_ids; j++)
+			if (r->attrs[i].ids[j] == id)
+				return &r->attrs[i];
+	return NULL;
+}
+
+bool pdata_reader__has_feature(const struct pdata_reader *r, unsigned int feat)
+{
+	return feat < PDATA_HEADER_FEAT_BITS && (r->hdr.adds_features[feat / 64] & (1ULL << (feat % 64)));
+}
+
+int pdata_reader__feature(const struct pdata_reader *r, unsigned int feat, const void **data, size_t *size)
+{
+	if (feat >= PDATA_HEADER_LAST_FEATURE || !pdata_reader__has_feature(r, feat))
+		return -ENOENT;
+	*data = r->buf + r->feat[feat].offset;
+	*size = r->feat[feat].size;
+	return 0;
+}
+
+const char *pdata_reader__feature_string(const struct pdata_reader *r, unsigned int feat)
+{
+	const unsigned char *p;
+	const void *data;
+	size_t size;
+	__u32 len;
+
+	if (pdata_reader__feature(r, feat, &data, &size) || size < sizeof(len))
+		return NULL;
+	p = data;
+	memcpy(&len, p, sizeof(len));
+	if (!len || len > size - sizeof(len) || memchr(p + sizeof(len), 0, len) == NULL)
+		return NULL;
+	return (const char *)p + sizeof(len);
+}
+
+/* True if @e names an AUXTRACE record of its size inside the data section. */
+static bool pdata_reader__index_entry_ok(const struct pdata_reader *r, const struct pdata_auxtrace_index_entry *e)
+{
+	const struct pdata_file_header *h = &r->hdr;
+	struct perf_event_header eh;
+
+	if (e->file_offset < h->data.offset || e->file_offset % 8 ||
+	    !pdata_reader__in_bounds(r, e->file_offset, sizeof(eh)) ||
+	    e->file_offset + sizeof(eh) > h->data.offset + h->data.size)
+		return false;
+	memcpy(&eh, r->buf + e->file_offset, sizeof(eh));
+	return eh.type == PDATA_RECORD_AUXTRACE && eh.size == e->sz;
+}
+
+int pdata_reader__auxtrace_index(const struct pdata_reader *r,
+				 struct pdata_auxtrace_index_entry **entries, size_t *nr)
+{
+	const size_t esz = sizeof(**entries);
+	const unsigned char *p;
+	struct pdata_auxtrace_index_entry *v;
+	const void *data;
+	size_t size, skip = 0;
+	__u64 n = 0;
+
+	if (pdata_reader__feature(r, PDATA_HEADER_AUXTRACE, &data, &size))
+		return -ENOENT;
+	p = data;
+	if (size >= sizeof(n))
+		memcpy(&n, p, sizeof(n));
+	if (size >= sizeof(n) && n <= (size - sizeof(n)) / esz && (size - sizeof(n)) % esz == 0) {
+		skip = sizeof(n);		/* perf: u64 nr first */
+	} else if (size % esz == 0) {
+		n = size / esz;			/* simpleperf: no count */
+	} else {
+		pr_err("%s: auxtrace index of %zu bytes has neither perf's nor simpleperf's layout\n",
+		       r->name, size);
+		return -EINVAL;
+	}
+	v = calloc(n ? n : 1, esz);
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, p + skip, n * esz);
+	for (size_t i = 0; i < n; i++) {
+		if (!pdata_reader__index_entry_ok(r, &v[i])) {
+			pr_err("%s: auxtrace index entry %zu (offset %#llx) is not an AUXTRACE record\n", r->name, i,
+			       (unsigned long long)v[i].file_offset);
+			free(v);
+			return -EINVAL;
+		}
+	}
+	*entries = v;
+	*nr = n;
+	return 0;
+}
+
+int pdata_reader__next(const struct pdata_reader *r, __u64 *pos, struct pdata_event *ev)
+{
+	const struct pdata_file_header *h = &r->hdr;
+	const struct perf_event_header *eh;
+	__u64 off = h->data.offset + *pos;
+	__u64 end = h->data.offset + h->data.size;
+
+	if (*pos >= h->data.size)
+		return 0;
+	if (end - off < sizeof(*eh)) {
+		pr_err("%s: truncated record header at %#llx\n", r->name, (unsigned long long)off);
+		return -EPROTO;
+	}
+	eh = (const void *)(r->buf + off);
+	if (eh->size < sizeof(*eh) || eh->size % 8 || eh->size > end - off) {
+		pr_err("%s: record at %#llx (type %u) has size %u: corrupt or truncated data section\n",
+		       r->name, (unsigned long long)off, eh->type, eh->size);
+		return -EPROTO;
+	}
+	memset(ev, 0, sizeof(*ev));
+	ev->header = eh;
+	ev->file_offset = off;
+	*pos += eh->size;
+	if (eh->type == PDATA_RECORD_AUXTRACE) {
+		const struct pdata_record_auxtrace *at = (const void *)eh;
+
+		if (eh->size < AUXTRACE_RECORD_MIN) {
+			pr_err("%s: AUXTRACE record at %#llx is %u bytes, shorter than %zu\n",
+			       r->name, (unsigned long long)off, eh->size, AUXTRACE_RECORD_MIN);
+			return -EPROTO;
+		}
+		if (at->size > end - (off + eh->size)) {
+			pr_err("%s: AUXTRACE record at %#llx announces %llu payload bytes, only %llu left in the data section (truncated?)\n",
+			       r->name, (unsigned long long)off, (unsigned long long)at->size,
+			       (unsigned long long)(end - (off + eh->size)));
+			return -EPROTO;
+		}
+		ev->aux = r->buf + off + eh->size;
+		ev->aux_size = at->size;
+		*pos += at->size;
+	}
+	return 1;
+}
+
+/* The attr a record belongs to: by IDENTIFIER when every attr has it, else the first. */
+static const struct pdata_reader_attr *pdata_reader__event_attr(const struct pdata_reader *r,
+								 const struct pdata_event *ev)
+{
+	const unsigned char *rec = (const void *)ev->header;
+	size_t size = ev->header->size;
+	__u64 id;
+
+	if (!r->nr_attrs)
+		return NULL;
+	if (!r->has_identifier || size < sizeof(*ev->header) + sizeof(id))
+		return &r->attrs[0];
+	if (ev->header->type == PERF_RECORD_SAMPLE)
+		memcpy(&id, rec + sizeof(*ev->header), sizeof(id));
+	else
+		memcpy(&id, rec + size - sizeof(id), sizeof(id));
+	return pdata_reader__attr_by_id(r, id);
+}
+
+static int take_u64(const unsigned char **p, const unsigned char *end, __u64 *v)
+{
+	if (end - *p < 8)
+		return -EINVAL;
+	memcpy(v, *p, 8);
+	*p += 8;
+	return 0;
+}
+
+int pdata_reader__parse_sample(const struct pdata_reader *r, const struct pdata_event *ev,
+			       struct pdata_sample *s)
+{
+	const unsigned char *rec = (const void *)ev->header;
+	const unsigned char *end = rec + ev->header->size;
+	const struct pdata_reader_attr *a = pdata_reader__event_attr(r, ev);
+	const unsigned char *p;
+	__u64 st, v;
+
+	memset(s, 0, sizeof(*s));
+	if (!a)
+		return -ENOENT;
+	s->attr = a;
+	st = a->attr.sample_type;
+	if (ev->header->type == PERF_RECORD_SAMPLE) {
+		p = rec + sizeof(*ev->header);
+		if (st & PERF_SAMPLE_IDENTIFIER) {
+			if (take_u64(&p, end, &s->id))
+				return -EINVAL;
+		}
+		if (st & PERF_SAMPLE_IP) {
+			if (take_u64(&p, end, &s->ip))
+				return -EINVAL;
+		}
+		if (st & PERF_SAMPLE_TID) {
+			if (take_u64(&p, end, &v))
+				return -EINVAL;
+			s->pid = (__u32)v;
+			s->tid = (__u32)(v >> 32);
+		}
+		if ((st & PERF_SAMPLE_TIME) && take_u64(&p, end, &s->time))
+			return -EINVAL;
+		if ((st & PERF_SAMPLE_ADDR) && take_u64(&p, end, &s->addr))
+			return -EINVAL;
+		if ((st & PERF_SAMPLE_ID) && take_u64(&p, end, &s->id))
+			return -EINVAL;
+		if ((st & PERF_SAMPLE_STREAM_ID) && take_u64(&p, end, &v))
+			return -EINVAL;
+		if (st & PERF_SAMPLE_CPU) {
+			if (take_u64(&p, end, &v))
+				return -EINVAL;
+			s->cpu = (__u32)v;
+		}
+		if ((st & PERF_SAMPLE_PERIOD) && take_u64(&p, end, &s->period))
+			return -EINVAL;
+		s->present = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				   PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+		return 0;
+	}
+	/* A kernel record's sample_id trailer, read backwards from the end. */
+	if (ev->header->type >= PERF_RECORD_MAX || !a->attr.sample_id_all)
+		return 0;
+	p = end;
+#define TAKE_BACK(dst) do { if (p - rec < (ptrdiff_t)(sizeof(*ev->header) + 8)) return -EINVAL; \
+			    p -= 8; memcpy(&(dst), p, 8); } while (0)
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		TAKE_BACK(s->id);
+	if (st & PERF_SAMPLE_CPU) {
+		TAKE_BACK(v);
+		s->cpu = (__u32)v;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		TAKE_BACK(v);
+	if (st & PERF_SAMPLE_ID)
+		TAKE_BACK(s->id);
+	if (st & PERF_SAMPLE_TIME)
+		TAKE_BACK(s->time);
+	if (st & PERF_SAMPLE_TID) {
+		TAKE_BACK(v);
+		s->pid = (__u32)v;
+		s->tid = (__u32)(v >> 32);
+	}
+#undef TAKE_BACK
+	s->present = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			   PERF_SAMPLE_CPU);
+	return 0;
+}

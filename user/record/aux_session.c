@@ -1,0 +1,1023 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * One AUX recording session: per CPU an AUX-led group, the leader's data
+ * ring and AUX area, read into perf.data. Order of calls in aux_session.h.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+
+#include "auxtrig/record/attr_print.h"
+#include "auxtrig/record/aux_event.h"
+#include "auxtrig/record/aux_group.h"
+#include "auxtrig/record/aux_ring.h"
+#include "auxtrig/record/aux_session.h"
+#include "auxtrig/format/auxtrace_info.h"
+#include "auxtrig/record/data_ring.h"
+#include "auxtrig/sys/log.h"
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/sys/pmu.h"
+#include "uapi/linux/perf_event_aux.h"
+
+struct aux_session_cpu {
+	struct aux_group g;
+	int leader_fd;
+	__u64 leader_id;
+	int member_fds[AUX_GROUP_MAX_MEMBERS];
+	int member_links[AUX_GROUP_MAX_MEMBERS];	/* veto programs' links, or -1 */
+	int tracking_fd;
+	__u64 tracking_id;
+	struct data_ring data;
+	bool data_mapped;
+	struct aux_ring aux;
+	bool aux_mapped;
+};
+
+struct aux_session {
+	struct aux_session_opts o;
+	int *cpu_list;
+	struct aux_session_trigger *triggers;
+	struct pmu_set *pmus;
+	struct aux_event ev;
+	const struct aux_pmu_ops *pmu_ops;
+	struct aux_group_caps caps;
+	struct aux_session_cpu *cpus;
+	struct aux_session_ops ops;
+	bool opened;
+	bool gated;
+	bool gate_open;		/* gated: the recorder enabled the AUX events */
+	bool stopping;
+	struct aux_session_stats stats;
+	char **paths;		/* uprobe triggers' binaries, owned */
+	/* fallback gating: threads with a window open, edge counters, latencies */
+	__u32 *open_tids;
+	size_t nr_open, cap_open;
+	__u64 enabled_at;	/* CLOCK_MONOTONIC when the gate last opened */
+	struct aux_session_gate_stats gs;
+	__u64 *lat;
+	size_t nr_lat, cap_lat;
+};
+
+/* ---- the kernel ---------------------------------------------------------- */
+
+static int kernel_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			     unsigned long flags, void *ctx)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int kernel_ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+static void kernel_close(int fd, void *ctx)
+{
+	close(fd);
+}
+
+/* A perf link, not PERF_EVENT_IOC_SET_BPF: only a link carries the cookie the program reads. */
+static int kernel_attach_bpf(int fd, int prog_fd, __u64 cookie, void *ctx)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
+	int link = bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, &opts);
+
+	return link < 0 ? -errno : link;
+}
+
+const struct aux_session_ops aux_session_ops__kernel = {
+	.event_open = kernel_event_open,
+	.ioctl = kernel_ioctl,
+	.close = kernel_close,
+	.attach_bpf = kernel_attach_bpf,
+	.kernel = true,
+};
+
+/* ---- describing ---------------------------------------------------------- */
+
+static bool is_pow2(size_t n)
+{
+	return n && !(n & (n - 1));
+}
+
+static int aux_session__check_sizes(const struct aux_session *s)
+{
+	const struct aux_session_opts *o = &s->o;
+	size_t page = sysconf(_SC_PAGESIZE), aux = o->aux_pages * page, min;
+
+	if (!is_pow2(o->data_pages)) {
+		pr_err("%s: data ring of %zu pages: must be a power of 2 (-m)\n", s->ev.name, o->data_pages);
+		return -EINVAL;
+	}
+	if (!is_pow2(o->aux_pages)) {
+		pr_err("%s: AUX area of %zu pages: must be a power of 2 (-m ,N)\n", s->ev.name, o->aux_pages);
+		return -EINVAL;
+	}
+	/* perf 6.1 intel_pt_recording_options() */
+	if (s->ev.kind == AUX_PMU_INTEL_PT) {
+		min = o->snapshot ? 4096 : 8192;
+		if (aux < min) {
+			pr_err("Invalid mmap size for Intel Processor Trace: must be at least %zuKiB and a power of 2\n",
+			       min / 1024);
+			return -EINVAL;
+		}
+	}
+	if (o->snapshot && o->snapshot_size > aux) {
+		pr_err("Snapshot size %zu must not be greater than AUX area tracing mmap size %zu\n",
+		       o->snapshot_size, aux);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static enum aux_group_mode aux_session__mode(const struct aux_session_opts *o)
+{
+	bool resume = false, pause = false;
+
+	if (o->gate_from_userspace)
+		return AUX_GROUP_WINDOW; /* windows, even with no point of their own (-w prog) */
+	for (size_t i = 0; i < o->nr_triggers; i++) {
+		resume |= o->triggers[i].action == AUXTRIG_AUX_RESUME;
+		pause |= o->triggers[i].action == AUXTRIG_AUX_PAUSE;
+	}
+	if (resume)
+		return AUX_GROUP_WINDOW;
+	return pause ? AUX_GROUP_FREEZE : AUX_GROUP_SNAPSHOT;
+}
+
+static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, int cpu, bool warn)
+{
+	enum aux_group_mode mode = aux_session__mode(&s->o);
+	int err;
+
+	err = aux_group__init(&c->g, &s->ev, mode, cpu);
+	for (size_t i = 0; !err && i < s->o.nr_triggers; i++) {
+		const struct aux_session_trigger *t = &s->o.triggers[i];
+
+		if (t->kind == AUX_TRIGGER_UPROBE) {
+			const struct pmu *up = pmu_set__find(s->pmus, "uprobe");
+
+			if (!up) {
+				pr_err("%s: a uprobe window needs the kernel's \"uprobe\" PMU (CONFIG_UPROBE_EVENTS), and %s/bus/event_source/devices has none\n",
+				       s->ev.name, s->o.sysfs_root ?: "/sys");
+				return -ENOENT;
+			}
+			err = aux_group__add_uprobe(&c->g, up, t->path, t->offset, t->retprobe, t->action);
+		} else {
+			err = aux_group__add_tracepoint(&c->g, t->name, t->id, t->action);
+		}
+		if (err == -E2BIG)
+			pr_err("%s: more than %d triggers\n", s->ev.name, AUX_GROUP_MAX_MEMBERS);
+	}
+	if (err)
+		return err;
+	aux_group__add_tracking(&c->g);
+	/* One warning for the session, not one per CPU. */
+	if (s->o.gate_from_userspace && mode != AUX_GROUP_SNAPSHOT) {
+		aux_group__fallback(&c->g); /* the caller says why */
+		s->gated = true;
+	} else if (warn)
+		s->gated = aux_group__adapt(&c->g, &s->caps);
+	else if (mode != AUX_GROUP_SNAPSHOT && !(s->caps.kernel_aux_action && s->caps.pmu_aux_pause))
+		aux_group__fallback(&c->g);
+	return aux_group__validate(&c->g, &s->caps);
+}
+
+int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
+{
+	struct aux_event_opts eo = { .snapshot = o->snapshot };
+	struct aux_session *s;
+	int err;
+
+	*out = NULL;
+	if (!o->event_spec || !o->nr_cpus || !o->cpus) {
+		pr_err("an AUX session needs an event and at least one CPU\n");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		if (o->cpus[i] < 0 && (o->pid < 0 || o->nr_cpus > 1)) {
+			pr_err("per-thread AUX recording (cpu -1) needs a target process (-p) and no other CPU\n");
+			return -EINVAL;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = *o;
+	s->cpu_list = calloc(o->nr_cpus, sizeof(*s->cpu_list));
+	s->triggers = calloc(o->nr_triggers + 1, sizeof(*s->triggers));
+	s->cpus = calloc(o->nr_cpus, sizeof(*s->cpus));
+	if (!s->cpu_list || !s->triggers || !s->cpus) {
+		err = -ENOMEM;
+		goto err;
+	}
+	memcpy(s->cpu_list, o->cpus, o->nr_cpus * sizeof(*s->cpu_list));
+	if (o->nr_triggers)
+		memcpy(s->triggers, o->triggers, o->nr_triggers * sizeof(*s->triggers));
+	/* uprobe events point config1 at the path until they are opened: keep our own */
+	s->paths = calloc(o->nr_triggers + 1, sizeof(*s->paths));
+	if (!s->paths) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (size_t i = 0; i < o->nr_triggers; i++) {
+		if (s->triggers[i].kind != AUX_TRIGGER_UPROBE)
+			continue;
+		s->paths[i] = strdup(s->triggers[i].path ?: "");
+		if (!s->paths[i]) {
+			err = -ENOMEM;
+			goto err;
+		}
+		s->triggers[i].path = s->paths[i];
+	}
+	s->o.cpus = s->cpu_list;
+	s->o.triggers = s->triggers;
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		struct aux_session_cpu *c = &s->cpus[i];
+
+		c->leader_fd = c->tracking_fd = -1;
+		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+			c->member_fds[j] = c->member_links[j] = -1;
+	}
+
+	err = pmu__scan(o->sysfs_root, &s->pmus);
+	if (err) {
+		pr_err("cannot read the PMUs under %s: %s\n", o->sysfs_root ?: PMU_SYSFS_ROOT_DEFAULT,
+		       strerror(-err));
+		goto err;
+	}
+	eo.per_thread = o->cpus[0] < 0;
+	eo.aux_mmap_size = o->aux_pages * sysconf(_SC_PAGESIZE);
+	err = aux_event__parse(&s->ev, s->pmus, o->event_spec, &eo);
+	if (err)
+		goto err;
+	s->pmu_ops = aux_pmu__find(s->ev.pmu->name);
+	if (!s->pmu_ops) {
+		pr_err("%s: auxtrig cannot read %s's AUX area yet (supported: intel_pt, cs_etm, arm_spe)\n",
+		       s->ev.name, s->ev.pmu->name);
+		err = -EOPNOTSUPP;
+		goto err;
+	}
+	err = aux_session__check_sizes(s);
+	if (err)
+		goto err;
+	aux_group_caps__from_probe(&s->caps, o->pause_support);
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		err = aux_session__build(s, &s->cpus[i], o->cpus[i], i == 0);
+		if (err)
+			goto err;
+	}
+	*out = s;
+	return 0;
+
+err:
+	aux_session__delete(s);
+	return err;
+}
+
+/* Does trigger @i's member get its veto program? On the in-kernel path only. */
+static bool aux_session__vetoed(const struct aux_session *s, const struct aux_session_cpu *c, size_t i)
+{
+	return i < s->o.nr_triggers && s->triggers[i].veto && !c->g.gate_by_ioctl;
+}
+
+int aux_session__print(const struct aux_session *s, FILE *f)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		const struct aux_session_cpu *c = &s->cpus[i];
+
+		n += attr_print__group(f, &c->g, ATTR_PRINT_PATHS);
+		for (size_t j = 0; j < c->g.nr_members; j++) {
+			const struct aux_session_trigger *t = &s->triggers[j];
+
+			if (!aux_session__vetoed(s, c, j))
+				continue;
+			n += fprintf(f, "condition on %s: BPF program %s, %s --where '%s' holds\n", c->g.members[j].name,
+				     t->retprobe ? "gate_aux_veto_exit" : "gate_aux_veto_enter",
+				     t->retprobe ? "pauses only at the return of an outermost call where"
+						 : "resumes only at an outermost call where",
+				     t->veto);
+		}
+	}
+	return n;
+}
+
+bool aux_session__gated(const struct aux_session *s)
+{
+	return s->gated;
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+static int aux_session__ioctl(struct aux_session *s, int fd, unsigned long req, unsigned long arg)
+{
+	return s->ops.ioctl(fd, req, arg, s->ops.ctx);
+}
+
+static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
+{
+	struct aux_session *s = arg;
+
+	/* a snapshot restarts the trace only where it ran: not through a closed userspace gate */
+	if (enable && s->gated && !s->gate_open)
+		return 0;
+	return aux_session__ioctl(s, r->fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* The PMU type of the fixture we parsed against must be this machine's. */
+static int aux_session__check_kernel_pmu(const struct aux_session *s)
+{
+	struct pmu *pmu;
+	int err;
+
+	err = pmu__read(NULL, s->ev.pmu->name, &pmu);
+	if (err == -ENOENT) {
+		pr_err("cannot open %s: no such PMU on this machine (try: auxtrig probe)\n", s->ev.pmu->name);
+		return -ENOENT;
+	}
+	if (err) {
+		pr_err("cannot open %s: reading /sys/bus/event_source/devices/%s: %s\n", s->ev.pmu->name,
+		       s->ev.pmu->name, strerror(-err));
+		return err;
+	}
+	if (pmu->type != s->ev.attr.type) {
+		pr_err("cannot open %s: it has type %u here, but %u under %s (describe this machine's PMUs, not another's)\n",
+		       s->ev.pmu->name, pmu->type, s->ev.attr.type, s->o.sysfs_root);
+		err = -ENODEV;
+	}
+	pmu__delete(pmu);
+	return err;
+}
+
+static int aux_session__open_one(struct aux_session *s, struct aux_group_event *e, int cpu, int group_fd,
+				 int *fd)
+{
+	int err;
+
+	err = s->ops.event_open(&e->attr, s->o.pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, s->ops.ctx);
+	if (err >= 0) {
+		*fd = err;
+		return 0;
+	}
+	switch (err) {
+	case -ENOENT:
+	case -ENODEV:
+		pr_err("cannot open %s on CPU %d: no such PMU or CPU on this machine (try: auxtrig probe)\n", e->name,
+		       cpu);
+		break;
+	case -EACCES:
+	case -EPERM:
+		pr_err("cannot open %s on CPU %d: %s (needs CAP_PERFMON, or kernel.perf_event_paranoid <= %d)\n",
+		       e->name, cpu, strerror(-err), s->o.pid < 0 ? 0 : 1);
+		break;
+	case -EOPNOTSUPP:
+		pr_err("cannot open %s on CPU %d: the kernel refused a feature of it (%s); try: auxtrig probe\n",
+		       e->name, cpu, strerror(-err));
+		break;
+	default:
+		pr_err("cannot open %s on CPU %d: %s\n", e->name, cpu, strerror(-err));
+	}
+	return err;
+}
+
+static void aux_session__mlock_hint(const struct aux_session *s, int err)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	unsigned long long need = (unsigned long long)(s->o.data_pages + 1 + s->o.aux_pages) * page *
+				  s->o.nr_cpus / 1024;
+	long kb = -1;
+	FILE *f;
+
+	if (err != -EPERM) {
+		pr_err("cannot map the rings of %s: %s\n", s->ev.name, strerror(-err));
+		return;
+	}
+	f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	pr_err("cannot map the rings of %s: over the locked-memory limit: %llu KiB needed, kernel.perf_event_mlock_kb is %ld "
+	       "(raise it, or RLIMIT_MEMLOCK, or use smaller -m)\n", s->ev.name, need, kb);
+}
+
+static int aux_session__open_cpu(struct aux_session *s, size_t idx)
+{
+	struct aux_session_cpu *c = &s->cpus[idx];
+	struct aux_ring_config rc = {
+		.ops = s->pmu_ops,
+		.overwrite = s->o.snapshot,
+		.snapshot_size = s->o.snapshot_size,
+		.idx = idx,
+		.cpu = c->g.cpu,
+		.tid = s->o.pid,
+		.per_cpu = c->g.cpu >= 0,
+		.enable = aux_session__ring_ctl,
+		.enable_arg = s,
+	};
+	int cpu = c->g.cpu, err;
+
+	err = aux_session__open_one(s, &c->g.leader, cpu, -1, &c->leader_fd);
+	if (err)
+		return err;
+	for (size_t i = 0; i < c->g.nr_members; i++) {
+		err = aux_session__open_one(s, &c->g.members[i], cpu, c->g.gate_by_ioctl ? -1 : c->leader_fd,
+					    &c->member_fds[i]);
+		if (err)
+			return err;
+		if (aux_session__vetoed(s, c, i)) {
+			/* before the leader is enabled: the member never acts unvetoed */
+			const struct aux_session_trigger *t = &s->triggers[i];
+			__u64 cookie = ((__u64)(cpu + 1) << 32) | t->window;
+
+			err = t->veto_prog_fd > 0 ? s->ops.attach_bpf(c->member_fds[i], t->veto_prog_fd, cookie, s->ops.ctx)
+						  : -EBADF;
+			if (err < 0) {
+				pr_err("cannot attach the --where program to %s on CPU %d: %s\n", c->g.members[i].name, cpu,
+				       strerror(-err));
+				return err;
+			}
+			c->member_links[i] = err;
+			err = 0;
+		}
+	}
+	if (c->g.has_tracking) {
+		err = aux_session__open_one(s, &c->g.tracking, cpu, -1, &c->tracking_fd);
+		if (err)
+			return err;
+	}
+	err = aux_session__ioctl(s, c->leader_fd, PERF_EVENT_IOC_ID, (unsigned long)&c->leader_id);
+	if (!err && c->tracking_fd >= 0)
+		err = aux_session__ioctl(s, c->tracking_fd, PERF_EVENT_IOC_ID, (unsigned long)&c->tracking_id);
+	if (err) {
+		pr_err("cannot read the event ids on CPU %d: %s\n", cpu, strerror(-err));
+		return err;
+	}
+	err = data_ring__mmap(&c->data, c->leader_fd, cpu, s->o.data_pages, 0);
+	if (err) {
+		aux_session__mlock_hint(s, err);
+		return err;
+	}
+	c->data_mapped = true;
+	err = aux_ring__mmap(&c->aux, c->leader_fd, data_ring__user_page(&c->data), s->o.aux_pages, &rc);
+	if (err) {
+		if (err == -ENOMEM && s->o.snapshot)
+			pr_err("cannot map %zu AUX pages of %s in snapshot mode: no contiguous memory for a PMU without "
+			       "scatter-gather; use a smaller AUX buffer\n", s->o.aux_pages, s->ev.name);
+		else
+			aux_session__mlock_hint(s, err);
+		return err;
+	}
+	c->aux_mapped = true;
+	/* Sideband into the leader's ring: one ring per CPU holds everything (after the mmap, as perf). */
+	if (c->tracking_fd >= 0) {
+		err = aux_session__ioctl(s, c->tracking_fd, PERF_EVENT_IOC_SET_OUTPUT, c->leader_fd);
+		if (err) {
+			pr_err("cannot redirect the tracking event into %s's ring on CPU %d: %s\n", s->ev.name, cpu,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void aux_session__close(struct aux_session *s)
+{
+	for (size_t i = 0; s->cpus && i < s->o.nr_cpus; i++) {
+		struct aux_session_cpu *c = &s->cpus[i];
+
+		if (c->aux_mapped)
+			aux_ring__munmap(&c->aux);
+		if (c->data_mapped)
+			data_ring__munmap(&c->data);
+		c->aux_mapped = c->data_mapped = false;
+		if (!s->ops.close)
+			continue;
+		if (c->tracking_fd >= 0)
+			s->ops.close(c->tracking_fd, s->ops.ctx);
+		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++) {
+			if (c->member_links[j] >= 0)
+				close(c->member_links[j]); /* detaches the program */
+			c->member_links[j] = -1;
+		}
+		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+			if (c->member_fds[j] >= 0)
+				s->ops.close(c->member_fds[j], s->ops.ctx);
+		if (c->leader_fd >= 0)
+			s->ops.close(c->leader_fd, s->ops.ctx);
+		c->tracking_fd = c->leader_fd = -1;
+		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+			c->member_fds[j] = -1;
+	}
+	s->opened = false;
+}
+
+int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops)
+{
+	int err;
+
+	if (s->opened)
+		return -EBUSY;
+	s->ops = ops ? *ops : aux_session_ops__kernel;
+	if (!s->ops.event_open || !s->ops.ioctl) {
+		pr_err("aux_session__open: ops need event_open and ioctl\n");
+		return -EINVAL;
+	}
+	if (!s->ops.close)
+		s->ops.close = kernel_close;
+	if (!s->ops.attach_bpf)
+		s->ops.attach_bpf = kernel_attach_bpf;
+	if (s->ops.kernel) {
+		err = aux_session__check_kernel_pmu(s);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		err = aux_session__open_cpu(s, i);
+		if (err) {
+			aux_session__close(s);
+			return err;
+		}
+	}
+	s->opened = true;
+	return 0;
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+int aux_session__add_attrs(struct aux_session *s, struct pdata_writer *w)
+{
+	size_t n = s->o.nr_cpus;
+	__u64 *ids = calloc(n, sizeof(*ids)), *tids = calloc(n, sizeof(*tids));
+	size_t nt = 0;
+	int err = -ENOMEM;
+
+	if (!ids || !tids)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = s->cpus[i].leader_id;
+		if (s->cpus[i].tracking_fd >= 0)
+			tids[nt++] = s->cpus[i].tracking_id;
+	}
+	err = pdata_writer__add_attr(w, &s->cpus[0].g.leader.attr, s->ev.name, ids, n);
+	if (!err && nt)
+		err = pdata_writer__add_attr(w, &s->cpus[0].g.tracking.attr, s->cpus[0].g.tracking.name, tids, nt);
+out:
+	free(ids);
+	free(tids);
+	return err;
+}
+
+/* perf_event_mmap_page's TSC conversion under its seqlock (perf_read_tsc_conversion()). */
+static void aux_session__time_conv(const struct perf_event_mmap_page *pc, struct auxtrace_time_conv *tc)
+{
+	__u32 seq;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+		tc->time_shift = pc->time_shift;
+		tc->time_mult = pc->time_mult;
+		tc->time_zero = pc->time_zero;
+		tc->cap_user_time_zero = pc->cap_user_time_zero;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&pc->lock, __ATOMIC_RELAXED) == seq && !(seq & 1))
+			return;
+	}
+}
+
+int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
+{
+	struct pdata_record_auxtrace_info *rec = NULL;
+	const struct aux_session_cpu *c0 = &s->cpus[0];
+	size_t len = 0;
+	int err;
+
+	if (!s->opened)
+		return -EINVAL;
+	switch (s->ev.kind) {
+	case AUX_PMU_INTEL_PT: {
+		struct auxtrace_info_pt_opts po = {
+			.have_sched_switch = c0->g.has_tracking && c0->g.tracking.attr.context_switch ?
+					     (c0->g.cpu >= 0 ? 3 : 2) : 0,
+			.snapshot = s->o.snapshot,
+			.per_cpu_mmaps = c0->g.cpu >= 0,
+		};
+
+		aux_session__time_conv(data_ring__user_page(&c0->data), &po.time);
+		auxtrace_info__host_tsc_ctc(&po.tsc_ctc_n, &po.tsc_ctc_d);
+		auxtrace_info__max_nonturbo_ratio(s->o.sysfs_root, &po.max_nonturbo_ratio);
+		err = auxtrace_info__intel_pt(s->ev.pmu, &s->ev.attr, &po, &rec, &len);
+		break;
+	}
+	case AUX_PMU_CS_ETM:
+		err = auxtrace_info__cs_etm(s->ev.pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, &rec, &len);
+		break;
+	case AUX_PMU_ARM_SPE:
+		err = auxtrace_info__arm_spe(s->ev.pmu, c0->g.cpu >= 0, &rec, &len);
+		break;
+	default:
+		err = -EOPNOTSUPP;
+	}
+	if (err) {
+		pr_err("%s: cannot describe the trace for perf (AUXTRACE_INFO): %s\n", s->ev.name, strerror(-err));
+		return err;
+	}
+	if (s->pmu_ops->info_fill)
+		err = s->pmu_ops->info_fill(&c0->aux, rec->priv, (len - sizeof(*rec)) / sizeof(__u64));
+	if (!err)
+		err = pdata_writer__write(w, rec, len);
+	free(rec);
+	return err;
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+static int aux_session__ctl_all(struct aux_session *s, bool enable)
+{
+	int err, ret = 0;
+
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		err = aux_session__ioctl(s, s->cpus[i].leader_fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (err && !ret) {
+			pr_err("cannot %s %s on CPU %d: %s\n", enable ? "enable" : "disable", s->ev.name,
+			       s->cpus[i].g.cpu, strerror(-err));
+			ret = err;
+		}
+	}
+	return ret;
+}
+
+int aux_session__start(struct aux_session *s)
+{
+	int err;
+
+	if (!s->opened)
+		return -EINVAL;
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		if (s->cpus[i].tracking_fd < 0)
+			continue;
+		err = aux_session__ioctl(s, s->cpus[i].tracking_fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (err) {
+			pr_err("cannot enable the tracking event on CPU %d: %s\n", s->cpus[i].g.cpu, strerror(-err));
+			return err;
+		}
+	}
+	return s->gated ? 0 : aux_session__ctl_all(s, true);
+}
+
+int aux_session__enable(struct aux_session *s)
+{
+	if (!s->opened)
+		return -EINVAL;
+	s->gate_open = true;
+	return aux_session__ctl_all(s, true);
+}
+
+int aux_session__disable(struct aux_session *s)
+{
+	if (!s->opened)
+		return -EINVAL;
+	s->gate_open = false;
+	return aux_session__ctl_all(s, false);
+}
+
+static __u64 aux_session__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void aux_session__latency(struct aux_session *s, __u64 stamp, __u64 done)
+{
+	__u64 ns = done > stamp ? done - stamp : 0, *tmp;
+
+	if (s->nr_lat == s->cap_lat && s->cap_lat < (1u << 20)) {
+		tmp = realloc(s->lat, (s->cap_lat ? 2 * s->cap_lat : 256) * sizeof(*tmp));
+		if (tmp) {
+			s->lat = tmp;
+			s->cap_lat = s->cap_lat ? 2 * s->cap_lat : 256;
+		}
+	}
+	if (s->nr_lat < s->cap_lat)
+		s->lat[s->nr_lat++] = ns;
+	if (!s->gs.lat_n || ns < s->gs.lat_min)
+		s->gs.lat_min = ns;
+	if (ns > s->gs.lat_max)
+		s->gs.lat_max = ns;
+	s->gs.lat_n++;
+}
+
+int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns)
+{
+	size_t i;
+	__u64 done;
+	int err;
+
+	if (!s->opened || !s->gated)
+		return -EINVAL;
+	/* per-task AUX events follow one thread (no inherit): another's windows are not its */
+	if (s->o.pid > 0 && tid != (__u32)s->o.pid) {
+		s->gs.other_threads++;
+		return 0;
+	}
+	for (i = 0; i < s->nr_open && s->open_tids[i] != tid; i++)
+		;
+	if (open) {
+		s->gs.opens++;
+		if (i < s->nr_open) {
+			s->gs.unmatched++; /* its close was lost: it stays open */
+			return 0;
+		}
+		if (s->nr_open == s->cap_open) {
+			size_t cap = s->cap_open ? 2 * s->cap_open : 16;
+			__u32 *tmp = realloc(s->open_tids, cap * sizeof(*tmp));
+
+			if (!tmp)
+				return -ENOMEM;
+			s->open_tids = tmp;
+			s->cap_open = cap;
+		}
+		s->open_tids[s->nr_open++] = tid;
+		if (s->nr_open > 1)
+			return 0;
+		err = aux_session__enable(s);
+		done = aux_session__now();
+		s->enabled_at = done;
+		s->gs.enables++;
+		aux_session__latency(s, time_ns, done);
+		pr_debug("aux gate: open tid %u at %llu: enabled %s at %llu (+%llu ns)\n", tid,
+			 (unsigned long long)time_ns, s->ev.name, (unsigned long long)done,
+			 (unsigned long long)(done - time_ns));
+		return err;
+	}
+	s->gs.closes++;
+	if (i == s->nr_open) {
+		s->gs.unmatched++; /* its open was lost, or it opened before we were gating */
+		return 0;
+	}
+	s->open_tids[i] = s->open_tids[--s->nr_open];
+	if (time_ns < s->enabled_at)
+		s->gs.late++;
+	if (s->nr_open)
+		return 0;
+	err = aux_session__disable(s);
+	done = aux_session__now();
+	s->gs.disables++;
+	aux_session__latency(s, time_ns, done);
+	pr_debug("aux gate: close tid %u at %llu: disabled %s at %llu (+%llu ns)\n", tid,
+		 (unsigned long long)time_ns, s->ev.name, (unsigned long long)done,
+		 (unsigned long long)(done - time_ns));
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gate_stats *st)
+{
+	*st = s->gs;
+	if (!s->nr_lat)
+		return;
+	qsort(s->lat, s->nr_lat, sizeof(*s->lat), cmp_u64);
+	st->lat_median = s->lat[s->nr_lat / 2];
+	st->lat_p99 = s->lat[(s->nr_lat * 99) / 100 < s->nr_lat ? (s->nr_lat * 99) / 100 : s->nr_lat - 1];
+}
+
+size_t aux_session__nr_fds(const struct aux_session *s)
+{
+	return s->opened ? s->o.nr_cpus : 0;
+}
+
+int aux_session__fd(const struct aux_session *s, size_t i)
+{
+	if (!s->opened || i >= s->o.nr_cpus)
+		return -1;
+	return s->ops.poll_fd ? s->ops.poll_fd(s->cpus[i].leader_fd, s->ops.ctx) : s->cpus[i].leader_fd;
+}
+
+/* The trailer-less fields of the kernel records the session looks at. */
+static void aux_session__note(struct aux_session *s, struct aux_session_cpu *c, const struct perf_event_header *h)
+{
+	__u64 v[2];
+
+	switch (h->type) {
+	case PERF_RECORD_AUX:
+		memcpy(v, (const char *)h + 24, 8);
+		aux_ring__note_aux_record(&c->aux, v[0]);
+		s->stats.aux_records++;
+		s->stats.truncated += !!(v[0] & PERF_AUX_FLAG_TRUNCATED);
+		s->stats.partial += !!(v[0] & PERF_AUX_FLAG_PARTIAL);
+		s->stats.collision += !!(v[0] & PERF_AUX_FLAG_COLLISION);
+		break;
+	case PERF_RECORD_ITRACE_START:
+		s->stats.itrace_starts++;
+		break;
+	case PERF_RECORD_LOST:
+		memcpy(v, (const char *)h + 8, 16);
+		s->stats.lost++;
+		s->stats.lost_events += v[1];
+		break;
+	}
+}
+
+static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct pdata_writer *w)
+{
+	const struct perf_event_header *h;
+	int n = 0, err;
+
+	data_ring__read_init(&c->data);
+	while ((h = data_ring__read_event(&c->data))) {
+		aux_session__note(s, c, h);
+		err = pdata_writer__write(w, h, h->size);
+		if (err)
+			return err;
+		n++;
+	}
+	data_ring__consume(&c->data);
+	s->stats.records += n;
+	return n;
+}
+
+/* AUXTRACE.reference: Intel PT wants the TSC at read time, the others any unique value. */
+static __u64 aux_session__reference(const struct aux_session *s)
+{
+	struct timespec ts;
+
+#if defined(__x86_64__) || defined(__i386__)
+	if (s->ev.kind == AUX_PMU_INTEL_PT)
+		return __builtin_ia32_rdtsc();
+#endif
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, const struct aux_ring_read *rd,
+			    struct pdata_writer *w)
+{
+	struct pdata_record_auxtrace rec;
+	int err;
+
+	aux_ring__auxtrace(&c->aux, rd, aux_session__reference(s), &rec);
+	err = pdata_writer__write_auxtrace(w, &rec, rd->data1, rd->len1, rd->data2, rd->len2);
+	if (err)
+		return err;
+	s->stats.auxtrace++;
+	s->stats.aux_bytes += rd->size;
+	return 1;
+}
+
+int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
+{
+	struct aux_ring_read rd;
+	int64_t got;
+	int n = 0, err, truncated;
+
+	if (!s->opened)
+		return -EINVAL;
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		struct aux_session_cpu *c = &s->cpus[i];
+
+		err = aux_session__drain_data(s, c, w);
+		if (err < 0)
+			return err;
+		n += err;
+		if (s->o.snapshot)
+			continue;
+		got = aux_ring__read(&c->aux, &rd);
+		if (got < 0) {
+			pr_err("%s on CPU %d: AUX head and tail out of step: %s\n", s->ev.name, c->g.cpu,
+			       strerror((int)-got));
+			return (int)got;
+		}
+		if (got > 0) {
+			err = aux_session__put(s, c, &rd, w);
+			if (err < 0)
+				return err;
+			n += err;
+		}
+		/* Released only after the copy is in the writer: the kernel may reuse the space now. */
+		truncated = aux_ring__consume(&c->aux);
+		/*
+		 * The kernel disables the event when the buffer fills (TRUNCATED,
+		 * or no space at all, which emits no record): perf re-enables after
+		 * every read, enabling a running event being a no-op. Not while
+		 * stopping, nor when the recorder's gate is closed.
+		 */
+		if ((!truncated && !got) || s->stopping || (s->gated && !s->gate_open))
+			continue;
+		err = aux_ring__enable(&c->aux);
+		if (err) {
+			pr_err("cannot re-enable %s on CPU %d after the buffer filled: %s\n", s->ev.name,
+			       c->g.cpu, strerror(-err));
+			return err;
+		}
+		s->stats.reenables += truncated;
+	}
+	if (n) {
+		err = pdata_writer__finish_round(w);
+		if (err)
+			return err;
+	}
+	return n;
+}
+
+int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
+{
+	struct aux_ring_read rd;
+	int64_t got;
+	int n = 0, err = 0, ret;
+
+	if (!s->opened || !s->o.snapshot)
+		return -EINVAL;
+	/* §4.1: stop every CPU first, so each driver publishes its head and AUX record. */
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++)
+		err = aux_ring__snapshot_start(&s->cpus[i].aux);
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+		ret = aux_session__drain_data(s, &s->cpus[i], w);
+		if (ret < 0)
+			err = ret;
+	}
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+		struct aux_session_cpu *c = &s->cpus[i];
+
+		got = aux_ring__snapshot(&c->aux, &rd);
+		if (got < 0)
+			err = (int)got;
+		else if (got > 0 && (ret = aux_session__put(s, c, &rd, w)) < 0)
+			err = ret;
+		else
+			n += got > 0;
+	}
+	/* Restart even after a write error: the trace must not stay off. */
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		ret = aux_ring__snapshot_finish(&s->cpus[i].aux);
+		if (ret && !err)
+			err = ret;
+	}
+	if (err) {
+		pr_err("%s: snapshot failed: %s\n", s->ev.name, strerror(-err));
+		return err;
+	}
+	s->stats.snapshots++;
+	err = pdata_writer__finish_round(w);
+	return err ? err : n;
+}
+
+int aux_session__stop(struct aux_session *s, struct pdata_writer *w)
+{
+	int err, ret;
+
+	if (!s->opened)
+		return -EINVAL;
+	s->stopping = true;
+	for (size_t i = 0; i < s->o.nr_cpus; i++)
+		if (s->cpus[i].tracking_fd >= 0)
+			aux_session__ioctl(s, s->cpus[i].tracking_fd, PERF_EVENT_IOC_DISABLE, 0);
+	err = aux_session__ctl_all(s, false);
+	ret = aux_session__drain(s, w);
+	if (ret < 0 && !err)
+		err = ret;
+	return err;
+}
+
+void aux_session__stats(const struct aux_session *s, struct aux_session_stats *st)
+{
+	*st = s->stats;
+}
+
+void aux_session__delete(struct aux_session *s)
+{
+	if (!s)
+		return;
+	aux_session__close(s);
+	pmu_set__delete(s->pmus);
+	for (size_t i = 0; s->paths && i < s->o.nr_triggers; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s->open_tids);
+	free(s->lat);
+	free(s->cpus);
+	free(s->cpu_list);
+	free(s->triggers);
+	free(s);
+}

@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "auxtrig/lang/expr.h"
+#include "auxtrig/expr_abi.h"
+#include "auxtrig/record/gate.h"
+#include "auxtrig/sys/log.h"
+#include "skel/gate.skel.h"
+
+struct gate_tp_entry {
+	__u32 id;
+	char system[TP_NAME_MAX];
+	char name[TP_NAME_MAX];
+	struct gate_tp tp;
+};
+
+struct gate {
+	struct gate_bpf *skel;
+	struct gate_tp_entry *tps;
+	size_t nr_tps;
+	struct bpf_link **links;
+	size_t nr_links;
+	struct expr_prog *where;
+	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
+	int nr_triggers;
+	struct ring_buffer *ctl;
+	struct gate_state state;
+	struct gate_uprobe {
+		int window;
+		char *path, *symbol;
+		unsigned long offset;
+	} *uprobes;
+	size_t nr_uprobes;
+	struct gate_point {
+		struct point pt;
+		struct gate_tp tp;
+	} *points;		/* probe points: key GATE_POINT_BASE + index */
+	size_t nr_points;
+	int nr_cpus;
+};
+
+static void state_update(struct gate *g);
+
+struct gate *gate__open(const struct gate_opts *opts)
+{
+	struct gate *g = calloc(1, sizeof(*g));
+	int err;
+
+	if (!g)
+		return NULL;
+	g->skel = gate_bpf__open();
+	if (!g->skel) {
+		err = -errno;
+		pr_err("cannot open the gate BPF object: %s\n", strerror(-err));
+		free(g);
+		errno = -err;
+		return NULL;
+	}
+	g->skel->rodata->filter_targets = !opts->all_processes;
+	g->skel->rodata->target_threads = opts->threads;
+	g->state.all = opts->all_processes;
+	g->nr_cpus = opts->nr_cpus;
+	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
+	return g;
+}
+
+int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, __u64 close_mask,
+		 __u32 flags)
+{
+	struct gate_tp_entry *e = NULL, *tmp;
+	size_t nr_dyn = 0;
+
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if (g->tps[i].id == fmt->id)
+			e = &g->tps[i];
+	if (!e) {
+		if (g->nr_tps == GATE_MAX_TPS) {
+			pr_err("too many tracepoints: at most %d\n", GATE_MAX_TPS);
+			return -E2BIG;
+		}
+		tmp = realloc(g->tps, (g->nr_tps + 1) * sizeof(*g->tps));
+		if (!tmp)
+			return -ENOMEM;
+		g->tps = tmp;
+		e = &g->tps[g->nr_tps++];
+		memset(e, 0, sizeof(*e));
+		e->id = fmt->id;
+		snprintf(e->system, sizeof(e->system), "%s", fmt->system);
+		snprintf(e->name, sizeof(e->name), "%s", fmt->name);
+		e->tp.size = fmt->size;
+		for (size_t i = 0; i < fmt->nr_fields; i++) {
+			if (!fmt->fields[i].is_dynamic)
+				continue;
+			if (nr_dyn == GATE_MAX_DYN) {
+				pr_warn("%s:%s has more than %d dynamic fields; the rest are cut\n",
+					fmt->system, fmt->name, GATE_MAX_DYN);
+				break;
+			}
+			e->tp.dyn_off[nr_dyn] = fmt->fields[i].offset;
+			e->tp.dyn_flags[nr_dyn] = fmt->fields[i].is_rel ? GATE_DYN_REL : 0;
+			nr_dyn++;
+		}
+		e->tp.nr_dyn = nr_dyn;
+	}
+	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
+		flags |= GATE_TP_USER_REGS;
+	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_enter_", 10))
+		flags |= GATE_TP_SYSCALL_ENTER;
+	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_exit_", 9))
+		flags |= GATE_TP_SYSCALL_EXIT;
+	/* Their records have the same layout: id at 8, args at 16 / ret at 16. */
+	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_enter"))
+		flags |= GATE_TP_SYSCALL_ENTER;
+	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_exit"))
+		flags |= GATE_TP_SYSCALL_EXIT;
+	e->tp.open_mask |= open_mask;
+	e->tp.close_mask |= close_mask;
+	e->tp.flags |= flags;
+	return 0;
+}
+
+/*
+ * A condition reads $elapsed: the gate times it. At a syscall's exit point
+ * with no window open, $elapsed counts from the syscall's entry, which the
+ * gate then stamps per thread.
+ */
+static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
+{
+	struct tp_format enter;
+	char name[TP_NAME_MAX];
+	int err;
+
+	g->skel->rodata->need_elapsed = 1;
+	if (!strcmp(exit->system, "raw_syscalls") && !strcmp(exit->name, "sys_exit"))
+		snprintf(name, sizeof(name), "sys_enter"); /* syscall:*:exit */
+	else if (!strcmp(exit->system, "syscalls") && !strncmp(exit->name, "sys_exit_", 9))
+		snprintf(name, sizeof(name), "sys_enter_%s", exit->name + 9);
+	else
+		return 0;
+	memset(&enter, 0, sizeof(enter));
+	err = tracefs__load_format(exit->system, name, &enter);
+	if (err) {
+		pr_err("$elapsed at %s:%s needs %s:%s: %s\n", exit->system, exit->name, exit->system, name,
+		       strerror(-err));
+		return err;
+	}
+	err = gate__add_tp(g, &enter, 0, 0, GATE_TP_STAMP_ENTRY);
+	tp_format__exit(&enter);
+	return err;
+}
+
+static int triggers_full(const struct gate *g)
+{
+	if (g->nr_triggers < GATE_MAX_TRIGGERS)
+		return 0;
+	pr_err("too many --on triggers: at most %d\n", GATE_MAX_TRIGGERS);
+	return -E2BIG;
+}
+
+/* The trigger's rodata and condition; the caller sets its bit in its point's trig_mask. */
+static int trigger_add(struct gate *g, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	int i = g->nr_triggers;
+
+	if (cond) {
+		g->trig_cond[i] = malloc(sizeof(*cond));
+		if (!g->trig_cond[i])
+			return -ENOMEM;
+		memcpy(g->trig_cond[i], cond, sizeof(*cond));
+	}
+	g->skel->rodata->gate_triggers[i] = *t;
+	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
+	g->nr_triggers++;
+	return i;
+}
+
+int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct gate_trigger *t,
+		      const struct expr_prog *cond)
+{
+	int i, err;
+
+	err = triggers_full(g);
+	if (!err)
+		err = gate__add_tp(g, fmt, 0, 0, 0);
+	if (!err && cond && (cond->flags & EXPR_PROG_ELAPSED))
+		err = gate_time_syscall(g, fmt);
+	if (err)
+		return err;
+	i = trigger_add(g, t, cond);
+	if (i < 0)
+		return i;
+	for (size_t k = 0; k < g->nr_tps; k++)
+		if (g->tps[k].id == fmt->id)
+			g->tps[k].tp.trig_mask |= 1u << i;
+	return i;
+}
+
+static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind)
+{
+	switch (kind) {
+	case POINT_UPROBE:
+		return g->skel->progs.gate_point_uprobe;
+	case POINT_URETPROBE:
+		return g->skel->progs.gate_point_uretprobe;
+	case POINT_USDT:
+		return g->skel->progs.gate_point_usdt;
+	case POINT_KPROBE:
+		return g->skel->progs.gate_point_kprobe;
+	case POINT_KRETPROBE:
+		return g->skel->progs.gate_point_kretprobe;
+	case POINT_MEM:
+		return g->skel->progs.gate_point_mem;
+	case POINT_TP:
+		break;
+	}
+	return NULL;
+}
+
+int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
+{
+	struct gate_point *e = NULL, *tmp;
+	struct bpf_program *prog = point_prog(g, p->kind);
+
+	if (!prog)
+		return -EINVAL;
+	for (size_t i = 0; i < g->nr_points; i++)
+		if (!memcmp(&g->points[i].pt, p, sizeof(*p)))
+			e = &g->points[i];
+	if (!e) {
+		if (g->nr_points == GATE_MAX_POINTS) {
+			pr_err("too many probe points: at most %d\n", GATE_MAX_POINTS);
+			return -E2BIG;
+		}
+		tmp = realloc(g->points, (g->nr_points + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		g->points = tmp;
+		e = &g->points[g->nr_points++];
+		memset(e, 0, sizeof(*e));
+		e->pt = *p;
+		/* Only the programs of the kinds in use are loaded. */
+		bpf_program__set_autoload(prog, true);
+	}
+	e->tp.open_mask |= open_mask;
+	e->tp.close_mask |= close_mask;
+	return e - g->points;
+}
+
+int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
+			    const struct expr_prog *cond)
+{
+	int n, i;
+
+	i = triggers_full(g);
+	if (i)
+		return i;
+	n = gate__add_point(g, p, 0, 0);
+	if (n < 0)
+		return n;
+	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
+		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
+	i = trigger_add(g, t, cond);
+	if (i >= 0)
+		g->points[n].tp.trig_mask |= 1u << i;
+	return i;
+}
+
+int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char *symbol,
+			    unsigned long offset)
+{
+	struct gate_uprobe *tmp = realloc(g->uprobes, (g->nr_uprobes + 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return -ENOMEM;
+	g->uprobes = tmp;
+	tmp = &g->uprobes[g->nr_uprobes];
+	tmp->window = w;
+	tmp->offset = offset;
+	tmp->path = strdup(path);
+	tmp->symbol = strdup(symbol);
+	if (!tmp->path || !tmp->symbol)
+		return -ENOMEM;
+	g->nr_uprobes++;
+	return 0;
+}
+
+void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
+{
+	g->skel->rodata->uprobe_enter_type = enter;
+	g->skel->rodata->uprobe_exit_type = exit;
+}
+
+void gate__signal_edges(struct gate *g)
+{
+	g->skel->rodata->signal_edges = 1;
+	g->state.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
+}
+
+void gate__aux_veto(struct gate *g)
+{
+	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_enter, true);
+	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_exit, true);
+}
+
+int gate__aux_veto_fd(const struct gate *g, bool retprobe)
+{
+	const struct bpf_program *p = retprobe ? g->skel->progs.gate_aux_veto_exit : g->skel->progs.gate_aux_veto_enter;
+
+	return bpf_program__autoload(p) ? bpf_program__fd(p) : -ENOENT;
+}
+
+void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, __u64 *paused, __u64 *untracked)
+{
+	*resumed = g->skel->bss->aux_veto_stats[0];
+	*vetoed = g->skel->bss->aux_veto_stats[1];
+	*paused = g->skel->bss->aux_veto_stats[2];
+	*untracked = g->skel->bss->aux_veto_stats[3];
+}
+
+void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
+{
+	*out = g->skel->bss->edge_stats;
+}
+
+void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause)
+{
+	g->skel->rodata->resume_type = resume;
+	g->skel->rodata->pause_type = pause;
+}
+
+void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
+{
+	g->skel->rodata->hold_windows = 1;
+	g->skel->rodata->min_duration_ns = min_ns;
+	g->skel->rodata->max_duration_ns = max_ns;
+}
+
+void gate__set_mark_type(struct gate *g, unsigned int type)
+{
+	g->state.mark_type = type; /* written with the state at arm time */
+}
+
+int gate__map_fd(const struct gate *g, const char *name)
+{
+	const struct bpf_map *m = bpf_object__find_map_by_name(g->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+int gate__ctl_open(struct gate *g, int (*cb)(void *ctx, void *data, size_t size), void *ctx)
+{
+	g->ctl = ring_buffer__new(bpf_map__fd(g->skel->maps.gate_ctl), cb, ctx, NULL);
+	return g->ctl ? 0 : -errno;
+}
+
+int gate__ctl_fd(const struct gate *g)
+{
+	return g->ctl ? ring_buffer__epoll_fd(g->ctl) : -1;
+}
+
+int gate__ctl_consume(struct gate *g)
+{
+	int n = g->ctl ? ring_buffer__consume(g->ctl) : 0;
+
+	return n < 0 ? n : 0;
+}
+
+void gate__unfreeze(struct gate *g)
+{
+	/* Only the gate and triggers ever set them: clearing our copy is enough. */
+	g->state.frozen = 0;
+	g->state.freeze_at = 0;
+	state_update(g);
+}
+
+__u64 gate__expr_lost(const struct gate *g)
+{
+	struct expr_slot_state ss;
+	__u64 sum = 0;
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
+			sum += ss.count_lost;
+	return sum;
+}
+
+void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
+{
+	*out = g->skel->bss->trig_stats[i];
+}
+
+void gate__record_only_cpus(struct gate *g)
+{
+	g->skel->rodata->filter_cpus = 1;
+}
+
+static void state_update(struct gate *g)
+{
+	__u32 zero = 0;
+
+	if (bpf_map__update_elem(g->skel->maps.gate_state, &zero, sizeof(zero), &g->state, sizeof(g->state),
+				 BPF_ANY))
+		pr_warn("cannot update the gate's state: %s\n", strerror(errno));
+}
+
+void gate__record_always(struct gate *g)
+{
+	g->skel->rodata->no_windows = 1;
+}
+
+int gate__set_where(struct gate *g, const struct expr_prog *prog)
+{
+	free(g->where);
+	g->where = malloc(sizeof(*prog));
+	if (!g->where)
+		return -ENOMEM;
+	memcpy(g->where, prog, sizeof(*prog));
+	g->skel->rodata->have_where = 1;
+	if (prog->flags & EXPR_PROG_ELAPSED)
+		g->skel->rodata->need_elapsed = 1;
+	return 0;
+}
+
+int gate__load(struct gate *g)
+{
+	int err;
+
+	/* Only the builtins some condition reads are fetched at each hit. */
+	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
+	for (int i = 0; i < g->nr_triggers; i++)
+		if (g->trig_cond[i])
+			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
+	err = gate_bpf__load(g->skel);
+	if (err) {
+		char names[256] = "";
+		struct bpf_program *prog;
+
+		/* One of the programs loaded for this run: name them all. */
+		bpf_object__for_each_program(prog, g->skel->obj) {
+			size_t n = strlen(names);
+
+			if (bpf_program__autoload(prog))
+				snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", bpf_program__name(prog));
+		}
+		pr_err("the kernel refused the gate BPF programs (%s): %s (run with -vv for the verifier log)\n",
+		       names, strerror(-err));
+		return err;
+	}
+	if (g->where) {
+		__u32 zero = 0;
+
+		err = bpf_map__update_elem(g->skel->maps.gate_where, &zero, sizeof(zero), g->where,
+					   sizeof(*g->where), BPF_ANY);
+		if (err) {
+			pr_err("cannot load the --where condition into the gate: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	for (int i = 0; i < g->nr_triggers; i++) {
+		__u32 key = i;
+
+		if (!g->trig_cond[i])
+			continue;
+		err = bpf_map__update_elem(g->skel->maps.gate_trig_progs, &key, sizeof(key), g->trig_cond[i],
+					   sizeof(*g->trig_cond[i]), BPF_ANY);
+		if (err) {
+			pr_err("cannot load the condition of trigger %d into the gate: %s\n", i + 1,
+			       strerror(-err));
+			return err;
+		}
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		__u32 key = GATE_POINT_BASE + i;
+
+		err = bpf_map__update_elem(g->skel->maps.gate_tps, &key, sizeof(key), &g->points[i].tp,
+					   sizeof(g->points[i].tp), BPF_ANY);
+		if (err) {
+			pr_err("cannot configure the %s point in the gate: %s\n",
+			       point__kind_name(g->points[i].pt.kind), strerror(-err));
+			return err;
+		}
+	}
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		err = bpf_map__update_elem(g->skel->maps.gate_tps, &g->tps[i].id, sizeof(__u32),
+					   &g->tps[i].tp, sizeof(g->tps[i].tp), BPF_ANY);
+		if (err) {
+			pr_err("cannot configure %s:%s in the gate: %s\n", g->tps[i].system,
+			       g->tps[i].name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int gate__set_output(struct gate *g, int cpu, int perf_fd)
+{
+	__u32 key = cpu;
+
+	return bpf_map__update_elem(g->skel->maps.gate_events, &key, sizeof(key), &perf_fd,
+				    sizeof(perf_fd), BPF_ANY);
+}
+
+int gate__add_target(struct gate *g, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+int gate__add_exec_target(struct gate *g, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_exec_targets, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+int gate__record_cpu(struct gate *g, int cpu)
+{
+	__u32 key = cpu;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(g->skel->maps.gate_cpus, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static int add_link(struct gate *g, struct bpf_link *link)
+{
+	struct bpf_link **tmp;
+
+	tmp = realloc(g->links, (g->nr_links + 1) * sizeof(*tmp));
+	if (!tmp) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	g->links = tmp;
+	g->links[g->nr_links++] = link;
+	return 0;
+}
+
+/* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
+static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	int fd, err = -ENOENT;
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || !gelf_getehdr(e, &eh)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (eh.e_type != ET_EXEC) {
+		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*addr = sym.st_value;
+				err = 0;
+				break;
+			}
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/*
+ * mem: a hardware breakpoint per CPU with the gate's program on it. The
+ * address is virtual, so any process touching it on that CPU fires it; the
+ * program keeps only the targets'.
+ */
+static int attach_mem(struct gate *g, size_t n)
+{
+	const struct point *p = &g->points[n].pt;
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_BREAKPOINT,
+		.sample_period = 1,
+		.bp_len = p->len,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	unsigned long addr = p->offset;
+	struct bpf_link *link;
+	int fd, err;
+
+	if (p->path[0]) {
+		err = elf_symbol_address(p->path, p->symbol, &addr);
+		if (err) {
+			pr_err("mem:%s:%s: %s\n", p->path, p->symbol,
+			       err == -EOPNOTSUPP ? "the file is position-independent, so the address is known only at run time; give mem:ADDR"
+			       : err == -ENOENT	  ? "no such symbol in that file"
+						  : strerror(-err));
+			return err == -EOPNOTSUPP ? -EINVAL : err;
+		}
+	}
+	a.bp_addr = addr;
+	a.bp_type = p->access == POINT_MEM_X ? HW_BREAKPOINT_X :
+		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
+		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
+		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue; /* an offline CPU */
+		if (fd < 0) {
+			err = -errno;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
+			return err;
+		}
+		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+			return err;
+		}
+		err = add_link(g, link); /* the link owns the event's fd */
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int attach_point(struct gate *g, size_t n)
+{
+	const struct point *p = &g->points[n].pt;
+	struct bpf_program *prog = point_prog(g, p->kind);
+	__u64 key = GATE_POINT_BASE + n;
+	struct bpf_link *link = NULL;
+	int err;
+
+	switch (p->kind) {
+	case POINT_UPROBE:
+	case POINT_URETPROBE: {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = p->symbol, .retprobe = p->kind == POINT_URETPROBE,
+			    .bpf_cookie = key);
+
+		link = bpf_program__attach_uprobe_opts(prog, -1, p->path, p->offset, &uo);
+		break;
+	}
+	case POINT_USDT: {
+		LIBBPF_OPTS(bpf_usdt_opts, uo, .usdt_cookie = key);
+
+		link = bpf_program__attach_usdt(prog, -1, p->path, p->provider, p->symbol, &uo);
+		break;
+	}
+	case POINT_KPROBE:
+	case POINT_KRETPROBE: {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = p->offset, .retprobe = p->kind == POINT_KRETPROBE,
+			    .bpf_cookie = key);
+
+		link = bpf_program__attach_kprobe_opts(prog, p->symbol, &ko);
+		break;
+	}
+	case POINT_MEM:
+		return attach_mem(g, n);
+	case POINT_TP:
+		return -EINVAL;
+	}
+	if (!link) {
+		err = -errno;
+		if (p->kind == POINT_USDT)
+			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+		else
+			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			       p->path[0] ? ":" : "", p->symbol,
+			       err == -ENOENT ? "no such symbol" : strerror(-err));
+		return err;
+	}
+	return add_link(g, link);
+}
+
+/*
+ * Attach order matters where two tracepoints share one kernel hook (every
+ * syscall tracepoint hangs off raw_syscalls:sys_enter/sys_exit): the kernel
+ * runs a hook's users in the order they came. So window starts attach first
+ * and tracepoints that only close windows last: a syscall:* window is then
+ * open for the other syscall events of that very call, enter and exit alike.
+ */
+static int tp_attach_pass(const struct gate_tp *tp)
+{
+	if (tp->open_mask)
+		return 0;
+	return tp->close_mask ? 2 : 1;
+}
+
+int gate__attach(struct gate *g)
+{
+	struct bpf_link *link;
+	int err;
+
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < g->nr_tps; i++) {
+			/* One program for all tracepoints: the cookie tells it which one fired. */
+			LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+
+			if (tp_attach_pass(&g->tps[i].tp) != pass)
+				continue;
+			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+								   g->tps[i].system, g->tps[i].name, &opts);
+			if (!link) {
+				err = -errno;
+				pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+				       strerror(-err));
+				return err;
+			}
+			err = add_link(g, link);
+			if (err)
+				return err;
+		}
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		err = attach_point(g, i);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		const struct gate_uprobe *u = &g->uprobes[i];
+
+		for (int ret = 0; ret < 2; ret++) {
+			/* The window's number travels as the cookie: one program for all. */
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret,
+				    .bpf_cookie = u->window);
+
+			if (ret && u->offset)
+				break; /* a return probe only at the function itself */
+			link = bpf_program__attach_uprobe_opts(ret ? g->skel->progs.gate_uprobe_exit
+								   : g->skel->progs.gate_uprobe_enter,
+							       -1, u->path, u->offset, &uo);
+			if (!link) {
+				err = -errno;
+				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				return err;
+			}
+			err = add_link(g, link);
+			if (err)
+				return err;
+		}
+	}
+	link = bpf_program__attach(g->skel->progs.gate_follow_fork);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_follow_exec);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_exec (needed to start a command): %s\n",
+		       strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach(g->skel->progs.gate_thread_exit);
+	if (!link || add_link(g, link)) {
+		err = link ? -ENOMEM : -errno;
+		pr_err("cannot attach to sched:sched_process_exit: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+void gate__arm(struct gate *g)
+{
+	g->state.armed = 1;
+	state_update(g);
+}
+
+void gate__disarm(struct gate *g)
+{
+	g->state.armed = 0;
+	state_update(g);
+}
+
+void gate__stats(const struct gate *g, struct gate_stats *sum)
+{
+	const struct gate_stats *s = g->skel->bss->stats;
+
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < GATE_STATS_SLOTS; i++) {
+		sum->windows_opened += s[i].windows_opened;
+		sum->windows_closed += s[i].windows_closed;
+		sum->windows_filtered += s[i].windows_filtered;
+		sum->recorded += s[i].recorded;
+		sum->output_lost += s[i].output_lost;
+		sum->too_big += s[i].too_big;
+		sum->threads_full += s[i].threads_full;
+		sum->unknown_tp += s[i].unknown_tp;
+		sum->frozen += s[i].frozen;
+	}
+}
+
+void gate__close(struct gate *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nr_links; i++)
+		bpf_link__destroy(g->links[i]);
+	free(g->links);
+	ring_buffer__free(g->ctl);
+	gate_bpf__destroy(g->skel);
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+		free(g->trig_cond[i]);
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		free(g->uprobes[i].path);
+		free(g->uprobes[i].symbol);
+	}
+	free(g->uprobes);
+	free(g->points);
+	free(g->where);
+	free(g->tps);
+	free(g);
+}
