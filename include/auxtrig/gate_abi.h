@@ -311,7 +311,7 @@ struct gate_stats {
 	__u64 frozen;
 };
 
-#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
+#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
 
 /**
  * struct gate_state - the switches every program obeys (map gate_state, one
