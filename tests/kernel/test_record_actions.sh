@@ -43,8 +43,7 @@ exec 7<>"$tmp/in"
 "$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'tp:syscalls:sys_enter_close if fd % 2 == 0:mark,every:2,limit:3/s' \
 	-o "$tmp/l2.data" -- "$SEQ" 500 2 <"$tmp/in" >"$tmp/l2.out" 2>"$tmp/l2.err" &
 aux=$!
-for _ in $(seq 200); do grep -q "phase 0 done" "$tmp/l2.out" 2>/dev/null && break; sleep 0.05; done
-grep -q "phase 0 done" "$tmp/l2.out" || fail "seq_demo did not finish its first burst"
+wait_for "$tmp/l2.out" "phase 0 done" $aux
 sleep 1.5
 echo >&7
 wait $aux || fail "record failed: $(cat "$tmp/l2.err")"

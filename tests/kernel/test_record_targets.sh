@@ -6,23 +6,27 @@ need_root
 need_perf
 
 # -t: only the chosen thread's windows.
-"$DEMO" -r 1500 -t 2 >/dev/null &
+"$DEMO" -r 300 -t 2 -W >"$tmp/tdemo.out" &
 demo=$!
-sleep 0.2
+wait_for "$tmp/tdemo.out" "waiting" $demo
 tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)
 [ -n "$tid" ] || fail "demo has no extra thread"
-"$AUXTRIG" record -q -w syscall:openat -o "$tmp/t.data" -t "$tid" 2>"$tmp/t.err" || fail "record -t: $(cat "$tmp/t.err")"
+record_bg "$tmp/t.err" -w syscall:openat -o "$tmp/t.data" -t "$tid"
+kill -USR1 $demo
 wait $demo
+wait $aux || fail "record -t: $(cat "$tmp/t.err")"
 assert_perf_reads_cleanly "$tmp/t.data"
 pscript "$tmp/t.data" >"$tmp/t.txt"
 [ "$(grep -c sys_enter_openat: "$tmp/t.txt")" -gt 0 ] || fail "no windows for -t $tid"
 assert_eq "$(awk '{ print $2 }' "$tmp/t.txt" | sort -u)" "$tid" "threads recorded with -t"
 
 # -a with a command: every process, for as long as the command runs.
-"$AUXTRIG" record -q -a -w syscall:openat -o "$tmp/a.data" -- sleep 1 2>"$tmp/a.err" &
-aux=$!
-sleep 0.3
+# The command ends when the demo has run (a FIFO it reads), however slow the machine.
+mkfifo "$tmp/a.end"
+exec 9<>"$tmp/a.end"
+record_bg "$tmp/a.err" -a -w syscall:openat -o "$tmp/a.data" -- sh -c 'read -r _ <"$1"' sh "$tmp/a.end"
 "$DEMO" -r 10 >"$tmp/demo.out"
+echo >&9
 other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
 wait $aux || fail "record -a: $(cat "$tmp/a.err")"
 assert_perf_reads_cleanly "$tmp/a.data"
