@@ -4,7 +4,9 @@
 #   make            build everything (auxtrig, BPF objects, examples, unit tests)
 #   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
-#   make test       build and run every test (unit tests anywhere, kernel tests as root)
+#   make test       build and run every test (unit tests anywhere; kernel tests and the lab as root)
+#   make lab-test   the lab alone: the kernel tests and tests/lab/ in guests booted from Debian's
+#                   6.12 and 6.1 kernels, with the emulated trace unit (tests/lab/vm; root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
 #                   against bpftrace and perf's tracepoint filters (root; not part of make test)
@@ -25,6 +27,11 @@ PKG_CONFIG ?= pkg-config
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
              systemtap-sdt-dev
+# The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
+# to build the trace unit. The kernels and their headers are Debian packages too, fetched with
+# apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
+# would install its kernel image on this machine.
+DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
 
 ifeq ($(V),1)
 Q =
@@ -78,7 +85,7 @@ TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers
 # Trigger programs the kernel tests load.
 TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
-.PHONY: all deps run test unit-test kernel-test install uninstall bench clean
+.PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -170,6 +177,9 @@ unit-test: all
 
 kernel-test: all
 	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
+
+lab-test: all
+	$(Q)./tests/run.sh --lab-only $(OUTPUT)
 
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
