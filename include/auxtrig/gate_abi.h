@@ -95,7 +95,7 @@ struct gate_trigger {
 };
 
 /**
- * struct gate_trigger_stats - per trigger, in .bss (shared by all CPUs, atomic)
+ * struct gate_trigger_stats - per trigger and CPU (struct gate_trig_pcpu), summed by the loader
  * @evaluated:	hits of the trigger's tracepoint by a target
  * @matched:	of those, where the condition held
  * @fired:	of those, where the rate policy let the action happen
@@ -108,6 +108,19 @@ struct gate_trigger_stats {
 	__u64 fired;
 	__u64 suppressed;
 	__u64 dropped;
+};
+
+/**
+ * struct gate_trig_pcpu - one CPU's trigger counters (per-CPU array gate_trig_pcpu, key 0)
+ * @stats:	per trigger: no atomics, the loader sums the CPUs
+ * @fire_mask:	a point's own program (see gate_front.h) hands the triggers
+ *		whose condition and policy passed at this hit to gate_fire,
+ *		which it tail-calls: bit i = trigger i
+ */
+struct gate_trig_pcpu {
+	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
+	__u32 fire_mask;
+	__u32 __pad;
 };
 
 /**

@@ -397,7 +397,25 @@ __u64 gate__expr_lost(const struct gate *g)
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
-	*out = g->skel->bss->trig_stats[i];
+	int nr = libbpf_num_possible_cpus();
+	struct gate_trig_pcpu *pc;
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	pc = nr > 0 ? calloc(nr, sizeof(*pc)) : NULL;
+	if (!pc || i < 0 || i >= GATE_MAX_TRIGGERS ||
+	    bpf_map__lookup_elem(g->skel->maps.gate_trig_pcpu, &zero, sizeof(zero), pc, nr * sizeof(*pc), 0)) {
+		free(pc);
+		return;
+	}
+	for (int cpu = 0; cpu < nr; cpu++) {
+		out->evaluated += pc[cpu].stats[i].evaluated;
+		out->matched += pc[cpu].stats[i].matched;
+		out->fired += pc[cpu].stats[i].fired;
+		out->suppressed += pc[cpu].stats[i].suppressed;
+		out->dropped += pc[cpu].stats[i].dropped;
+	}
+	free(pc);
 }
 
 void gate__record_only_cpus(struct gate *g)
