@@ -186,12 +186,14 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
 	}
-	return refuse(why, why_size, "a __data_loc string field is interpreted%.0u", src);
+	snprintf(why, why_size, "a __data_loc string field is interpreted");
+	return -EOPNOTSUPP;
 }
 
 static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, char *why, size_t why_size)
 {
-	return refuse(why, why_size, "$elapsed is interpreted%.0u", var);
+	snprintf(why, why_size, "$elapsed is interpreted");
+	return -EOPNOTSUPP;
 }
 
 static const struct expr_bpf_ops src_ops = {
@@ -261,7 +263,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	if (why && why_size)
 		why[0] = 0;
 	if (!s->trig_mask)
-		return refuse(why, why_size, "no trigger%.0u", 0);
+		return refuse(why, why_size, "no trigger at this point (%u)", s->trig_mask);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
 	/* armed: gate_state.armed, read in place */
 	bpf_asm__ld_map_value(a, R1, s->state_fd, offsetof(struct gate_state, armed));
@@ -335,6 +337,20 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
 	bpf_asm__emit(a, BA_EXIT());
 	return bpf_asm__error(a);
+}
+
+int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size)
+{
+	struct gate_front_spec spec = { .tp_flags = tp_flags, .rec_size = rec_size };
+	struct expr_bpf_opts o = { .ops = &src_ops, .ctx = &spec, .stack_off = FRAME_OFF, .slot = 1 };
+	struct bpf_asm *a = bpf_asm__new();
+	int err;
+
+	if (!a)
+		return -ENOMEM;
+	err = expr_bpf__compile(a, cond, &o, why, why_size);
+	bpf_asm__delete(a);
+	return err;
 }
 
 /* The byte offset of member @name of struct @type, looking into anonymous members. */

@@ -42,6 +42,7 @@
 #include "auxtrig/sys/elf_sym.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/gate_front.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
@@ -1347,6 +1348,34 @@ static void aux_gate_summary(const struct session *s)
 			(unsigned long long)gs.late);
 }
 
+/*
+ * --dry-run: how trigger @i runs in the kernel: a tracepoint that only runs
+ * triggers gets a program of its own with the condition compiled to BPF
+ * (gate_front.h); otherwise the shared gate program interprets it.
+ */
+static void dry_run_print_trigger(const struct session *s, size_t i)
+{
+	const struct on_spec *on = &s->ons[i];
+	__u32 flags = (on->at_enter ? GATE_TP_SYSCALL_ENTER : 0) | (on->at_exit ? GATE_TP_SYSCALL_EXIT : 0);
+	char why[256] = "";
+
+	if (point__is_probe(&on->pt)) {
+		snprintf(why, sizeof(why), "probe points run the shared gate programs");
+	} else {
+		for (size_t k = 0; k < s->nr_tps; k++)
+			if (s->tps[k].fmt.id == on->fmt.id &&
+			    (s->tps[k].open_mask || s->tps[k].close_mask || (s->tps[k].flags & GATE_TP_RECORD)))
+				snprintf(why, sizeof(why), "its tracepoint also opens, closes or records windows");
+		if (!why[0] && on->cond && gate_front__check_cond(on->cond, flags, on->fmt.size, why, sizeof(why)))
+			why[0] = why[0] ? why[0] : '?';
+	}
+	if (why[0])
+		printf("trigger %zu: the shared gate program%s: %s\n", i + 1, on->cond ? ", condition interpreted" : "",
+		       why);
+	else
+		printf("trigger %zu: a program of its own%s\n", i + 1, on->cond ? ", condition compiled to BPF" : "");
+}
+
 /* --dry-run: what would be opened, per CPU, and nothing is. */
 static void dry_run_print(struct session *s)
 {
@@ -1397,6 +1426,8 @@ static void dry_run_print(struct session *s)
 		point__format(&s->ons[i].pt, text, sizeof(text));
 		printf("  %s (probe) has trigger %zu\n", text, i + 1);
 	}
+	for (size_t i = 0; i < s->nr_ons; i++)
+		dry_run_print_trigger(s, i);
 }
 
 /* ---- perf events ---------------------------------------------------------- */

@@ -68,6 +68,14 @@ struct gate_front_spec {
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
 
 /**
+ * gate_front__check_cond() - can a point's own program run condition @cond
+ * at a tracepoint with @tp_flags (GATE_TP_SYSCALL_*) and a record of
+ * @rec_size bytes? Nothing is loaded (for --dry-run).
+ * Return: 0, or -EOPNOTSUPP with @why.
+ */
+int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size);
+
+/**
  * gate_front__task_offsets() - @t from the running kernel's BTF.
  * Return: 0 or -errno.
  */
