@@ -168,7 +168,7 @@ run() {
 		"$build/auxtrig" record -f -o "$tmp/out.data" --on "$spec" -p $lp \
 			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
 		tp=$!
-		names=gate_tracepoint
+		names="gate_tracepoint gate_point" # the shared program, or the point's own
 		wait_for "$tmp/tool.err" 'recording' 10
 		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	bpftrace | bpf-empty)
