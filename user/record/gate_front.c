@@ -265,8 +265,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	if (!s->trig_mask)
 		return refuse(why, why_size, "no trigger at this point (%u)", s->trig_mask);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	/* armed: gate_state.armed, read in place */
-	bpf_asm__ld_map_value(a, R1, s->state_fd, offsetof(struct gate_state, armed));
+	/* armed: gate_config.armed, read in place */
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));

@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auxtrig/cmd/cmd.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/format/synth.h"
@@ -49,6 +48,7 @@
 #include "auxtrig/record/trigger_prog.h"
 #include "auxtrig/record/window_hold.h"
 #include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
@@ -415,12 +415,14 @@ static int on_ctl(void *ctx, void *data, size_t size)
 	const struct gate_ctl_msg *m = data;
 	int err = 0;
 
-	if (size < sizeof(*m))
+	if (size < sizeof(*m) || m->size < sizeof(*m))
 		return 0;
-	if (m->action == GATE_ACT_EDGE_OPEN || m->action == GATE_ACT_EDGE_CLOSE)
+	if (m->type == GATE_MSG_EDGE)
 		return hw_trace__edge(&s->hw, p, m);
-	if (m->action == GATE_ACT_VERDICT)
+	if (m->type == GATE_MSG_VERDICT)
 		return s->hold ? record_sink__verdict(&s->sink, m->args[0], m->ret) : 0;
+	if (m->type != GATE_MSG_ACTION)
+		return 0;
 	if (m->trigger >= GATE_USER_TRIGGER_BASE)
 		s->prog_fired++;
 	if (m->action == GATE_ACT_SNAPSHOT && m->delay_ns) {

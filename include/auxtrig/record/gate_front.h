@@ -47,7 +47,7 @@ struct gate_front_task {
  * @task:	task_struct offsets.
  */
 struct gate_front_spec {
-	int state_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd;
+	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd;
 	__u32 policy_off;
 	int filter_targets, target_threads;
 	__u32 pids[GATE_FRONT_MAX_PIDS];
