@@ -36,7 +36,7 @@ struct gate_front_task {
 
 /**
  * struct gate_front_spec - what a point's program must do.
- * @*_fd:	the gate's maps (gate_state, gate_targets, gate_trig_pcpu, .bss,
+ * @*_fd:	the gate's maps (gate_config, gate_targets, gate_trig_pcpu, .bss,
  *		gate_fire_prog, expr_state, expr_counts); any value to only
  *		check that the program can be built.
  * @policy_off:	offset of trig_policy[] in .bss.
