@@ -557,6 +557,12 @@ static __always_inline int rate_allows(__u32 i, __u32 limit)
 
 	if (!limit || i >= GATE_MAX_TRIGGERS)
 		return 1;
+	/*
+	 * clang reloads @i from the stack, where the verifier no longer knows
+	 * the check above: bound the value the index is computed from.
+	 */
+	barrier_var(i);
+	i &= GATE_MAX_TRIGGERS - 1;
 	step = 1000000000ULL / limit;
 	tau = step * (limit - 1);
 	for (int k = 0; k < 4; k++) {
