@@ -155,20 +155,12 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 	grep -q "no such PMU on this machine (try: auxtrig probe)" "$tmp/err" || fail "$(cat "$tmp/err")"
 	[ ! -e "$tmp/x.data" ] || fail "a refused run left a file"
 fi
-# Windows of trigger programs are decided in BPF: the userspace gate, which says why.
-# KNOWN FAILURE on kernels without aux_action (6.1, lab): "the AUX session and the gate disagree on
-# who gates the trace" (user/record/recorder.c aux_prog_decide() returns before setting its reason
-# when aux_edges is already set); there it runs only with AUXTRIG_KNOWN_FAILURES=1.
-if [ "$aux_action" = true ] || [ "${AUXTRIG_KNOWN_FAILURES:-0}" = 1 ]; then
-	"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w prog \
-		--trigger-prog "$top/examples/triggers/read_fails.bpf.c" >"$tmp/out" 2>"$tmp/err" ||
-		fail "-w prog with hardware trace: $(cat "$tmp/err")"
-	grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "-w prog: path not named: $(cat "$tmp/out")"
-	if [ "$aux_action" = true ]; then
-		grep -q "^hardware trace: windows gated from userspace, because the windows of -w prog (trigger programs) decide in BPF" "$tmp/out" ||
-			fail "-w prog: reason not named: $(cat "$tmp/out")"
-	fi
-fi
+# Windows of trigger programs are decided in BPF: the userspace gate, which says why (on a kernel
+# without aux_action too, where it used to end in "the AUX session and the gate disagree").
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w prog \
+	--trigger-prog "$top/examples/triggers/read_fails.bpf.c" >"$tmp/out" 2>"$tmp/err" || fail "-w prog with hardware trace: $(cat "$tmp/err")"
+grep -q "^hardware trace: windows gated from userspace, because the windows of -w prog (trigger programs) decide in BPF" "$tmp/out" ||
+	fail "-w prog: path not named: $(cat "$tmp/out")"
 # Each trigger says how it runs: a program of its own with its condition compiled, or the shared
 # program interpreting it, and why.
 "$AUXTRIG" record --dry-run --on 'syscall:openat:exit if ret == -ENOENT && comm == "x":mark' \
