@@ -24,6 +24,7 @@
 #include "auxtrig/sys/elf_sym.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
 
@@ -31,9 +32,7 @@ static int failures;
 
 static int event_open(struct perf_event_attr *attr, int group_fd)
 {
-	int fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return perf_sys__event_open(&perf_sys__kernel, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Open the group as the recorder would; the first failure's -errno, or 0. */

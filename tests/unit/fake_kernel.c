@@ -139,9 +139,9 @@ static void fake_kernel__close(int fd, void *ctx)
 		e->fd = -2;
 }
 
-struct aux_session_ops fake_kernel__ops(struct fake_kernel *k)
+struct perf_sys fake_kernel__sys(struct fake_kernel *k)
 {
-	struct aux_session_ops ops = {
+	struct perf_sys ops = {
 		.event_open = fake_kernel__open, .ioctl = fake_kernel__ioctl, .close = fake_kernel__close, .ctx = k,
 	};
 

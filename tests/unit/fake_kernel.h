@@ -5,7 +5,7 @@
 /**
  * DOC: the kernel as aux_session sees it, played by AUX ring models
  *
- * &struct aux_session_ops over one aux_model per CPU: perf_event_open of
+ * &struct perf_sys over one aux_model per CPU: perf_event_open of
  * the AUX PMU's type hands out a dup of that CPU's model fd (the session
  * mmaps it for real), other events get /dev/null; ENABLE/DISABLE drive the
  * model, ID returns the model's (or a counter's) id, SET_OUTPUT checks the
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "auxtrig/record/aux_session.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "aux_model.h"
 
 #define FAKE_KERNEL_MAX_CPUS	4
@@ -57,8 +57,8 @@ int fake_kernel__init(struct fake_kernel *k, __u32 aux_type, const struct aux_mo
 		      const int *cpus, size_t nr_cpus);
 /** fake_kernel__exit() - free the models. */
 void fake_kernel__exit(struct fake_kernel *k);
-/** fake_kernel__ops() - the session ops bound to @k. */
-struct aux_session_ops fake_kernel__ops(struct fake_kernel *k);
+/** fake_kernel__sys() - the perf system calls, played on @k. */
+struct perf_sys fake_kernel__sys(struct fake_kernel *k);
 /** fake_kernel__clock_sync() - every model continues from the newest time. */
 void fake_kernel__clock_sync(struct fake_kernel *k);
 /** fake_kernel__event() - the event behind @fd, or NULL. */

@@ -293,7 +293,7 @@ static int checked_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, 
 		assert_non_null(l);
 		assert_true(l->model >= 0 && l->cpu == cpu);
 	}
-	return fake_kernel__ops(k).event_open(attr, pid, cpu, group_fd, flags, ctx);
+	return fake_kernel__sys(k).event_open(attr, pid, cpu, group_fd, flags, ctx);
 }
 
 /* What the hardware stored, per CPU, in aux_head space (the model starts at 0). */
@@ -429,7 +429,7 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 			   size_t nr_cpus, const struct aux_session_trigger *trig, size_t nr_trig,
 			   enum probe_pause pause)
 {
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session_opts o = {
 		.event_spec = spec, .sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
 		.pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
@@ -454,7 +454,7 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 						   cpus, nr_cpus), 0);
 	}
 	pmu_set__delete(set);
-	ops = fake_kernel__ops(&t->k);
+	ops = fake_kernel__sys(&t->k);
 	ops.event_open = checked_event_open;
 	ops.attach_bpf = fake_attach_bpf;
 	log__set_level(LOG_ERR); /* the fallback warning; tested in test_aux_session_errors_are_clear */

@@ -181,7 +181,7 @@ static void write_file_edges(struct file *f, bool edges)
 	};
 	struct fake_kernel *k = calloc(1, sizeof(*k));
 	struct perf_event_mmap_page *pc;
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
 	struct record_sink sink;
@@ -216,7 +216,7 @@ static void write_file_edges(struct file *f, bool edges)
 	pc->time_mult = 1;
 	pc->time_zero = 0;
 	pc->cap_user_time_zero = 1;
-	ops = fake_kernel__ops(k);
+	ops = fake_kernel__sys(k);
 	assert_int_equal(aux_session__new(&s, &o), 0);
 	assert_int_equal(aux_session__open(s, &ops), 0);
 	f->dir = test_tmpdir__new();

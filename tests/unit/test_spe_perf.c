@@ -251,7 +251,7 @@ static void test_spe_through_session_into_perf(void **state)
 	};
 	uint64_t load_ip = (uint64_t)(uintptr_t)spe_load_fn, branch_ip = (uint64_t)(uintptr_t)spe_branch_fn;
 	struct fake_kernel *k = calloc(1, sizeof(*k));
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
 	struct record_sink sink;
@@ -271,7 +271,7 @@ static void test_spe_through_session_into_perf(void **state)
 	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
 	assert_int_equal(fake_kernel__init(k, pmu_set__find(set, "arm_spe_0")->type, &mc, cpus, 1), 0);
 	pmu_set__delete(set);
-	ops = fake_kernel__ops(k);
+	ops = fake_kernel__sys(k);
 	assert_int_equal(aux_session__new(&s, &o), 0);
 	assert_int_equal(aux_session__open(s, &ops), 0);
 	dir = test_tmpdir__new();

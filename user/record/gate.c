@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -16,6 +15,7 @@
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -48,6 +48,9 @@ struct gate {
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
+	const struct perf_sys *sys;	/* the breakpoints' perf events (NULL: the kernel) */
+	int *fds;			/* perf events and their links, closed last to first */
+	size_t nr_fds;
 };
 
 static void config_update(struct gate *g);
@@ -71,6 +74,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	g->skel->rodata->target_threads = opts->threads;
 	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
+	g->sys = opts->sys;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -554,6 +558,19 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		perf_sys__close(g->sys, fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
@@ -610,7 +627,7 @@ out:
 static int attach_mem(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	int prog_fd = bpf_program__fd(g->skel->progs.gate_point_mem);
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_BREAKPOINT,
@@ -620,8 +637,7 @@ static int attach_mem(struct gate *g, size_t n)
 		.exclude_hv = 1,
 	};
 	unsigned long addr = p->offset;
-	struct bpf_link *link;
-	int fd, err;
+	int fd, link, err;
 
 	if (p->path[0]) {
 		err = elf_symbol_address(p->path, p->symbol, &addr);
@@ -638,22 +654,22 @@ static int attach_mem(struct gate *g, size_t n)
 		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
 		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
-		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(g->sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
-			return err;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-fd));
+			return fd;
 		}
-		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+		err = keep_fd(g, fd);
+		if (err)
 			return err;
+		link = perf_sys__attach_bpf(g->sys, fd, prog_fd, GATE_POINT_BASE + n);
+		if (link < 0) {
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-link));
+			return link;
 		}
-		err = add_link(g, link); /* the link owns the event's fd */
+		err = keep_fd(g, link);
 		if (err)
 			return err;
 	}
@@ -838,6 +854,9 @@ void gate__close(struct gate *g)
 	for (size_t i = 0; i < g->nr_links; i++)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
+	for (size_t i = g->nr_fds; i-- > 0;)
+		perf_sys__close(g->sys, g->fds[i]);
+	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
 	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)

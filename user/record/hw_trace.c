@@ -26,7 +26,7 @@
  * not this machine's: the kernel is asked with a software event and the PMU
  * is taken to support it as its driver does upstream.
  */
-static enum probe_pause pause_support(const struct record_plan *p, const struct aux_session_ops *ops)
+static enum probe_pause pause_support(const struct record_plan *p, const struct perf_sys *sys)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .disabled = 1 };
 	struct aux_event_opts eo = { .per_thread = true };
@@ -39,14 +39,13 @@ static enum probe_pause pause_support(const struct record_plan *p, const struct 
 	a.config = PERF_COUNT_SW_DUMMY;
 	snprintf(pmu_name, sizeof(pmu_name), "%.*s", (int)strcspn(p->aux_event, "/"), p->aux_event);
 	/* Without the PMU here, aux_session__new() will say so: ask only the kernel. */
-	if ((p->sysfs_root && ops->kernel) || pmu__scan(p->sysfs_root, &set) || !pmu_set__find(set, pmu_name) ||
+	if ((p->sysfs_root && perf_sys__is_kernel(sys)) || pmu__scan(p->sysfs_root, &set) || !pmu_set__find(set, pmu_name) ||
 	    aux_event__parse(&ev, set, p->aux_event, &eo)) {
 		pmu_set__delete(set);
 		*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
-		fd = perf_sys__event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_sys__event_open(&perf_sys__kernel, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		err = fd < 0 ? -fd : 0;
-		if (fd >= 0)
-			close(fd);
+		perf_sys__close(&perf_sys__kernel, fd);
 		if (err == EINVAL)
 			return PROBE_PAUSE_NO_KERNEL;
 		return aux_pmu__kind(p->aux_event) == AUX_PMU_ARM_SPE ? PROBE_PAUSE_NO_PMU : PROBE_PAUSE_YES;
@@ -54,14 +53,9 @@ static enum probe_pause pause_support(const struct record_plan *p, const struct 
 	a = ev.attr;
 	a.disabled = 1;
 	*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
-	fd = ops->event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, ops->ctx);
+	fd = perf_sys__event_open(sys, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	err = fd < 0 ? -fd : 0;
-	if (fd >= 0) {
-		if (ops->close)
-			ops->close(fd, ops->ctx);
-		else
-			close(fd);
-	}
+	perf_sys__close(sys, fd);
 	pmu_set__delete(set);
 	return !err ? PROBE_PAUSE_YES : err == EOPNOTSUPP ? PROBE_PAUSE_NO_PMU
 		: err == EINVAL ? PROBE_PAUSE_NO_KERNEL : PROBE_PAUSE_UNKNOWN;
@@ -121,12 +115,12 @@ static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 		hw->edges = true;
 }
 
-void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct aux_session_ops *ops)
+void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys)
 {
-	hw->ops = ops;
+	hw->sys = sys;
 	if (!p->aux_event)
 		return;
-	hw->pause = pause_support(p, ops ?: &aux_session_ops__kernel);
+	hw->pause = pause_support(p, sys);
 	hw->edges = record_plan__has_windows(p) && hw->pause != PROBE_PAUSE_YES;
 	where_decide(hw, p);
 	prog_decide(hw, p);

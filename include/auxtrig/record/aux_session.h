@@ -29,12 +29,13 @@
  * and are dropped by the kernel after the pause/resume ran), and a
  * tracepoint attr in the file would require HEADER_TRACING_DATA.
  *
- * Everything that talks to the kernel goes through &struct aux_session_ops
- * (perf_event_open, ioctl, close). There is no mmap op on purpose: the
- * rings are mapped with the real mmap(2) by data_ring__mmap() and
- * aux_ring__mmap() on the fds @event_open returned, so tests hand out the
- * AUX model's memfd and the mapping code under test is the code that runs
- * on a trace machine (PROT_READ for snapshot rings included).
+ * Everything that talks to the kernel goes through the &struct perf_sys
+ * given to aux_session__open() (perf_event_open, the ioctls, the ring
+ * mmaps by data_ring__mmap() and aux_ring__mmap(), close, the veto
+ * programs' links). Tests hand in the AUX ring model's (fake_kernel.c):
+ * its "event fds" are memfds laid out as the kernel's mapping, so the
+ * mapping code under test is the code that runs on a trace machine
+ * (PROT_READ for snapshot rings included).
  */
 
 #include <stdbool.h>
@@ -45,6 +46,7 @@
 #include <linux/types.h>
 
 #include "auxtrig/record/aux_group.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/probe.h"
 
 struct aux_session;
@@ -127,36 +129,6 @@ struct aux_session_opts {
 };
 
 /**
- * struct aux_session_ops - the kernel, as the session sees it.
- * @event_open: perf_event_open(2); an fd or -errno.
- * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
- *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
- * @close: close an fd from @event_open; NULL = close(2).
- * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
- *           @fd itself (a perf event fd). A model whose "event fd" is a
- *           memfd, which epoll refuses, hands out another one.
- * @attach_bpf: attach BPF program @prog_fd to event @fd with @cookie
- *              (bpf_link_create(BPF_PERF_EVENT)); the link's fd or -errno.
- *              NULL = the running kernel's.
- * @kernel: these ops are the running kernel: the PMU type from
- *          @sysfs_root is checked against /sys before opening.
- * @ctx: passed to each.
- */
-struct aux_session_ops {
-	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			  unsigned long flags, void *ctx);
-	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
-	void (*close)(int fd, void *ctx);
-	int (*poll_fd)(int fd, void *ctx);
-	int (*attach_bpf)(int fd, int prog_fd, __u64 cookie, void *ctx);
-	bool kernel;
-	void *ctx;
-};
-
-/** aux_session_ops__kernel - the running kernel. */
-extern const struct aux_session_ops aux_session_ops__kernel;
-
-/**
  * struct aux_session_stats - for the end-of-run summary.
  * @aux_records: PERF_RECORD_AUX seen; @truncated, @partial, @collision: of
  *               those with the flag.
@@ -236,14 +208,16 @@ int aux_session__print(const struct aux_session *s, FILE *f);
  * aux_session__open() - open every CPU's group and tracking event, read
  * their ids, redirect the tracking event into the leader's ring, mmap the
  * leader's data ring and AUX area (read-only in snapshot mode).
- * @ops: the kernel; NULL = &aux_session_ops__kernel.
+ * @sys: the kernel; NULL = &perf_sys__kernel. With a table that is the
+ *       running kernel (@sys->kernel), a PMU described by a --sysfs-root
+ *       fixture must have this machine's type.
  *
  * Return: 0 or -errno, with a message: -ENOENT the PMU is not on this
  * machine; -EPERM the mlock limit (perf_event_mlock_kb) or privileges;
  * -EOPNOTSUPP/-EINVAL the kernel refused an attr. On failure everything
  * opened so far is closed again.
  */
-int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops);
+int aux_session__open(struct aux_session *s, const struct perf_sys *sys);
 
 /** aux_session__add_attrs() - the AUX and tracking attrs with their ids. Return: 0 or -errno. */
 int aux_session__add_attrs(struct aux_session *s, struct pdata_writer *w);
