@@ -316,13 +316,17 @@ int cpu_events__snapshot(struct cpu_events *ce, cpu_events_fn fn, void *ctx)
 
 void cpu_events__close(struct cpu_events *ce)
 {
-	for (size_t i = 0; i < ce->nr_side; i++)
-		perf_sys__close(ce->sys, ce->side_fds[i]);
+	/* Every ring unmapped before the event that owns it is closed. */
 	for (size_t i = 0; i < ce->nr_cpus; i++) {
+		if (ce->cpus[i].side_mapped)
+			data_ring__munmap(&ce->cpus[i].side_ring);
 		if (ce->cpus[i].mapped)
 			data_ring__munmap(&ce->cpus[i].ring);
-		perf_sys__close(ce->sys, ce->cpus[i].out_fd);
 	}
+	for (size_t i = 0; i < ce->nr_side; i++)
+		perf_sys__close(ce->sys, ce->side_fds[i]);
+	for (size_t i = 0; i < ce->nr_cpus; i++)
+		perf_sys__close(ce->sys, ce->cpus[i].out_fd);
 	free(ce->cpus);
 	free(ce->side_fds);
 	free(ce->side_ids);
