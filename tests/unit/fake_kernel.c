@@ -89,20 +89,23 @@ static int fake_kernel__fault(struct fake_kernel *k)
 	return k->fail_err ?: -EIO;
 }
 
+/* A free slot: a closed event's is taken again, as the kernel reuses fds. */
+static struct fake_kernel_event *fake_kernel__slot(struct fake_kernel *k)
+{
+	for (size_t i = 0; i < k->nr_ev; i++)
+		if (k->ev[i].fd == -2)
+			return &k->ev[i];
+	return k->nr_ev < FAKE_KERNEL_MAX_FDS ? &k->ev[k->nr_ev] : NULL;
+}
+
 static int fake_kernel__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			     unsigned long flags, void *ctx)
 {
 	struct fake_kernel *k = ctx;
-	struct fake_kernel_event *e = NULL;
+	struct fake_kernel_event *e = fake_kernel__slot(k);
 	int model = -1, fd = -1, err;
 
 	(void)flags;
-	/* a closed event's slot is taken again, as the kernel reuses fds */
-	for (size_t i = 0; i < k->nr_ev && !e; i++)
-		if (k->ev[i].fd == -2)
-			e = &k->ev[i];
-	if (!e && k->nr_ev < FAKE_KERNEL_MAX_FDS)
-		e = &k->ev[k->nr_ev];
 	err = fake_kernel__fault(k);
 	if (!err && attr->size != 128)
 		err = -EINVAL;
@@ -143,6 +146,7 @@ static int fake_kernel__open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 		.output = -1,
 		.enabled = !attr->disabled,
 		.backward = attr->write_backward,
+		.link_of = -1,
 	};
 	fake_kernel__log(k, FAKE_OPEN, fd, attr->type, attr->config, fd);
 	return fd;
@@ -307,17 +311,26 @@ static void fake_kernel__close(int fd, void *ctx)
 static int fake_kernel__attach_bpf(int fd, int prog_fd, __u64 cookie, void *ctx)
 {
 	struct fake_kernel *k = ctx;
+	struct fake_kernel_event *e = fake_kernel__slot(k);
 	int err = fake_kernel__fault(k), link = -1;
 
 	if (!err && !fake_kernel__event(k, fd))
 		err = -EBADF;
+	if (!err && !e)
+		err = -EMFILE;
 	if (!err) {
 		link = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the "link" */
 		if (link < 0)
 			err = -errno;
 	}
 	fake_kernel__log(k, FAKE_ATTACH, fd, prog_fd, cookie, err ?: link);
-	return err ?: link;
+	if (err)
+		return err;
+	if (e == &k->ev[k->nr_ev])
+		k->nr_ev++;
+	*e = (struct fake_kernel_event){ .fd = link, .cpu = -1, .model = -1, .group_fd = -1, .output = -1,
+					 .link_of = fd, .id = cookie };
+	return link;
 }
 
 struct perf_sys fake_kernel__sys(struct fake_kernel *k)

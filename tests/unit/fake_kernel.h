@@ -46,6 +46,7 @@
  * @backward: attr.write_backward (an overwrite ring)
  * @paused: PAUSE_OUTPUT 1 is in force: records are dropped (@lost)
  * @lost: records fake_kernel__emit() dropped (paused, or the ring full)
+ * @link_of: a BPF link from attach_bpf (not an event): the event it is on
  */
 struct fake_kernel_event {
 	int fd;
@@ -61,6 +62,7 @@ struct fake_kernel_event {
 	bool backward;
 	bool paused;
 	__u64 lost;
+	int link_of;
 };
 
 /** enum fake_kernel_op - the calls, as the log records them. */

@@ -971,6 +971,159 @@ static void test_aux_session_veto_programs_on_uprobe_members(void **state)
 	free(t);
 }
 
+/* ---- the session's phases on the seam: what each leaves in the "kernel" --- */
+
+struct phases {
+	struct fake_kernel k;
+	struct perf_sys sys;
+	struct aux_session *s;
+};
+
+static const int phase_cpus[] = { 0, 1 };
+
+static void phases_init(struct phases *t, bool snapshot)
+{
+	struct aux_session_opts o = {
+		.event_spec = "intel_pt//u", .sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = phase_cpus,
+		.nr_cpus = 2, .pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
+		.triggers = veto_triggers, .nr_triggers = 2, .pause_support = PROBE_PAUSE_YES,
+	};
+	struct aux_model_config mc = { .pmu = AUX_MODEL_INTEL_PT, .overwrite = snapshot, .data_pages = 16,
+				       .aux_pages = 4 };
+	struct pmu_set *set;
+
+	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
+	assert_int_equal(fake_kernel__init(&t->k, pmu_set__find(set, "intel_pt")->type, &mc, phase_cpus, 2), 0);
+	pmu_set__delete(set);
+	t->sys = fake_kernel__sys(&t->k);
+	assert_int_equal(aux_session__new(&t->s, &o), 0);
+}
+
+/* Nothing open (events, links), nothing mapped, no call on a dead fd, no close under a mapping. */
+static void phases_nothing_left(struct phases *t)
+{
+	assert_int_equal(fake_kernel__nr_open(&t->k), 0);
+	assert_int_equal(fake_kernel__nr_mapped(&t->k), 0);
+	assert_int_equal(t->k.closed_mapped, 0);
+	assert_int_equal(t->k.bad_calls, 0);
+}
+
+/*
+ * aux_session__open() failing at each of its steps (per CPU: the leader,
+ * each member and its --where program's link, the tracking event, both
+ * ids, the data ring, the AUX area, SET_OUTPUT), in both modes: the error
+ * comes back and everything opened before it is closed and unmapped.
+ */
+static void test_aux_session_failure_at_each_step_leaks_nothing(void **state)
+{
+	(void)state;
+	for (int snapshot = 0; snapshot < 2; snapshot++) {
+		unsigned int steps = 0;
+
+		for (unsigned int n = 1;; n++) {
+			struct phases t;
+			int err;
+
+			phases_init(&t, snapshot);
+			t.k.fail_at = n;
+			t.k.fail_err = -EPERM;
+			capture_start();
+			err = aux_session__open(t.s, &t.sys);
+			free(capture_end());
+			if (err) {
+				assert_int_equal(err, -EPERM);
+				assert_int_equal(aux_session__nr_fds(t.s), 0);
+				phases_nothing_left(&t); /* already: before the session is deleted */
+				steps++;
+			}
+			aux_session__delete(t.s);
+			phases_nothing_left(&t);
+			fake_kernel__exit(&t.k);
+			if (!err)
+				break;
+		}
+		/* per CPU: leader, 2 x (member, link), tracking, 2 ids, data mmap, AUX mmap, SET_OUTPUT */
+		assert_int_equal(steps, 2 * 11);
+	}
+}
+
+/*
+ * The order a session winds down in: the tracking events stop first (no
+ * sideband after the trace), then the AUX events; each AUX area and data
+ * ring is unmapped before its event is closed, and each --where program's
+ * link before its member.
+ */
+static void test_aux_session_stop_and_close_order(void **state)
+{
+	struct record_sink sink;
+	struct pdata_writer *w;
+	struct phases t;
+	char *dir = test_tmpdir__new(), path[4096];
+	size_t stop, del, nr_tracking = 0, nr_leaders = 0, nr_links = 0;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	phases_init(&t, false);
+	assert_int_equal(aux_session__open(t.s, &t.sys), 0);
+	w = pdata_writer__open(path, false);
+	assert_non_null(w);
+	record_sink__init(&sink, w, NULL, false);
+	assert_int_equal(aux_session__add_attrs(t.s, w), 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	assert_int_equal(aux_session__write_info(t.s, w), 0);
+	assert_int_equal(aux_session__start(t.s), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_true(aux_model__enabled(&t.k.models[i]));
+	stop = t.k.nr_log;
+	assert_int_equal(aux_session__stop(t.s, &sink), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_false(aux_model__enabled(&t.k.models[i]));
+	assert_int_equal(pdata_writer__close(w), 0);
+	/* stop: every tracking event disabled, then every AUX event (fds are unique until the closes) */
+	for (size_t i = stop; i < t.k.nr_log; i++) {
+		const struct fake_kernel_call *c = &t.k.log[i];
+		const struct fake_kernel_event *e = fake_kernel__event(&t.k, c->fd);
+
+		if (c->op != FAKE_IOCTL || c->req != PERF_EVENT_IOC_DISABLE)
+			continue;
+		assert_non_null(e);
+		if (e->model >= 0) {
+			nr_leaders++;
+			continue;
+		}
+		assert_int_equal(e->config, PERF_COUNT_SW_DUMMY);
+		assert_int_equal(nr_leaders, 0); /* no tracking event stops after an AUX event */
+		nr_tracking++;
+	}
+	assert_int_equal(nr_tracking, 2);
+	assert_int_equal(nr_leaders, 2);
+	del = t.k.nr_log;
+	aux_session__delete(t.s);
+	pdata_writer__delete(w);
+	/* delete: the links closed before the members they are on */
+	for (size_t i = 0; i < t.k.nr_log; i++) {
+		const struct fake_kernel_call *a = &t.k.log[i];
+		ssize_t link_closed = -1, member_closed = -1;
+
+		if (a->op != FAKE_ATTACH)
+			continue;
+		nr_links++;
+		for (size_t j = i + 1; j < t.k.nr_log; j++) {
+			if (t.k.log[j].op == FAKE_CLOSE && t.k.log[j].fd == a->ret && link_closed < 0)
+				link_closed = j;
+			if (t.k.log[j].op == FAKE_CLOSE && t.k.log[j].fd == a->fd && member_closed < 0)
+				member_closed = j;
+		}
+		assert_true(link_closed > (ssize_t)del && member_closed > link_closed);
+	}
+	assert_int_equal(nr_links, 4);
+	/* each ring unmapped before its event is closed; nothing left */
+	phases_nothing_left(&t);
+	fake_kernel__exit(&t.k);
+	test_tmpdir__delete(dir);
+}
+
 /* gate_from_userspace: gated although the kernel and PMU could pause (the caller's --where). */
 static void test_aux_session_gated_on_request(void **state)
 {
@@ -1199,6 +1352,8 @@ int main(void)
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
+		cmocka_unit_test(test_aux_session_failure_at_each_step_leaks_nothing),
+		cmocka_unit_test(test_aux_session_stop_and_close_order),
 		cmocka_unit_test(test_aux_session_gated_on_request),
 		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
 		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
