@@ -177,11 +177,9 @@ static void check_veto_is_private(const struct pmu *up, const char *self)
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = 0);
-
-		links[i] = bpf_link_create(gate__aux_veto_fd(gate, i), fds[i], BPF_PERF_EVENT, &lo);
+		links[i] = perf_sys__attach_bpf(&perf_sys__kernel, fds[i], gate__aux_veto_fd(gate, i), 0);
 		if (links[i] < 0) {
-			fprintf(stderr, "FAIL cannot attach the veto program to member %d: %s\n", i, strerror(errno));
+			fprintf(stderr, "FAIL cannot attach the veto program to member %d: %s\n", i, strerror(-links[i]));
 			failures++;
 			goto out;
 		}
