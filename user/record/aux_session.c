@@ -13,7 +13,7 @@
 #include <linux/perf_event.h>
 
 #include "auxtrig/record/attr_print.h"
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
 #include "auxtrig/record/aux_ring.h"
 #include "auxtrig/record/aux_session.h"
@@ -45,7 +45,7 @@ struct aux_session {
 	struct aux_session_opts o;
 	int *cpu_list;
 	struct aux_session_trigger *triggers;
-	struct pmu_set *pmus;
+	const struct pmu_set *pmus;	/* borrowed: what @ev was resolved against */
 	struct aux_event ev;
 	const struct aux_pmu_ops *pmu_ops;
 	struct aux_group_caps caps;
@@ -158,12 +158,11 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 
 int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 {
-	struct aux_event_opts eo = { .snapshot = o->snapshot };
 	struct aux_session *s;
 	int err;
 
 	*out = NULL;
-	if (!o->event_spec || !o->nr_cpus || !o->cpus) {
+	if (!o->event || !o->pmus || !o->nr_cpus || !o->cpus) {
 		pr_err("an AUX session needs an event and at least one CPU\n");
 		return -EINVAL;
 	}
@@ -213,17 +212,9 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 			c->member_fds[j] = c->member_links[j] = -1;
 	}
 
-	err = pmu__scan(o->sysfs_root, &s->pmus);
-	if (err) {
-		pr_err("cannot read the PMUs under %s: %s\n", o->sysfs_root ?: PMU_SYSFS_ROOT_DEFAULT,
-		       strerror(-err));
-		goto err;
-	}
-	eo.per_thread = o->cpus[0] < 0;
-	eo.aux_mmap_size = o->aux_pages * sysconf(_SC_PAGESIZE);
-	err = aux_event__parse(&s->ev, s->pmus, o->event_spec, &eo);
-	if (err)
-		goto err;
+	s->pmus = o->pmus;
+	s->ev = *o->event;
+	s->o.event = &s->ev;
 	s->pmu_ops = aux_pmu__find(s->ev.pmu->name);
 	if (!s->pmu_ops) {
 		pr_err("%s: auxtrig cannot read %s's AUX area yet (supported: intel_pt, cs_etm, arm_spe)\n",
@@ -948,7 +939,6 @@ void aux_session__delete(struct aux_session *s)
 	if (!s)
 		return;
 	aux_session__close(s);
-	pmu_set__delete(s->pmus);
 	for (size_t i = 0; s->paths && i < s->o.nr_triggers; i++)
 		free(s->paths[i]);
 	free(s->paths);

@@ -9,7 +9,7 @@
  * &struct aux_group per CPU, and per CPU the leader's data ring and AUX
  * ring. The recorder calls, in this order:
  *
- *   aux_session__new()        parse the spec, build and validate the groups
+ *   aux_session__new()        build and validate the groups of the resolved event
  *   [aux_session__print()]    --dry-run -vv
  *   aux_session__open()       open the events, SET_OUTPUT the tracking
  *                             event into the leader, mmap data + AUX rings
@@ -45,12 +45,14 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/probe.h"
 
 struct aux_session;
 struct pdata_writer;
+struct pmu_set;
 struct record_sink;
 
 /** enum aux_trigger_kind - where a trigger fires. */
@@ -94,8 +96,14 @@ struct aux_session_trigger {
 
 /**
  * struct aux_session_opts - what to record.
- * @event_spec: "intel_pt//u", "cs_etm/@tmc_etr0/", "arm_spe_0//".
- * @sysfs_root: where the PMUs are described; NULL for /sys.
+ * @event: the AUX event, resolved (aux_event__parse(), by the plan) for
+ *         this session: per thread if @cpus is { -1 }, @snapshot, and
+ *         @aux_pages for Intel PT's watermark (copied).
+ * @pmus: the PMUs @event was resolved against; the uprobe PMU of uprobe
+ *        triggers comes from it. Borrowed: must outlive the session.
+ * @sysfs_root: where @pmus were read (NULL: /sys), for messages, and to
+ *              check the PMU's type against /sys when opening on the
+ *              running kernel.
  * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 with a
  *                 @pid records per thread (one AUX buffer for the task).
  * @pid: -1 system-wide per CPU, or the target process.
@@ -113,7 +121,8 @@ struct aux_session_trigger {
  *                 that no BPF program can apply to a tracepoint trigger).
  */
 struct aux_session_opts {
-	const char *event_spec;
+	const struct aux_event *event;
+	const struct pmu_set *pmus;
 	const char *sysfs_root;
 	const int *cpus;
 	size_t nr_cpus;
@@ -184,17 +193,17 @@ struct aux_session_gate_stats {
 };
 
 /**
- * aux_session__new() - parse and describe the session; opens nothing.
+ * aux_session__new() - describe the session; opens nothing.
  * @s: set to the new session.
- * @o: options (copied; @cpus and @triggers too).
+ * @o: options (copied; @event, @cpus and @triggers too).
  *
- * Reports with pr_err(): no such PMU ("try: auxtrig probe"), a bad spec,
- * buffer sizes (powers of 2; Intel PT at least 8 KiB full trace, 4 KiB
+ * Reports with pr_err(): an AUX PMU auxtrig cannot read, no uprobe PMU for
+ * uprobe triggers, buffer sizes (powers of 2; Intel PT at least 8 KiB full trace, 4 KiB
  * snapshot, as perf), a snapshot size larger than the buffer, and the
  * kernel's refusals (aux_group__validate()). A PMU or kernel without
  * pause/resume gets the userspace-gated fallback with a warning.
  *
- * Return: 0, -ENOENT, -EINVAL, -ERANGE, -EOPNOTSUPP, -ENOMEM.
+ * Return: 0, -ENOENT, -EINVAL, -EOPNOTSUPP, -ENOMEM.
  */
 int aux_session__new(struct aux_session **s, const struct aux_session_opts *o);
 
