@@ -10,6 +10,8 @@
 
 #include "plan_fixture.h"
 
+const struct probe_ops *built__probe;
+
 void built__build(struct built *b, const char *const *args, bool add_target)
 {
 	char **argv = b->argv;
@@ -32,6 +34,7 @@ void built__build(struct built *b, const char *const *args, bool add_target)
 	fd = fileno(f);
 	dup2(fd, 2);
 	b->err = record_args__parse(&b->a, argc, argv);
+	b->a.probe = built__probe;
 	if (!b->err)
 		b->err = record_plan__build(&b->p, &b->a);
 	fflush(stderr);

@@ -22,6 +22,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/pmu.h"
+#include "auxtrig/sys/probe.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
 #include "plan_fixture.h"
@@ -327,6 +328,91 @@ static void test_record_plan_refuses_bad_durations(void **state)
 	built__refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
 }
 
+/* ---- probe points this machine can or cannot fire ------------------------------- */
+
+/* A kernel whose kprobe programs fire (or not) and whose breakpoints count (or not). */
+static bool kprobes_fire, breakpoints_fire;
+
+static void fake_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->loaded = res->attached = true;
+	res->hits = kind == PROBE_BPF_KPROBE && kprobes_fire;
+}
+
+static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	return attr->type == PERF_TYPE_BREAKPOINT ? 100 : -ENOENT;
+}
+
+static int fake_event_read(int fd, __u64 *count)
+{
+	*count = breakpoints_fire ? PROBE_BP_WRITES : 0;
+	return 0;
+}
+
+static int fake_event_ioctl(int fd, unsigned long request)
+{
+	return 0;
+}
+
+static void fake_event_close(int fd)
+{
+}
+
+static const struct probe_ops fake_probe = {
+	.event_open = fake_event_open,
+	.event_read = fake_event_read,
+	.event_ioctl = fake_event_ioctl,
+	.event_close = fake_event_close,
+	.bpf_try = fake_bpf_try,
+};
+
+/* Asked of the kernel the plan is given, each time, with what to use instead when they do not fire. */
+static void test_record_plan_probe_points_this_machine_fires(void **state)
+{
+	struct built b;
+
+	built__probe = &fake_probe;
+	kprobes_fire = breakpoints_fire = true;
+	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit", "--on", "mem:0x1000:w:stop");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.windows[0].start.kind, POINT_KPROBE);
+	assert_int_equal(b.p.triggers[0].pt.kind, POINT_MEM);
+	built__done(&b);
+
+	kprobes_fire = false;
+	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "--window 'kprobe:do_sys_openat2..syscall:openat:exit': this kernel has no kprobes "
+				    "(auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or "
+				    "tp:SYS:EVENT point instead");
+	BUILD(&b, "-w", "syscall:openat", "--on", "kretprobe:do_sys_openat2:mark");
+	built__refused(&b, -EINVAL, "this kernel has no kprobes");
+	breakpoints_fire = false;
+	BUILD(&b, "-w", "mem:0x1000:w..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "--window 'mem:0x1000:w..syscall:openat:exit': hardware breakpoints do not fire on "
+				    "this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL");
+	built__probe = NULL;
+}
+
+/* Each parse starts afresh, even after one that stopped inside an option cluster ("-hv"). */
+static void test_record_plan_each_parse_starts_afresh(void **state)
+{
+	char *help[] = { "record", "-hv", NULL };
+	struct record_args a;
+	struct built b;
+
+	assert_int_equal(record_args__parse(&a, 2, help), 0);
+	assert_true(a.help);
+	assert_int_equal(a.verbose, 0); /* -h: the usage, nothing else */
+	record_args__exit(&a);
+	BUILD(&b, "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.a.verbose, 0);
+	assert_int_equal(b.p.verbose, 0);
+	built__done(&b);
+}
+
 /* ---- hardware trace: -e PMU/TERMS/MODS, resolved in the plan ---------------------- */
 
 static void test_record_plan_hardware_trace_resolved(void **state)
@@ -516,6 +602,8 @@ int main(void)
 		cmocka_unit_test(test_record_plan_refuses_bad_conditions),
 		cmocka_unit_test(test_record_plan_refuses_bad_triggers),
 		cmocka_unit_test(test_record_plan_refuses_bad_durations),
+		cmocka_unit_test(test_record_plan_probe_points_this_machine_fires),
+		cmocka_unit_test(test_record_plan_each_parse_starts_afresh),
 		cmocka_unit_test(test_record_plan_hardware_trace_resolved),
 		cmocka_unit_test(test_record_plan_refuses_bad_hardware_trace),
 		cmocka_unit_test(test_window_map_masks_and_aux_triggers),

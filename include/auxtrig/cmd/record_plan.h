@@ -7,6 +7,8 @@
 
 #include "auxtrig/record/plan.h"
 
+struct probe_ops;
+
 /**
  * DOC: `auxtrig record`'s command line, into a plan
  *
@@ -51,6 +53,8 @@ struct record_args {
 	bool help;			/* -h: print the usage, nothing else */
 	int full_argc;
 	char **full_argv;
+	const struct probe_ops *probe;	/* not from argv: set between the two steps, what asks
+					 * the kernel whether probe points fire (NULL: probe_ops__kernel) */
 };
 
 /**
