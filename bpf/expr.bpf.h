@@ -9,7 +9,7 @@
  *	struct expr_env env = {};
  *
  *	expr_env_fill_task(&env);
- *	env.nr = ctx->id;                  // what the attach point knows
+ *	env.nr = ctx->nr;                  // what the attach point knows
  *	env.args[0] = ctx->args[0];        // ... only args the record has
  *	env.rec = (__u64)(unsigned long)ctx;
  *	env.rec_size = RECORD_SIZE;        // or 0: unknown
@@ -20,6 +20,15 @@
  *	prog = bpf_map_lookup_elem(&progs, &key);
  *	if (prog && expr_eval(prog, &env, SLOT))  // SLOT: this condition's state
  *		...record...
+ *
+ * Mind the record's layout, from the tracepoint's format file, not from a
+ * vmlinux.h struct of a similar name: at syscalls:sys_enter_NAME and
+ * sys_exit_NAME the syscall number is a 4-byte int at offset 8 followed by 4
+ * bytes of padding (the kernel's struct syscall_trace_enter/exit), so ctx
+ * above is a struct with an int nr there (see bpf/expr_test.bpf.c); only
+ * raw_syscalls:sys_enter/sys_exit (struct trace_event_raw_sys_enter/exit)
+ * have an 8-byte 'long id'. Reading 8 bytes at a syscalls: tracepoint puts
+ * the padding into the number.
  *
  * Why bpf_loop(): the verifier checks a bpf_loop() callback once, whatever the
  * number of iterations, so the longest program costs the verifier no more than
