@@ -425,9 +425,11 @@ static __always_inline void fill_elapsed(struct expr_env *env, const struct gate
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
- * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
- * condition reads it.
+ * 4 bytes of padding, unsigned long args[] from 16, as many as the syscall
+ * has), at its exit, number and return value (struct syscall_trace_exit:
+ * int nr at 8, long ret at 16); $elapsed when a condition reads it. At
+ * raw_syscalls:sys_enter/sys_exit the number is a long at 8: its low 4 bytes
+ * (little-endian) are the int read here.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -461,8 +463,20 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	env->rec_size = tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
-	if (tp->flags & GATE_TP_SYSCALL_ENTER)
-		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		/*
+		 * Only the arguments the record has: sys_enter_NAME carries
+		 * NAME's own count (openat 4, close 1); what lies after the
+		 * record is not ours (on some kernels, the stack the record was
+		 * built on), so arguments beyond it stay 0.
+		 */
+		__u32 sz = tp->size > 16 ? tp->size - 16 : 0;
+
+		if (sz > sizeof(env->args))
+			sz = sizeof(env->args);
+		if (sz)
+			bpf_probe_read_kernel(env->args, sz, ctx + 16);
+	}
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
