@@ -152,6 +152,16 @@ else
 	refused --on "mem:$USDT:failures/8:w:mark" "$nomem"
 	refused --on 'mem:0x4a72d0/8:mark' "$nomem"
 fi
+# x86 has no read-only breakpoints: mem:...:r is refused while parsing, whatever the
+# machine's breakpoints do, saying what x86 offers.
+case $(uname -m) in
+x86_64 | i?86)
+	nor="x86 has no read-only hardware breakpoints: it offers w (writes) and rw (reads and writes)"
+	refused --on "mem:$USDT:failures/8:r:mark" "$nor"
+	refused --on 'mem:0x4a72d0/8:r:mark' "$nor"
+	refused --window "mem:$USDT:failures:r..syscall:close:enter" "start point 'mem:$USDT:failures:r': $nor"
+	;;
+esac
 
 # 7. Bad points: one line, exit 2, no file.
 bad() { "$AUXTRIG" record -e syscalls:sys_enter_close "$1" "$2" -o "$tmp/x.data" -- "$SEQ" 1 1 >/dev/null 2>"$tmp/x.err"
