@@ -232,6 +232,19 @@ static __always_inline int expr_field(const struct expr_env *env, __u8 f, __s64 
 	return -1;
 }
 
+/* (type)x, EXPR_OP_CAST: the low 1, 2 or 4 bytes of x, sign-extended if a says so. */
+static __always_inline __s64 expr_cast(__s64 x, __u8 a)
+{
+	int sgn = a & EXPR_REC_SIGNED;
+
+	switch (a & EXPR_REC_SIZE_MASK) {
+	case 1: return sgn ? (__s64)(__s8)x : (__s64)(__u8)x;
+	case 2: return sgn ? (__s64)(__s16)x : (__s64)(__u16)x;
+	case 4: return sgn ? (__s64)(__s32)x : (__s64)(__u32)x;
+	}
+	return x;
+}
+
 static __always_inline int expr_rec(const struct expr_env *env, __u32 off, __u8 a, __s64 *v)
 {
 	__u32 size = a & EXPR_REC_SIZE_MASK;
@@ -341,6 +354,7 @@ static int expr_step(__u32 i, void *ctx)
 	case EXPR_OP_BNOT:
 	case EXPR_OP_LNOT:
 	case EXPR_OP_BOOL:
+	case EXPR_OP_CAST:
 		if (sp < 1 || sp > EXPR_MAX_STACK)
 			goto fail;
 		x = scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)];
@@ -348,6 +362,7 @@ static int expr_step(__u32 i, void *ctx)
 		case EXPR_OP_NEG: v = -(__u64)x; break;
 		case EXPR_OP_BNOT: v = ~x; break;
 		case EXPR_OP_LNOT: v = !x; break;
+		case EXPR_OP_CAST: v = expr_cast(x, insn->a); break;
 		default: v = x != 0; break;
 		}
 		scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)] = v;
