@@ -24,7 +24,7 @@ PKG_CONFIG ?= pkg-config
 # bpftrace, which make bench measures trigger cost against.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev
+             systemtap-sdt-dev libdw-dev
 
 ifeq ($(V),1)
 Q =
@@ -41,7 +41,7 @@ LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -l
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \

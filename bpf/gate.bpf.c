@@ -39,6 +39,8 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+/* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
+const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
 const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
 const volatile __u32 pause_type = 0;
@@ -1097,7 +1099,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.common_pid = tid;
 	rec.window = w;
 	rec.depth = th->depth[w];
-	rec.ret = PT_REGS_RC(ctx);
+	rec.ret = expr_cast(PT_REGS_RC(ctx), uprobe_window_ret[w]);
 	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
 	if (--th->depth[w] == 0) {
@@ -1136,6 +1138,9 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		st->unknown_tp++;
 		return;
 	}
+	/* a function returning int: its ret typed before anything reads it */
+	if (tp->flags & GATE_TP_RET_MASK)
+		env->ret = expr_cast(env->ret, (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
 	if (!no_windows && (tp->open_mask || tp->close_mask)) {
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (th)

@@ -103,6 +103,21 @@ grep -q 'uretprobe:.*evaluated 12, matched 4, fired 4' "$tmp/up.err" || fail "ur
 assert_eq "$(perf script -F event,ip,sym -i "$tmp/up.data" 2>/dev/null | grep -c 'auxtrig:mark: .* handle$')" 4 \
 	"uprobe marks at handle()"
 
+# uretprobe: ret as the function returns it. try_open() returns an int, -ENOENT from the
+# innermost handle() of each round: the binary's DWARF types ret, so -2 compares and prints
+# as -2 (the register holds 4294967294), and so does the uprobe window's exit record.
+rec uret --on "uretprobe:$UPD:try_open if ret == -ENOENT:mark" -w "uprobe:$UPD:try_open" -- "$UPD" 4 2
+assert_eq "$(count 'auxtrig:mark: trigger=1 nr=-1 ret=-2 ' "$tmp/uret.txt")" 4 "uretprobe marks where an int function returned -2"
+assert_eq "$(count 'auxtrig:uprobe_exit: window=0 depth=1 ret=-2$' "$tmp/uret.txt")" 4 "uprobe window exits with ret -2"
+# Without debug information ret is the whole register: the cast types it, and auxtrig says why.
+objcopy --strip-debug "$UPD" "$tmp/upd_nodebug"
+rec uretraw --on "uretprobe:$tmp/upd_nodebug:try_open if (int)ret == -ENOENT:mark" \
+	--on "uretprobe:$tmp/upd_nodebug:try_open if ret == -2:mark" -- "$tmp/upd_nodebug" 4 2
+assert_eq "$(count 'auxtrig:mark: trigger=1 nr=-1 ret=4294967294 ' "$tmp/uretraw.txt")" 4 "(int)ret marks without debug information"
+assert_eq "$(count 'auxtrig:mark: trigger=2 ' "$tmp/uretraw.txt")" 0 "ret == -2 without debug information"
+assert_eq "$(grep -c "^auxtrig: uretprobe:$tmp/upd_nodebug:try_open: the file has no BTF or DWARF, so ret is the whole return register: .* (in a condition, write (int)ret)$" "$tmp/uretraw.err")" 1 \
+	"the note on untyped ret, once"
+
 # 5. usdt: as a point, conditions on the probe's arguments (id, status) ...
 rec usdt --on "usdt:$USDT:demo:request_done if arg1 == -2:mark" -- "$USDT" 9
 assert_eq "$(sed -n 's/.*auxtrig:mark: trigger=1 nr=-1 ret=0 arg0=\(0x[0-9a-f]*\) arg1=0xfffffffffffffffe .*/\1/p' \

@@ -15,6 +15,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
 #include "skel/gate.skel.h"
 
@@ -45,6 +46,10 @@ struct gate {
 	struct gate_point {
 		struct point pt;
 		struct gate_tp tp;
+		struct func_type ret_type; /* return probes: the function's return type */
+		int ret_err;		   /* ... or why it is not known */
+		__u8 ret_cast;		   /* what types ret (EXPR_OP_CAST's operand), 0 none */
+		bool ret_noted;		   /* the user was told ret is untyped here */
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
@@ -227,6 +232,38 @@ static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind
 	return NULL;
 }
 
+/*
+ * ret at a return probe: typed by the function's return type where BTF or
+ * DWARF tells it (func_type), as the cast EXPR_OP_CAST applies; 0 where the
+ * whole register is the value (64-bit types, pointers) or nothing tells.
+ * @t is filled, @err set to what the lookup returned.
+ */
+static __u8 ret_cast(const struct point *p, struct func_type *t, int *err)
+{
+	char where[4400];
+
+	memset(t, 0, sizeof(*t));
+	if (p->kind == POINT_URETPROBE)
+		*err = func_type__from_elf(p->path, p->symbol, NULL, t);
+	else if (p->kind == POINT_KRETPROBE)
+		*err = func_type__from_kernel(p->symbol, t);
+	else
+		return *err = -EINVAL, 0;
+	point__format(p, where, sizeof(where));
+	if (*err) {
+		pr_debug("%s: %s: ret is the whole return register\n", where,
+			 *err == -ENODATA ? "no BTF or DWARF in the file" :
+			 *err == -ENOTUNIQ ? "functions of that name return different types" :
+			 *err == -ENOENT ? "its debug information does not describe the function" : strerror(-*err));
+		return 0;
+	}
+	pr_debug("%s: ret is %s (%u bytes, %s, from %s)\n", where, t->name, t->size,
+		 t->is_signed ? "signed" : "unsigned", t->source);
+	if (!t->is_int || !t->size || t->size >= 8)
+		return 0;
+	return t->size | (t->is_signed ? EXPR_REC_SIGNED : 0);
+}
+
 int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
 {
 	struct gate_point *e = NULL, *tmp;
@@ -249,12 +286,42 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		e = &g->points[g->nr_points++];
 		memset(e, 0, sizeof(*e));
 		e->pt = *p;
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) {
+			e->ret_cast = ret_cast(p, &e->ret_type, &e->ret_err);
+			e->tp.flags |= (__u32)e->ret_cast << GATE_TP_RET_SHIFT;
+		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	return e - g->points;
+}
+
+/*
+ * A trigger that reads ret at a return probe whose type nothing tells (a
+ * condition on ret that is not cast, or a mark, which prints it): say that
+ * a function returning int returns -2 as 4294967294 there, and what to write.
+ */
+static void ret_note(struct gate_point *e, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	char where[4400];
+	bool raw = t->action == GATE_ACT_MARK;
+
+	if ((e->pt.kind != POINT_URETPROBE && e->pt.kind != POINT_KRETPROBE) || !e->ret_err || e->ret_noted)
+		return;
+	for (__u32 i = 0; cond && i < cond->nr_insns && i < EXPR_MAX_INSNS; i++)
+		raw |= cond->insns[i].op == EXPR_OP_FIELD && cond->insns[i].a == EXPR_F_RET &&
+		       (i + 1 >= cond->nr_insns || cond->insns[i + 1].op != EXPR_OP_CAST);
+	if (!raw)
+		return;
+	e->ret_noted = true;
+	point__format(&e->pt, where, sizeof(where));
+	pr_info("%s: %s, so ret is the whole return register: a function returning int returns -2 as 4294967294 "
+		"there (in a condition, write (int)ret)\n", where,
+		e->ret_err == -ENODATA ? "the file has no BTF or DWARF" :
+		e->ret_err == -ENOTUNIQ ? "functions of that name return different types" :
+		"no BTF or DWARF describes the function");
 }
 
 int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
@@ -268,6 +335,7 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
@@ -292,6 +360,16 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 	if (!tmp->path || !tmp->symbol)
 		return -ENOMEM;
 	g->nr_uprobes++;
+	/* its auxtrig:uprobe_exit records carry the return value typed as the function returns it */
+	if (!offset && w >= 0 && w < GATE_MAX_WINDOWS) {
+		struct point rp = { .kind = POINT_URETPROBE };
+		struct func_type ft;
+		int err;
+
+		snprintf(rp.path, sizeof(rp.path), "%s", path);
+		snprintf(rp.symbol, sizeof(rp.symbol), "%s", symbol);
+		g->skel->rodata->uprobe_window_ret[w] = ret_cast(&rp, &ft, &err);
+	}
 	return 0;
 }
 
