@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -18,6 +17,7 @@
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -56,7 +56,8 @@ struct gate {
 	int nr_cpus;
 	__u32 pids[GATE_FRONT_MAX_PIDS];	/* the first targets: constants in the points' own programs */
 	int nr_pids;
-	int *fds;			/* the points' own programs, their perf events and links */
+	const struct perf_sys *sys;	/* perf events of breakpoints and own programs (NULL: the kernel) */
+	int *fds;			/* the points' own programs, perf events and links, closed last to first */
 	size_t nr_fds;
 };
 
@@ -81,6 +82,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	g->skel->rodata->target_threads = opts->threads;
 	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
+	g->sys = opts->sys;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -668,6 +670,19 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		perf_sys__close(g->sys, fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
@@ -724,7 +739,7 @@ out:
 static int attach_mem(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	int prog_fd = bpf_program__fd(g->skel->progs.gate_point_mem);
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_BREAKPOINT,
@@ -734,8 +749,7 @@ static int attach_mem(struct gate *g, size_t n)
 		.exclude_hv = 1,
 	};
 	unsigned long addr = p->offset;
-	struct bpf_link *link;
-	int fd, err;
+	int fd, link, err;
 
 	if (p->path[0]) {
 		err = elf_symbol_address(p->path, p->symbol, &addr);
@@ -752,22 +766,22 @@ static int attach_mem(struct gate *g, size_t n)
 		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
 		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
-		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(g->sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
-			return err;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-fd));
+			return fd;
 		}
-		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+		err = keep_fd(g, fd);
+		if (err)
 			return err;
+		link = perf_sys__attach_bpf(g->sys, fd, prog_fd, GATE_POINT_BASE + n);
+		if (link < 0) {
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-link));
+			return link;
 		}
-		err = add_link(g, link); /* the link owns the event's fd */
+		err = keep_fd(g, link);
 		if (err)
 			return err;
 	}
@@ -838,19 +852,6 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
-static int keep_fd(struct gate *g, int fd)
-{
-	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
-
-	if (!tmp) {
-		close(fd);
-		return -ENOMEM;
-	}
-	g->fds = tmp;
-	g->fds[g->nr_fds++] = fd;
-	return 0;
-}
-
 /*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
@@ -878,7 +879,6 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		.conds = (const struct expr_prog *const *)g->trig_cond,
 	};
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = e->id);
 	static char log[256 * 1024];
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
 	const struct bpf_insn *insns;
@@ -919,15 +919,15 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	err = keep_fd(g, fd);
 	if (err)
 		return err;
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0 || keep_fd(g, pfd)) {
-		err = pfd < 0 ? -errno : -ENOMEM;
+		err = pfd < 0 ? pfd : -ENOMEM;
 		pr_err("cannot open %s:%s for its program: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
-	lfd = bpf_link_create(fd, pfd, BPF_PERF_EVENT, &lo);
+	lfd = perf_sys__attach_bpf(g->sys, pfd, fd, e->id);
 	if (lfd < 0 || keep_fd(g, lfd)) {
-		err = lfd < 0 ? -errno : -ENOMEM;
+		err = lfd < 0 ? lfd : -ENOMEM;
 		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
@@ -1059,7 +1059,7 @@ void gate__close(struct gate *g)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
 	for (size_t i = g->nr_fds; i-- > 0;)
-		close(g->fds[i]);
+		perf_sys__close(g->sys, g->fds[i]);
 	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);

@@ -50,6 +50,7 @@
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -169,6 +170,27 @@ static int gate_setup(struct session *s)
 	if (s->hw.veto)
 		gate__aux_veto(s->gate);
 	return gate__load(s->gate);
+}
+
+/* Each CPU's output event to the gate; with -C, the gate records only on those CPUs. */
+static int gate_outputs(struct session *s)
+{
+	for (size_t i = 0; i < s->ce.nr_cpus; i++) {
+		const struct cpu_slot *c = &s->ce.cpus[i];
+		int err;
+
+		if (s->plan->cpus_given) {
+			err = gate__record_cpu(s->gate, c->cpu);
+			if (err)
+				return err;
+		}
+		err = gate__set_output(s->gate, c->cpu, c->out_fd);
+		if (err) {
+			pr_err("cannot hand CPU %d's ring to the gate: %s\n", c->cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* ---- records ------------------------------------------------------------------ */
@@ -994,7 +1016,7 @@ int recorder__run(const struct record_plan *p)
 	return recorder__run_with(p, NULL);
 }
 
-int recorder__run_with(const struct record_plan *p, const struct aux_session_ops *aux_ops)
+int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys)
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
@@ -1002,7 +1024,7 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 
 	control__init(&s.ctl);
 	/* decided before the gate loads: it sends window edges only for the userspace-gated path */
-	hw_trace__decide(&s.hw, p, aux_ops);
+	hw_trace__decide(&s.hw, p, aux_sys);
 	hw_trace__map_aux(&s.hw, p, &maux);
 	err = window_map__build(&s.map, p, &maux);
 	if (!err && p->dry_run)
@@ -1052,10 +1074,10 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
-	if (cpu_events__open(&s.ce, p->cpu_mask, p->nr_possible, p->cpus_given, p->mmap_pages, p->snapshot, s.gate) ||
-	    cpu_events__follow(&s.ce, &s.target))
+	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot) ||
+	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
-	if (s.hw.aux && aux_session__open(s.hw.aux, aux_ops))
+	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
 	err = gate__attach(s.gate);
 	if (err) {
