@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * binaries: the traced binaries of a perf.data file, found as perf finds
+ * them and mapped once. See binaries.h.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "auxtrig/decode/binaries.h"
+#include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/log.h"
+
+struct binary {
+	char *name;		/* as recorded */
+	char *dso_name;		/* as perf prints it */
+	bool kernel;
+	__u8 bid[20];
+	size_t bid_len;
+	int state;		/* 0 not looked for, 1 found, -1 missing */
+	struct elf_image *img;
+	const struct elf_image_sec *rel_text;
+};
+
+struct binaries {
+	char *symfs;
+	char *buildid_dir;
+	struct binary **bins;
+	size_t nr_bins;
+	struct binary_map *maps;	/* sorted by start, disjoint */
+	size_t nr_maps, cap_maps;
+	const struct binary_map *last;	/* lookup cache */
+};
+
+struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
+{
+	struct binaries *b = calloc(1, sizeof(*b));
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char dflt[4096];
+
+	if (!b)
+		return NULL;
+	if (!buildid_dir) {
+		if (env && *env)
+			buildid_dir = env;
+		else {
+			snprintf(dflt, sizeof(dflt), "%s/.debug", home && *home ? home : "");
+			buildid_dir = dflt;
+		}
+	}
+	b->symfs = strdup(symfs ? symfs : "");
+	b->buildid_dir = strdup(buildid_dir);
+	if (!b->symfs || !b->buildid_dir) {
+		binaries__delete(b);
+		return NULL;
+	}
+	return b;
+}
+
+void binaries__delete(struct binaries *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nr_bins; i++) {
+		elf_image__delete(b->bins[i]->img);
+		free(b->bins[i]->name);
+		free(b->bins[i]->dso_name);
+		free(b->bins[i]);
+	}
+	free(b->bins);
+	free(b->maps);
+	free(b->symfs);
+	free(b->buildid_dir);
+	free(b);
+}
+
+/* perf's short name of a kernel-space image: "[mod]" for mod.ko(.gz...), else the base name. */
+static char *binaries__kernel_dso_name(const char *name)
+{
+	const char *base = strrchr(name, '/'), *ko;
+	char *s;
+
+	if (name[0] == '[')
+		return strdup(name);
+	base = base ? base + 1 : name;
+	ko = strstr(base, ".ko");
+	if (!ko || (ko[3] && ko[3] != '.'))
+		return strdup(base);
+	if (asprintf(&s, "[%.*s]", (int)(ko - base), base) < 0)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return s;
+}
+
+static struct binary *binaries__get(struct binaries *b, const char *name, bool kernel)
+{
+	struct binary *bin, **v;
+
+	for (size_t i = 0; i < b->nr_bins; i++)
+		if (!strcmp(b->bins[i]->name, name))
+			return b->bins[i];
+	bin = calloc(1, sizeof(*bin));
+	v = realloc(b->bins, (b->nr_bins + 1) * sizeof(*v));
+	if (!bin || !v) {
+		free(bin);
+		if (v)
+			b->bins = v;
+		return NULL;
+	}
+	b->bins = v;
+	bin->name = strdup(name);
+	bin->kernel = kernel;
+	bin->dso_name = kernel && strncmp(name, "[kernel.kallsyms]", 17) ? binaries__kernel_dso_name(name) :
+		kernel ? strdup("[kernel.kallsyms]") : strdup(name);
+	if (!bin->name || !bin->dso_name) {
+		free(bin->name);
+		free(bin->dso_name);
+		free(bin);
+		return NULL;
+	}
+	b->bins[b->nr_bins++] = bin;
+	return bin;
+}
+
+int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 *bid, size_t len)
+{
+	struct binary *bin;
+
+	if (!len)
+		return 0;
+	bin = binaries__get(b, filename, false);
+	if (!bin)
+		return -ENOMEM;
+	bin->bid_len = len < sizeof(bin->bid) ? len : sizeof(bin->bid);
+	memcpy(bin->bid, bid, bin->bid_len);
+	return 0;
+}
+
+int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, const char *filename,
+		       bool kernel, const __u8 *bid, size_t bid_len)
+{
+	struct binary *bin;
+	__u64 end = start + len;
+	size_t lo = 0, hi, at;
+
+	if (!len || end < start)
+		return 0;
+	bin = binaries__get(b, filename, kernel);
+	if (!bin)
+		return -ENOMEM;
+	bin->kernel = bin->kernel || kernel;
+	if (bid_len && !bin->bid_len)
+		binaries__add_build_id(b, filename, bid, bid_len);
+	/* drop the earlier mappings it overlaps: the first one ending after start, on */
+	hi = b->nr_maps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->maps[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
+	hi = at;
+	while (hi < b->nr_maps && b->maps[hi].start < end)
+		hi++;
+	if (hi > at) {
+		memmove(&b->maps[at], &b->maps[hi], (b->nr_maps - hi) * sizeof(*b->maps));
+		b->nr_maps -= hi - at;
+	}
+	if (b->nr_maps == b->cap_maps) {
+		size_t cap = b->cap_maps ? 2 * b->cap_maps : 64;
+		struct binary_map *v = realloc(b->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->maps = v;
+		b->cap_maps = cap;
+	}
+	memmove(&b->maps[at + 1], &b->maps[at], (b->nr_maps - at) * sizeof(*b->maps));
+	b->maps[at] = (struct binary_map){ .start = start, .end = end, .pgoff = pgoff, .bin = bin };
+	b->nr_maps++;
+	b->last = NULL;
+	return 0;
+}
+
+size_t binaries__nr_maps(const struct binaries *b)
+{
+	return b->nr_maps;
+}
+
+const struct binary_map *binaries__map(const struct binaries *b, size_t i)
+{
+	return i < b->nr_maps ? &b->maps[i] : NULL;
+}
+
+const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
+{
+	size_t lo = 0, hi = b->nr_maps;
+
+	if (b->last && addr >= b->last->start && addr < b->last->end)
+		return b->last;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < b->maps[mid].start)
+			hi = mid;
+		else if (addr >= b->maps[mid].end)
+			lo = mid + 1;
+		else
+			return ((struct binaries *)b)->last = &b->maps[mid];
+	}
+	return NULL;
+}
+
+/* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
+static struct elf_image *binaries__check_bid(struct binary *bin, struct elf_image *img, const char *path)
+{
+	__u8 bid[20];
+	size_t n;
+
+	if (!img || !bin->bid_len)
+		return img;
+	n = elf_image__build_id(img, bid);
+	/* as perf's dso__build_id_equal(): a recorded 20-byte ID may pad a shorter one with zeros */
+	if (n && n <= bin->bid_len && !memcmp(bid, bin->bid, n)) {
+		size_t k = n;
+
+		while (k < bin->bid_len && !bin->bid[k])
+			k++;
+		if (k == bin->bid_len && (n == bin->bid_len || bin->bid_len == 20))
+			return img;
+	}
+	pr_debug("%s: build ID mismatch for %s: not used\n", path, bin->name);
+	elf_image__delete(img);
+	return NULL;
+}
+
+static void binaries__look(struct binaries *b, struct binary *bin)
+{
+	char path[8192];
+	struct elf_image *img = NULL;
+
+	bin->state = -1;
+	if (bin->bid_len) {
+		char hex[41];
+		struct stat st;
+
+		for (size_t i = 0; i < bin->bid_len; i++)
+			sprintf(hex + 2 * i, "%02x", bin->bid[i]);
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", b->buildid_dir, hex, hex + 2);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			strncat(path, "/elf", sizeof(path) - strlen(path) - 1);
+		img = binaries__check_bid(bin, elf_image__open(path), path);
+	}
+	if (!img && bin->name[0] != '[') {
+		snprintf(path, sizeof(path), "%s%s", b->symfs, bin->name);
+		img = binaries__check_bid(bin, elf_image__open(path), path);
+		if (!img)
+			pr_debug("%s: %s\n", path, strerror(errno == ENODEV ? ENODEV : errno ? errno : ENOENT));
+	}
+	if (!img)
+		return;
+	bin->img = img;
+	bin->rel_text = elf_image__rel_text(img);
+	bin->state = 1;
+	pr_debug("%s: found at %s\n", bin->name, elf_image__path(img));
+}
+
+static struct elf_image *binaries__image(struct binaries *b, struct binary *bin)
+{
+	if (!bin->state)
+		binaries__look(b, bin);
+	return bin->img;
+}
+
+size_t binaries__load_all(struct binaries *b)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; i < b->nr_bins; i++)
+		found += binaries__image(b, b->bins[i]) != NULL;
+	return found;
+}
+
+size_t binaries__nr_binaries(const struct binaries *b)
+{
+	return b->nr_bins;
+}
+
+const char *binaries__missing(const struct binaries *b, size_t i)
+{
+	for (size_t k = 0; k < b->nr_bins; k++)
+		if (b->bins[k]->state < 0 && i-- == 0)
+			return b->bins[k]->name;
+	return NULL;
+}
+
+/*
+ * The file offset of @addr in @m's binary, and how many bytes from there
+ * belong to the same readable stretch: 0 if nothing is mapped there.
+ */
+static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *m, __u64 addr, __u64 *avail)
+{
+	struct elf_image *img = binaries__image(b, m->bin);
+	const unsigned char *bytes;
+	size_t flen;
+	__u64 off;
+
+	*avail = 0;
+	if (!img)
+		return 0;
+	bytes = elf_image__bytes(img, &flen);
+	(void)bytes;
+	if (m->bin->rel_text) {
+		const struct elf_image_sec *t = m->bin->rel_text;
+
+		if (addr - m->start >= t->size)
+			return 0;
+		*avail = t->size - (addr - m->start);
+		return t->offset + (addr - m->start);
+	}
+	off = addr - m->start + m->pgoff;
+	if (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN) {
+		for (size_t i = 0; i < elf_image__nr_segs(img); i++) {
+			const struct elf_image_seg *s = elf_image__seg(img, i);
+
+			if (!(s->flags & PF_X) || off < s->offset || off - s->offset >= s->filesz)
+				continue;
+			*avail = s->filesz - (off - s->offset);
+			break;
+		}
+	} else if (off < flen) {
+		*avail = flen - off;
+	}
+	if (*avail > m->end - addr)
+		*avail = m->end - addr;
+	if (off >= flen)
+		*avail = 0;
+	else if (*avail > flen - off)
+		*avail = flen - off;
+	return off;
+}
+
+size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
+{
+	const struct binary_map *m = binaries__find(b, addr);
+	const unsigned char *bytes;
+	__u64 off, avail;
+	size_t flen;
+
+	if (!m)
+		return 0;
+	off = binaries__file_offset(b, m, addr, &avail);
+	if (!avail)
+		return 0;
+	if (len > avail)
+		len = avail;
+	bytes = elf_image__bytes(m->bin->img, &flen);
+	memcpy(buf, bytes + off, len);
+	return len;
+}
+
+char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size)
+{
+	const struct binary_map *m = addr ? binaries__find(b, addr) : NULL;
+	struct elf_image *img = m ? binaries__image(b, m->bin) : NULL;
+	const struct elf_image_sym *s = NULL;
+	__u64 key;
+
+	if (img) {
+		key = m->bin->rel_text ? m->bin->rel_text->offset + (addr - m->start) : addr - m->start + m->pgoff;
+		s = elf_image__find_sym(img, key);
+	}
+	if (!s)
+		snprintf(buf, size, "[unknown]");
+	else if (with_off)
+		snprintf(buf, size, "%s+0x%" PRIx64, s->name, (uint64_t)(key - s->offset));
+	else
+		snprintf(buf, size, "%s", s->name);
+	return buf;
+}
+
+const char *binaries__dso_name(const struct binaries *b, __u64 addr)
+{
+	const struct binary_map *m = addr ? binaries__find(b, addr) : NULL;
+
+	return m ? m->bin->dso_name : "[unknown]";
+}

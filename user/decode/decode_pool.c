@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * decode_pool: decode jobs in worker processes, their output delivered in
+ * job order; a crashing job costs only itself. See decode_pool.h.
+ *
+ * Worker -> parent, per job: records as { u32 len; bytes[len] }, then
+ * { u32 DECODE_POOL_END; s32 status }.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "auxtrig/decode/decode_pool.h"
+#include "auxtrig/sys/log.h"
+
+#define DECODE_POOL_END		0x80000000u
+#define DECODE_POOL_MAX_REC	(1u << 20)
+#define DECODE_POOL_OUTBUF	(64u << 10)
+
+struct decode_out {
+	int fd;				/* -1: in-process, records go to @ops->recv */
+	unsigned char *buf;
+	size_t len;
+	volatile __u64 *progress;
+	const struct decode_pool_ops *ops;
+	void *ctx;
+	size_t job;
+	int stop;
+};
+
+struct decode_slot {
+	pid_t pid;
+	int fd;				/* read end */
+	unsigned char *buf;		/* bytes read, not yet consumed */
+	size_t len, cap;
+};
+
+static int decode_out__flush(struct decode_out *out)
+{
+	size_t done = 0;
+
+	while (done < out->len) {
+		ssize_t n = write(out->fd, out->buf + done, out->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		done += n;
+	}
+	out->len = 0;
+	return 0;
+}
+
+static int decode_out__put(struct decode_out *out, const void *p, size_t n)
+{
+	while (n) {
+		size_t room = DECODE_POOL_OUTBUF - out->len, k = n < room ? n : room;
+
+		memcpy(out->buf + out->len, p, k);
+		out->len += k;
+		p = (const char *)p + k;
+		n -= k;
+		if (out->len == DECODE_POOL_OUTBUF && decode_out__flush(out))
+			return -EPIPE;
+	}
+	return 0;
+}
+
+int decode_out__write(struct decode_out *out, const void *rec, size_t len)
+{
+	__u32 n = len;
+
+	if (len >= DECODE_POOL_MAX_REC)
+		return -E2BIG;
+	if (out->fd < 0) {
+		if (!out->stop)
+			out->stop = out->ops->recv(out->job, rec, len, out->ctx);
+		return 0;
+	}
+	if (decode_out__put(out, &n, sizeof(n)))
+		return -EPIPE;
+	return decode_out__put(out, rec, len);
+}
+
+void decode_out__progress(struct decode_out *out, __u64 pos)
+{
+	if (out->progress)
+		*out->progress = pos;
+}
+
+/* The worker of slot @s: jobs first, first + step... then _exit(). */
+static void decode_pool__worker(int fd, size_t first, size_t step, size_t nr_jobs, volatile __u64 *progress,
+				const struct decode_pool_ops *ops, void *ctx)
+{
+	struct decode_out out = { .fd = fd, .progress = progress, .ops = ops, .ctx = ctx };
+	unsigned char *buf = malloc(DECODE_POOL_OUTBUF);
+
+	signal(SIGPIPE, SIG_DFL);
+	if (!buf)
+		_exit(120);
+	out.buf = buf;
+	for (size_t j = first; j < nr_jobs; j += step) {
+		__u32 end = DECODE_POOL_END;
+		__s32 status;
+
+		out.job = j;
+		*progress = 0;
+		status = ops->run(j, &out, ctx);
+		if (decode_out__put(&out, &end, sizeof(end)) || decode_out__put(&out, &status, sizeof(status)) ||
+		    decode_out__flush(&out))
+			_exit(121);
+	}
+	_exit(0);
+}
+
+static int decode_pool__start(struct decode_slot *slots, unsigned int n, unsigned int s, size_t first,
+			      size_t nr_jobs, volatile __u64 *progress, const struct decode_pool_ops *ops, void *ctx)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+#ifdef F_SETPIPE_SZ
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);	/* room to run ahead; best effort */
+#endif
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		for (unsigned int k = 0; k < n; k++)
+			if (k != s && slots[k].fd >= 0)
+				close(slots[k].fd);
+		decode_pool__worker(p[1], first, n, nr_jobs, &progress[s], ops, ctx);
+	}
+	close(p[1]);
+	slots[s].pid = pid;
+	slots[s].fd = p[0];
+	slots[s].len = 0;
+	return 0;
+}
+
+/* Make @need bytes available in @sl->buf. Return: 1, 0 at EOF, -errno. */
+static int decode_slot__fill(struct decode_slot *sl, size_t need)
+{
+	if (need > sl->cap) {
+		size_t cap = sl->cap ? sl->cap : 1 << 16;
+		unsigned char *b;
+
+		while (cap < need)
+			cap *= 2;
+		b = realloc(sl->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		sl->buf = b;
+		sl->cap = cap;
+	}
+	while (sl->len < need) {
+		ssize_t r = read(sl->fd, sl->buf + sl->len, sl->cap - sl->len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return 0;
+		sl->len += r;
+	}
+	return 1;
+}
+
+static void decode_slot__consume(struct decode_slot *sl, size_t n)
+{
+	memmove(sl->buf, sl->buf + n, sl->len - n);
+	sl->len -= n;
+}
+
+static void decode_slot__reap(struct decode_slot *sl, int *sig)
+{
+	int st = 0;
+
+	if (sl->fd >= 0)
+		close(sl->fd);
+	sl->fd = -1;
+	if (sl->pid > 0 && waitpid(sl->pid, &st, 0) == sl->pid && sig)
+		*sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	sl->pid = 0;
+}
+
+/* No workers: run every job here, without isolation. */
+static int decode_pool__inline(size_t nr_jobs, const struct decode_pool_ops *ops, void *ctx)
+{
+	struct decode_out out = { .fd = -1, .ops = ops, .ctx = ctx };
+
+	for (size_t j = 0; j < nr_jobs && !out.stop; j++) {
+		int status;
+
+		out.job = j;
+		status = ops->run(j, &out, ctx);
+		if (!out.stop)
+			ops->done(j, status, ctx);
+	}
+	return out.stop;
+}
+
+int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decode_pool_ops *ops, void *ctx)
+{
+	struct decode_slot *slots;
+	volatile __u64 *progress;
+	int ret = 0;
+
+	if (!nr_jobs)
+		return 0;
+	if (!nr_workers)
+		return decode_pool__inline(nr_jobs, ops, ctx);
+	if (nr_workers > nr_jobs)
+		nr_workers = nr_jobs;
+	slots = calloc(nr_workers, sizeof(*slots));
+	progress = mmap(NULL, nr_workers * sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (!slots || progress == MAP_FAILED) {
+		free(slots);
+		return -ENOMEM;
+	}
+	for (unsigned int s = 0; s < nr_workers; s++)
+		slots[s].fd = -1;
+	for (unsigned int s = 0; s < nr_workers && !ret; s++)
+		ret = decode_pool__start(slots, nr_workers, s, s, nr_jobs, progress, ops, ctx);
+	for (size_t j = 0; j < nr_jobs && !ret; j++) {
+		struct decode_slot *sl = &slots[j % nr_workers];
+
+		for (;;) {
+			__u32 len;
+			int r = decode_slot__fill(sl, sizeof(len));
+
+			if (r > 0) {
+				memcpy(&len, sl->buf, sizeof(len));
+				r = decode_slot__fill(sl, sizeof(len) + (len == DECODE_POOL_END ? 4 : len));
+			}
+			if (r < 0) {
+				ret = r;
+				break;
+			}
+			if (r == 0) {
+				/* the worker died inside job j */
+				int sig = 0;
+				__u64 at = progress[j % nr_workers];
+
+				decode_slot__reap(sl, &sig);
+				ops->crash(j, sig, at, ctx);
+				if (j + nr_workers < nr_jobs)
+					ret = decode_pool__start(slots, nr_workers, j % nr_workers, j + nr_workers, nr_jobs,
+								 progress, ops, ctx);
+				break;
+			}
+			if (len == DECODE_POOL_END) {
+				__s32 status;
+
+				memcpy(&status, sl->buf + sizeof(len), sizeof(status));
+				decode_slot__consume(sl, sizeof(len) + sizeof(status));
+				ops->done(j, status, ctx);
+				break;
+			}
+			ret = ops->recv(j, sl->buf + sizeof(len), len, ctx);
+			decode_slot__consume(sl, sizeof(len) + len);
+			if (ret)
+				break;
+		}
+	}
+	for (unsigned int s = 0; s < nr_workers; s++) {
+		if (ret && slots[s].pid > 0)
+			kill(slots[s].pid, SIGKILL);
+		decode_slot__reap(&slots[s], NULL);
+		free(slots[s].buf);
+	}
+	munmap((void *)progress, nr_workers * sizeof(*progress));
+	free(slots);
+	return ret;
+}
