@@ -12,6 +12,11 @@
 
 static char root_found[PATH_MAX];
 
+void tracefs__set_root(const char *root)
+{
+	snprintf(root_found, sizeof(root_found), "%s", root ? root : "");
+}
+
 const char *tracefs__root(void)
 {
 	struct mntent *m;

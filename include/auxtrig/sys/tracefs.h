@@ -53,6 +53,12 @@ struct tp_format {
 	struct tp_field *fields;
 };
 
+/**
+ * tracefs__set_root() - use @root as the tracefs mount point from now on
+ * (tests: tests/fixtures/tracefs); NULL: find it again.
+ */
+void tracefs__set_root(const char *root);
+
 /** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
 const char *tracefs__root(void);
 
