@@ -98,7 +98,7 @@ static int cs_fixture__ini_named(const char *path, const char *want)
 
 /* The AUXTRACE_INFO perf record writes for the ETMs of CPUs first..first+nr-1. */
 static size_t cs_fixture__info(__u64 *buf, size_t max_u64, __u64 trace_id[CS_FIXTURE_NR_ETMS], int first,
-			       int nr)
+			       int nr, const struct cs_fixture_opts *o)
 {
 	struct pdata_record_auxtrace_info *h = (void *)buf;
 	__u64 *priv = h->priv;
@@ -120,6 +120,19 @@ static size_t cs_fixture__info(__u64 *buf, size_t max_u64, __u64 trace_id[CS_FIX
 		}
 		if (dev == 32 || sizeof(*h) / 8 + n + 10 > max_u64)
 			return 0;
+		if (o->etmv3) {
+			/* ETMCR, ETMTRACEIDR, ETMCCER, ETMIDR (a PTM: ETMIDR[11:8] = 3) */
+			priv[n++] = 0x3030303030303030ULL;
+			priv[n++] = cpu;
+			priv[n++] = 4;
+			priv[n++] = 0x1000;
+			priv[n++] = 0x10 + 2 * cpu;
+			priv[n++] = 0x341c37e6;
+			priv[n++] = 0x411cf300;
+			if (trace_id)
+				trace_id[cpu] = 0x10 + 2 * cpu;
+			continue;
+		}
 		priv[n++] = AUXTRACE_CS_ETMV4_MAGIC;
 		priv[n++] = cpu;
 		priv[n++] = AUXTRACE_CS_ETMV4_NR_PARAMS;
@@ -127,6 +140,8 @@ static size_t cs_fixture__info(__u64 *buf, size_t max_u64, __u64 trace_id[CS_FIX
 		priv[n++] = cs_fixture__ini_reg(path, "TRCTRACEIDR");
 		if (trace_id)
 			trace_id[cpu] = priv[n - 1];
+		if (o->first_traceidr && cpu == first)
+			priv[n - 1] = o->first_traceidr;
 		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR0");
 		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR1");
 		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR2");
@@ -135,11 +150,45 @@ static size_t cs_fixture__info(__u64 *buf, size_t max_u64, __u64 trace_id[CS_FIX
 		for (size_t i = n - 7; i < n; i++)
 			if (priv[i] == (__u64)-1)
 				return 0;
+		(void)o;
 	}
 	h->header.type = PDATA_RECORD_AUXTRACE_INFO;
 	h->header.size = sizeof(*h) + n * 8;
 	h->type = PDATA_AUXTRACE_CS_ETM;
 	return h->header.size;
+}
+
+/* A kernel MMAP2 record carrying the image's build ID, as perf writes it with build IDs in mmaps. */
+static int cs_fixture__mmap2(struct pdata_writer *w, const char *img, __u64 start, __u64 len, __u64 pgoff,
+			     const __u8 bid[20])
+{
+	char buf[4400];
+	struct pdata_record_mmap2 *mm = (void *)buf;
+	size_t n = (sizeof(*mm) + strlen(img) + 1 + 7) & ~7UL;
+	struct pdata_sample_id *sid;
+	__u8 *f = (__u8 *)&mm->maj;
+
+	if (n + sizeof(*sid) > sizeof(buf))
+		return -ENAMETOOLONG;
+	memset(buf, 0, sizeof(buf));
+	mm->header.type = PERF_RECORD_MMAP2;
+	mm->header.misc = PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	mm->header.size = n + sizeof(*sid);
+	mm->pid = (__u32)-1;
+	mm->tid = 0;
+	mm->start = start;
+	mm->len = len;
+	mm->pgoff = pgoff;
+	f[0] = 20;
+	memcpy(f + 4, bid, 20);
+	mm->prot = 4;	/* PROT_EXEC */
+	strcpy(buf + sizeof(*mm), img);
+	sid = (void *)(buf + n);
+	sid->pid = sid->tid = (__u32)-1;
+	sid->time = 1000;
+	sid->cpu = 0;
+	sid->id = CS_FIXTURE_EVENT_ID;
+	return pdata_writer__write(w, buf, mm->header.size);
 }
 
 static int cs_fixture__mmap(struct pdata_writer *w, const char *img, __u64 start, __u64 len, __u64 pgoff)
@@ -201,15 +250,35 @@ int cs_fixture__write(const char *path, const struct cs_fixture_opts *o, __u64 t
 	err = pdata_writer__add_attr(w, &attr, "cs_etm//k", ids, 1);
 	if (!err)
 		err = pdata_writer__begin_data(w);
-	info_len = cs_fixture__info(info, sizeof(info) / 8, trace_id, o->first_cpu, nr_cpus);
+	info_len = cs_fixture__info(info, sizeof(info) / 8, trace_id, o->first_cpu, nr_cpus, o);
 	if (!err && !info_len)
 		err = -EINVAL;
 	if (!err)
 		err = pdata_writer__write(w, info, info_len);
-	if (!err)
+	if (!err && o->image_bid)
+		err = cs_fixture__mmap2(w, o->image ? o->image : cs_fixture__path(JUNO_DIR "/kernel_dump.bin"),
+					o->image_start ? o->image_start : CS_FIXTURE_DUMP_ADDR,
+					o->image_len ? o->image_len : CS_FIXTURE_DUMP_LEN, o->image_pgoff, o->image_bid);
+	else if (!err)
 		err = cs_fixture__mmap(w, o->image ? o->image : cs_fixture__path(JUNO_DIR "/kernel_dump.bin"),
 				       o->image_start ? o->image_start : CS_FIXTURE_DUMP_ADDR,
 				       o->image_len ? o->image_len : CS_FIXTURE_DUMP_LEN, o->image_pgoff);
+	if (!err && o->hw_id) {
+		struct {
+			struct perf_event_header h;
+			__u64 hw_id;
+			struct pdata_sample_id sid;
+		} hw = { 0 };
+
+		hw.h.type = 21;	/* PERF_RECORD_AUX_OUTPUT_HW_ID */
+		hw.h.size = sizeof(hw);
+		hw.hw_id = o->hw_id;
+		hw.sid.pid = hw.sid.tid = (__u32)-1;
+		hw.sid.time = 2000;
+		hw.sid.cpu = o->hw_id_cpu;
+		hw.sid.id = CS_FIXTURE_EVENT_ID;
+		err = pdata_writer__write(w, &hw, sizeof(hw));
+	}
 	/* buffers cut at 16-byte frame boundaries */
 	frames = len / 16;
 	aux_off = o->aux_base;

@@ -43,6 +43,12 @@
  * @nr_aux: PERF_RECORD_AUX records per buffer (default 1), cutting it at frame
  *          boundaries (perf 6.1 decodes each piece from a reset decoder)
  * @config: the cs_etm attr's config (ETM_OPT_TS, bit 28, makes perf 6.1 decode by timestamp)
+ * @image_bid: if set, the image is mapped with an MMAP2 record carrying this
+ *             20-byte build ID (as perf records modules with build IDs)
+ * @etmv3: describe the CPUs as ETMv3/PTM instead (magic 0x3030..., 4 registers)
+ * @first_traceidr: if set, the TRCTRACEIDR written for the first CPU
+ * @hw_id_cpu, @hw_id: if @hw_id is set, a PERF_RECORD_AUX_OUTPUT_HW_ID record
+ *                     of CPU @hw_id_cpu carrying it, before the trace
  * @cpu_of_buf: if set, the AUXTRACE cpu of each buffer is @cpu_of_buf[i]
  *              (else 0); one mmap index per distinct cpu
  */
@@ -59,6 +65,11 @@ struct cs_fixture_opts {
 	const int *cpu_of_buf;
 	__u64 config;
 	int nr_aux;
+	const __u8 *image_bid;
+	int etmv3;
+	__u64 first_traceidr;
+	int hw_id_cpu;
+	__u64 hw_id;
 };
 
 /** cs_fixture__data_dir() - ../shared/data (from $AUXTRIG_TOP), or NULL if it is not there. */

@@ -19,6 +19,7 @@ struct binary {
 	char *name;		/* as recorded */
 	char *dso_name;		/* as perf prints it */
 	bool kernel;
+	struct binary *parent;	/* a module section map's module (its image is the parent's) */
 	__u8 bid[20];
 	size_t bid_len;
 	int state;		/* 0 not looked for, 1 found, -1 missing */
@@ -26,14 +27,21 @@ struct binary {
 	const struct elf_image_sec *rel_text;
 };
 
+/* One address space's mappings: sorted by start, disjoint. */
+struct binaries_space {
+	struct binary_map *maps;
+	size_t nr, cap;
+	const struct binary_map *last;	/* lookup cache */
+};
+
 struct binaries {
 	char *symfs;
 	char *buildid_dir;
 	struct binary **bins;
 	size_t nr_bins;
-	struct binary_map *maps;	/* sorted by start, disjoint */
-	size_t nr_maps, cap_maps;
-	const struct binary_map *last;	/* lookup cache */
+	struct binaries_space space[2];	/* user, kernel */
+	__u64 kernel_start;
+	__u64 kmap_start;		/* the [kernel.kallsyms] map's start, 0 without one */
 };
 
 struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
@@ -52,6 +60,7 @@ struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
 			buildid_dir = dflt;
 		}
 	}
+	b->kernel_start = 1ULL << 63;
 	b->symfs = strdup(symfs ? symfs : "");
 	b->buildid_dir = strdup(buildid_dir);
 	if (!b->symfs || !b->buildid_dir) {
@@ -72,7 +81,8 @@ void binaries__delete(struct binaries *b)
 		free(b->bins[i]);
 	}
 	free(b->bins);
-	free(b->maps);
+	free(b->space[0].maps);
+	free(b->space[1].maps);
 	free(b->symfs);
 	free(b->buildid_dir);
 	free(b);
@@ -142,14 +152,52 @@ int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 
 	return 0;
 }
 
+/* Insert a mapping into its space; it replaces the mappings it overlaps (later records win). */
+static int binaries__insert(struct binaries *b, const struct binary_map *m)
+{
+	struct binaries_space *sp = &b->space[m->kernel];
+	size_t lo = 0, hi = sp->nr, at;
+
+	/* the first mapping ending after m->start, and those after it that m overlaps */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->maps[mid].end <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
+	hi = at;
+	while (hi < sp->nr && sp->maps[hi].start < m->end)
+		hi++;
+	if (hi > at) {
+		memmove(&sp->maps[at], &sp->maps[hi], (sp->nr - hi) * sizeof(*sp->maps));
+		sp->nr -= hi - at;
+	}
+	if (sp->nr == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sp->maps = v;
+		sp->cap = cap;
+	}
+	memmove(&sp->maps[at + 1], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
+	sp->maps[at] = *m;
+	sp->nr++;
+	sp->last = NULL;
+	return 0;
+}
+
 int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, const char *filename,
 		       bool kernel, const __u8 *bid, size_t bid_len)
 {
 	struct binary *bin;
-	__u64 end = start + len;
-	size_t lo = 0, hi, at;
+	struct binary_map m = { .start = start, .end = start + len, .pgoff = pgoff, .kernel = kernel };
 
-	if (!len || end < start)
+	if (!len || m.end < start)
 		return 0;
 	bin = binaries__get(b, filename, kernel);
 	if (!bin)
@@ -157,67 +205,64 @@ int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, 
 	bin->kernel = bin->kernel || kernel;
 	if (bid_len && !bin->bid_len)
 		binaries__add_build_id(b, filename, bid, bid_len);
-	/* drop the earlier mappings it overlaps: the first one ending after start, on */
-	hi = b->nr_maps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	m.bin = bin;
+	if (kernel && !b->kmap_start && !strncmp(filename, "[kernel.kallsyms]", 17))
+		b->kmap_start = start;
+	return binaries__insert(b, &m);
+}
 
-		if (b->maps[mid].end <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	at = lo;
-	hi = at;
-	while (hi < b->nr_maps && b->maps[hi].start < end)
-		hi++;
-	if (hi > at) {
-		memmove(&b->maps[at], &b->maps[hi], (b->nr_maps - hi) * sizeof(*b->maps));
-		b->nr_maps -= hi - at;
-	}
-	if (b->nr_maps == b->cap_maps) {
-		size_t cap = b->cap_maps ? 2 * b->cap_maps : 64;
-		struct binary_map *v = realloc(b->maps, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		b->maps = v;
-		b->cap_maps = cap;
-	}
-	memmove(&b->maps[at + 1], &b->maps[at], (b->nr_maps - at) * sizeof(*b->maps));
-	b->maps[at] = (struct binary_map){ .start = start, .end = end, .pgoff = pgoff, .bin = bin };
-	b->nr_maps++;
-	b->last = NULL;
-	return 0;
+__u64 binaries__kernel_map_start(const struct binaries *b)
+{
+	return b->kmap_start;
 }
 
 size_t binaries__nr_maps(const struct binaries *b)
 {
-	return b->nr_maps;
+	return b->space[0].nr + b->space[1].nr;
 }
 
-const struct binary_map *binaries__map(const struct binaries *b, size_t i)
+void binaries__set_kernel_start(struct binaries *b, __u64 start)
 {
-	return i < b->nr_maps ? &b->maps[i] : NULL;
+	b->kernel_start = start;
+}
+
+bool binaries__is_kernel(const struct binaries *b, __u64 addr)
+{
+	return addr >= b->kernel_start;
+}
+
+static const struct binary_map *binaries__space_find(const struct binaries *b, int kernel, __u64 addr)
+{
+	struct binaries_space *sp = (struct binaries_space *)&b->space[kernel];
+	size_t lo = 0, hi = sp->nr;
+
+	if (sp->last && addr >= sp->last->start && addr < sp->last->end)
+		return sp->last;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < sp->maps[mid].start)
+			hi = mid;
+		else if (addr >= sp->maps[mid].end)
+			lo = mid + 1;
+		else
+			return sp->last = &sp->maps[mid];
+	}
+	return NULL;
 }
 
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
 {
-	size_t lo = 0, hi = b->nr_maps;
+	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
+}
 
-	if (b->last && addr >= b->last->start && addr < b->last->end)
-		return b->last;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback)
+{
+	const struct binary_map *m = binaries__space_find(b, kernel, addr);
 
-		if (addr < b->maps[mid].start)
-			hi = mid;
-		else if (addr >= b->maps[mid].end)
-			lo = mid + 1;
-		else
-			return ((struct binaries *)b)->last = &b->maps[mid];
-	}
-	return NULL;
+	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
+		m = binaries__space_find(b, !kernel, addr);
+	return m;
 }
 
 /* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
@@ -241,6 +286,47 @@ static struct elf_image *binaries__check_bid(struct binary *bin, struct elf_imag
 	pr_debug("%s: build ID mismatch for %s: not used\n", path, bin->name);
 	elf_image__delete(img);
 	return NULL;
+}
+
+/*
+ * perf 6.1 gives each other code section of a module that has symbols
+ * (.init.text, .exit.text...) a kernel map of its own, named after the
+ * module and the section, at the section's sh_addr: 0 in a .ko
+ * (dso__process_kernel_symbol()). Its addresses resolve there.
+ */
+static int binaries__add_section_maps(struct binaries *b, struct binary *mod)
+{
+	struct elf_image *img = mod->img;
+	int err = 0;
+
+	for (size_t i = 0; i < elf_image__nr_secs(img) && !err; i++) {
+		const struct elf_image_sec *sec = elf_image__sec(img, i);
+		const struct elf_image_sym *sym;
+		struct binary *bin;
+		char name[4200];
+		size_t k;
+
+		if (sec == mod->rel_text || !(sec->flags & SHF_EXECINSTR) || !sec->size || !*sec->name)
+			continue;
+		for (k = 0; (sym = elf_image__sym(img, k)); k++)
+			if (sym->offset >= sec->offset && sym->offset - sec->offset < sec->size)
+				break;
+		if (!sym)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", mod->dso_name, sec->name);
+		bin = binaries__get(b, name, true);
+		if (!bin)
+			return -ENOMEM;
+		free(bin->dso_name);
+		bin->dso_name = strdup(name);
+		if (!bin->dso_name)
+			return -ENOMEM;
+		bin->parent = mod;
+		bin->state = 1;
+		err = binaries__insert(b, &(struct binary_map){ .start = sec->addr, .end = sec->addr + sec->size,
+								 .pgoff = sec->offset, .bin = bin, .kernel = true });
+	}
+	return err;
 }
 
 static void binaries__look(struct binaries *b, struct binary *bin)
@@ -269,13 +355,19 @@ static void binaries__look(struct binaries *b, struct binary *bin)
 	if (!img)
 		return;
 	bin->img = img;
-	bin->rel_text = elf_image__rel_text(img);
 	bin->state = 1;
 	pr_debug("%s: found at %s\n", bin->name, elf_image__path(img));
+	if (bin->kernel && elf_image__type(img) == ET_REL) {
+		bin->rel_text = elf_image__rel_text(img);
+		if (binaries__add_section_maps(b, bin))
+			pr_debug("%s: its sections' maps: %s\n", bin->name, strerror(ENOMEM));
+	}
 }
 
 static struct elf_image *binaries__image(struct binaries *b, struct binary *bin)
 {
+	if (bin->parent)
+		return bin->parent->img;
 	if (!bin->state)
 		binaries__look(b, bin);
 	return bin->img;
@@ -283,16 +375,22 @@ static struct elf_image *binaries__image(struct binaries *b, struct binary *bin)
 
 size_t binaries__load_all(struct binaries *b)
 {
-	size_t found = 0;
+	size_t found = 0, nr = b->nr_bins;
 
-	for (size_t i = 0; i < b->nr_bins; i++)
-		found += binaries__image(b, b->bins[i]) != NULL;
+	/* (section maps added on the way are not recorded binaries of their own) */
+	for (size_t i = 0; i < nr; i++)
+		if (!b->bins[i]->parent)
+			found += binaries__image(b, b->bins[i]) != NULL;
 	return found;
 }
 
 size_t binaries__nr_binaries(const struct binaries *b)
 {
-	return b->nr_bins;
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nr_bins; i++)
+		n += !b->bins[i]->parent;
+	return n;
 }
 
 const char *binaries__missing(const struct binaries *b, size_t i)
@@ -305,20 +403,18 @@ const char *binaries__missing(const struct binaries *b, size_t i)
 
 /*
  * The file offset of @addr in @m's binary, and how many bytes from there
- * belong to the same readable stretch: 0 if nothing is mapped there.
+ * belong to the same readable stretch (*@avail 0: nothing mapped there).
  */
 static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *m, __u64 addr, __u64 *avail)
 {
 	struct elf_image *img = binaries__image(b, m->bin);
-	const unsigned char *bytes;
 	size_t flen;
 	__u64 off;
 
 	*avail = 0;
 	if (!img)
 		return 0;
-	bytes = elf_image__bytes(img, &flen);
-	(void)bytes;
+	elf_image__bytes(img, &flen);
 	if (m->bin->rel_text) {
 		const struct elf_image_sec *t = m->bin->rel_text;
 
@@ -328,7 +424,7 @@ static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *
 		return t->offset + (addr - m->start);
 	}
 	off = addr - m->start + m->pgoff;
-	if (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN) {
+	if (!m->bin->parent && (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN)) {
 		for (size_t i = 0; i < elf_image__nr_segs(img); i++) {
 			const struct elf_image_seg *s = elf_image__seg(img, i);
 
@@ -337,8 +433,8 @@ static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *
 			*avail = s->filesz - (off - s->offset);
 			break;
 		}
-	} else if (off < flen) {
-		*avail = flen - off;
+	} else if (m->bin->parent || elf_image__type(img) != ET_REL) {
+		*avail = m->end - addr;
 	}
 	if (*avail > m->end - addr)
 		*avail = m->end - addr;
@@ -363,17 +459,17 @@ size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
 		return 0;
 	if (len > avail)
 		len = avail;
-	bytes = elf_image__bytes(m->bin->img, &flen);
+	bytes = elf_image__bytes(binaries__image(b, m->bin), &flen);
 	memcpy(buf, bytes + off, len);
 	return len;
 }
 
-char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size)
+char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64 addr, bool with_off, char *buf,
+			   size_t size)
 {
-	const struct binary_map *m = addr ? binaries__find(b, addr) : NULL;
 	struct elf_image *img = m ? binaries__image(b, m->bin) : NULL;
 	const struct elf_image_sym *s = NULL;
-	__u64 key;
+	__u64 key = 0;
 
 	if (img) {
 		key = m->bin->rel_text ? m->bin->rel_text->offset + (addr - m->start) : addr - m->start + m->pgoff;
@@ -388,9 +484,17 @@ char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf,
 	return buf;
 }
 
+char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size)
+{
+	return binaries__map_symoff(b, addr ? binaries__find(b, addr) : NULL, addr, with_off, buf, size);
+}
+
+const char *binaries__map_dso_name(const struct binary_map *m)
+{
+	return m ? m->bin->dso_name : "[unknown]";
+}
+
 const char *binaries__dso_name(const struct binaries *b, __u64 addr)
 {
-	const struct binary_map *m = addr ? binaries__find(b, addr) : NULL;
-
-	return m ? m->bin->dso_name : "[unknown]";
+	return binaries__map_dso_name(addr ? binaries__find(b, addr) : NULL);
 }

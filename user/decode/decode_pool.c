@@ -22,6 +22,7 @@
 #define DECODE_POOL_END		0x80000000u
 #define DECODE_POOL_MAX_REC	(1u << 20)
 #define DECODE_POOL_OUTBUF	(64u << 10)
+#define DECODE_POOL_HOLD	(8u << 20)	/* a job's records held in memory, then in a temporary file */
 
 struct decode_out {
 	int fd;				/* -1: in-process, records go to @ops->recv */
@@ -33,6 +34,91 @@ struct decode_out {
 	size_t job;
 	int stop;
 };
+
+/*
+ * A job's records, held until the job ends: a job whose worker dies delivers
+ * nothing, so a crash never leaves half a buffer's output behind.
+ */
+struct decode_held {
+	unsigned char *mem;
+	size_t len, cap;
+	FILE *spill;
+};
+
+static int decode_held__add(struct decode_held *h, const void *rec, __u32 len)
+{
+	size_t need = sizeof(len) + len;
+
+	if (!h->spill && h->len + need <= DECODE_POOL_HOLD) {
+		if (h->len + need > h->cap) {
+			size_t cap = h->cap ? h->cap : 1 << 16;
+			unsigned char *m;
+
+			while (cap < h->len + need)
+				cap *= 2;
+			m = realloc(h->mem, cap);
+			if (!m)
+				return -ENOMEM;
+			h->mem = m;
+			h->cap = cap;
+		}
+		memcpy(h->mem + h->len, &len, sizeof(len));
+		memcpy(h->mem + h->len + sizeof(len), rec, len);
+		h->len += need;
+		return 0;
+	}
+	if (!h->spill) {
+		h->spill = tmpfile();
+		if (!h->spill)
+			return -errno;
+	}
+	if (fwrite(&len, sizeof(len), 1, h->spill) != 1 || (len && fwrite(rec, len, 1, h->spill) != 1))
+		return -EIO;
+	return 0;
+}
+
+/* Deliver the held records of job @j in order, and forget them. */
+static int decode_held__replay(struct decode_held *h, size_t j, const struct decode_pool_ops *ops, void *ctx)
+{
+	unsigned char *rec = NULL;
+	int ret = 0;
+
+	for (size_t at = 0; at < h->len && !ret;) {
+		__u32 len;
+
+		memcpy(&len, h->mem + at, sizeof(len));
+		ret = ops->recv(j, h->mem + at + sizeof(len), len, ctx);
+		at += sizeof(len) + len;
+	}
+	if (h->spill && !ret) {
+		__u32 len;
+
+		rec = malloc(DECODE_POOL_MAX_REC);
+		if (!rec || fflush(h->spill) || fseek(h->spill, 0, SEEK_SET))
+			ret = -EIO;
+		while (!ret && fread(&len, sizeof(len), 1, h->spill) == 1) {
+			if (len >= DECODE_POOL_MAX_REC || (len && fread(rec, len, 1, h->spill) != 1)) {
+				ret = -EIO;
+				break;
+			}
+			ret = ops->recv(j, rec, len, ctx);
+		}
+	}
+	free(rec);
+	if (h->spill)
+		fclose(h->spill);
+	h->spill = NULL;
+	h->len = 0;
+	return ret;
+}
+
+static void decode_held__drop(struct decode_held *h)
+{
+	if (h->spill)
+		fclose(h->spill);
+	h->spill = NULL;
+	h->len = 0;
+}
 
 struct decode_slot {
 	pid_t pid;
@@ -220,6 +306,7 @@ static int decode_pool__inline(size_t nr_jobs, const struct decode_pool_ops *ops
 int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decode_pool_ops *ops, void *ctx)
 {
 	struct decode_slot *slots;
+	struct decode_held held = { 0 };
 	volatile __u64 *progress;
 	int ret = 0;
 
@@ -261,6 +348,7 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 				__u64 at = progress[j % nr_workers];
 
 				decode_slot__reap(sl, &sig);
+				decode_held__drop(&held);
 				ops->crash(j, sig, at, ctx);
 				if (j + nr_workers < nr_jobs)
 					ret = decode_pool__start(slots, nr_workers, j % nr_workers, j + nr_workers, nr_jobs,
@@ -272,10 +360,12 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 
 				memcpy(&status, sl->buf + sizeof(len), sizeof(status));
 				decode_slot__consume(sl, sizeof(len) + sizeof(status));
-				ops->done(j, status, ctx);
+				ret = decode_held__replay(&held, j, ops, ctx);
+				if (!ret)
+					ops->done(j, status, ctx);
 				break;
 			}
-			ret = ops->recv(j, sl->buf + sizeof(len), len, ctx);
+			ret = decode_held__add(&held, sl->buf + sizeof(len), len);
 			decode_slot__consume(sl, sizeof(len) + len);
 			if (ret)
 				break;
@@ -287,6 +377,8 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 		decode_slot__reap(&slots[s], NULL);
 		free(slots[s].buf);
 	}
+	decode_held__drop(&held);
+	free(held.mem);
 	munmap((void *)progress, nr_workers * sizeof(*progress));
 	free(slots);
 	return ret;

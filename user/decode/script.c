@@ -40,12 +40,13 @@ int script__run(const struct script_opts *o)
 {
 	struct script_session s = { .o = o, .out = stdout };
 	static char outbuf[1 << 16];
-	int rc = SCRIPT_FAILED, err;
+	const char *arch;
+	int rc = EXIT_RUNTIME, err;
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	s.r = pdata_reader__open(o->input);
 	if (!s.r)
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	s.info = script__find_info(s.r);
 	if (!s.info) {
 		pr_err("%s: no AUXTRACE_INFO record: the file holds no hardware trace\n", o->input);
@@ -64,11 +65,15 @@ int script__run(const struct script_opts *o)
 		pr_err("%s: cannot read the sideband records: %s\n", o->input, strerror(-err));
 		goto out;
 	}
+	/* perf's machine__kernel_start(): the kernel map's start, but 1 << 63 on x86_64 */
+	arch = pdata_reader__feature_string(s.r, PDATA_HEADER_ARCH);
+	if (binaries__kernel_map_start(s.bins) && !(arch && !strcmp(arch, "x86_64")))
+		binaries__set_kernel_start(s.bins, binaries__kernel_map_start(s.bins));
 	if (o->fields && s.info->type != PDATA_AUXTRACE_CS_ETM) {
 		pr_err("%s: -F chooses the fields of CoreSight branch samples; this file holds %s trace\n", o->input,
 		       s.info->type == PDATA_AUXTRACE_INTEL_PT ? "Intel PT" :
 		       s.info->type == PDATA_AUXTRACE_ARM_SPE ? "Arm SPE" : "other");
-		rc = SCRIPT_USAGE;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	switch (s.info->type) {
@@ -84,13 +89,13 @@ int script__run(const struct script_opts *o)
 	default:
 		pr_err("%s: AUX trace type %u is not supported (Intel PT, CoreSight ETM and Arm SPE are)\n", o->input,
 		       s.info->type);
-		rc = SCRIPT_UNSUPPORTED;
+		rc = EXIT_UNSUPPORTED;
 		break;
 	}
 out:
-	if (fflush(stdout) && rc == SCRIPT_OK) {
+	if (fflush(stdout) && rc == EXIT_OK) {
 		pr_err("cannot write the output: %s\n", strerror(errno));
-		rc = SCRIPT_FAILED;
+		rc = EXIT_RUNTIME;
 	}
 	sideband__free(&s.sd);
 	binaries__delete(s.bins);

@@ -123,20 +123,20 @@ static int script_cs__parse_info(struct script_cs *cs)
 
 	if (npriv < CS_PRIV_HDR) {
 		pr_err("%s: CoreSight AUXTRACE_INFO is %zu fields, too short\n", s->o->input, npriv);
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	}
 	version = p[CS_PRIV_VERSION];
 	nr_cpu = p[CS_PRIV_PMU_TYPE_CPUS] & 0xffffffff;
 	if (version > 2) {
 		pr_err("%s: CoreSight AUXTRACE_INFO version %llu: only 0 to 2 are known\n", s->o->input,
 		       (unsigned long long)version);
-		return SCRIPT_UNSUPPORTED;
+		return EXIT_UNSUPPORTED;
 	}
 	if (nr_cpu > 4096)
 		goto short_info;
 	cs->etms = calloc(nr_cpu ? nr_cpu : 1, sizeof(*cs->etms));
 	if (!cs->etms)
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	for (__u64 c = 0; c < nr_cpu; c++) {
 		struct script_cs_etm *e = &cs->etms[cs->nr_etms];
 		__u64 magic, cpu, nparams;
@@ -163,12 +163,12 @@ static int script_cs__parse_info(struct script_cs *cs)
 		if (magic == CS_ETMV3_MAGIC) {
 			pr_err("%s: CPU %llu traced with ETMv3/PTM, which auxtrig does not decode (ETMv4 and ETE "
 			       "only): decode it with perf script\n", s->o->input, (unsigned long long)cpu);
-			return SCRIPT_UNSUPPORTED;
+			return EXIT_UNSUPPORTED;
 		}
 		if (magic != CS_ETMV4_MAGIC && magic != CS_ETE_MAGIC) {
 			pr_err("%s: CPU %llu has an unknown CoreSight trace unit (magic %#llx)\n", s->o->input,
 			       (unsigned long long)cpu, (unsigned long long)magic);
-			return SCRIPT_UNSUPPORTED;
+			return EXIT_UNSUPPORTED;
 		}
 		if (nparams < 7 || (magic == CS_ETE_MAGIC && nparams < 8))
 			goto short_info;
@@ -200,7 +200,7 @@ static int script_cs__parse_info(struct script_cs *cs)
 		if (cs->cpu_of_id[e->regs.traceidr] >= 0) {
 			pr_err("%s: CPUs %d and %d have the same trace ID %#x\n", s->o->input,
 			       cs->cpu_of_id[e->regs.traceidr], e->cpu, e->regs.traceidr);
-			return SCRIPT_FAILED;
+			return EXIT_RUNTIME;
 		}
 		cs->cpu_of_id[e->regs.traceidr] = e->cpu;
 		cs->nr_etms++;
@@ -208,10 +208,10 @@ static int script_cs__parse_info(struct script_cs *cs)
 	if (i != npriv)
 		pr_debug("%s: CoreSight AUXTRACE_INFO has %zu words after its %llu CPU blocks\n", s->o->input,
 			 npriv - i, (unsigned long long)nr_cpu);
-	return SCRIPT_OK;
+	return EXIT_OK;
 short_info:
 	pr_err("%s: CoreSight AUXTRACE_INFO is truncated\n", s->o->input);
-	return SCRIPT_FAILED;
+	return EXIT_RUNTIME;
 }
 
 static const struct script_cs_etm *script_cs__etm_of_cpu(const struct script_cs *cs, int cpu)
@@ -471,7 +471,8 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 
 /* ---- parent side ----------------------------------------------------------- */
 
-static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, __u64 addr)
+static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, const struct binary_map *m,
+				  __u64 addr)
 {
 	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
 	char sym[256];
@@ -483,26 +484,33 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, _
 	}
 	if (f & SCRIPT_F_SYM)
 		*n += snprintf(line + *n, 1024 - *n, " %s",
-			       binaries__symoff(cs->s->bins, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
+			       binaries__map_symoff(cs->s->bins, m, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
 	if (f & SCRIPT_F_DSO)
-		*n += snprintf(line + *n, 1024 - *n, " (%s)", binaries__dso_name(cs->s->bins, addr));
+		*n += snprintf(line + *n, 1024 - *n, " (%s)", binaries__map_dso_name(m));
 	if (*n > 1000)
 		*n = 1000;
 }
 
+/*
+ * A branch sample as perf script prints it: the sample's mode is that of its
+ * ip (the "from" address, cs_etm__cpu_mode()); ip is looked up in that mode,
+ * addr in that mode and then in its own (thread__find_map_fb()).
+ */
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 {
 	struct script_cs *cs = ctx;
+	struct binaries *bins = cs->s->bins;
 	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
+	bool kernel = binaries__is_kernel(bins, br->from);
 	char line[1100];
 	size_t n = 0;
 
 	if (f & SCRIPT_F_CPU)
 		n += snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
-	script_cs__print_addr(cs, line, &n, br->from);
+	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->from, kernel, false), br->from);
 	memcpy(line + n, " =>", 3);
 	n += 3;
-	script_cs__print_addr(cs, line, &n, br->to);
+	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->to, kernel, true), br->to);
 	line[n++] = '\n';
 	fwrite(line, 1, n, cs->s->out);
 }
@@ -564,7 +572,7 @@ static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job
 		break;
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
 		if (!w) {
-			w = script_win__new(cs->cpu_of_id[id], job->idx, job->aux_offset, 0, e->st_addr,
+			w = script_win__new(cs->cpu_of_id[id], job->idx, e->index, 0, e->st_addr,
 					    cs->why_of_id[id] ? cs->why_of_id[id] : "trace on (TRACE_ON)");
 			if (!w || script_cs__win_push(cs, w)) {
 				script_win__delete(w);
@@ -720,7 +728,7 @@ int script_cs__run(struct script_session *s)
 	rc = script_cs__parse_info(&cs);
 	if (rc)
 		goto out;
-	rc = SCRIPT_FAILED;
+	rc = EXIT_RUNTIME;
 	if (!cs.nr_etms) {
 		pr_err("%s: the CoreSight AUXTRACE_INFO describes no trace unit that can be decoded\n", s->o->input);
 		goto out;
@@ -753,7 +761,7 @@ int script_cs__run(struct script_session *s)
 				(unsigned long long)cs.ranges[id]);
 	if (s->o->windows)
 		script_win_printer__finish(&cs.printer);
-	rc = cs.failed ? SCRIPT_FAILED : SCRIPT_OK;
+	rc = cs.failed ? EXIT_RUNTIME : EXIT_OK;
 out:
 	for (size_t i = cs.win_head; i < cs.nr_wins; i++)
 		script_win__delete(cs.wins[i]);

@@ -210,14 +210,14 @@ int script_pt__run(struct script_session *ss)
 	if (ss->npriv < IPT_PRIV_MIN) {
 		pr_err("%s: Intel PT AUXTRACE_INFO has %zu fields, at least %d expected\n", o->input, ss->npriv,
 		       IPT_PRIV_MIN);
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	}
 	if (o->windows)
 		return script_pt__windows(ss);
 	if (o->itrace == 'i' && !o->packets) {
 		pr_err("%s: --itrace=i needs the traced code, which Intel PT decoding here does not read "
 		       "(use --itrace=b or --packets)\n", o->input);
-		return SCRIPT_USAGE;
+		return EXIT_USAGE;
 	}
 	s.time_shift = info->priv[IPT_PRIV_TIME_SHIFT];
 	s.time_mult = info->priv[IPT_PRIV_TIME_MULT];
@@ -287,7 +287,7 @@ int script_pt__run(struct script_session *ss)
 	if (err) {
 		pr_err("%s: decoding failed: %s\n", o->input, strerror(-err));
 		free(s.v);
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	}
 	if (s.nr)
 		qsort(s.v, s.nr, sizeof(*s.v), script_pt_sample__cmp);
@@ -301,7 +301,7 @@ int script_pt__run(struct script_session *ss)
 			fprintf(ss->out, "%16" PRIx64 " %16" PRIx64 "\n", (uint64_t)x->to, (uint64_t)x->from);
 	}
 	free(s.v);
-	return SCRIPT_OK;
+	return EXIT_OK;
 }
 
 /* ---- --windows ----------------------------------------------------------- */
@@ -485,7 +485,7 @@ static int script_pt__windows(struct script_session *ss)
 	struct script_pt_wgen *gens = NULL;
 	struct script_win **head = NULL;
 	size_t nr = 0;
-	int err, rc = SCRIPT_FAILED;
+	int err, rc = EXIT_RUNTIME;
 
 	pr.time_shift = info->priv[IPT_PRIV_TIME_SHIFT];
 	pr.time_mult = info->priv[IPT_PRIV_TIME_MULT];
@@ -524,7 +524,7 @@ static int script_pt__windows(struct script_session *ss)
 		pr_err("%s: decoding failed: %s\n", ss->o->input, strerror(-err));
 	} else {
 		script_win_printer__finish(&pr);
-		rc = SCRIPT_OK;
+		rc = EXIT_OK;
 	}
 	for (size_t i = 0; gens && i < nr; i++) {
 		script_win__delete(head[i]);

@@ -49,11 +49,11 @@ int script_spe__run(struct script_session *s)
 	if (o->itrace == 'i' || o->windows) {
 		pr_err("%s: Arm SPE has samples, not instructions: use --itrace=b (the default) or --packets\n",
 		       o->input);
-		return SCRIPT_USAGE;
+		return EXIT_USAGE;
 	}
 	if (s->npriv < 2) {
 		pr_err("%s: Arm SPE AUXTRACE_INFO is too short\n", o->input);
-		return SCRIPT_FAILED;
+		return EXIT_RUNTIME;
 	}
 	for (size_t k = 0; k < sd->nr_bufs; k++) {
 		const struct sideband_buf *b = &sd->bufs[k];
@@ -97,5 +97,5 @@ int script_spe__run(struct script_session *s)
 		if (o->packets)
 			fprintf(s->out, "# %zu records, %zu bad bytes\n", records, bad);
 	}
-	return SCRIPT_OK;
+	return EXIT_OK;
 }

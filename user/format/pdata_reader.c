@@ -149,12 +149,92 @@ static int pdata_reader__add_attr(struct pdata_reader *r, const unsigned char *r
  * Pipe mode: the attrs are HEADER_ATTR records and the features
  * HEADER_FEATURE records of the stream (perf-aux.md §1.5); read them all now.
  */
+/*
+ * A pipe-mode stream keeps no alignment (HEADER_FEATURE records are any
+ * size): copy it so that every record, and every payload after one, starts
+ * at an 8-byte boundary, each padded with zeros to a multiple of 8 (the
+ * header's size grows to match). Pointers handed out are then aligned as in
+ * file mode. Return: 0, -ENOMEM, -EINVAL for a record that does not fit.
+ */
+static int pdata_reader__align_pipe(struct pdata_reader *r)
+{
+	size_t off = 16, out = 16, cap = r->len + r->len / 4 + 64;
+	unsigned char *n = calloc(1, cap);
+
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, r->buf, 16);
+	while (off < r->len) {
+		struct perf_event_header h;
+		__u64 payload = 0, rsz, psz;
+
+		if (r->len - off < sizeof(h))
+			goto bad;
+		memcpy(&h, r->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->len - off)
+			goto bad;
+		if (h.type == PDATA_RECORD_AUXTRACE && h.size >= AUXTRACE_RECORD_MIN)
+			memcpy(&payload, r->buf + off + 8, sizeof(payload));
+		else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && h.size >= 16) {
+			__u32 sz;
+
+			memcpy(&sz, r->buf + off + 8, sizeof(sz));
+			payload = sz;
+		}
+		if (payload > r->len - off - h.size)
+			goto bad;
+		rsz = (h.size + 7) & ~7ULL;
+		psz = (payload + 7) & ~7ULL;
+		if (rsz > 0xffff)
+			goto bad;
+		while (out + rsz + psz > cap) {
+			unsigned char *b = realloc(n, 2 * cap);
+
+			if (!b) {
+				free(n);
+				return -ENOMEM;
+			}
+			memset(b + cap, 0, cap);
+			n = b;
+			cap *= 2;
+		}
+		memcpy(n + out, r->buf + off, h.size);
+		memcpy(n + out + rsz, r->buf + off + h.size, payload);	/* the payload follows the record */
+		off += h.size + payload;
+		h.size = rsz;
+		memcpy(n + out, &h, sizeof(h));
+		if (h.type == PDATA_RECORD_AUXTRACE && payload) {
+			memcpy(n + out + 8, &psz, sizeof(psz));
+		} else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && payload) {
+			__u32 sz = psz;
+
+			memcpy(n + out + 8, &sz, sizeof(sz));
+		}
+		out += rsz + psz;
+	}
+	if (r->mapped)
+		munmap(r->buf, r->len);
+	else
+		free(r->buf);
+	r->mapped = false;
+	r->buf = n;
+	r->len = out;
+	return 0;
+bad:
+	free(n);
+	pr_err("%s: pipe-mode record at %#zx does not fit: corrupt or truncated stream\n", r->name, off);
+	return -EINVAL;
+}
+
 static int pdata_reader__parse_pipe(struct pdata_reader *r)
 {
 	__u64 pos = 0;
 	struct pdata_event ev;
-	int ret, err = 0;
+	int ret, err;
 
+	err = pdata_reader__align_pipe(r);
+	if (err)
+		return err;
 	r->pipe = true;
 	r->hdr.size = 16;
 	r->hdr.data.offset = 16;

@@ -340,7 +340,7 @@ static bool elf_image__is_mapping_symbol(const char *name)
 
 /* The symbols of table @tab (SHT_SYMTAB or SHT_DYNSYM) that perf keeps for code. */
 static int elf_image__read_symtab(struct elf_image *img, const struct elf_image_sec *tab,
-				  const struct elf_image_sec *text, struct elf_image_cands *c)
+				  struct elf_image_cands *c)
 {
 	const struct elf_image_sec *str = tab->link < img->nr_secs ? &img->secs[tab->link] : NULL;
 	size_t n;
@@ -375,9 +375,10 @@ static int elf_image__read_symtab(struct elf_image *img, const struct elf_image_
 		if (!name || !*name || elf_image__is_mapping_symbol(name))
 			continue;
 		if (img->type == ET_REL) {
-			if (sec != text || y.st_value > text->size)
+			/* section-relative: in file offset space, its section's offset + value */
+			if (sec->type != SHT_PROGBITS || y.st_value > sec->size || !elf_image__fits(img, sec->offset, sec->size))
 				continue;
-			off = text->offset + y.st_value;
+			off = sec->offset + y.st_value;
 		} else if (elf_image__vaddr_offset(img, y.st_value, &off)) {
 			continue;
 		}
@@ -490,7 +491,7 @@ static bool elf_image__better(const struct elf_image *img, const struct elf_imag
 static int elf_image__load_syms(struct elf_image *img)
 {
 	struct elf_image_cands c = { 0 };
-	const struct elf_image_sec *tab = NULL, *text = elf_image__rel_text(img);
+	const struct elf_image_sec *tab = NULL;
 	size_t nr = 0;
 	int err = 0, nr_own;
 
@@ -501,7 +502,7 @@ static int elf_image__load_syms(struct elf_image *img)
 		if (img->secs[i].type == SHT_SYMTAB || (img->secs[i].type == SHT_DYNSYM && !tab))
 			tab = &img->secs[i];
 	if (tab)
-		err = elf_image__read_symtab(img, tab, text, &c);
+		err = elf_image__read_symtab(img, tab, &c);
 	nr_own = c.nr;
 	/* perf adds the PLT symbols only to a file that has symbols of its own */
 	if (!err && nr_own > 0 && img->type != ET_REL)
@@ -607,6 +608,36 @@ int elf_image__symbol_file_offset(const struct elf_image *img, const char *symbo
 					continue;
 				sec = &img->secs[y.st_shndx];
 				*off = y.st_value - sec->addr + sec->offset;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_image__symbol_value(const struct elf_image *img, const char *symbol, __u64 *value)
+{
+	if (!img->type)
+		return -ENOEXEC;
+	for (size_t t = 0; t < img->nr_secs; t++) {
+		const struct elf_image_sec *tab = &img->secs[t], *str;
+		size_t n;
+
+		if ((tab->type != SHT_SYMTAB && tab->type != SHT_DYNSYM) || tab->entsize != sizeof(Elf64_Sym) ||
+		    !elf_image__fits(img, tab->offset, tab->size) || tab->link >= img->nr_secs)
+			continue;
+		str = &img->secs[tab->link];
+		n = tab->size / sizeof(Elf64_Sym);
+		for (size_t i = 1; i < n; i++) {
+			Elf64_Sym y;
+			const char *name;
+
+			memcpy(&y, img->buf + tab->offset + i * sizeof(y), sizeof(y));
+			if (!y.st_value)
+				continue;
+			name = elf_image__str(img, str, y.st_name);
+			if (name && !strcmp(name, symbol)) {
+				*value = y.st_value;
 				return 0;
 			}
 		}

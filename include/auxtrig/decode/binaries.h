@@ -38,11 +38,17 @@
 struct binaries;
 struct binary;
 
-/** struct binary_map - one executable mapping. */
+/**
+ * struct binary_map - one executable mapping.
+ * @kernel: in the kernel's address space (the kernel, modules and, as perf
+ *          6.1 makes them, maps of a module's other code sections at their
+ *          sh_addr, which is 0 in a .ko)
+ */
 struct binary_map {
 	__u64 start, end;	/* [start, end) */
 	__u64 pgoff;
 	struct binary *bin;
+	bool kernel;
 };
 
 /**
@@ -72,14 +78,35 @@ int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 
 int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, const char *filename,
 		       bool kernel, const __u8 *bid, size_t bid_len);
 
-/** binaries__nr_maps() - number of mappings. */
+/** binaries__nr_maps() - number of mappings, both address spaces. */
 size_t binaries__nr_maps(const struct binaries *b);
 
-/** binaries__map() - mapping @i, in address order. */
-const struct binary_map *binaries__map(const struct binaries *b, size_t i);
+/**
+ * binaries__set_kernel_start() - addresses from @start up are the kernel's
+ * (perf's machine__kernel_start(): 1 << 63 by default, the kernel map's
+ * start when the file has one and was not recorded on x86_64).
+ */
+void binaries__set_kernel_start(struct binaries *b, __u64 start);
 
-/** binaries__find() - the mapping that holds @addr, or NULL. */
+/** binaries__kernel_map_start() - the start of the [kernel.kallsyms] mapping, 0 if none. */
+__u64 binaries__kernel_map_start(const struct binaries *b);
+
+/** binaries__is_kernel() - is @addr a kernel address? */
+bool binaries__is_kernel(const struct binaries *b, __u64 addr);
+
+/**
+ * binaries__find() - the mapping that holds @addr in the address space of
+ * @addr (kernel or user), or NULL.
+ */
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr);
+
+/**
+ * binaries__find_in() - the mapping that holds @addr in the kernel's
+ * (@kernel) or user space; with @fallback, if there is none there, in
+ * @addr's own space (perf's thread__find_map_fb(), how perf script resolves
+ * a sample's addr field in the space of its ip).
+ */
+const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback);
 
 /**
  * binaries__read() - up to @len bytes of code at @addr, as the decoders
@@ -111,6 +138,10 @@ const char *binaries__missing(const struct binaries *b, size_t i);
  */
 char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size);
 
+/** binaries__map_symoff() - as binaries__symoff(), @addr being in mapping @m (NULL: none). */
+char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64 addr, bool with_off, char *buf,
+			   size_t size);
+
 /**
  * binaries__dso_name() - the name perf prints for the binary at @addr
  * (-F dso): the recorded path for user space, "[name]" for a kernel module
@@ -118,5 +149,8 @@ char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf,
  * every mapping.
  */
 const char *binaries__dso_name(const struct binaries *b, __u64 addr);
+
+/** binaries__map_dso_name() - the name of mapping @m's binary, "[unknown]" for NULL. */
+const char *binaries__map_dso_name(const struct binary_map *m);
 
 #endif

@@ -14,7 +14,9 @@
  * corrupt input (OpenCSD 1.3.3 dereferences NULL on some buffers) costs only
  * that job: the parent learns which job died, with what signal and at which
  * input offset the job last reported (decode_out__progress()), starts a new
- * worker for the jobs that remain, and goes on.
+ * worker for the jobs that remain, and goes on. The parent holds a job's
+ * records until the job ends (in memory, past 8 MiB in a temporary file), so
+ * a job that dies delivers none of them.
  *
  * Worker @w of @n runs jobs w, w + n, w + 2n... in that order and writes
  * each job's records into its own pipe; the parent reads job j from worker
@@ -40,8 +42,8 @@ struct decode_out;
  *        run (returned by decode_pool__run())
  * @done: in the parent: job @job finished with @status (what @run returned)
  * @crash: in the parent: job @job's worker died (@sig: the signal, 0 if it
- *         exited) after reporting input offset @progress; its records up to
- *         then were delivered
+ *         exited) after reporting input offset @progress; none of its
+ *         records is delivered
  */
 struct decode_pool_ops {
 	int (*run)(size_t job, struct decode_out *out, void *ctx);

@@ -28,13 +28,8 @@
 
 #include <stdbool.h>
 
-/** enum script_status - what script__run() returns: the process exit code. */
-enum script_status {
-	SCRIPT_OK = 0,
-	SCRIPT_FAILED = 1,		/* the file could not be read or decoded */
-	SCRIPT_USAGE = 2,		/* options that do not fit the file */
-	SCRIPT_UNSUPPORTED = 3,		/* trace this build cannot decode (ETMv3/PTM, unknown AUX type) */
-};
+#include "auxtrig/sys/exit_code.h"
+
 
 /* Fields of a CoreSight branch sample (-F); 0 means the default set. */
 #define SCRIPT_F_CPU	(1u << 0)
@@ -69,7 +64,13 @@ struct script_opts {
 	unsigned int jobs;
 };
 
-/** script__run() - decode and print. Return: an &enum script_status. */
+/**
+ * script__run() - decode and print.
+ * Return: an &enum exit_code: EXIT_OK; EXIT_RUNTIME when the file cannot be
+ * read or a buffer could not be decoded (the others are); EXIT_USAGE for
+ * options that do not fit the file's trace; EXIT_UNSUPPORTED for trace this
+ * build does not decode (ETMv3/PTM, an unknown AUX type).
+ */
 int script__run(const struct script_opts *o);
 
 #endif

@@ -33,7 +33,7 @@ struct pdata_record_auxtrace_info;
  * @bins: its executable mappings and their binaries
  * @sd: its sideband (records read once, AUXTRACE buffers included)
  * @out: where the decode goes (stdout)
- * @status: the worst &enum script_status met so far while decoding
+ * @status: the worst &enum exit_code met so far while decoding
  */
 struct script_session {
 	const struct script_opts *o;

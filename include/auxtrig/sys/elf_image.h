@@ -135,6 +135,14 @@ const struct elf_image_sym *elf_image__find_sym(struct elf_image *img, __u64 off
 int elf_image__symbol_file_offset(const struct elf_image *img, const char *symbol, __u64 *off);
 
 /**
+ * elf_image__symbol_value() - st_value of the first symbol named @symbol
+ * with a non-zero value, of any type, in the symbol tables in section order
+ * (a data object's address in an executable, for a breakpoint).
+ * Return: 0, -ENOENT, -ENOEXEC (not ELF).
+ */
+int elf_image__symbol_value(const struct elf_image *img, const char *symbol, __u64 *value);
+
+/**
  * elf_image__build_id() - the GNU build ID note (NT_GNU_BUILD_ID), up to 20
  * bytes into @bid. Return: its length, or 0 if there is none.
  */
