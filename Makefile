@@ -21,10 +21,11 @@ BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
 # Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
-# bpftrace, which make bench measures trigger cost against.
+# bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
+# build) and valgrind (the leak check of auxtrig script).
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev
+             systemtap-sdt-dev lld valgrind
 
 ifeq ($(V),1)
 Q =

@@ -347,7 +347,8 @@ static void binaries__look(struct binaries *b, struct binary *bin)
 		img = binaries__check_bid(bin, elf_image__open(path), path);
 	}
 	if (!img && bin->name[0] != '[') {
-		snprintf(path, sizeof(path), "%s%s", b->symfs, bin->name);
+		/* perf's symbol__join_symfs(): SYMFS/NAME */
+		snprintf(path, sizeof(path), "%s%s%s", b->symfs, *b->symfs ? "/" : "", bin->name);
 		img = binaries__check_bid(bin, elf_image__open(path), path);
 		if (!img)
 			pr_debug("%s: %s\n", path, strerror(errno == ENODEV ? ENODEV : errno ? errno : ENOENT));

@@ -203,6 +203,7 @@ static void decode_pool__worker(int fd, size_t first, size_t step, size_t nr_job
 		    decode_out__flush(&out))
 			_exit(121);
 	}
+	free(buf);
 	_exit(0);
 }
 
