@@ -465,6 +465,34 @@ size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
 	return len;
 }
 
+/* @s + "+0x" + hex(@off) into @buf (truncated to @size - 1): no printf on the hot path. */
+static char *binaries__put_symoff(char *buf, size_t size, const char *s, bool with_off, __u64 off)
+{
+	size_t n = strlen(s);
+	char hex[20];
+	int h = 0;
+
+	if (!size)
+		return buf;
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(buf, s, n);
+	if (with_off) {
+		do {
+			hex[h++] = "0123456789abcdef"[off & 15];
+			off >>= 4;
+		} while (off);
+		if (n + 3 + h <= size - 1) {
+			memcpy(buf + n, "+0x", 3);
+			n += 3;
+			while (h)
+				buf[n++] = hex[--h];
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64 addr, bool with_off, char *buf,
 			   size_t size)
 {
@@ -477,12 +505,8 @@ char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64
 		s = elf_image__find_sym(img, key);
 	}
 	if (!s)
-		snprintf(buf, size, "[unknown]");
-	else if (with_off)
-		snprintf(buf, size, "%s+0x%" PRIx64, s->name, (uint64_t)(key - s->offset));
-	else
-		snprintf(buf, size, "%s", s->name);
-	return buf;
+		return binaries__put_symoff(buf, size, "[unknown]", false, 0);
+	return binaries__put_symoff(buf, size, s->name, with_off, key - s->offset);
 }
 
 char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size)
@@ -499,3 +523,4 @@ const char *binaries__dso_name(const struct binaries *b, __u64 addr)
 {
 	return binaries__map_dso_name(addr ? binaries__find(b, addr) : NULL);
 }
+

@@ -25,14 +25,13 @@
 #define DECODE_POOL_HOLD	(8u << 20)	/* a job's records held in memory, then in a temporary file */
 
 struct decode_out {
-	int fd;				/* -1: in-process, records go to @ops->recv */
+	int fd;				/* the pipe to the parent */
 	unsigned char *buf;
 	size_t len;
 	volatile __u64 *progress;
 	const struct decode_pool_ops *ops;
 	void *ctx;
 	size_t job;
-	int stop;
 };
 
 /*
@@ -123,8 +122,8 @@ static void decode_held__drop(struct decode_held *h)
 struct decode_slot {
 	pid_t pid;
 	int fd;				/* read end */
-	unsigned char *buf;		/* bytes read, not yet consumed */
-	size_t len, cap;
+	unsigned char *buf;		/* bytes read; [head, len) not yet consumed */
+	size_t head, len, cap;
 };
 
 static int decode_out__flush(struct decode_out *out)
@@ -165,11 +164,6 @@ int decode_out__write(struct decode_out *out, const void *rec, size_t len)
 
 	if (len >= DECODE_POOL_MAX_REC)
 		return -E2BIG;
-	if (out->fd < 0) {
-		if (!out->stop)
-			out->stop = out->ops->recv(out->job, rec, len, out->ctx);
-		return 0;
-	}
 	if (decode_out__put(out, &n, sizeof(n)))
 		return -EPIPE;
 	return decode_out__put(out, rec, len);
@@ -237,13 +231,20 @@ static int decode_pool__start(struct decode_slot *slots, unsigned int n, unsigne
 	close(p[1]);
 	slots[s].pid = pid;
 	slots[s].fd = p[0];
-	slots[s].len = 0;
+	slots[s].head = slots[s].len = 0;
 	return 0;
 }
 
-/* Make @need bytes available in @sl->buf. Return: 1, 0 at EOF, -errno. */
+/* Make @need bytes available at @sl->buf + @sl->head. Return: 1, 0 at EOF, -errno. */
 static int decode_slot__fill(struct decode_slot *sl, size_t need)
 {
+	if (sl->len - sl->head >= need)
+		return 1;
+	if (sl->head) {	/* move what is left to the front, once per refill */
+		memmove(sl->buf, sl->buf + sl->head, sl->len - sl->head);
+		sl->len -= sl->head;
+		sl->head = 0;
+	}
 	if (need > sl->cap) {
 		size_t cap = sl->cap ? sl->cap : 1 << 16;
 		unsigned char *b;
@@ -272,8 +273,9 @@ static int decode_slot__fill(struct decode_slot *sl, size_t need)
 
 static void decode_slot__consume(struct decode_slot *sl, size_t n)
 {
-	memmove(sl->buf, sl->buf + n, sl->len - n);
-	sl->len -= n;
+	sl->head += n;
+	if (sl->head == sl->len)
+		sl->head = sl->len = 0;
 }
 
 static void decode_slot__reap(struct decode_slot *sl, int *sig)
@@ -288,22 +290,6 @@ static void decode_slot__reap(struct decode_slot *sl, int *sig)
 	sl->pid = 0;
 }
 
-/* No workers: run every job here, without isolation. */
-static int decode_pool__inline(size_t nr_jobs, const struct decode_pool_ops *ops, void *ctx)
-{
-	struct decode_out out = { .fd = -1, .ops = ops, .ctx = ctx };
-
-	for (size_t j = 0; j < nr_jobs && !out.stop; j++) {
-		int status;
-
-		out.job = j;
-		status = ops->run(j, &out, ctx);
-		if (!out.stop)
-			ops->done(j, status, ctx);
-	}
-	return out.stop;
-}
-
 int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decode_pool_ops *ops, void *ctx)
 {
 	struct decode_slot *slots;
@@ -314,7 +300,7 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 	if (!nr_jobs)
 		return 0;
 	if (!nr_workers)
-		return decode_pool__inline(nr_jobs, ops, ctx);
+		nr_workers = 1;
 	if (nr_workers > nr_jobs)
 		nr_workers = nr_jobs;
 	slots = calloc(nr_workers, sizeof(*slots));
@@ -336,7 +322,7 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 			int r = decode_slot__fill(sl, sizeof(len));
 
 			if (r > 0) {
-				memcpy(&len, sl->buf, sizeof(len));
+				memcpy(&len, sl->buf + sl->head, sizeof(len));
 				r = decode_slot__fill(sl, sizeof(len) + (len == DECODE_POOL_END ? 4 : len));
 			}
 			if (r < 0) {
@@ -359,14 +345,14 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 			if (len == DECODE_POOL_END) {
 				__s32 status;
 
-				memcpy(&status, sl->buf + sizeof(len), sizeof(status));
+				memcpy(&status, sl->buf + sl->head + sizeof(len), sizeof(status));
 				decode_slot__consume(sl, sizeof(len) + sizeof(status));
 				ret = decode_held__replay(&held, j, ops, ctx);
 				if (!ret)
 					ops->done(j, status, ctx);
 				break;
 			}
-			ret = decode_held__add(&held, sl->buf + sizeof(len), len);
+			ret = decode_held__add(&held, sl->buf + sl->head + sizeof(len), len);
 			decode_slot__consume(sl, sizeof(len) + len);
 			if (ret)
 				break;

@@ -47,7 +47,7 @@
 #define CS_TRACE_ID_UNUSED	(1ULL << 31)	/* newer perf: the ID comes in a HW_ID record */
 
 /* Worker -> parent records: a kind byte, then its body. */
-enum { CS_REC_EL = 1, CS_REC_TEXT, CS_REC_COUNT, CS_REC_ERR };
+enum { CS_REC_TEXT = 1, CS_REC_COUNT, CS_REC_ERR };
 
 struct cs_rec_count {
 	__u8 kind, trace_id, pad[6];
@@ -83,6 +83,9 @@ struct script_cs {
 	size_t nr_jobs;
 	/* worker side, per job */
 	struct decode_out *out;
+	const struct script_cs_job *job;
+	FILE *wfile;			/* the worker's output, sent as text records */
+	bool w_known;			/* the branch state is known (see the worker side) */
 	__u64 w_packets[128], w_elems[128], w_ranges[128];
 	/* parent side */
 	__u32 queue;			/* of the branch state */
@@ -338,6 +341,27 @@ static int script_cs__plan(struct script_cs *cs, bool whole_buffers)
 
 /* ---- worker side ----------------------------------------------------------- */
 
+/*
+ * A worker formats what it decodes itself: samples, ranges, windows and
+ * listings go to the parent as text. Two things only the parent knows:
+ *
+ * - the branch state a piece starts with (the previous piece of the queue
+ *   may still be decoding in another worker): the piece's first elements,
+ *   up to the first one that sets the whole state (a range or a
+ *   discontinuity), go as CS_REC_HEAD and the parent makes their samples;
+ *   the worker's state after them is the same as the parent's, and it sends
+ *   its state at the end (CS_REC_STATE);
+ * - the number of a window (CS_REC_WIN_NUM where "# window N" goes).
+ */
+enum { CS_REC_HEAD = 10, CS_REC_STATE, CS_REC_WIN_NUM };
+
+struct cs_rec_state {
+	__u8 kind, pad[3];
+	__s32 prev_type;
+	__u64 prev_last_instr;
+	__s32 prev_taken;
+};
+
 static size_t script_cs__read_code(void *ctx, __u64 addr, void *buf, size_t len)
 {
 	return binaries__read(ctx, addr, buf, len);
@@ -354,6 +378,33 @@ static void script_cs__send(struct script_cs *cs, __u8 kind, const void *body, s
 	decode_out__write(cs->out, rec, len + 1);
 }
 
+/* The worker's output stream: its buffer goes to the parent as CS_REC_TEXT records. */
+static ssize_t script_cs__text_write(void *ctx, const char *buf, size_t size)
+{
+	struct script_cs *cs = ctx;
+	static unsigned char rec[1 + 65536];
+	size_t done = 0;
+
+	while (done < size) {
+		size_t n = size - done < sizeof(rec) - 1 ? size - done : sizeof(rec) - 1;
+
+		rec[0] = CS_REC_TEXT;
+		memcpy(rec + 1, buf + done, n);
+		if (decode_out__write(cs->out, rec, n + 1))
+			return -1;
+		done += n;
+	}
+	return size;
+}
+
+static void script_cs__w_win_num(void *ctx)
+{
+	struct script_cs *cs = ctx;
+	__u8 k = CS_REC_WIN_NUM;
+
+	decode_out__write(cs->out, &k, 1);
+}
+
 static void script_cs__w_packet(const struct csd_packet *pkt, void *ctx)
 {
 	struct script_cs *cs = ctx;
@@ -366,16 +417,20 @@ static void script_cs__w_packet(const struct csd_packet *pkt, void *ctx)
 	}
 	if (cs->w_packets[id]) {
 		csd_decoder__packet_line(pkt, line, sizeof(line));
-		script_cs__send(cs, CS_REC_TEXT, line, strlen(line));
+		fputs(line, cs->s->out);
+		fputc('\n', cs->s->out);
 	}
 }
+
+static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job *job, const struct csd_el *e);
+static void script_cs__on_branch(const struct csd_branch *br, void *ctx);
 
 static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 {
 	struct script_cs *cs = ctx;
+	const struct script_cs_job *job = cs->job;
 	const ocsd_generic_trace_elem *e = elem->elem;
 	unsigned int id = elem->trace_id & 0x7f;
-	unsigned char rec[1 + sizeof(struct csd_el)];
 	struct csd_el el;
 
 	decode_out__progress(cs->out, elem->index);
@@ -388,7 +443,8 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 		cs->w_elems[id]++;
 		cs->w_ranges[id] += e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE;
 		csd_decoder__elem_line(elem, line, sizeof(line));
-		script_cs__send(cs, CS_REC_TEXT, line, strlen(line));
+		fputs(line, cs->s->out);
+		fputc('\n', cs->s->out);
 		return;
 	}
 	switch (e->elem_type) {
@@ -403,9 +459,39 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 		return;
 	}
 	csd_el__from(&el, elem);
-	rec[0] = CS_REC_EL;
-	memcpy(rec + 1, &el, sizeof(el));
-	decode_out__write(cs->out, rec, sizeof(rec));
+	if (cs->s->o->windows) {
+		if (!cs->err)
+			cs->err = script_cs__window_el(cs, job, &el);
+		return;
+	}
+	if (cs->s->o->itrace == 'i') {
+		if (el.type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
+			fprintf(cs->s->out, "[%03d] %16" PRIx64 " - %16" PRIx64 "\n", cs->cpu_of_id[id],
+				(uint64_t)el.st_addr, (uint64_t)el.en_addr);
+		return;
+	}
+	cs->br_cpu = cs->cpu_of_id[id];
+	if (job->raw && cs->br_cpu < 0)
+		cs->br_cpu = job->cpu;
+	if (!cs->w_known) {
+		unsigned char rec[1 + sizeof(el)];
+
+		/* the samples of the elements before the state is known are the parent's to make */
+		fflush(cs->s->out);
+		rec[0] = CS_REC_HEAD;
+		memcpy(rec + 1, &el, sizeof(el));
+		decode_out__write(cs->out, rec, sizeof(rec));
+		if (el.type != OCSD_GEN_TRC_ELEM_INSTR_RANGE && el.type != OCSD_GEN_TRC_ELEM_NO_SYNC &&
+		    el.type != OCSD_GEN_TRC_ELEM_TRACE_ON)
+			return;
+		cs->br.fn = NULL;	/* take the state this element sets, without its sample */
+		cs->br.prev_type = 0;
+		csd_branches__elem(&cs->br, &el);
+		cs->br.fn = script_cs__on_branch;
+		cs->w_known = true;
+		return;
+	}
+	csd_branches__elem(&cs->br, &el);
 }
 
 static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, const struct script_cs_job *job)
@@ -423,24 +509,41 @@ static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, 
 	return 0;
 }
 
+static void script_cs__win_flush(struct script_cs *cs, bool all);
+
 static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 {
 	struct script_cs *cs = ctx;
 	const struct script_cs_job *job = &cs->jobs[j];
+	cookie_io_functions_t io = { .write = script_cs__text_write };
+	static char obuf[1 << 16];
 	struct csd_decoder *d;
 	char msg[512] = "";
 	int err;
 
 	cs->out = out;
+	cs->job = job;
+	cs->err = 0;
+	cs->w_known = false;
 	memset(cs->w_packets, 0, sizeof(cs->w_packets));
 	memset(cs->w_elems, 0, sizeof(cs->w_elems));
 	memset(cs->w_ranges, 0, sizeof(cs->w_ranges));
+	memset(cs->why_of_id, 0, sizeof(cs->why_of_id));
+	cs->printer.number = script_cs__w_win_num;
+	cs->printer.number_ctx = cs;
 	if (job->raw && !script_cs__etm_of_cpu(cs, job->cpu)) {
 		snprintf(msg, sizeof(msg), "an unformatted (RAW) buffer of CPU %d, whose ETM the AUXTRACE_INFO does "
 			 "not describe", job->cpu);
 		script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
 		return -ENOENT;
 	}
+	if (!cs->wfile) {
+		cs->wfile = fopencookie(cs, "w", io);
+		if (!cs->wfile)
+			return -ENOMEM;
+		setvbuf(cs->wfile, obuf, _IOFBF, sizeof(obuf));
+	}
+	cs->s->out = cs->wfile;
 	d = csd_decoder__new(job->raw ? 0 : CSD_FORMATTED);
 	if (!d)
 		return -ENOMEM;
@@ -452,10 +555,24 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	csd_decoder__set_elem_fn(d, script_cs__w_elem, cs);
 	if (!err) {
 		err = csd_decoder__decode_at(d, job->data, job->len, job->aux_offset, msg, sizeof(msg));
-		if (err)
+		if (err) {
+			fflush(cs->wfile);
 			script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
+		}
 	}
 	csd_decoder__delete(d);
+	/* windows do not span pieces: a new decoder starts unsynced */
+	if (cs->s->o->windows)
+		script_cs__win_flush(cs, true);
+	fflush(cs->wfile);
+	if (cs->w_known) {
+		struct cs_rec_state st = {
+			.kind = CS_REC_STATE, .prev_type = cs->br.prev_type, .prev_last_instr = cs->br.prev_last_instr,
+			.prev_taken = cs->br.prev_taken,
+		};
+
+		decode_out__write(out, &st, sizeof(st));
+	}
 	for (int id = 0; cs->s->o->packets && id < 128; id++) {
 		struct cs_rec_count c = { .kind = CS_REC_COUNT, .trace_id = id };
 
@@ -466,10 +583,20 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 		c.ranges = cs->w_ranges[id];
 		decode_out__write(out, &c, sizeof(c));
 	}
-	return err;
+	return err ? err : cs->err;
 }
 
-/* ---- parent side ----------------------------------------------------------- */
+/* ---- samples and windows (made in the workers; head samples in the parent) ---- */
+
+static void script_cs__put(char *line, size_t *n, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (k > 1000 - *n)
+		k = 1000 - *n;
+	memcpy(line + *n, s, k);
+	*n += k;
+}
 
 static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, const struct binary_map *m,
 				  __u64 addr)
@@ -482,13 +609,15 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 		script__hex16(line + *n, addr);
 		*n += 16;
 	}
-	if (f & SCRIPT_F_SYM)
-		*n += snprintf(line + *n, 1024 - *n, " %s",
-			       binaries__map_symoff(cs->s->bins, m, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
-	if (f & SCRIPT_F_DSO)
-		*n += snprintf(line + *n, 1024 - *n, " (%s)", binaries__map_dso_name(m));
-	if (*n > 1000)
-		*n = 1000;
+	if (f & SCRIPT_F_SYM) {
+		script_cs__put(line, n, " ");
+		script_cs__put(line, n, binaries__map_symoff(cs->s->bins, m, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
+	}
+	if (f & SCRIPT_F_DSO) {
+		script_cs__put(line, n, " (");
+		script_cs__put(line, n, binaries__map_dso_name(m));
+		script_cs__put(line, n, ")");
+	}
 }
 
 /*
@@ -550,7 +679,8 @@ static void script_cs__win_flush(struct script_cs *cs, bool all)
  * at the next discontinuity or the end of the piece. A64 ranges are listed
  * instruction by instruction (4 bytes each, as perf's --itrace=i1i does);
  * the last instruction of a range is a call for a branch with link, a
- * return for RET.
+ * return for RET. A window is printed as soon as it and those opened before
+ * it are closed.
  */
 static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job *job, const struct csd_el *e)
 {
@@ -603,20 +733,46 @@ static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job
 	return 0;
 }
 
+/* ---- parent side ----------------------------------------------------------- */
+
 static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 {
 	struct script_cs *cs = ctx;
 	const struct script_cs_job *job = &cs->jobs[j];
 	const __u8 *p = rec;
-	struct csd_el el;
 
 	if (!len)
 		return 0;
 	switch (p[0]) {
 	case CS_REC_TEXT:
 		fwrite(p + 1, 1, len - 1, cs->s->out);
-		fputc('\n', cs->s->out);
 		return 0;
+	case CS_REC_WIN_NUM:
+		fprintf(cs->s->out, "# window %zu", ++cs->printer.printed);
+		return 0;
+	case CS_REC_HEAD: {
+		struct csd_el el;
+
+		if (len < 1 + sizeof(el))
+			return 0;
+		memcpy(&el, p + 1, sizeof(el));
+		cs->br_cpu = cs->cpu_of_id[el.trace_id & 0x7f];
+		if (job->raw && cs->br_cpu < 0)
+			cs->br_cpu = job->cpu;
+		csd_branches__elem(&cs->br, &el);
+		return 0;
+	}
+	case CS_REC_STATE: {
+		struct cs_rec_state st;
+
+		if (len < sizeof(st))
+			return 0;
+		memcpy(&st, p, sizeof(st));
+		cs->br.prev_type = st.prev_type;
+		cs->br.prev_last_instr = st.prev_last_instr;
+		cs->br.prev_taken = st.prev_taken;
+		return 0;
+	}
 	case CS_REC_COUNT: {
 		struct cs_rec_count c;
 
@@ -631,33 +787,14 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 	case CS_REC_ERR: {
 		char name[256];
 
+		fflush(cs->s->out);
 		pr_err("%s: the trace of %s could not be decoded: %.*s\n", cs->s->o->input,
 		       script_cs__name_job(job, name, sizeof(name)), (int)(len - 1), (const char *)p + 1);
 		return 0;
 	}
-	case CS_REC_EL:
-		if (len < 1 + sizeof(el))
-			return 0;
-		memcpy(&el, p + 1, sizeof(el));
-		break;
 	default:
 		return 0;
 	}
-	if (cs->s->o->windows) {
-		cs->err = script_cs__window_el(cs, job, &el);
-		return cs->err;
-	}
-	if (cs->s->o->itrace == 'i') {
-		if (el.type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
-			fprintf(cs->s->out, "[%03d] %16" PRIx64 " - %16" PRIx64 "\n", cs->cpu_of_id[el.trace_id & 0x7f],
-				(uint64_t)el.st_addr, (uint64_t)el.en_addr);
-		return 0;
-	}
-	cs->br_cpu = cs->cpu_of_id[el.trace_id & 0x7f];
-	if (job->raw && cs->br_cpu < 0)
-		cs->br_cpu = job->cpu;
-	csd_branches__elem(&cs->br, &el);
-	return 0;
 }
 
 static void script_cs__job_start(struct script_cs *cs, const struct script_cs_job *job)
@@ -676,25 +813,14 @@ static void script_cs__job_start(struct script_cs *cs, const struct script_cs_jo
 			job->raw ? " (RAW: unformatted)" : "");
 }
 
-/* After piece @j, whatever became of it: its windows out, the next one's header. */
-static void script_cs__finish_job(struct script_cs *cs, size_t j)
-{
-	if (cs->s->o->windows) {
-		/* windows do not span pieces: a new decoder starts unsynced */
-		script_cs__win_flush(cs, true);
-		memset(cs->why_of_id, 0, sizeof(cs->why_of_id));
-	}
-	if (j + 1 < cs->nr_jobs)
-		script_cs__job_start(cs, &cs->jobs[j + 1]);
-}
-
 static void script_cs__done(size_t j, int status, void *ctx)
 {
 	struct script_cs *cs = ctx;
 
 	if (status)
 		cs->failed++;
-	script_cs__finish_job(cs, j);
+	if (j + 1 < cs->nr_jobs)
+		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
 static void script_cs__crash(size_t j, int sig, __u64 progress, void *ctx)
@@ -709,7 +835,8 @@ static void script_cs__crash(size_t j, int sig, __u64 progress, void *ctx)
 	       script_cs__name_job(job, name, sizeof(name)),
 	       (unsigned long long)(progress > job->aux_offset ? progress : job->aux_offset));
 	cs->failed++;
-	script_cs__finish_job(cs, j);
+	if (j + 1 < cs->nr_jobs)
+		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
 int script_cs__run(struct script_session *s)
@@ -750,8 +877,8 @@ int script_cs__run(struct script_session *s)
 	if (cs.nr_jobs)
 		script_cs__job_start(&cs, &cs.jobs[0]);
 	err = decode_pool__run(cs.nr_jobs, s->o->jobs, &ops, &cs);
-	if (err || cs.err) {
-		pr_err("%s: decoding stopped: %s\n", s->o->input, strerror(-(err ? err : cs.err)));
+	if (err) {
+		pr_err("%s: decoding stopped: %s\n", s->o->input, strerror(-err));
 		goto out;
 	}
 	for (int id = 0; s->o->packets && id < 128; id++)

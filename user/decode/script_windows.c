@@ -115,7 +115,13 @@ static void script_win__print_header(struct script_win_printer *p, const struct 
 		if (sd->edge[j].time <= start && (sd->edge[j].cpu == w->cpu || (it && sd->edge[j].tid == it->tid)))
 			edge = &sd->edge[j];
 	comm = it ? sideband__comm(sd, it->tid) : NULL;
-	fprintf(f, "# window %zu: cpu %d", ++p->printed, w->cpu);
+	if (p->number) {
+		fflush(f);
+		p->number(p->number_ctx);
+		fprintf(f, ": cpu %d", w->cpu);
+	} else {
+		fprintf(f, "# window %zu: cpu %d", ++p->printed, w->cpu);
+	}
 	if (it)
 		fprintf(f, ", %s %u/%u", comm ? comm : "?", it->pid, it->tid);
 	fprintf(f, "\n#   opened by %s at %s", w->opened, script__symoff(s, w->open_ip, sym, sizeof(sym)));

@@ -53,8 +53,8 @@ struct decode_pool_ops {
 };
 
 /**
- * decode_pool__run() - run jobs 0..@nr_jobs-1 on @nr_workers workers (at
- * least 1, at most @nr_jobs).
+ * decode_pool__run() - run jobs 0..@nr_jobs-1 on @nr_workers workers (0 is
+ * taken as 1; at most @nr_jobs).
  * Return: 0, what @recv returned, or -errno if workers cannot be started.
  */
 int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decode_pool_ops *ops, void *ctx);

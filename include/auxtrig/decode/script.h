@@ -50,7 +50,7 @@
  * @windows: instructions per trace window
  * @call_trace: with @windows: calls and returns only
  * @fields: SCRIPT_F_* for CoreSight branch samples, 0 for the default
- * @jobs: CoreSight decode workers (0: decode in this process, no isolation)
+ * @jobs: CoreSight decode worker processes (at least 1; 0 is taken as 1)
  */
 struct script_opts {
 	const char *input;

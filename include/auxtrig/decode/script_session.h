@@ -102,12 +102,18 @@ struct script_win {
 	bool done;			/* closed: may be printed */
 };
 
-/** struct script_win_printer - numbering and time conversion of the windows printed. */
+/**
+ * struct script_win_printer - numbering and time conversion of the windows printed.
+ * @number: if set, called (the output flushed first) in place of printing
+ *          "# window N", for a printer that does not know N (a decode worker)
+ */
 struct script_win_printer {
 	struct script_session *s;
 	size_t printed;
 	__u64 time_shift, time_mult, time_zero;
 	bool have_time;
+	void (*number)(void *ctx);
+	void *number_ctx;
 };
 
 /** script_win__new() - a window opened by @why at @ip. NULL on ENOMEM. */
