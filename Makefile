@@ -7,7 +7,8 @@
 #   make test       build and run every test (unit tests anywhere, kernel tests as root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
-#                   against bpftrace and perf's tracepoint filters (root; not part of make test)
+#                   against bpftrace and perf's tracepoint filters, decoding against perf script
+#                   (root; not part of make test)
 #   V=1             show full commands
 
 OUTPUT    ?= build
@@ -71,6 +72,9 @@ TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
 KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
 
+# Input generators of the benches (tests/bench/*.c).
+BENCH_BINS := $(patsubst tests/bench/%.c,$(OUTPUT)/tests/bench/%,$(wildcard tests/bench/*.c))
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 # User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
@@ -83,7 +87,7 @@ TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS) $(BENCH_BINS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -137,6 +141,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
 
+$(OUTPUT)/tests/bench/%: tests/bench/%.c tests/unit/cs_fixture.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< tests/unit/cs_fixture.c $(LIB) $(LDLIBS)
+
 # Kernel tests may drive the recorder onto the model of the kernel's AUX ring.
 KTEST_HELPERS := tests/unit/aux_model.c
 
@@ -176,6 +185,8 @@ bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/decode.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
@@ -196,4 +207,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+	$(OUTPUT)/tests/bench/*.d \
 	$(OUTPUT)/examples/triggers/*.d)
