@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/gate_front.h"
+#include "auxtrig/sys/elf_image.h"
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/perf_sys.h"
@@ -686,48 +686,21 @@ static int keep_fd(struct gate *g, int fd)
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	int fd, err = -ENOENT;
-	Elf *e;
+	struct elf_image *img = elf_image__open(path);
+	__u64 v;
+	int err;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!img)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
+	if (elf_image__type(img) == 0)
 		err = -ENOEXEC;
-		goto out;
-	}
-	if (eh.e_type != ET_EXEC) {
+	else if (elf_image__type(img) != ET_EXEC)
 		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
-		goto out;
-	}
-	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name)) {
-				*addr = sym.st_value;
-				err = 0;
-				break;
-			}
-		}
-	}
-out:
-	elf_end(e);
-	close(fd);
+	else
+		err = elf_image__symbol_value(img, name, &v);
+	if (!err)
+		*addr = v;
+	elf_image__delete(img);
 	return err;
 }
 
