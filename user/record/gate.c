@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +16,8 @@
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/plan.h"
 #include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/perf_sys.h"
 #include "skel/gate.skel.h"
@@ -48,6 +49,10 @@ struct gate {
 	struct gate_point {
 		struct point pt;
 		struct gate_tp tp;
+		struct func_type ret_type; /* return probes: the function's return type */
+		int ret_err;		   /* ... or why it is not known */
+		__u8 ret_cast;		   /* what types ret (EXPR_OP_CAST's operand), 0 none */
+		bool ret_noted;		   /* the user was told ret is untyped here */
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
@@ -236,6 +241,38 @@ static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind
 	return NULL;
 }
 
+/*
+ * ret at a return probe: typed by the function's return type where BTF or
+ * DWARF tells it (func_type), as the cast EXPR_OP_CAST applies; 0 where the
+ * whole register is the value (64-bit types, pointers) or nothing tells.
+ * @t is filled, @err set to what the lookup returned.
+ */
+static __u8 ret_cast(const struct point *p, struct func_type *t, int *err)
+{
+	char where[4400];
+
+	memset(t, 0, sizeof(*t));
+	if (p->kind == POINT_URETPROBE)
+		*err = func_type__from_elf(p->path, p->symbol, NULL, t);
+	else if (p->kind == POINT_KRETPROBE)
+		*err = func_type__from_kernel(p->symbol, t);
+	else
+		return *err = -EINVAL, 0;
+	point__format(p, where, sizeof(where));
+	if (*err) {
+		pr_debug("%s: %s: ret is the whole return register\n", where,
+			 *err == -ENODATA ? "no BTF or DWARF in the file" :
+			 *err == -ENOTUNIQ ? "functions of that name return different types" :
+			 *err == -ENOENT ? "its debug information does not describe the function" : strerror(-*err));
+		return 0;
+	}
+	pr_debug("%s: ret is %s (%u bytes, %s, from %s)\n", where, t->name, t->size,
+		 t->is_signed ? "signed" : "unsigned", t->source);
+	if (!t->is_int || !t->size || t->size >= 8)
+		return 0;
+	return t->size | (t->is_signed ? EXPR_REC_SIGNED : 0);
+}
+
 int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
 {
 	struct gate_point *e = NULL, *tmp;
@@ -258,12 +295,42 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		e = &g->points[g->nr_points++];
 		memset(e, 0, sizeof(*e));
 		e->pt = *p;
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) {
+			e->ret_cast = ret_cast(p, &e->ret_type, &e->ret_err);
+			e->tp.flags |= (__u32)e->ret_cast << GATE_TP_RET_SHIFT;
+		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	return e - g->points;
+}
+
+/*
+ * A trigger that reads ret at a return probe whose type nothing tells (a
+ * condition on ret that is not cast, or a mark, which prints it): say that
+ * a function returning int returns -2 as 4294967294 there, and what to write.
+ */
+static void ret_note(struct gate_point *e, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	char where[4400];
+	bool raw = t->action == GATE_ACT_MARK;
+
+	if ((e->pt.kind != POINT_URETPROBE && e->pt.kind != POINT_KRETPROBE) || !e->ret_err || e->ret_noted)
+		return;
+	for (__u32 i = 0; cond && i < cond->nr_insns && i < EXPR_MAX_INSNS; i++)
+		raw |= cond->insns[i].op == EXPR_OP_FIELD && cond->insns[i].a == EXPR_F_RET &&
+		       (i + 1 >= cond->nr_insns || cond->insns[i + 1].op != EXPR_OP_CAST);
+	if (!raw)
+		return;
+	e->ret_noted = true;
+	point__format(&e->pt, where, sizeof(where));
+	pr_info("%s: %s, so ret is the whole return register: a function returning int returns -2 as 4294967294 "
+		"there (in a condition, write (int)ret)\n", where,
+		e->ret_err == -ENODATA ? "the file has no BTF or DWARF" :
+		e->ret_err == -ENOTUNIQ ? "functions of that name return different types" :
+		"no BTF or DWARF describes the function");
 }
 
 int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
@@ -277,6 +344,7 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
@@ -301,6 +369,16 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 	if (!tmp->path || !tmp->symbol)
 		return -ENOMEM;
 	g->nr_uprobes++;
+	/* its auxtrig:uprobe_exit records carry the return value typed as the function returns it */
+	if (!offset && w >= 0 && w < GATE_MAX_WINDOWS) {
+		struct point rp = { .kind = POINT_URETPROBE };
+		struct func_type ft;
+		int err;
+
+		snprintf(rp.path, sizeof(rp.path), "%s", path);
+		snprintf(rp.symbol, sizeof(rp.symbol), "%s", symbol);
+		g->skel->rodata->uprobe_window_ret[w] = ret_cast(&rp, &ft, &err);
+	}
 	return 0;
 }
 
@@ -675,48 +753,21 @@ static int keep_fd(struct gate *g, int fd)
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	int fd, err = -ENOENT;
-	Elf *e;
+	struct elf_image *img = elf_image__open(path);
+	__u64 v;
+	int err;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!img)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
+	if (elf_image__type(img) == 0)
 		err = -ENOEXEC;
-		goto out;
-	}
-	if (eh.e_type != ET_EXEC) {
+	else if (elf_image__type(img) != ET_EXEC)
 		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
-		goto out;
-	}
-	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name)) {
-				*addr = sym.st_value;
-				err = 0;
-				break;
-			}
-		}
-	}
-out:
-	elf_end(e);
-	close(fd);
+	else
+		err = elf_image__symbol_value(img, name, &v);
+	if (!err)
+		*addr = v;
+	elf_image__delete(img);
 	return err;
 }
 

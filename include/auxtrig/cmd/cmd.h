@@ -17,7 +17,7 @@ int cmd_record(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
 int cmd_repair(int argc, char **argv);
-/** cmd_script() - `auxtrig script`: user/decode/script.c */
+/** cmd_script() - `auxtrig script`: user/cmd/script_cmd.c (decoding: user/decode/script.c) */
 int cmd_script(int argc, char **argv);
 
 #endif

@@ -21,6 +21,8 @@ enum log_level {
 
 /** log__set_level() - set the most verbose level that is printed. */
 void log__set_level(int level);
+/** log__level() - the most verbose level that is printed. */
+int log__level(void);
 /** log__route_libbpf() - send libbpf's messages through this module. */
 void log__route_libbpf(void);
 
