@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CMD_RECORD_PLAN_H
 #define AUXTRIG_CMD_RECORD_PLAN_H
 
+/*
+ * cmd/ layer: `auxtrig record`'s command line into a plan (user/cmd/record_plan.c):
+ * the one place options are parsed; the plan it builds is record/plan.h's.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_GATE_H
 #define AUXTRIG_GATE_H
 
+/*
+ * record/ layer: the gate loader (user/record/gate.c): bpf/gate.bpf.c configured from
+ * the plan and window map, loaded, attached, armed; run by the recorder.
+ */
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
