@@ -33,16 +33,28 @@ assert_perf_reads_cleanly "$tmp/a.data"
 n=$(perf script -F comm,pid,event -i "$tmp/a.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_enter_openat)
 assert_eq "$n" 20 "windows of a process auxtrig did not start, with -a"
 
-# -C: events only from the chosen CPU. The workload is pinned, to it and away from it.
-if [ "$(nproc)" -gt 1 ]; then
-	taskset -c 1 "$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/c.data" -- "$DEMO" -r 50 -t 3 \
-		>/dev/null || fail "record -C failed"
-	assert_perf_reads_cleanly "$tmp/c.data"
-	pscript "$tmp/c.data" >"$tmp/c.txt"
-	assert_eq "$(grep -c sys_enter_getpid: "$tmp/c.txt")" 200 "events on CPU 1 with -C 1"
-	assert_eq "$(awk '{ print $3 }' "$tmp/c.txt" | sort -u)" "[001]" "CPUs recorded with -C 1"
-	taskset -c 0 "$AUXTRIG" record -q -C 1 -e syscalls:sys_enter_getpid -o "$tmp/d.data" -- "$DEMO" -r 50 -t 3 \
-		>/dev/null || fail "record -C failed"
-	assert_eq "$(pscript "$tmp/d.data" | grep -c sys_enter_getpid:)" 0 "events on CPU 0 with -C 1"
+# -C: events only from the chosen CPU, whichever CPUs this machine has. The workload
+# is pinned to it and, where there is another CPU, away from it.
+read -r -a cpus <<<"$(my_cpus)"
+a=${cpus[0]}
+taskset -c "$a" "$AUXTRIG" record -q -C "$a" -e syscalls:sys_enter_getpid -o "$tmp/c.data" -- "$DEMO" -r 50 -t 3 \
+	>/dev/null || fail "record -C $a failed"
+assert_perf_reads_cleanly "$tmp/c.data"
+pscript "$tmp/c.data" >"$tmp/c.txt"
+assert_eq "$(grep -c sys_enter_getpid: "$tmp/c.txt")" 200 "events on CPU $a with -C $a"
+assert_eq "$(awk '{ print $3 }' "$tmp/c.txt" | sort -u)" "$(printf '[%03d]' "$a")" "CPUs recorded with -C $a"
+if [ ${#cpus[@]} -gt 1 ]; then
+	b=${cpus[1]}
+	taskset -c "$b" "$AUXTRIG" record -q -C "$a" -e syscalls:sys_enter_getpid -o "$tmp/d.data" -- "$DEMO" -r 50 -t 3 \
+		>/dev/null || fail "record -C $a failed"
+	assert_eq "$(pscript "$tmp/d.data" | grep -c sys_enter_getpid:)" 0 "events on CPU $b with -C $a"
+else
+	echo "one CPU ($a) to run on: the workload cannot run away from the recorded CPU" >&2
 fi
+# A CPU this machine does not have is refused before anything starts.
+nposs=$(wc -w <<<"$(cpulist "$(cat /sys/devices/system/cpu/possible)")")
+"$AUXTRIG" record -q -C "$nposs" -e syscalls:sys_enter_getpid -o "$tmp/e.data" -- "$DEMO" -r 1 >/dev/null 2>"$tmp/e.err"
+assert_eq $? 2 "exit code of -C $nposs"
+grep -q "^auxtrig: -C $nposs: expected a list of CPUs 0-$((nposs - 1)) " "$tmp/e.err" || fail "-C $nposs: $(cat "$tmp/e.err")"
+[ ! -e "$tmp/e.data" ] || fail "-C $nposs left a file"
 echo ok

@@ -554,12 +554,14 @@ static void etm_on_elem(const struct csd_elem *elem, void *ctx)
 {
 	struct etm_count *c = ctx;
 	const ocsd_generic_trace_elem *e = elem->elem;
+	struct csd_el el;
 
 	assert_int_equal(elem->trace_id, 0x1e);
 	c->elems++;
 	if (e->elem_type == OCSD_GEN_TRC_ELEM_INSTR_RANGE)
 		c->ranges++;
-	csd_branches__elem(&c->br, elem);
+	csd_el__from(&el, elem);
+	csd_branches__elem(&c->br, &el);
 }
 
 static void test_csd_decoder_perf_etm(void **state)
