@@ -42,7 +42,7 @@ else
 	assert_eq $(($(wc -l <"$tmp/win") + ${missed:-0} >= rounds)) 1 "windows traced ($(wc -l <"$tmp/win")) + missed (${missed:-0})"
 fi
 # perf 6.1 dumps the file without a warning. (perf script's Intel PT decoding of a per-thread
-# file fails: test_lab_switch_records.sh, a known failure.)
+# file fails: known_switch_records.sh, a known failure.)
 perf report -D -i "$tmp/pt.data" >/dev/null 2>"$tmp/dump.err" || fail "perf report -D failed: $(tail -3 "$tmp/dump.err")"
 grep -iE 'warning|error|failed' "$tmp/dump.err" && fail "perf report -D warns"
 echo ok
