@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,13 +30,19 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 	if (!dec)
 		return -ENOMEM;
 	ret = pt_pkt_sync_forward(dec);
+	/* the offset is asked for after each sync only: packets follow each other */
+	bool have_off = false;
+
 	while (ret >= 0) {
 		struct pt_packet pkt;
 
-		if (pt_pkt_get_offset(dec, &off) < 0)
-			break;
-		if (off > synced_at)
-			st.skipped += off - synced_at;
+		if (!have_off) {
+			if (pt_pkt_get_offset(dec, &off) < 0)
+				break;
+			if (off > synced_at)
+				st.skipped += off - synced_at;
+			have_off = true;
+		}
 		ret = pt_pkt_next(dec, &pkt, sizeof(pkt));
 		if (ret == -pte_eos)
 			break;
@@ -45,6 +52,7 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 			ret = pt_pkt_sync_forward(dec);
 			if (ret >= 0 && pt_pkt_get_sync_offset(dec, &synced_at) >= 0)
 				st.skipped += synced_at - off;
+			have_off = false;
 			continue;
 		}
 		synced_at = off + pkt.size;
@@ -56,6 +64,7 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 			if (err)
 				break;
 		}
+		off += pkt.size;
 	}
 	if (ret == -pte_eos && st.packets == 0 && !st.errors)
 		st.skipped = len;
