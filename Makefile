@@ -26,7 +26,7 @@ PKG_CONFIG ?= pkg-config
 # build) and valgrind (the leak check of auxtrig script).
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev lld valgrind
+             systemtap-sdt-dev libdw-dev lld valgrind
 
 ifeq ($(V),1)
 Q =
@@ -43,7 +43,7 @@ LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -l
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
@@ -136,10 +136,13 @@ $(BIN): $(OUTPUT)/obj/user/cmd/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# Several sources in one command: -MMD would keep only the last one's headers
+# (one .d named after -o), so the dependencies are listed first, for all of them.
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(TEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
 
 $(OUTPUT)/tests/bench/%: tests/bench/%.c tests/unit/cs_fixture.c $(LIB)
 	$(call msg,CC,$@)
@@ -152,7 +155,8 @@ KTEST_HELPERS := tests/unit/aux_model.c
 $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(KTEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"

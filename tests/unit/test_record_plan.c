@@ -18,8 +18,10 @@
 #include <cmocka.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
 #include "uapi/linux/perf_event_aux.h"
@@ -87,8 +89,14 @@ static void refused(struct built *b, int err, const char *fragment)
 	done(b);
 }
 
+/* The PMU fixtures, as --sysfs-root arguments (test_fixture_path()'s buffer is reused). */
+static char pt_root[4096], cs_root[4096], spe_root[4096];
+
 static int setup(void **state)
 {
+	snprintf(pt_root, sizeof(pt_root), "%s", test_fixture_path("sysfs-intel_pt"));
+	snprintf(cs_root, sizeof(cs_root), "%s", test_fixture_path("sysfs-cs_etm"));
+	snprintf(spe_root, sizeof(spe_root), "%s", test_fixture_path("sysfs-arm_spe"));
 	tracefs__set_root(test_fixture_path("tracefs"));
 	return 0;
 }
@@ -214,7 +222,7 @@ static void test_record_plan_targets_buffers_control(void **state)
 	assert_int_equal(b.p.control.ack_fd, -1);
 	done(&b);
 
-	BUILD(&b, "-e", "intel_pt//u", "--dry-run", "--sysfs-root", "/x");
+	BUILD(&b, "-e", "intel_pt//u", "--dry-run", "--sysfs-root", pt_root);
 	assert_int_equal(b.err, 0);
 	assert_string_equal(b.p.aux_event, "intel_pt//u");
 	assert_true(b.p.dry_run);
@@ -377,6 +385,122 @@ static void test_record_plan_refuses_bad_durations(void **state)
 	refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
 }
 
+/* ---- hardware trace: -e PMU/TERMS/MODS, resolved in the plan ---------------------- */
+
+static void test_record_plan_hardware_trace_resolved(void **state)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct built b;
+
+	/* Intel PT: perf's defaults for this CPU under the terms, "u", the watermark of -m's AUX size */
+	BUILD(&b, "-e", "intel_pt/cyc,cyc_thresh=2/u", "--sysfs-root", pt_root, "-m", "16,8", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_non_null(b.p.aux);
+	assert_non_null(b.p.pmus);
+	assert_int_equal(b.p.aux->kind, AUX_PMU_INTEL_PT);
+	assert_string_equal(b.p.aux->pmu->name, "intel_pt");
+	assert_int_equal(b.p.aux->attr.type, 8);
+	assert_int_equal(b.p.aux->attr.size, 128);
+	assert_true(b.p.aux->attr.config & 1);		/* pt, a default */
+	assert_true(b.p.aux->attr.config & (1 << 1));	/* cyc, the term */
+	assert_true(b.p.aux->attr.exclude_kernel && !b.p.aux->attr.exclude_user);
+	assert_true(b.p.aux->attr.disabled);
+	assert_int_equal(b.p.aux->attr.aux_watermark, 8 * page / 4);
+	assert_string_equal(b.p.aux->name, "intel_pt/cyc,cyc_thresh=2/u");
+	done(&b);
+
+	/* snapshot mode: no watermark */
+	BUILD(&b, "-e", "intel_pt//", "--sysfs-root", pt_root, "-S", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.aux->attr.aux_watermark, 0);
+	done(&b);
+
+	/* CoreSight: the sink by name, contextid and timestamp for per-CPU recording */
+	BUILD(&b, "-e", "cs_etm/@tmc_etr0/k", "--sysfs-root", cs_root);
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.aux->kind, AUX_PMU_CS_ETM);
+	assert_string_equal(b.p.aux->sink, "tmc_etr0");
+	assert_int_equal(b.p.aux->attr.config2, 0x7a5a6a12);
+	assert_true(b.p.aux->attr.exclude_user && !b.p.aux->attr.exclude_kernel);
+	done(&b);
+
+	/* Arm SPE: "arm_spe" finds arm_spe_0, the sampling interval from its caps */
+	BUILD(&b, "-e", "arm_spe/load_filter=1/", "--sysfs-root", spe_root);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p.aux->pmu->name, "arm_spe_0");
+	assert_int_equal(b.p.aux->attr.sample_period, 1024);
+	done(&b);
+
+	/* no -e PMU//: nothing resolved, no PMU read */
+	BUILD(&b, "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_null(b.p.aux);
+	assert_null(b.p.pmus);
+	done(&b);
+}
+
+/* A copy of the CoreSight fixture whose CPU 3 has no timestamps (TRCIDR0.TSSIZE 0). */
+static char *cs_without_timestamps(void)
+{
+	char *dir = test_tmpdir__new(), cmd[8300], path[4200];
+	FILE *f;
+
+	assert_non_null(dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/.' '%s/'", cs_root, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/cs_etm/cpu3/trcidr/trcidr0", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "0x00000ea1\n");
+	fclose(f);
+	return dir;
+}
+
+/* Every refusal of the spec, from the command line, before anything is opened. */
+static void test_record_plan_refuses_bad_hardware_trace(void **state)
+{
+	char long_spec[200], *cs_nots;
+	struct built b;
+
+	BUILD(&b, "-e", "intel_pt//u", "-e", "cs_etm//", "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "-e cs_etm//: only one hardware trace event per run (already: intel_pt//u)");
+	BUILD(&b, "-e", "intel_pt/u", "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "intel_pt/u: expected PMU/terms/modifiers, e.g. intel_pt//u");
+	memset(long_spec, 't', sizeof(long_spec) - 1);
+	long_spec[sizeof(long_spec) - 1] = '\0';
+	memcpy(long_spec, "intel_pt/", 9);
+	long_spec[sizeof(long_spec) - 2] = '/';
+	BUILD(&b, "-e", long_spec, "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "event spec too long: intel_pt/ttt");
+	BUILD(&b, "-e", "cs_etm//u", "--sysfs-root", pt_root);
+	refused(&b, -ENOENT, "cannot use cs_etm: no such PMU on this machine (try: auxtrig probe)");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", "/nonexistent-auxtrig-sysfs");
+	refused(&b, -ENOENT, "cannot use intel_pt: no such PMU on this machine");
+	BUILD(&b, "-e", "uprobe//", "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "cannot use uprobe//: uprobe does not record through the AUX area");
+	BUILD(&b, "-e", "intel_pt/frobnicate/u", "--sysfs-root", pt_root);
+	refused(&b, -ENOENT, "intel_pt has no term 'frobnicate' (valid terms: ");
+	BUILD(&b, "-e", "intel_pt/mtc_period=x/u", "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "intel_pt/mtc_period=x/u: term mtc_period needs a number, not 'x'");
+	BUILD(&b, "-e", "intel_pt/mtc_period=2/u", "--sysfs-root", pt_root);
+	refused(&b, -ERANGE, "invalid mtc_period=2 for intel_pt: this CPU supports 0, 3, 6, 9");
+	BUILD(&b, "-e", "intel_pt/cyc_thresh=99/u", "--sysfs-root", pt_root);
+	refused(&b, -ERANGE, "out of range");
+	BUILD(&b, "-e", "intel_pt//x", "--sysfs-root", pt_root);
+	refused(&b, -EINVAL, "intel_pt//x: unknown modifier 'x' (valid: u, k)");
+	BUILD(&b, "-e", "cs_etm/@tmc_etr9/", "--sysfs-root", cs_root);
+	refused(&b, -EINVAL, "cs_etm/@tmc_etr9/: no sink 'tmc_etr9' (sinks: tmc_etf0, tmc_etr0)");
+	BUILD(&b, "-e", "cs_etm/cc_threshold=4/", "--sysfs-root", cs_root);
+	refused(&b, -EOPNOTSUPP, "cs_etm term cc_threshold sets config3, which auxtrig cannot write yet");
+	cs_nots = cs_without_timestamps();
+	BUILD(&b, "-e", "cs_etm//", "--sysfs-root", cs_nots);
+	refused(&b, -EOPNOTSUPP, "cs_etm: timestamps aren't supported on cpu3");
+	test_tmpdir__delete(cs_nots);
+	/* one hardware event and it cannot be timed per window */
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "syscall:openat", "--min-duration", "1ms");
+	refused(&b, -EINVAL, "--min-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
+}
+
 /* ---- windows, translated once ---------------------------------------------------- */
 
 static void test_window_map_masks_and_aux_triggers(void **state)
@@ -385,8 +509,8 @@ static void test_window_map_masks_and_aux_triggers(void **state)
 	struct window_map m;
 	struct built b;
 
-	BUILD(&b, "-e", "intel_pt//u", "-w", "syscall:openat", "-w", "tp:sched:sched_switch..syscall:openat:exit",
-	      "-w", "uprobe:/proc/self/exe:main");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "syscall:openat", "-w",
+	      "tp:sched:sched_switch..syscall:openat:exit", "-w", "uprobe:/proc/self/exe:main");
 	assert_int_equal(b.err, 0);
 	assert_int_equal(window_map__build(&m, &b.p, &aux), 0);
 	/* window 0 opens at the entry, closes at the exit; window 1 opens at sched_switch, closes at the exit */
@@ -430,7 +554,7 @@ static void test_window_map_probe_ends_and_syscall_any(void **state)
 	done(&b);
 
 	/* hardware trace refuses windows between probe points */
-	BUILD(&b, "-e", "intel_pt//u", "-w", "uprobe:/proc/self/exe:main..syscall:openat:exit");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "uprobe:/proc/self/exe:main..syscall:openat:exit");
 	assert_int_equal(b.err, 0);
 	aux.on = true;
 	assert_int_equal(window_map__build(&m, &b.p, &aux), -EINVAL);
@@ -450,6 +574,8 @@ int main(void)
 		cmocka_unit_test(test_record_plan_refuses_bad_conditions),
 		cmocka_unit_test(test_record_plan_refuses_bad_triggers),
 		cmocka_unit_test(test_record_plan_refuses_bad_durations),
+		cmocka_unit_test(test_record_plan_hardware_trace_resolved),
+		cmocka_unit_test(test_record_plan_refuses_bad_hardware_trace),
 		cmocka_unit_test(test_window_map_masks_and_aux_triggers),
 		cmocka_unit_test(test_window_map_probe_ends_and_syscall_any),
 	};

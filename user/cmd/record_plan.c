@@ -13,10 +13,12 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
 
 /* ---- the options, as text --------------------------------------------------- */
@@ -754,6 +756,35 @@ static int check_durations(const struct record_plan *p)
 	return 0;
 }
 
+/* ---- hardware trace ------------------------------------------------------------- */
+
+/*
+ * -e PMU/TERMS/MODS: the spec resolved against the PMUs of --sysfs-root (or
+ * /sys) into the attr the recording opens, per CPU, for -m's AUX size and
+ * -S: every refusal of the spec (no such PMU, not an AUX PMU, unknown term,
+ * value, sink or modifier, a default perf refuses) is made here.
+ */
+static int resolve_aux(struct record_plan *p)
+{
+	struct aux_event_opts eo = {
+		.snapshot = p->snapshot,
+		.aux_mmap_size = p->aux_pages * sysconf(_SC_PAGESIZE),
+	};
+	int err;
+
+	if (!p->aux_event)
+		return 0;
+	err = pmu__scan(p->sysfs_root, &p->pmus);
+	if (err) {
+		pr_err("cannot read the PMUs under %s: %s\n", p->sysfs_root ?: PMU_SYSFS_ROOT_DEFAULT, strerror(-err));
+		return err;
+	}
+	p->aux = calloc(1, sizeof(*p->aux));
+	if (!p->aux)
+		return -ENOMEM;
+	return aux_event__parse(p->aux, p->pmus, p->aux_event, &eo);
+}
+
 /* ---- targets and --control ------------------------------------------------------- */
 
 /* "PID[,PID...]": numbers only; whether they run is the recorder's to find out. */
@@ -884,6 +915,8 @@ int record_plan__build(struct record_plan *p, struct record_args *a)
 		err = resolve_triggers(p, a);
 	if (!err)
 		err = check_durations(p);
+	if (!err)
+		err = resolve_aux(p);
 	if (err)
 		return err;
 	if (!p->events.nr && !p->aux_event) {

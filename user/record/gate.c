@@ -7,15 +7,17 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/gate_front.h"
 #include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -45,9 +47,18 @@ struct gate {
 	struct gate_point {
 		struct point pt;
 		struct gate_tp tp;
+		struct func_type ret_type; /* return probes: the function's return type */
+		int ret_err;		   /* ... or why it is not known */
+		__u8 ret_cast;		   /* what types ret (EXPR_OP_CAST's operand), 0 none */
+		bool ret_noted;		   /* the user was told ret is untyped here */
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
+	__u32 pids[GATE_FRONT_MAX_PIDS];	/* the first targets: constants in the points' own programs */
+	int nr_pids;
+	const struct perf_sys *sys;	/* perf events of breakpoints and own programs (NULL: the kernel) */
+	int *fds;			/* the points' own programs, perf events and links, closed last to first */
+	size_t nr_fds;
 };
 
 static void config_update(struct gate *g);
@@ -71,6 +82,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	g->skel->rodata->target_threads = opts->threads;
 	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
+	g->sys = opts->sys;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -227,6 +239,38 @@ static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind
 	return NULL;
 }
 
+/*
+ * ret at a return probe: typed by the function's return type where BTF or
+ * DWARF tells it (func_type), as the cast EXPR_OP_CAST applies; 0 where the
+ * whole register is the value (64-bit types, pointers) or nothing tells.
+ * @t is filled, @err set to what the lookup returned.
+ */
+static __u8 ret_cast(const struct point *p, struct func_type *t, int *err)
+{
+	char where[4400];
+
+	memset(t, 0, sizeof(*t));
+	if (p->kind == POINT_URETPROBE)
+		*err = func_type__from_elf(p->path, p->symbol, NULL, t);
+	else if (p->kind == POINT_KRETPROBE)
+		*err = func_type__from_kernel(p->symbol, t);
+	else
+		return *err = -EINVAL, 0;
+	point__format(p, where, sizeof(where));
+	if (*err) {
+		pr_debug("%s: %s: ret is the whole return register\n", where,
+			 *err == -ENODATA ? "no BTF or DWARF in the file" :
+			 *err == -ENOTUNIQ ? "functions of that name return different types" :
+			 *err == -ENOENT ? "its debug information does not describe the function" : strerror(-*err));
+		return 0;
+	}
+	pr_debug("%s: ret is %s (%u bytes, %s, from %s)\n", where, t->name, t->size,
+		 t->is_signed ? "signed" : "unsigned", t->source);
+	if (!t->is_int || !t->size || t->size >= 8)
+		return 0;
+	return t->size | (t->is_signed ? EXPR_REC_SIGNED : 0);
+}
+
 int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
 {
 	struct gate_point *e = NULL, *tmp;
@@ -249,12 +293,42 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		e = &g->points[g->nr_points++];
 		memset(e, 0, sizeof(*e));
 		e->pt = *p;
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) {
+			e->ret_cast = ret_cast(p, &e->ret_type, &e->ret_err);
+			e->tp.flags |= (__u32)e->ret_cast << GATE_TP_RET_SHIFT;
+		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	return e - g->points;
+}
+
+/*
+ * A trigger that reads ret at a return probe whose type nothing tells (a
+ * condition on ret that is not cast, or a mark, which prints it): say that
+ * a function returning int returns -2 as 4294967294 there, and what to write.
+ */
+static void ret_note(struct gate_point *e, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	char where[4400];
+	bool raw = t->action == GATE_ACT_MARK;
+
+	if ((e->pt.kind != POINT_URETPROBE && e->pt.kind != POINT_KRETPROBE) || !e->ret_err || e->ret_noted)
+		return;
+	for (__u32 i = 0; cond && i < cond->nr_insns && i < EXPR_MAX_INSNS; i++)
+		raw |= cond->insns[i].op == EXPR_OP_FIELD && cond->insns[i].a == EXPR_F_RET &&
+		       (i + 1 >= cond->nr_insns || cond->insns[i + 1].op != EXPR_OP_CAST);
+	if (!raw)
+		return;
+	e->ret_noted = true;
+	point__format(&e->pt, where, sizeof(where));
+	pr_info("%s: %s, so ret is the whole return register: a function returning int returns -2 as 4294967294 "
+		"there (in a condition, write (int)ret)\n", where,
+		e->ret_err == -ENODATA ? "the file has no BTF or DWARF" :
+		e->ret_err == -ENOTUNIQ ? "functions of that name return different types" :
+		"no BTF or DWARF describes the function");
 }
 
 int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
@@ -268,6 +342,7 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
@@ -292,6 +367,16 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 	if (!tmp->path || !tmp->symbol)
 		return -ENOMEM;
 	g->nr_uprobes++;
+	/* its auxtrig:uprobe_exit records carry the return value typed as the function returns it */
+	if (!offset && w >= 0 && w < GATE_MAX_WINDOWS) {
+		struct point rp = { .kind = POINT_URETPROBE };
+		struct func_type ft;
+		int err;
+
+		snprintf(rp.path, sizeof(rp.path), "%s", path);
+		snprintf(rp.symbol, sizeof(rp.symbol), "%s", symbol);
+		g->skel->rodata->uprobe_window_ret[w] = ret_cast(&rp, &ft, &err);
+	}
 	return 0;
 }
 
@@ -399,7 +484,25 @@ __u64 gate__expr_lost(const struct gate *g)
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
-	*out = g->skel->bss->trig_stats[i];
+	int nr = libbpf_num_possible_cpus();
+	struct gate_trig_pcpu *pc;
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	pc = nr > 0 ? calloc(nr, sizeof(*pc)) : NULL;
+	if (!pc || i < 0 || i >= GATE_MAX_TRIGGERS ||
+	    bpf_map__lookup_elem(g->skel->maps.gate_trig_pcpu, &zero, sizeof(zero), pc, nr * sizeof(*pc), 0)) {
+		free(pc);
+		return;
+	}
+	for (int cpu = 0; cpu < nr; cpu++) {
+		out->evaluated += pc[cpu].stats[i].evaluated;
+		out->matched += pc[cpu].stats[i].matched;
+		out->fired += pc[cpu].stats[i].fired;
+		out->suppressed += pc[cpu].stats[i].suppressed;
+		out->dropped += pc[cpu].stats[i].dropped;
+	}
+	free(pc);
 }
 
 void gate__record_only_cpus(struct gate *g)
@@ -482,6 +585,16 @@ int gate__load(struct gate *g)
 			return err;
 		}
 	}
+	{
+		__u32 zero = 0;
+		int fd = bpf_program__fd(g->skel->progs.gate_fire);
+
+		err = bpf_map__update_elem(g->skel->maps.gate_fire_prog, &zero, sizeof(zero), &fd, sizeof(fd), BPF_ANY);
+		if (err) {
+			pr_err("cannot hand gate_fire to the points' programs: %s\n", strerror(-err));
+			return err;
+		}
+	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		__u32 key = GATE_POINT_BASE + i;
 
@@ -517,6 +630,9 @@ int gate__add_target(struct gate *g, pid_t pid)
 {
 	__u32 key = pid;
 	__u8 one = 1;
+
+	if (g->nr_pids < GATE_FRONT_MAX_PIDS)
+		g->pids[g->nr_pids++] = pid;
 
 	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
@@ -554,6 +670,19 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		perf_sys__close(g->sys, fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
@@ -583,7 +712,7 @@ static int elf_symbol_address(const char *path, const char *name, unsigned long 
 static int attach_mem(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	int prog_fd = bpf_program__fd(g->skel->progs.gate_point_mem);
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_BREAKPOINT,
@@ -593,8 +722,7 @@ static int attach_mem(struct gate *g, size_t n)
 		.exclude_hv = 1,
 	};
 	unsigned long addr = p->offset;
-	struct bpf_link *link;
-	int fd, err;
+	int fd, link, err;
 
 	if (p->path[0]) {
 		err = elf_symbol_address(p->path, p->symbol, &addr);
@@ -611,22 +739,22 @@ static int attach_mem(struct gate *g, size_t n)
 		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
 		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
-		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(g->sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
-			return err;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-fd));
+			return fd;
 		}
-		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+		err = keep_fd(g, fd);
+		if (err)
 			return err;
+		link = perf_sys__attach_bpf(g->sys, fd, prog_fd, GATE_POINT_BASE + n);
+		if (link < 0) {
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-link));
+			return link;
 		}
-		err = add_link(g, link); /* the link owns the event's fd */
+		err = keep_fd(g, link);
 		if (err)
 			return err;
 	}
@@ -697,8 +825,92 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
+/*
+ * A tracepoint that only runs triggers gets a program of its own
+ * (gate_front.h), compiled conditions and all. Return: 0 when attached,
+ * -EOPNOTSUPP with @why when the shared program is to run it instead.
+ */
+static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	struct gate_front_spec spec = {
+		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
+		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
+		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
+		.bss_fd = bpf_map__fd(g->skel->maps.bss),
+		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
+		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
+		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.filter_targets = g->skel->rodata->filter_targets,
+		.target_threads = g->skel->rodata->target_threads,
+		.nr_pids = g->nr_pids,
+		.tp_flags = e->tp.flags,
+		.rec_size = e->tp.size,
+		.trig_mask = e->tp.trig_mask,
+		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
+		.conds = (const struct expr_prog *const *)g->trig_cond,
+	};
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
+	static char log[256 * 1024];
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	int fd, pfd, lfd, err;
+	size_t nr;
+
+	if (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine)) {
+		snprintf(why, why_size, "it also opens, closes or records windows");
+		return -EOPNOTSUPP;
+	}
+	memcpy(spec.pids, g->pids, sizeof(spec.pids));
+	err = gate_front__task_offsets(&spec.task);
+	if (err) {
+		snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	err = gate_front__build(a, &spec, why, why_size);
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
+	bpf_asm__delete(a);
+	if (fd < 0) {
+		err = -errno;
+		pr_debug("%s\n", log);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	err = keep_fd(g, fd);
+	if (err)
+		return err;
+	pfd = perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0 || keep_fd(g, pfd)) {
+		err = pfd < 0 ? pfd : -ENOMEM;
+		pr_err("cannot open %s:%s for its program: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	lfd = perf_sys__attach_bpf(g->sys, pfd, fd, e->id);
+	if (lfd < 0 || keep_fd(g, lfd)) {
+		err = lfd < 0 ? lfd : -ENOMEM;
+		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
+	return 0;
+}
+
 int gate__attach(struct gate *g)
 {
+	char why[256];
 	struct bpf_link *link;
 	int err;
 
@@ -709,6 +921,14 @@ int gate__attach(struct gate *g)
 
 			if (tp_attach_pass(&g->tps[i].tp) != pass)
 				continue;
+			err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+			if (!err)
+				continue;
+			if (err != -EOPNOTSUPP)
+				return err;
+			if (g->tps[i].tp.trig_mask)
+				pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+					g->tps[i].system, g->tps[i].name, why);
 			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
 								   g->tps[i].system, g->tps[i].name, &opts);
 			if (!link) {
@@ -811,6 +1031,9 @@ void gate__close(struct gate *g)
 	for (size_t i = 0; i < g->nr_links; i++)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
+	for (size_t i = g->nr_fds; i-- > 0;)
+		perf_sys__close(g->sys, g->fds[i]);
+	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
 	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)

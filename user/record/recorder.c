@@ -41,6 +41,7 @@
 #include "auxtrig/record/control.h"
 #include "auxtrig/record/cpu_events.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/hw_trace.h"
 #include "auxtrig/record/record.h"
 #include "auxtrig/record/sink.h"
@@ -49,6 +50,7 @@
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -168,6 +170,27 @@ static int gate_setup(struct session *s)
 	if (s->hw.veto)
 		gate__aux_veto(s->gate);
 	return gate__load(s->gate);
+}
+
+/* Each CPU's output event to the gate; with -C, the gate records only on those CPUs. */
+static int gate_outputs(struct session *s)
+{
+	for (size_t i = 0; i < s->ce.nr_cpus; i++) {
+		const struct cpu_slot *c = &s->ce.cpus[i];
+		int err;
+
+		if (s->plan->cpus_given) {
+			err = gate__record_cpu(s->gate, c->cpu);
+			if (err)
+				return err;
+		}
+		err = gate__set_output(s->gate, c->cpu, c->out_fd);
+		if (err) {
+			pr_err("cannot hand CPU %d's ring to the gate: %s\n", c->cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* ---- records ------------------------------------------------------------------ */
@@ -453,6 +476,37 @@ static int on_ctl(void *ctx, void *data, size_t size)
 
 /* ---- --dry-run ------------------------------------------------------------------- */
 
+/*
+ * --dry-run: how trigger @i runs in the kernel: a tracepoint that only runs
+ * triggers gets a program of its own with the condition compiled to BPF
+ * (gate_front.h); otherwise the shared gate program interprets it.
+ */
+static void dry_run_print_trigger(const struct session *s, size_t i)
+{
+	const struct record_plan *p = s->plan;
+	const struct plan_trigger *t = &p->triggers[i];
+	const char *sys = t->fmt.system, *name = t->fmt.name;
+	int sc = !strcmp(sys, "syscalls"), raw = !strcmp(sys, "raw_syscalls");
+	__u32 flags = ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")) ? GATE_TP_SYSCALL_ENTER : 0) |
+		      ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
+	char why[256] = "";
+
+	if (point__is_probe(&t->pt)) {
+		snprintf(why, sizeof(why), "probe points run the shared gate programs");
+	} else {
+		for (size_t k = 0; k < p->events.nr; k++)
+			if (p->events.ev[k].fmt.id == t->fmt.id &&
+			    (s->map.tp[k].open_mask || s->map.tp[k].close_mask || (p->events.ev[k].flags & GATE_TP_RECORD)))
+				snprintf(why, sizeof(why), "its tracepoint also opens, closes or records windows");
+		if (!why[0] && t->cond && gate_front__check_cond(t->cond, flags, t->fmt.size, why, sizeof(why)))
+			why[0] = why[0] ? why[0] : '?';
+	}
+	if (why[0])
+		printf("trigger %zu: the shared gate program%s: %s\n", i + 1, t->cond ? ", condition interpreted" : "", why);
+	else
+		printf("trigger %zu: a program of its own%s\n", i + 1, t->cond ? ", condition compiled to BPF" : "");
+}
+
 static void dry_run_print(struct session *s)
 {
 	const struct record_plan *p = s->plan;
@@ -506,6 +560,8 @@ static void dry_run_print(struct session *s)
 		point__format(&p->triggers[i].pt, text, sizeof(text));
 		printf("  %s (probe) has trigger %zu\n", text, i + 1);
 	}
+	for (size_t i = 0; i < p->nr_triggers; i++)
+		dry_run_print_trigger(s, i);
 }
 
 /* ---- the output file ------------------------------------------------------ */
@@ -960,7 +1016,7 @@ int recorder__run(const struct record_plan *p)
 	return recorder__run_with(p, NULL);
 }
 
-int recorder__run_with(const struct record_plan *p, const struct aux_session_ops *aux_ops)
+int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys)
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
@@ -968,7 +1024,7 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 
 	control__init(&s.ctl);
 	/* decided before the gate loads: it sends window edges only for the userspace-gated path */
-	hw_trace__decide(&s.hw, p, aux_ops);
+	hw_trace__decide(&s.hw, p, aux_sys);
 	hw_trace__map_aux(&s.hw, p, &maux);
 	err = window_map__build(&s.map, p, &maux);
 	if (!err && p->dry_run)
@@ -1018,10 +1074,10 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
-	if (cpu_events__open(&s.ce, p->cpu_mask, p->nr_possible, p->cpus_given, p->mmap_pages, p->snapshot, s.gate) ||
-	    cpu_events__follow(&s.ce, &s.target))
+	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot) ||
+	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
-	if (s.hw.aux && aux_session__open(s.hw.aux, aux_ops))
+	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
 	err = gate__attach(s.gate);
 	if (err) {

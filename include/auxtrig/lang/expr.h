@@ -139,6 +139,14 @@ void expr_state__delete(struct expr_state *st);
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st);
 
 /**
+ * expr__cast() - what EXPR_OP_CAST does to @x: keep its low @a &
+ * EXPR_REC_SIZE_MASK bytes (1, 2 or 4; 8 or anything else: @x as it is) and
+ * sign-extend them if @a has EXPR_REC_SIGNED, else zero-extend. The typed
+ * return value of a function (ret at a return point) is narrowed the same.
+ */
+__s64 expr__cast(__s64 x, unsigned int a);
+
+/**
  * expr__dump() - print a program's instructions, one a line (for -vv).
  * @prog: the program.
  * @f: where to print.

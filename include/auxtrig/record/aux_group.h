@@ -43,7 +43,7 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/sys/probe.h"
 #include "uapi/linux/perf_event_aux.h"
 

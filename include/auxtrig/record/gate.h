@@ -24,10 +24,13 @@
 struct gate;
 struct expr_prog;
 
+struct perf_sys;
+
 struct gate_opts {
 	bool all_processes;	/* -a: no target filter */
 	bool threads;		/* -t: targets are thread ids, children not followed */
 	int nr_cpus;		/* possible CPUs: size of the output array */
+	const struct perf_sys *sys;	/* mem: points' breakpoint events; NULL: the kernel */
 };
 
 /** gate__open() - open the skeleton. NULL with errno set. */
