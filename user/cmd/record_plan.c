@@ -185,7 +185,7 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 	a->aux_pages = 1024;
 	a->full_argc = argc;
 	a->full_argv = argv;
-	optind = 1;
+	optind = 0; /* glibc: forget the previous parse, even one that stopped inside "-hv" */
 	while (!err && (c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:S::vqh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -295,13 +295,19 @@ void record_args__exit(struct record_args *a)
  * created, with what to use instead: tried as auxtrig probe tries them,
  * never assumed from a kernel version.
  */
+static const struct probe_ops *build_probe;	/* record_args.probe, during record_plan__build() */
+
 static int point_available(const struct point *p, const char *opt, const char *text)
 {
-	static int kprobes = -1, breakpoints = -1;
+	static int kernel_kprobes = -1, kernel_breakpoints = -1;	/* the running kernel's, asked once */
+	bool kernel = build_probe == &probe_ops__kernel;
+	int kprobes = kernel ? kernel_kprobes : -1, breakpoints = kernel ? kernel_breakpoints : -1;
 
 	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
 		if (kprobes < 0)
-			kprobes = probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE);
+			kprobes = probe__bpf_fires(build_probe, PROBE_BPF_KPROBE);
+		if (kernel)
+			kernel_kprobes = kprobes;
 		if (!kprobes) {
 			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
 			       opt, text);
@@ -310,7 +316,9 @@ static int point_available(const struct point *p, const char *opt, const char *t
 	}
 	if (p->kind == POINT_MEM) {
 		if (breakpoints < 0)
-			breakpoints = probe__hw_breakpoint_fires(&probe_ops__kernel);
+			breakpoints = probe__hw_breakpoint_fires(build_probe);
+		if (kernel)
+			kernel_breakpoints = breakpoints;
 		if (!breakpoints) {
 			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
 			       opt, text);
@@ -861,7 +869,19 @@ bad:
 
 /* ---- the plan ------------------------------------------------------------------- */
 
+static int record_plan__resolve(struct record_plan *p, struct record_args *a);
+
 int record_plan__build(struct record_plan *p, struct record_args *a)
+{
+	int err;
+
+	build_probe = a->probe ?: &probe_ops__kernel;
+	err = record_plan__resolve(p, a);
+	build_probe = NULL;
+	return err;
+}
+
+static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 {
 	int err = 0;
 

@@ -14,6 +14,8 @@
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/gate_front.h"
+#include "auxtrig/record/plan.h"
+#include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/elf_image.h"
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
@@ -537,6 +539,71 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 	return 0;
 }
 
+int gate__add_plan(struct gate *g, const struct record_plan *p, const struct window_map *m)
+{
+	if (!record_plan__has_windows(p))
+		gate__record_always(g);
+	if (p->user_window)
+		gate__set_edge_types(g, p->resume_type, p->pause_type);
+	if (p->min_duration || p->max_duration)
+		gate__time_windows(g, p->min_duration ? p->min_duration_ns : 0, p->max_duration ? p->max_duration_ns : 0);
+	if (p->cpus_given)
+		gate__record_only_cpus(g);
+	for (size_t i = 0; i < p->events.nr; i++) {
+		const struct rec_event *e = &p->events.ev[i];
+		const struct window_map_tp *t = &m->tp[i];
+
+		if (e->own_format)
+			continue; /* emitted by the gate's own programs, not attached */
+		if (gate__add_tp(g, &e->fmt, t->open_mask, t->close_mask, e->flags | t->flags))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_calls; i++) {
+		const struct point *fn = m->calls[i].fn;
+
+		if (gate__add_uprobe_window(g, m->calls[i].window, fn->path, fn->symbol, fn->offset))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_points; i++)
+		if (gate__add_point(g, m->points[i].pt, m->points[i].open_mask, m->points[i].close_mask) < 0)
+			return -EINVAL;
+	if (p->uprobe_enter_type)
+		gate__set_own_types(g, p->uprobe_enter_type, p->uprobe_exit_type);
+	if (p->mark_type)
+		gate__set_mark_type(g, p->mark_type);
+	if (p->where && gate__set_where(g, p->where))
+		return -EINVAL;
+	for (size_t i = 0; i < p->nr_triggers; i++) {
+		const struct plan_trigger *on = &p->triggers[i];
+
+		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(g, &on->pt, &on->t, on->cond)
+					      : gate__add_trigger(g, &on->fmt, &on->t, on->cond)) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct gate *gate__open_plan(const struct record_plan *p, const struct window_map *m)
+{
+	struct gate_opts opts = {
+		.nr_cpus = p->nr_possible,
+		.all_processes = p->all,
+		.threads = p->threads,
+	};
+	struct gate *g = gate__open(&opts);
+	int err;
+
+	if (!g)
+		return NULL;
+	err = gate__add_plan(g, p, m);
+	if (err) {
+		gate__close(g);
+		errno = -err;
+		return NULL;
+	}
+	return g;
+}
+
 int gate__load(struct gate *g)
 {
 	int err;
@@ -825,6 +892,14 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
+/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
+static bool tp_front_eligible(const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
+}
+
 /*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
@@ -832,7 +907,6 @@ static int tp_attach_pass(const struct gate_tp *tp)
  */
 static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
 {
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 	struct gate_front_spec spec = {
 		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
 		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
@@ -859,7 +933,7 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	int fd, pfd, lfd, err;
 	size_t nr;
 
-	if (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine)) {
+	if (!tp_front_eligible(&e->tp)) {
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
@@ -908,39 +982,49 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	return 0;
 }
 
+/* The tracepoints in the order they are attached: @order gets indices into g->tps. */
+static void tp_attach_order(const struct gate *g, size_t *order)
+{
+	size_t n = 0;
+
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < g->nr_tps; i++)
+			if (tp_attach_pass(&g->tps[i].tp) == pass)
+				order[n++] = i;
+}
+
 int gate__attach(struct gate *g)
 {
+	size_t order[GATE_MAX_TPS];
 	char why[256];
 	struct bpf_link *link;
 	int err;
 
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = 0; i < g->nr_tps; i++) {
-			/* One program for all tracepoints: the cookie tells it which one fired. */
-			LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		size_t i = order[k];
+		/* One program for all tracepoints: the cookie tells it which one fired. */
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
 
-			if (tp_attach_pass(&g->tps[i].tp) != pass)
-				continue;
-			err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
-			if (!err)
-				continue;
-			if (err != -EOPNOTSUPP)
-				return err;
-			if (g->tps[i].tp.trig_mask)
-				pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
-					g->tps[i].system, g->tps[i].name, why);
-			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
-								   g->tps[i].system, g->tps[i].name, &opts);
-			if (!link) {
-				err = -errno;
-				pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
-				       strerror(-err));
-				return err;
-			}
-			err = add_link(g, link);
-			if (err)
-				return err;
+		err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+		if (!err)
+			continue;
+		if (err != -EOPNOTSUPP)
+			return err;
+		if (g->tps[i].tp.trig_mask)
+			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+				g->tps[i].system, g->tps[i].name, why);
+		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+							   g->tps[i].system, g->tps[i].name, &opts);
+		if (!link) {
+			err = -errno;
+			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+			       strerror(-err));
+			return err;
 		}
+		err = add_link(g, link);
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		err = attach_point(g, i);
@@ -992,6 +1076,107 @@ int gate__attach(struct gate *g)
 		return err;
 	}
 	return 0;
+}
+
+static void describe_flags(FILE *f, __u32 flags)
+{
+	static const struct {
+		__u32 bit;
+		const char *name;
+	} names[] = {
+		{ GATE_TP_RECORD, "record" },		{ GATE_TP_USER_REGS, "user_regs" },
+		{ GATE_TP_SYSCALL_ENTER, "syscall_enter" }, { GATE_TP_SYSCALL_EXIT, "syscall_exit" },
+		{ GATE_TP_SYSCALL_ANY, "syscall_any" },	{ GATE_TP_IN_ANY, "in_any" },
+		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		fprintf(f, "%s%s", sep, names[i].name);
+		sep = ",";
+		flags &= ~names[i].bit;
+	}
+	if (flags)
+		fprintf(f, "%s%#x", sep, flags);
+	else if (!*sep)
+		fprintf(f, "-");
+}
+
+static void describe_tp(FILE *f, const struct gate_tp *tp)
+{
+	fprintf(f, " open=%#llx close=%#llx trig=%#x flags=", (unsigned long long)tp->open_mask,
+		(unsigned long long)tp->close_mask, tp->trig_mask);
+	describe_flags(f, tp->flags);
+}
+
+int gate__describe(const struct gate *g, FILE *f)
+{
+	const struct gate_bpf__rodata *ro = g->skel->rodata;
+	size_t order[GATE_MAX_TPS], n = 0;
+	struct bpf_program *prog;
+	char text[4096 + 600];
+	long start = ftell(f);
+
+	fprintf(f, "gate: filter_targets=%u target_threads=%u filter_cpus=%u no_windows=%u have_where=%u "
+		   "need_elapsed=%u signal_edges=%u hold_windows=%u min_ns=%llu max_ns=%llu\n",
+		ro->filter_targets, ro->target_threads, ro->filter_cpus, ro->no_windows, ro->have_where,
+		ro->need_elapsed, ro->signal_edges, ro->hold_windows, (unsigned long long)ro->min_duration_ns,
+		(unsigned long long)ro->max_duration_ns);
+	fprintf(f, "types: mark=%u resume=%u pause=%u uprobe_enter=%u uprobe_exit=%u\n", g->config.mark_type,
+		ro->resume_type, ro->pause_type, ro->uprobe_enter_type, ro->uprobe_exit_type);
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		fprintf(f, "tp %s:%s id=%u size=%u dyn=%u", g->tps[i].system, g->tps[i].name, g->tps[i].id,
+			g->tps[i].tp.size, g->tps[i].tp.nr_dyn);
+		describe_tp(f, &g->tps[i].tp);
+		fprintf(f, "\n");
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "point %zu %s", i, text);
+		describe_tp(f, &g->points[i].tp);
+		fprintf(f, "\n");
+	}
+	for (int i = 0; i < g->nr_triggers; i++) {
+		const volatile struct gate_trigger *t = &ro->gate_triggers[i];
+
+		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
+			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
+			t->has_cond ? "yes" : "no");
+	}
+	fprintf(f, "programs:");
+	bpf_object__for_each_program(prog, g->skel->obj)
+		if (bpf_program__autoload(prog))
+			fprintf(f, " %s", bpf_program__name(prog));
+	fprintf(f, "\n");
+	/* what gate__attach() attaches, in its order */
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		const struct gate_tp_entry *e = &g->tps[order[k]];
+
+		fprintf(f, "attach %zu: %s %s:%s cookie=%u\n", ++n,
+			tp_front_eligible(&e->tp) ? "own-program-or-gate_tracepoint" : "gate_tracepoint", e->system,
+			e->name, e->id);
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "attach %zu: %s %s cookie=%#x%s\n", ++n, bpf_program__name(point_prog(g, g->points[i].pt.kind)),
+			text, GATE_POINT_BASE + (unsigned int)i,
+			g->points[i].pt.kind == POINT_MEM ? " (a breakpoint per CPU)" : "");
+	}
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		const struct gate_uprobe *u = &g->uprobes[i];
+
+		fprintf(f, "attach %zu: gate_uprobe_enter %s:%s+%#lx cookie=%d\n", ++n, u->path, u->symbol, u->offset,
+			u->window);
+		if (!u->offset)
+			fprintf(f, "attach %zu: gate_uprobe_exit %s:%s cookie=%d\n", ++n, u->path, u->symbol, u->window);
+	}
+	fprintf(f, "attach %zu: gate_follow_fork sched:sched_process_fork\n", ++n);
+	fprintf(f, "attach %zu: gate_follow_exec sched:sched_process_exec\n", ++n);
+	fprintf(f, "attach %zu: gate_thread_exit sched:sched_process_exit\n", ++n);
+	return start >= 0 ? (int)(ftell(f) - start) : 0;
 }
 
 void gate__arm(struct gate *g)

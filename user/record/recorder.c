@@ -111,59 +111,14 @@ static __u64 monotonic_ns(void)
 static int gate_setup(struct session *s)
 {
 	const struct record_plan *p = s->plan;
-	struct gate_opts gopts = {
-		.nr_cpus = p->nr_possible,
-		.all_processes = p->all,
-		.threads = p->threads,
-	};
 
-	s->gate = gate__open(&gopts);
+	s->gate = gate__open_plan(p, &s->map);
 	if (!s->gate)
 		return -errno;
-	if (!record_plan__has_windows(p))
-		gate__record_always(s->gate);
-	if (p->user_window)
-		gate__set_edge_types(s->gate, p->resume_type, p->pause_type);
 	if (p->min_duration || p->max_duration) {
-		gate__time_windows(s->gate, p->min_duration ? p->min_duration_ns : 0,
-				   p->max_duration ? p->max_duration_ns : 0);
 		s->hold = window_hold__new();
 		if (!s->hold)
 			return -errno;
-	}
-	if (p->cpus_given)
-		gate__record_only_cpus(s->gate);
-	for (size_t i = 0; i < p->events.nr; i++) {
-		const struct rec_event *e = &p->events.ev[i];
-		const struct window_map_tp *m = &s->map.tp[i];
-
-		if (e->own_format)
-			continue; /* emitted by the gate's own programs, not attached */
-		if (gate__add_tp(s->gate, &e->fmt, m->open_mask, m->close_mask, e->flags | m->flags))
-			return -EINVAL;
-	}
-	for (size_t i = 0; i < s->map.nr_calls; i++) {
-		const struct point *fn = s->map.calls[i].fn;
-
-		if (gate__add_uprobe_window(s->gate, s->map.calls[i].window, fn->path, fn->symbol, fn->offset))
-			return -EINVAL;
-	}
-	for (size_t i = 0; i < s->map.nr_points; i++)
-		if (gate__add_point(s->gate, s->map.points[i].pt, s->map.points[i].open_mask,
-				    s->map.points[i].close_mask) < 0)
-			return -EINVAL;
-	if (p->uprobe_enter_type)
-		gate__set_own_types(s->gate, p->uprobe_enter_type, p->uprobe_exit_type);
-	if (p->mark_type)
-		gate__set_mark_type(s->gate, p->mark_type);
-	if (p->where && gate__set_where(s->gate, p->where))
-		return -EINVAL;
-	for (size_t i = 0; i < p->nr_triggers; i++) {
-		const struct plan_trigger *on = &p->triggers[i];
-
-		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(s->gate, &on->pt, &on->t, on->cond)
-					      : gate__add_trigger(s->gate, &on->fmt, &on->t, on->cond)) < 0)
-			return -EINVAL;
 	}
 	if (s->hw.edges)
 		gate__signal_edges(s->gate);

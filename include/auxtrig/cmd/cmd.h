@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CMD_H
 #define AUXTRIG_CMD_H
 
+/*
+ * cmd/ layer, the front-ends: one function per subcommand (a file each in user/cmd/),
+ * called by main.c; each parses its command line and hands over to record/ or decode/.
+ */
+
 /**
  * DOC: subcommands
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_BINARIES_H
 #define AUXTRIG_BINARIES_H
 
+/*
+ * decode/ layer: the traced binaries of a perf.data file (user/decode/binaries.c),
+ * found as perf finds them and mapped once; on sys/elf_image.h, used by the decoders.
+ */
+
 /**
  * DOC: the traced binaries of a perf.data file
  *

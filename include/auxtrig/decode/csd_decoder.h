@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CSD_DECODER_H
 #define AUXTRIG_CSD_DECODER_H
 
+/*
+ * decode/ layer: CoreSight trace decoding over OpenCSD (user/decode/csd_decoder.c),
+ * driven by script_cs.c.
+ */
+
 /**
  * DOC: CoreSight decoder
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_DECODE_POOL_H
 #define AUXTRIG_DECODE_POOL_H
 
+/*
+ * decode/ layer: decode jobs run in worker processes, output kept in job order
+ * (user/decode/decode_pool.c); used by script_cs.c.
+ */
+
 /**
  * DOC: decode pool
  *

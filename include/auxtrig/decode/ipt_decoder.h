@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_IPT_DECODER_H
 #define AUXTRIG_IPT_DECODER_H
 
+/*
+ * decode/ layer: Intel PT packet and branch decoding over libipt
+ * (user/decode/ipt_decoder.c), driven by script_pt.c.
+ */
+
 /**
  * DOC: Intel PT decoder
  *

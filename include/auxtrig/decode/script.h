@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SCRIPT_H
 #define AUXTRIG_SCRIPT_H
 
+/*
+ * decode/ layer: `auxtrig script`, a perf.data file's hardware trace decoded and printed
+ * as perf script prints it (user/decode/script.c); called by cmd/script_cmd.c.
+ */
+
 /**
  * DOC: decoding a perf.data file's hardware trace
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SCRIPT_SESSION_H
 #define AUXTRIG_SCRIPT_SESSION_H
 
+/*
+ * decode/ layer: what script.c hands the per-format decoders
+ * (script_pt.c, script_cs.c, script_spe.c) and their shared --windows printer.
+ */
+
 /**
  * DOC: what the decoders of `auxtrig script` share
  *

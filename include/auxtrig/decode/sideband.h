@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SIDEBAND_H
 #define AUXTRIG_SIDEBAND_H
 
+/*
+ * decode/ layer: the sideband of a trace file read in one pass
+ * (user/decode/sideband.c), on format/pdata_reader.h; used by script.c.
+ */
+
 /**
  * DOC: sideband of a trace file
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUXTRACE_INFO_H
 #define AUXTRIG_AUXTRACE_INFO_H
 
+/*
+ * format/ layer, perf.data as both sides share it: the AUXTRACE_INFO record
+ * (user/format/auxtrace_info.c), written by record/aux_session.c, read by decode/.
+ */
+
 /**
  * DOC: PERF_RECORD_AUXTRACE_INFO
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PDATA_READER_H
 #define AUXTRIG_PDATA_READER_H
 
+/*
+ * format/ layer: the perf.data reader (user/format/pdata_reader.c),
+ * used by decode/ (script.c, sideband.c and the per-format decoders).
+ */
+
 /**
  * DOC: perf.data reader
  *

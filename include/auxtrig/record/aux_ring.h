@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUX_RING_H
 #define AUXTRIG_AUX_RING_H
 
+/*
+ * record/ layer: the AUX area reader (user/record/aux_ring.c), mapped through
+ * sys/perf_sys.h; used by aux_session.c.
+ */
+
 #include <linux/perf_event.h>
 
 #include "auxtrig/format/pdata.h"

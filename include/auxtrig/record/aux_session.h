@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUX_SESSION_H
 #define AUXTRIG_AUX_SESSION_H
 
+/*
+ * record/ layer: a hardware-trace recording across CPUs (user/record/aux_session.c),
+ * set up by hw_trace.c, on aux_group, aux_ring, data_ring and sys/perf_sys.h.
+ */
+
 /**
  * DOC: AUX recording session
  *

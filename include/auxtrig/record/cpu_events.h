@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CPU_EVENTS_H
 #define AUXTRIG_CPU_EVENTS_H
 
+/*
+ * record/ layer: the per-CPU output events, sideband and rings of a recording
+ * (user/record/cpu_events.c), opened by the recorder through sys/perf_sys.h.
+ */
+
 #include <linux/perf_event.h>
 #include <linux/types.h>
 #include <stdbool.h>

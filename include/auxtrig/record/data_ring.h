@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_DATA_RING_H
 #define AUXTRIG_DATA_RING_H
 
+/*
+ * record/ layer: a perf event's data ring reader (user/record/data_ring.c),
+ * mapped through sys/perf_sys.h; used by cpu_events.c and aux_session.c.
+ */
+
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>

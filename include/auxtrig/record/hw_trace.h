@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_HW_TRACE_H
 #define AUXTRIG_HW_TRACE_H
 
+/*
+ * record/ layer: hardware trace in a recording (user/record/hw_trace.c): the path
+ * its windows take and the AUX session's setup, for the recorder.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>

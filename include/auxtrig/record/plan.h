@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PLAN_H
 #define AUXTRIG_PLAN_H
 
+/*
+ * record/ layer: the plan, what the recorder receives (user/record/plan.c frees it);
+ * built from the command line by cmd/record_plan.c.
+ */
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_RECORD_H
 #define AUXTRIG_RECORD_H
 
+/*
+ * record/ layer: the recorder (user/record/recorder.c), which runs a plan
+ * through the objects of record/; called by cmd/record.c.
+ */
+
 #include <stdbool.h>
 
 #include "auxtrig/record/plan.h"

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_ELF_IMAGE_H
 #define AUXTRIG_ELF_IMAGE_H
 
+/*
+ * sys/ layer: one ELF binary mapped once, with its symbols (user/sys/elf_image.c);
+ * used by decode/binaries.c, elf_sym.c and record/gate.c.
+ */
+
 /**
  * DOC: ELF image
  *

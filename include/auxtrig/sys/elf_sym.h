@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_ELF_SYM_H
 #define AUXTRIG_ELF_SYM_H
 
+/*
+ * sys/ layer: symbol lookups in ELF files for probe points (user/sys/elf_sym.c),
+ * on elf_image.h; used by record/window_map.c.
+ */
+
 #include <linux/types.h>
 
 /**

@@ -2,6 +2,10 @@
 #ifndef AUXTRIG_EXIT_CODE_H
 #define AUXTRIG_EXIT_CODE_H
 
+/*
+ * sys/ layer: the process exit codes every command returns (no .c).
+ */
+
 /**
  * enum exit_code - what `auxtrig` exits with: 0 success, 1 runtime
  * failure, 2 usage error, 3 input this build does not handle (auxtrig

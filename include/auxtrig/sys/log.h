@@ -2,6 +2,10 @@
 #ifndef AUXTRIG_LOG_H
 #define AUXTRIG_LOG_H
 
+/*
+ * sys/ layer: the one logging module (user/sys/log.c), used everywhere.
+ */
+
 /**
  * DOC: logging
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PERF_SYS_H
 #define AUXTRIG_PERF_SYS_H
 
+/*
+ * sys/ layer: the perf system calls, one table (user/sys/perf_sys.c); everything
+ * that opens, switches or maps a perf event goes through it.
+ */
+
 /**
  * DOC: the perf system calls, one seam
  *
