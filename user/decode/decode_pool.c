@@ -183,6 +183,15 @@ static void decode_pool__worker(int fd, size_t first, size_t step, size_t nr_job
 	unsigned char *buf = malloc(DECODE_POOL_OUTBUF);
 
 	signal(SIGPIPE, SIG_DFL);
+	/*
+	 * A fault in the decoding library ends this worker, with its signal,
+	 * for the parent to report: no sanitizer report of a library's crash,
+	 * no handler running in a broken process.
+	 */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
 	if (!buf)
 		_exit(120);
 	out.buf = buf;

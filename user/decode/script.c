@@ -40,10 +40,13 @@ int script__run(const struct script_opts *o)
 {
 	struct script_session s = { .o = o, .out = stdout };
 	static char outbuf[1 << 16];
+	static bool buffered;
 	const char *arch;
 	int rc = EXIT_RUNTIME, err;
 
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (!buffered)	/* once, before anything is printed */
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	buffered = true;
 	s.r = pdata_reader__open(o->input);
 	if (!s.r)
 		return EXIT_RUNTIME;
