@@ -19,6 +19,7 @@ static const struct subcommand {
 	const char *summary;
 } subcommands[] = {
 	{ "record", cmd_record, "record events inside in-kernel trigger windows into a perf.data file" },
+	{ "list", cmd_list, "list the points and events this machine offers" },
 	{ "probe", cmd_probe, "report what auxtrig can do on this machine, and why not" },
 	{ "repair", cmd_repair, "complete a perf.data file whose recording was killed" },
 	{ "script", cmd_script, "decode hardware trace in a perf.data file" },

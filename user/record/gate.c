@@ -15,6 +15,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/sys/log.h"
 #include "skel/gate.skel.h"
 
@@ -695,14 +696,19 @@ static int attach_point(struct gate *g, size_t n)
 		return -EINVAL;
 	}
 	if (!link) {
+		char text[4096 + 600], near[1024] = "";
+
 		err = -errno;
+		point__format(p, text, sizeof(text));
+		if (err == -ENOENT)
+			point_catalog__suggest_point(p, text, near, sizeof(near));
 		if (p->kind == POINT_USDT)
-			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
-			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+			pr_err("cannot attach to usdt:%s:%s:%s: %s%s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err), near);
 		else
-			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			pr_err("cannot attach to %s:%s%s%s: %s%s\n", point__kind_name(p->kind), p->path,
 			       p->path[0] ? ":" : "", p->symbol,
-			       err == -ENOENT ? "no such symbol" : strerror(-err));
+			       err == -ENOENT ? "no such symbol" : strerror(-err), near);
 		return err;
 	}
 	return add_link(g, link);
@@ -766,9 +772,17 @@ int gate__attach(struct gate *g)
 								   : g->skel->progs.gate_uprobe_enter,
 							       -1, u->path, u->offset, &uo);
 			if (!link) {
+				struct point pt = { .kind = POINT_UPROBE };
+				char text[4096 + 600], near[1024] = "";
+
 				err = -errno;
-				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
-				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				snprintf(pt.path, sizeof(pt.path), "%s", u->path);
+				snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
+				snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
+				if (err == -ENOENT)
+					point_catalog__suggest_point(&pt, text, near, sizeof(near));
+				pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
 				return err;
 			}
 			err = add_link(g, link);

@@ -41,6 +41,7 @@
 #include "auxtrig/record/data_ring.h"
 #include "auxtrig/sys/elf_sym.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
@@ -394,8 +395,11 @@ static int window_end_add(struct session *s, const struct window_spec *w, const 
 		return point_available(p, "--window", w->text);
 	err = tp_add(s, p->sys, p->name, open_mask, close_mask, 0, NULL);
 	if (err == -ENOENT) {
-		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
-		       !strcmp(p->sys, "syscalls") ? "syscall" : "tracepoint", p->sys, p->name, tracefs__root());
+		char near[512];
+
+		point_catalog__suggest_point(p, w->text, near, sizeof(near));
+		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events%s\n", w->text,
+		       !strcmp(p->sys, "syscalls") ? "syscall" : "tracepoint", p->sys, p->name, tracefs__root(), near);
 		return -EINVAL;
 	}
 	if (err)
@@ -472,8 +476,11 @@ static int resolve_tracepoints(struct session *s)
 			return -EINVAL;
 		}
 		if (err == 0) {
-			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events (list them with 'ls %s/events')\n",
-			       o->events[i], root, root);
+			char near[512];
+
+			point_catalog__suggest(POINT_NAMES_TRACEPOINT, NULL, o->events[i], "%s", near, sizeof(near));
+			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events%s\n", o->events[i], root,
+			       near[0] ? near : " (list them with 'auxtrig list')");
 			return -EINVAL;
 		}
 		if (err < 0) {
@@ -764,8 +771,11 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 	} else {
 		ret = tracefs__load_format(on->pt.sys, on->pt.name, &on->fmt);
 		if (ret == -ENOENT) {
-			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
-			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name);
+			char near[512];
+
+			point_catalog__suggest_point(&on->pt, point, near, sizeof(near));
+			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s%s\n", text,
+			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name, near);
 			ret = -EINVAL;
 			goto out;
 		}

@@ -12,6 +12,11 @@
 
 static char root_found[PATH_MAX];
 
+void tracefs__set_root(const char *dir)
+{
+	snprintf(root_found, sizeof(root_found), "%s", dir ? dir : "");
+}
+
 const char *tracefs__root(void)
 {
 	struct mntent *m;

@@ -57,6 +57,13 @@ struct tp_format {
 const char *tracefs__root(void);
 
 /**
+ * tracefs__set_root() - use @dir as the tracefs root instead of the mounted
+ * one (tests point it at tests/fixtures/tracefs). Must come before the first
+ * tracefs__root(); NULL goes back to looking in /proc/mounts.
+ */
+void tracefs__set_root(const char *dir);
+
+/**
  * tracefs__load_format() - read events/SYSTEM/NAME/{id,format}.
  * Return: 0, -ENOENT if there is no such tracepoint, other -errno.
  */
