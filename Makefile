@@ -5,7 +5,7 @@
 #   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
 #   make test       build and run every test (unit tests anywhere, kernel tests as root)
-#   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
+#   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
 #                   against bpftrace and perf's tracepoint filters (root; not part of make test)
 #   V=1             show full commands
@@ -182,12 +182,14 @@ install: $(BIN)
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
+	$(Q)install -d $(DESTDIR)$(prefix)/share/bash-completion/completions
+	$(Q)install -m 0644 completion/auxtrig.bash $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig
 	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
 	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_maps.bpf.h include/auxtrig/gate_abi.h \
 		$(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:
