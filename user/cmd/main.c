@@ -22,7 +22,7 @@ static const struct subcommand {
 	{ "list", cmd_list, "list the points and events this machine offers" },
 	{ "probe", cmd_probe, "report what auxtrig can do on this machine, and why not" },
 	{ "repair", cmd_repair, "complete a perf.data file whose recording was killed" },
-	{ "script", cmd_script, "decode hardware trace in a perf.data file" },
+	{ "script", cmd_script, "print the events and decode the hardware trace of a file" },
 };
 
 static void usage(FILE *f)

@@ -26,6 +26,7 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/decode/spe_decoder.h"
+#include "auxtrig/decode/tp_script.h"
 
 /* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
 #define IPT_PRIV_TIME_SHIFT	1
@@ -63,9 +64,10 @@ static void script__usage(FILE *f)
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets]\n"
 		"                      [--windows | --call-trace] [-v] [-h]\n"
 		"\n"
-		"Decode the Intel PT, CoreSight ETM or Arm SPE trace in a perf.data file.\n"
+		"Decode the Intel PT, CoreSight ETM or Arm SPE trace in a perf.data file;\n"
+		"without hardware trace, print its events as perf script does.\n"
 		"\n"
-		"  -i, --input FILE   perf.data file to read (default: perf.data)\n"
+		"  -i, --input FILE   perf.data file to read (default: auxtrig.data, what record writes)\n"
 		"      --itrace=b|i   b: branch samples, SPE samples (default); i: instruction ranges\n"
 		"                     (CoreSight)\n"
 		"      --symfs DIR    look for the traced binaries under DIR\n"
@@ -1639,7 +1641,7 @@ static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_r
 
 int cmd_script(int argc, char **argv)
 {
-	struct script_opts o = { .input = "perf.data", .itrace = 'b' };
+	struct script_opts o = { .input = "auxtrig.data", .itrace = 'b' };
 	const struct pdata_record_auxtrace_info *info;
 	struct pdata_reader *r;
 	int c, verbose = 0, rc;
@@ -1696,8 +1698,8 @@ int cmd_script(int argc, char **argv)
 		return EXIT_RUNTIME;
 	info = script__find_info(r);
 	if (!info) {
-		pr_err("%s: no AUXTRACE_INFO record: the file holds no hardware trace\n", o.input);
-		rc = EXIT_RUNTIME;
+		/* no hardware trace: the events, as perf script prints them */
+		rc = tp_script__print(r, o.input, stdout) ? EXIT_RUNTIME : EXIT_OK;
 	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
 		rc = script__intel_pt(r, info, &o);
 	} else if (info->type == PDATA_AUXTRACE_CS_ETM) {
