@@ -162,7 +162,7 @@ $(OUTPUT)/examples/%: examples/%.c
 run: deps all
 	$(Q)./examples/demo.sh $(OUTPUT)
 
-test: deps all
+test: all
 	$(Q)./tests/run.sh $(OUTPUT)
 
 unit-test: all

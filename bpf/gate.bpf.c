@@ -56,18 +56,27 @@ struct gate_edge_stats edge_stats;
 __u64 trig_tat[GATE_MAX_TRIGGERS];	/* limit:N/s: each trigger's theoretical arrival time (GCRA) */
 __u64 window_seq;			/* the last window id handed out */
 
-static __always_inline struct gate_state *gstate(void)
+/* What the loader set (gate_abi.h, "who writes what"): read only here. */
+static __always_inline struct gate_config *gconfig(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&gate_state, &zero);
+	return bpf_map_lookup_elem(&gate_config, &zero);
+}
+
+/* What BPF sets: a freeze, a pending one. */
+static __always_inline struct gate_runtime *gruntime(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_runtime, &zero);
 }
 
 static __always_inline int armed(void)
 {
-	struct gate_state *gs = gstate();
+	struct gate_config *gc = gconfig();
 
-	return gs && gs->armed;
+	return gc && gc->armed;
 }
 
 /*
@@ -77,13 +86,13 @@ static __always_inline int armed(void)
  */
 static __always_inline int frozen(struct gate_stats *st)
 {
-	struct gate_state *gs = gstate();
+	struct gate_runtime *rt = gruntime();
 
-	if (!gs)
+	if (!rt)
 		return 0;
-	if (!gs->frozen && gs->freeze_at && bpf_ktime_get_ns() > gs->freeze_at)
-		gs->frozen = 1;
-	if (!gs->frozen)
+	if (!rt->frozen && rt->freeze_at && bpf_ktime_get_ns() > rt->freeze_at)
+		rt->frozen = 1;
+	if (!rt->frozen)
 		return 0;
 	st->frozen++;
 	return 1;
@@ -108,6 +117,8 @@ static __always_inline void emit_edge(__u32 action, __u64 before, __u64 after)
 	}
 	pid_tgid = bpf_get_current_pid_tgid();
 	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->type = GATE_MSG_EDGE;
+	msg->size = sizeof(*msg);
 	msg->trigger = GATE_EDGE_TRIGGER;
 	msg->action = action;
 	msg->pid = pid_tgid >> 32;
@@ -263,6 +274,8 @@ static __always_inline void window_end(void *ctx, const struct gate_thread *th, 
 		return;
 	}
 	__builtin_memset(m, 0, sizeof(*m));
+	m->type = GATE_MSG_VERDICT;
+	m->size = sizeof(*m);
 	m->action = GATE_ACT_VERDICT;
 	m->tid = v.rec.common_pid;
 	m->time_ns = bpf_ktime_get_ns();
@@ -552,6 +565,10 @@ static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env
 	emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
 }
 
+static __always_inline int windows_open(__u32 tid, struct gate_thread *th, __u64 open, __u64 opened,
+					struct gate_stats *st);
+static __always_inline __u64 windows_close(void *ctx, __u32 tid, __u64 open, __u64 mask, struct gate_stats *st);
+
 /*
  * resume / pause: open or close the thread's recording window
  * (GATE_USER_WINDOW, the one auxtrig_resume()/auxtrig_pause() use). Each real
@@ -562,45 +579,24 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 {
 	__u64 bit = 1ULL << GATE_USER_WINDOW;
 	struct gate_stats *st = my_stats();
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	__u32 tid = env->tid;
-	int first = 0;
+	__u64 open;
 
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	open = th ? th->open : 0;
 	if (action == GATE_ACT_RESUME) {
-		if (th && (th->open & bit))
+		if (open & bit)
 			return 0;
-		if (!th) {
-			window_start(&fresh);
-			fresh.open = bit;
-			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-				st->threads_full++;
-				return 0;
-			}
-			first = 1;
-		} else {
-			if (!th->open) {
-				window_start(th);
-				first = 1;
-			}
-			th->open |= bit;
-		}
-		if (first)
-			emit_edge(GATE_ACT_EDGE_OPEN, 0, bit);
-		st->windows_opened++;
+		if (windows_open(tid, th, open, bit, st))
+			return 0;
 		emit_mark(ctx, ip, env, i, resume_type);
-		return first;
+		return !open;
 	}
-	if (!th || !(th->open & bit))
+	if (!(open & bit))
 		return 0;
 	emit_mark(ctx, ip, env, i, pause_type);
-	th->open &= ~bit;
-	st->windows_closed++;
-	if (!th->open) {
-		emit_edge(GATE_ACT_EDGE_CLOSE, bit, 0);
-		window_end(ctx, th, st);
-		bpf_map_delete_elem(&gate_threads, &tid);
-	}
+	windows_close(ctx, tid, open, bit, st);
 	return 0;
 }
 
@@ -663,9 +659,9 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 		}
 		__sync_fetch_and_add(&ts->fired, 1);
 		if (t->action == GATE_ACT_MARK) {
-			struct gate_state *gs = gstate();
+			struct gate_config *gc = gconfig();
 
-			emit_mark(ctx, ip, env, i, gs ? gs->mark_type : 0);
+			emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
 			continue; /* in the file, not on the control ring */
 		}
 		if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE) {
@@ -673,19 +669,22 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 			continue; /* in the kernel only */
 		}
 		if (t->action == GATE_ACT_SNAPSHOT) {
-			struct gate_state *gs = gstate();
+			struct gate_runtime *rt = gruntime();
 
 			/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
-			if (gs && t->delay_ns && !gs->frozen && !gs->freeze_at)
-				gs->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
-			else if (gs && !t->delay_ns)
-				gs->frozen = 1;
+			if (rt && t->delay_ns && !rt->frozen && !rt->freeze_at)
+				rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
+			else if (rt && !t->delay_ns)
+				rt->frozen = 1;
 		}
 		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
 		if (!msg) {
 			__sync_fetch_and_add(&ts->dropped, 1);
 			continue;
 		}
+		msg->type = GATE_MSG_ACTION;
+		msg->size = sizeof(*msg);
+		msg->__pad = 0;
 		msg->trigger = i;
 		msg->action = t->action;
 		msg->pid = env->pid;
@@ -1010,7 +1009,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, w = bpf_get_attach_cookie(ctx);
 	struct gate_uprobe_enter_rec rec = {};
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	struct gate_stats *st;
 	__u32 depth;
 
@@ -1026,22 +1025,12 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			st->windows_filtered++;
 			return 0;
 		}
-		if (!th) {
-			window_start(&fresh);
-			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-				st->threads_full++;
-				return 0;
-			}
+		if (windows_open(tid, th, th ? th->open : 0, 1ULL << w, st))
+			return 0;
+		if (!th)
 			th = bpf_map_lookup_elem(&gate_threads, &tid);
-			if (!th)
-				return 0;
-		} else if (!th->open) {
-			window_start(th);
-		}
-		if (!th->open)
-			emit_edge(GATE_ACT_EDGE_OPEN, 0, 1ULL << w);
-		th->open |= 1ULL << w;
-		st->windows_opened++;
+		if (!th)
+			return 0;
 	}
 	if (th->depth[w] < 255)
 		th->depth[w]++;
@@ -1086,15 +1075,8 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.ret = PT_REGS_RC(ctx);
 	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
-	if (--th->depth[w] == 0) {
-		th->open &= ~(1ULL << w);
-		st->windows_closed++;
-		if (!th->open) {
-			emit_edge(GATE_ACT_EDGE_CLOSE, 1ULL << w, 0);
-			window_end(ctx, th, st);
-			bpf_map_delete_elem(&gate_threads, &tid);
-		}
-	}
+	if (--th->depth[w] == 0)
+		windows_close(ctx, tid, th->open, 1ULL << w, st);
 	return 0;
 }
 

@@ -239,5 +239,12 @@ _Static_assert(sizeof(struct expr_insn) == 16, "expr_insn ABI size");
 _Static_assert(sizeof(struct expr_prog) == 32 + 16 * EXPR_MAX_INSNS + EXPR_STRTAB_SIZE, "expr_prog ABI size");
 _Static_assert(sizeof(struct expr_env) == 9 * 8 + 8 * EXPR_NR_ARGS + 16 + EXPR_COMM_LEN + 8 * EXPR_MAX_VARS,
 	       "expr_env ABI size");
+_Static_assert(__builtin_offsetof(struct expr_insn, imm) == 8, "expr_insn.imm");
+_Static_assert(__builtin_offsetof(struct expr_prog, insns) == 32, "expr_prog.insns");
+_Static_assert(__builtin_offsetof(struct expr_env, args) == 72, "expr_env.args");
+_Static_assert(__builtin_offsetof(struct expr_env, rec_size) == 72 + 8 * EXPR_NR_ARGS + 8, "expr_env.rec_size");
+_Static_assert(__builtin_offsetof(struct expr_env, comm) == 72 + 8 * EXPR_NR_ARGS + 16, "expr_env.comm");
+_Static_assert(sizeof(struct expr_slot_state) == 8 * EXPR_MAX_HITS + 32, "expr_slot_state ABI size");
+_Static_assert(sizeof(struct expr_count_key) == 8, "expr_count_key ABI size");
 
 #endif

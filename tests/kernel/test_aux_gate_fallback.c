@@ -41,6 +41,7 @@
 #include "auxtrig/record/aux_session.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
+#include "auxtrig/cmd/record_plan.h"
 #include "auxtrig/record/record.h"
 #include "aux_model.h"
 #include "uapi/linux/perf_event_aux.h"
@@ -370,14 +371,10 @@ static char **next_progs; /* --trigger-prog FILEs for the next record */
 static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
 			  bool pause_cap)
 {
-	struct window_spec w[2];
-	char *argv[] = { "auxtrig", "record", NULL };
-	struct record_opts o = {
-		.windows = w, .nr_windows = !window ? 0 : window2 ? 2 : 1, .output = r->data, .command = command,
-		.ons = next_ons, .nr_ons = next_nr_ons, .trigger_progs = next_progs, .nr_trigger_progs = next_progs ? 1 : 0,
-		.mmap_pages = 16, .aux_pages = 4, .aux_event = "intel_pt//u",
-		.sysfs_root = NULL, .verbose = 2, .full_argc = 2, .full_argv = argv, .where = where,
-	};
+	char *argv[32];
+	int argc = 0;
+	struct record_args a;
+	struct record_plan plan = {};
 	struct aux_session_ops ops = {
 		.event_open = fake_event_open, .ioctl = fake_ioctl, .close = fake_close,
 		.poll_fd = fake_poll_fd, .ctx = &r->k,
@@ -388,7 +385,6 @@ static void record_where2(struct run *r, const char *window, const char *window2
 	int out, err, so, se;
 
 	snprintf(fixture, sizeof(fixture), "%s/tests/fixtures/sysfs-intel_pt", top ? top : ".");
-	o.sysfs_root = fixture;
 	memset(&r->k, 0, sizeof(r->k));
 	r->k.next_id = 5000;
 	if (pmu__scan(fixture, &set) || !pmu_set__find(set, "intel_pt")) {
@@ -407,10 +403,6 @@ static void record_where2(struct run *r, const char *window, const char *window2
 			pmu__delete(up);
 		}
 	}
-	if ((window && window_spec__parse(&w[0], window)) || (window2 && window_spec__parse(&w[1], window2))) {
-		fail("cannot parse -w %s -w %s", window, window2 ?: "");
-		exit(1);
-	}
 	snprintf(r->data, sizeof(r->data), "%s/gated.data", r->dir);
 	snprintf(r->out, sizeof(r->out), "%s/stdout", r->dir);
 	snprintf(r->err, sizeof(r->err), "%s/stderr", r->dir);
@@ -424,7 +416,44 @@ static void record_where2(struct run *r, const char *window, const char *window2
 	dup2(out, 1);
 	dup2(err, 2);
 	log__set_level(LOG_DEBUG);
-	r->ret = recorder__run_with(&o, &ops);
+	/* The command line the real recorder gets, into its plan: the same steps as `auxtrig record`. */
+	argv[argc++] = "record";
+	argv[argc++] = "-e";
+	argv[argc++] = "intel_pt//u";
+	argv[argc++] = "-m";
+	argv[argc++] = "16,4";
+	argv[argc++] = "-vv";
+	argv[argc++] = "--sysfs-root";
+	argv[argc++] = fixture;
+	argv[argc++] = "-o";
+	argv[argc++] = r->data;
+	if (window) {
+		argv[argc++] = "-w";
+		argv[argc++] = (char *)window;
+	}
+	if (window2) {
+		argv[argc++] = "-w";
+		argv[argc++] = (char *)window2;
+	}
+	if (where) {
+		argv[argc++] = "--where";
+		argv[argc++] = (char *)where;
+	}
+	for (size_t i = 0; i < next_nr_ons; i++) {
+		argv[argc++] = "--on";
+		argv[argc++] = next_ons[i];
+	}
+	if (next_progs) {
+		argv[argc++] = "--trigger-prog";
+		argv[argc++] = next_progs[0];
+	}
+	argv[argc++] = "--";
+	for (char **c = command; *c; c++)
+		argv[argc++] = *c;
+	argv[argc] = NULL;
+	r->ret = record_args__parse(&a, argc, argv) ? 2 : record_plan__build(&plan, &a) ? 2 : recorder__run_with(&plan, &ops);
+	record_plan__exit(&plan);
+	record_args__exit(&a);
 	log__set_level(LOG_INFO);
 	fflush(stdout);
 	fflush(stderr);

@@ -19,7 +19,7 @@
 
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
-#include "auxtrig/sys/probe.h"
+#include "auxtrig/cmd/probe.h"
 
 static int failures;
 

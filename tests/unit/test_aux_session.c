@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
@@ -397,6 +398,7 @@ struct e2e {
 	struct fake_kernel k;
 	struct aux_session *s;
 	struct pdata_writer *w;
+	struct record_sink sink;	/* over w: the rounds are its */
 	struct stream st[MAX_CPUS];
 	uint64_t seq[MAX_CPUS];
 	struct auxtrace_seen expect[64];	/* what the model says each AUXTRACE must be */
@@ -467,6 +469,7 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 	assert_non_null(t->dir);
 	snprintf(t->path, sizeof(t->path), "%s/perf.data", t->dir);
 	t->w = pdata_writer__open(t->path, false);
+	record_sink__init(&t->sink, t->w, NULL, false);
 	assert_non_null(t->w);
 	assert_int_equal(aux_session__add_attrs(t->s, t->w), 0);
 	assert_int_equal(pdata_writer__begin_data(t->w), 0);
@@ -528,7 +531,7 @@ static void drain_expect(struct e2e *t, uint64_t *prev)
 			expect(t, i, prev[i], head - prev[i]);
 		prev[i] = head;
 	}
-	assert_true(aux_session__drain(t->s, t->w) > 0);
+	assert_true(aux_session__drain(t->s, &t->sink) > 0);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -720,7 +723,7 @@ static void test_aux_session_intel_pt_full_trace_through_model(void **state)
 
 	/* stop: the disable publishes the rest */
 	assert_int_equal(hw(t, 1, 800), 800);
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	for (size_t i = 0; i < 2; i++) {
 		if (t->k.models[i].aux_head != prev[i])
 			expect(t, i, prev[i], t->k.models[i].aux_head - prev[i]);
@@ -774,15 +777,15 @@ static void test_aux_session_cs_etm_snapshots_through_model(void **state)
 	(void)state;
 	e2e_init(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 2, freeze_triggers, 1);
 	/* full trace only: drain reads no AUX data in snapshot mode */
-	assert_int_equal(aux_session__snapshot(t->s, t->w) >= 0, 1);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink) >= 0, 1);
 	for (size_t i = 0; i < 2; i++)
 		prev[i] = t->k.models[i].aux_head;
 	assert_int_equal(prev[0], 0);
 
 	assert_int_equal(hw(t, 0, 3008), 3008);
 	assert_int_equal(hw(t, 1, 1504), 1504);
-	assert_int_equal(aux_session__drain(t->s, t->w) >= 0, 1);
-	assert_int_equal(aux_session__snapshot(t->s, t->w), 2);
+	assert_int_equal(aux_session__drain(t->s, &t->sink) >= 0, 1);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 2);
 	expect(t, 0, 0, 3008);
 	expect(t, 1, 0, 1504);
 	for (size_t i = 0; i < 2; i++) {
@@ -792,7 +795,7 @@ static void test_aux_session_cs_etm_snapshots_through_model(void **state)
 
 	assert_int_equal(hw(t, 0, 20000), 20000);
 	assert_int_equal(hw(t, 1, 4000), 4000);
-	assert_int_equal(aux_session__snapshot(t->s, t->w), 2);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 2);
 	size = 20000 < aux ? 20000 : aux;
 	expect(t, 0, prev[0] + 20000 - size, size);
 	expect(t, 1, prev[1], 4000);
@@ -801,11 +804,11 @@ static void test_aux_session_cs_etm_snapshots_through_model(void **state)
 
 	/* a third, past the first buffer's worth of aux_head space; CPU 1 has nothing new */
 	assert_int_equal(hw(t, 0, 16000), 16000);
-	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
 	expect(t, 0, prev[0], 16000);
 	assert_true(prev[0] > aux);
 
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	aux_session__stats(t->s, &stats);
 	assert_int_equal(stats.snapshots, 4);
@@ -878,7 +881,7 @@ static void test_aux_session_edges_gate_by_thread(void **state)
 	assert_int_equal(gs.late, 1);
 	assert_int_equal(gs.lat_n, 4);
 	assert_true(gs.lat_min <= gs.lat_median && gs.lat_median <= gs.lat_p99 && gs.lat_p99 <= gs.lat_max);
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	e2e_exit(t);
 	free(t);
@@ -897,12 +900,12 @@ static void test_aux_session_gated_snapshot_keeps_gate_closed(void **state)
 	assert_int_equal(hw(t, 0, 1600), 1600);
 	assert_int_equal(aux_session__edge(t->s, false, getpid(), 1ULL << 62), 0);
 	assert_false(aux_model__enabled(&t->k.models[0]));
-	assert_int_equal(aux_session__snapshot(t->s, t->w), 1);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
 	assert_false(aux_model__enabled(&t->k.models[0]));	/* not switched on by the snapshot */
 	assert_int_equal(aux_session__edge(t->s, true, getpid(), 1ULL << 62), 0);
-	assert_int_equal(aux_session__snapshot(t->s, t->w), 0);	/* nothing new, but... */
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 0);	/* nothing new, but... */
 	assert_true(aux_model__enabled(&t->k.models[0]));	/* ...an open window keeps it on */
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	e2e_exit(t);
 	free(t);
@@ -918,7 +921,7 @@ static void test_aux_session_edges_refused_when_kernel_pauses(void **state)
 	e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, window_triggers, 2);
 	assert_false(aux_session__gated(t->s));
 	assert_int_equal(aux_session__edge(t->s, true, 100, 0), -EINVAL);
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	e2e_exit(t);
 	free(t);
@@ -954,7 +957,7 @@ static void test_aux_session_veto_programs_on_uprobe_members(void **state)
 		for (size_t j = 0; j < i; j++)
 			assert_int_not_equal(attached[i].fd, attached[j].fd);
 	}
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	e2e_exit(t);
 
@@ -962,7 +965,7 @@ static void test_aux_session_veto_programs_on_uprobe_members(void **state)
 	e2e_init_pause(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 2, veto_triggers, 2, PROBE_PAUSE_NO_PMU);
 	assert_true(aux_session__gated(t->s));
 	assert_int_equal(nr_attached, 0);
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 	e2e_exit(t);
 	free(t);
@@ -1026,7 +1029,7 @@ static void test_aux_session_gated_fallback_through_model(void **state)
 	end(t, 0);
 	drain_expect(t, prev);
 	assert_true(aux_model__enabled(&t->k.models[0]));	/* open gate: re-enabled after a read */
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 
 	file = (unsigned char *)test_read_file(t->path, &len);
@@ -1151,8 +1154,8 @@ static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state
 	t->pt = false; /* hw() writes our stream, not the generator's */
 	assert_int_equal(aux_model__hw_write(&t->k.models[0], e.buf, e.len), e.len);
 	end(t, 0);
-	assert_true(aux_session__drain(t->s, t->w) > 0);
-	assert_int_equal(aux_session__stop(t->s, t->w), 0);
+	assert_true(aux_session__drain(t->s, &t->sink) > 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
 
 	args[2] = t->path;

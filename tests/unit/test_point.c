@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "auxtrig/lang/point.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/lang/window.h"
 
 static struct point p;
 static char why[256];

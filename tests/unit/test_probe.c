@@ -16,7 +16,7 @@
 
 #include "uapi/linux/perf_event_aux.h"
 #include "auxtrig/sys/log.h"
-#include "auxtrig/sys/probe.h"
+#include "auxtrig/cmd/probe.h"
 
 /* The simulated machine. */
 static struct machine {

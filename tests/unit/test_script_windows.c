@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/format/synth.h"
@@ -183,6 +184,7 @@ static void write_file_edges(struct file *f, bool edges)
 	struct aux_session_ops ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
+	struct record_sink sink;
 	struct pmu_set *set;
 	struct pt_enc e = { 0 };
 
@@ -221,6 +223,7 @@ static void write_file_edges(struct file *f, bool edges)
 	assert_non_null(f->dir);
 	snprintf(f->path, sizeof(f->path), "%s/pt.data", f->dir);
 	w = pdata_writer__open(f->path, false);
+	record_sink__init(&sink, w, NULL, false);
 	assert_non_null(w);
 	assert_int_equal(aux_session__add_attrs(s, w), 0);
 	if (edges) {
@@ -254,8 +257,8 @@ static void write_file_edges(struct file *f, bool edges)
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
 	aux_model__output_end(&k->models[0], aux_flags);
 	fake_kernel__clock_sync(k);
-	assert_true(aux_session__drain(s, w) > 0);
-	assert_int_equal(aux_session__stop(s, w), 0);
+	assert_true(aux_session__drain(s, &sink) > 0);
+	assert_int_equal(aux_session__stop(s, &sink), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
 	aux_session__delete(s);
 	pdata_writer__delete(w);

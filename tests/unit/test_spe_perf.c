@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/sys/pmu.h"
@@ -253,6 +254,7 @@ static void test_spe_through_session_into_perf(void **state)
 	struct aux_session_ops ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
+	struct record_sink sink;
 	struct pmu_set *set;
 	struct spe_enc e = { 0 };
 	char *dir, path[4200], *out;
@@ -276,6 +278,7 @@ static void test_spe_through_session_into_perf(void **state)
 	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/spe.data", dir);
 	w = pdata_writer__open(path, false);
+	record_sink__init(&sink, w, NULL, false);
 	assert_non_null(w);
 	assert_int_equal(aux_session__add_attrs(s, w), 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -303,8 +306,8 @@ static void test_spe_through_session_into_perf(void **state)
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
 	aux_model__output_end(&k->models[0], 0);
 	fake_kernel__clock_sync(k);
-	assert_true(aux_session__drain(s, w) > 0);
-	assert_int_equal(aux_session__stop(s, w), 0);
+	assert_true(aux_session__drain(s, &sink) > 0);
+	assert_int_equal(aux_session__stop(s, &sink), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
 	aux_session__delete(s);
 	pdata_writer__delete(w);

@@ -20,6 +20,7 @@
 #include "auxtrig/record/aux_group.h"
 #include "auxtrig/record/aux_ring.h"
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/record/data_ring.h"
 #include "auxtrig/sys/log.h"
@@ -840,7 +841,7 @@ static void aux_session__note(struct aux_session *s, struct aux_session_cpu *c, 
 	}
 }
 
-static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct pdata_writer *w)
+static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	const struct perf_event_header *h;
 	int n = 0, err;
@@ -848,7 +849,7 @@ static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu
 	data_ring__read_init(&c->data);
 	while ((h = data_ring__read_event(&c->data))) {
 		aux_session__note(s, c, h);
-		err = pdata_writer__write(w, h, h->size);
+		err = record_sink__write(k, h);
 		if (err)
 			return err;
 		n++;
@@ -872,13 +873,13 @@ static __u64 aux_session__reference(const struct aux_session *s)
 }
 
 static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, const struct aux_ring_read *rd,
-			    struct pdata_writer *w)
+			    struct record_sink *k)
 {
 	struct pdata_record_auxtrace rec;
 	int err;
 
 	aux_ring__auxtrace(&c->aux, rd, aux_session__reference(s), &rec);
-	err = pdata_writer__write_auxtrace(w, &rec, rd->data1, rd->len1, rd->data2, rd->len2);
+	err = record_sink__write_auxtrace(k, &rec, rd->data1, rd->len1, rd->data2, rd->len2);
 	if (err)
 		return err;
 	s->stats.auxtrace++;
@@ -886,7 +887,7 @@ static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, co
 	return 1;
 }
 
-int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
+int aux_session__drain(struct aux_session *s, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
@@ -897,7 +898,7 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 	for (size_t i = 0; i < s->o.nr_cpus; i++) {
 		struct aux_session_cpu *c = &s->cpus[i];
 
-		err = aux_session__drain_data(s, c, w);
+		err = aux_session__drain_data(s, c, k);
 		if (err < 0)
 			return err;
 		n += err;
@@ -910,7 +911,7 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 			return (int)got;
 		}
 		if (got > 0) {
-			err = aux_session__put(s, c, &rd, w);
+			err = aux_session__put(s, c, &rd, k);
 			if (err < 0)
 				return err;
 			n += err;
@@ -933,15 +934,10 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 		}
 		s->stats.reenables += truncated;
 	}
-	if (n) {
-		err = pdata_writer__finish_round(w);
-		if (err)
-			return err;
-	}
 	return n;
 }
 
-int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
+int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
@@ -953,7 +949,7 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++)
 		err = aux_ring__snapshot_start(&s->cpus[i].aux);
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		ret = aux_session__drain_data(s, &s->cpus[i], w);
+		ret = aux_session__drain_data(s, &s->cpus[i], k);
 		if (ret < 0)
 			err = ret;
 	}
@@ -963,7 +959,7 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 		got = aux_ring__snapshot(&c->aux, &rd);
 		if (got < 0)
 			err = (int)got;
-		else if (got > 0 && (ret = aux_session__put(s, c, &rd, w)) < 0)
+		else if (got > 0 && (ret = aux_session__put(s, c, &rd, k)) < 0)
 			err = ret;
 		else
 			n += got > 0;
@@ -979,11 +975,10 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 		return err;
 	}
 	s->stats.snapshots++;
-	err = pdata_writer__finish_round(w);
-	return err ? err : n;
+	return n;
 }
 
-int aux_session__stop(struct aux_session *s, struct pdata_writer *w)
+int aux_session__stop(struct aux_session *s, struct record_sink *k)
 {
 	int err, ret;
 
@@ -994,7 +989,7 @@ int aux_session__stop(struct aux_session *s, struct pdata_writer *w)
 		if (s->cpus[i].tracking_fd >= 0)
 			aux_session__ioctl(s, s->cpus[i].tracking_fd, PERF_EVENT_IOC_DISABLE, 0);
 	err = aux_session__ctl_all(s, false);
-	ret = aux_session__drain(s, w);
+	ret = aux_session__drain(s, k);
 	if (ret < 0 && !err)
 		err = ret;
 	return err;

@@ -36,7 +36,7 @@ struct gate {
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
 	int nr_triggers;
 	struct ring_buffer *ctl;
-	struct gate_state state;
+	struct gate_config config;	/* ours to write: the BPF side never does */
 	struct gate_uprobe {
 		int window;
 		char *path, *symbol;
@@ -51,7 +51,7 @@ struct gate {
 	int nr_cpus;
 };
 
-static void state_update(struct gate *g);
+static void config_update(struct gate *g);
 
 struct gate *gate__open(const struct gate_opts *opts)
 {
@@ -70,7 +70,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	}
 	g->skel->rodata->filter_targets = !opts->all_processes;
 	g->skel->rodata->target_threads = opts->threads;
-	g->state.all = opts->all_processes;
+	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
@@ -305,7 +305,7 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 void gate__signal_edges(struct gate *g)
 {
 	g->skel->rodata->signal_edges = 1;
-	g->state.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
+	g->config.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
 }
 
 void gate__aux_veto(struct gate *g)
@@ -349,7 +349,7 @@ void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
 
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
-	g->state.mark_type = type; /* written with the state at arm time */
+	g->config.mark_type = type; /* written with the configuration at arm time */
 }
 
 int gate__map_fd(const struct gate *g, const char *name)
@@ -379,10 +379,12 @@ int gate__ctl_consume(struct gate *g)
 
 void gate__unfreeze(struct gate *g)
 {
-	/* Only the gate and triggers ever set them: clearing our copy is enough. */
-	g->state.frozen = 0;
-	g->state.freeze_at = 0;
-	state_update(g);
+	struct gate_runtime none = {};
+	__u32 zero = 0;
+
+	/* The one write of ours to what BPF owns: the snapshot it asked for is taken. */
+	if (bpf_map__update_elem(g->skel->maps.gate_runtime, &zero, sizeof(zero), &none, sizeof(none), BPF_ANY))
+		pr_warn("cannot let the gate record again after the snapshot: %s\n", strerror(errno));
 }
 
 __u64 gate__expr_lost(const struct gate *g)
@@ -406,13 +408,13 @@ void gate__record_only_cpus(struct gate *g)
 	g->skel->rodata->filter_cpus = 1;
 }
 
-static void state_update(struct gate *g)
+static void config_update(struct gate *g)
 {
 	__u32 zero = 0;
 
-	if (bpf_map__update_elem(g->skel->maps.gate_state, &zero, sizeof(zero), &g->state, sizeof(g->state),
+	if (bpf_map__update_elem(g->skel->maps.gate_config, &zero, sizeof(zero), &g->config, sizeof(g->config),
 				 BPF_ANY))
-		pr_warn("cannot update the gate's state: %s\n", strerror(errno));
+		pr_warn("cannot update the gate's configuration: %s\n", strerror(errno));
 }
 
 void gate__record_always(struct gate *g)
@@ -815,14 +817,14 @@ int gate__attach(struct gate *g)
 
 void gate__arm(struct gate *g)
 {
-	g->state.armed = 1;
-	state_update(g);
+	g->config.armed = 1;
+	config_update(g);
 }
 
 void gate__disarm(struct gate *g)
 {
-	g->state.armed = 0;
-	state_update(g);
+	g->config.armed = 0;
+	config_update(g);
 }
 
 void gate__stats(const struct gate *g, struct gate_stats *sum)

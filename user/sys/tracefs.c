@@ -12,9 +12,9 @@
 
 static char root_found[PATH_MAX];
 
-void tracefs__set_root(const char *dir)
+void tracefs__set_root(const char *root)
 {
-	snprintf(root_found, sizeof(root_found), "%s", dir ? dir : "");
+	snprintf(root_found, sizeof(root_found), "%s", root ? root : "");
 }
 
 const char *tracefs__root(void)

@@ -9,15 +9,11 @@
  * code: 0 success, 1 runtime failure, 2 usage error.
  */
 
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,
-	EXIT_USAGE = 2,
-};
+#include "auxtrig/sys/exit_code.h"
 
 /** cmd_record() - `auxtrig record`: user/cmd/record.c */
 int cmd_record(int argc, char **argv);
-/** cmd_probe() - `auxtrig probe`: user/sys/probe.c */
+/** cmd_probe() - `auxtrig probe`: user/cmd/probe.c */
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
 int cmd_repair(int argc, char **argv);

@@ -49,6 +49,7 @@
 
 struct aux_session;
 struct pdata_writer;
+struct record_sink;
 
 /** enum aux_trigger_kind - where a trigger fires. */
 enum aux_trigger_kind {
@@ -273,20 +274,21 @@ bool aux_session__gated(const struct aux_session *s);
 
 /**
  * aux_session__drain() - every CPU: the data ring's records (AUX,
- * ITRACE_START, LOST, sideband) into @w; in full-trace mode the new AUX
- * data as AUXTRACE, aux_tail advanced, the event re-enabled if the kernel
- * disabled it (TRUNCATED); then a round if anything was written.
+ * ITRACE_START, LOST, sideband) into the sink @k; in full-trace mode the
+ * new AUX data as AUXTRACE, aux_tail advanced, the event re-enabled if the
+ * kernel disabled it (TRUNCATED). The rounds are the sink's
+ * (record_sink__end_pass()).
  * Return: records + AUXTRACE written, or -errno.
  */
-int aux_session__drain(struct aux_session *s, struct pdata_writer *w);
+int aux_session__drain(struct aux_session *s, struct record_sink *k);
 
 /**
  * aux_session__snapshot() - snapshot mode: disable every AUX event (the
  * driver publishes aux_head), drain the data rings, write each CPU's
- * snapshot as AUXTRACE, enable again; a round.
+ * snapshot as AUXTRACE into @k, enable again.
  * Return: AUXTRACE written, or -errno (-EINVAL in full-trace mode).
  */
-int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w);
+int aux_session__snapshot(struct aux_session *s, struct record_sink *k);
 
 /** aux_session__enable() - fallback gating: PERF_EVENT_IOC_ENABLE every AUX event. */
 int aux_session__enable(struct aux_session *s);
@@ -316,7 +318,7 @@ void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gat
  * final AUX data too; snapshot mode, only the data rings (for perf's
  * exit snapshot, call aux_session__snapshot() before). Return: 0 or -errno.
  */
-int aux_session__stop(struct aux_session *s, struct pdata_writer *w);
+int aux_session__stop(struct aux_session *s, struct record_sink *k);
 
 /** aux_session__stats() - the counters so far. */
 void aux_session__stats(const struct aux_session *s, struct aux_session_stats *st);

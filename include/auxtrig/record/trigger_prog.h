@@ -7,7 +7,7 @@ struct trigger_prog;
 
 /**
  * trigger_prog__open() - load a user trigger object (--trigger-prog) whose
- * maps named like the gate's (gate_state, gate_ctl, gate_threads,
+ * maps named like the gate's (gate_config, gate_runtime, gate_ctl, gate_threads,
  * gate_targets, gate_events; see include/auxtrig/trigger.bpf.h) become the
  * gate's own, and attach each of its programs as its SEC() name says. A path
  * ending in .bpf.c is compiled with clang first. After gate__load(), before

@@ -182,35 +182,14 @@ bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);
 /** probe_report__exit() - free what probe_report__collect() allocated. */
 void probe_report__exit(struct probe_report *r);
 
-/** probe_report__print_text() - one line per capability: name, ok/missing, meaning. */
-void probe_report__print_text(const struct probe_report *r, FILE *f);
-
-/** probe_report__print_json() - the same as one JSON object and a newline. */
-void probe_report__print_json(const struct probe_report *r, FILE *f);
+/** probe__errno_name() - "EOPNOTSUPP" for -95, "E123" when glibc has no name. */
+const char *probe__errno_name(int err, char *buf, size_t size);
 
 /** probe_bpf_kind__name() - the JSON key and text name ("tracepoint", "raw_tp", ...). */
 const char *probe_bpf_kind__name(enum probe_bpf_kind kind);
 
 /** probe_pause__name() - "yes", "no_pmu", "no_kernel", "unknown". */
 const char *probe_pause__name(enum probe_pause pause);
-
-/**
- * probe_json__string() - write @s as a JSON string literal (quotes included),
- * escaping '"', '\\' and every control character; NULL writes null. Bytes
- * >= 0x80 pass through (sysfs and uname are UTF-8 or ASCII).
- */
-void probe_json__string(FILE *f, const char *s);
-
-/**
- * probe__main() - `auxtrig probe` with injectable kernel and output.
- * @argc, @argv: arguments, argv[0] being "probe".
- * @ops: the kernel.
- * @out: where the report goes (usage errors go to stderr).
- *
- * Return: exit code: 0 (report printed, whatever is missing), 1 (could not
- * run), 2 (bad options).
- */
-int probe__main(int argc, char **argv, const struct probe_ops *ops, FILE *out);
 
 /**
  * probe_uprobe_target() - the function of our own binary the uprobe

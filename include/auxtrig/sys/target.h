@@ -31,10 +31,10 @@ struct target {
  */
 int target__fork_command(struct target *t, char **argv);
 /**
- * target__parse_pids() - "PID[,PID...]" of running processes, or with
- * @threads of running threads. -EINVAL/-ESRCH.
+ * target__set_pids() - running processes (or with @threads, running
+ * threads) @pids: each must be in /proc. Return: 0, -ESRCH, -ENOMEM.
  */
-int target__parse_pids(struct target *t, const char *list, bool threads);
+int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool threads);
 /**
  * target__start() - let the command exec.
  * Return: 0, or -errno of a failed exec (the child has then exited).

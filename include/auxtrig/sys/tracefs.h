@@ -55,15 +55,14 @@ struct tp_format {
 	char *print_fmt;
 };
 
+/**
+ * tracefs__set_root() - use @root as the tracefs mount point from now on
+ * (tests: tests/fixtures/tracefs); NULL: find it again.
+ */
+void tracefs__set_root(const char *root);
+
 /** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
 const char *tracefs__root(void);
-
-/**
- * tracefs__set_root() - use @dir as the tracefs root instead of the mounted
- * one (tests point it at tests/fixtures/tracefs). Must come before the first
- * tracefs__root(); NULL goes back to looking in /proc/mounts.
- */
-void tracefs__set_root(const char *dir);
 
 /**
  * tracefs__load_format() - read events/SYSTEM/NAME/{id,format}.
