@@ -2,7 +2,8 @@
 #
 # auxtrig: one entry point.
 #   make            build everything (auxtrig, BPF objects, examples, unit tests)
-#   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
+#   make deps       install the Debian 12 packages auxtrig needs, mount tracefs (root), and
+#                   install the timeline viewer the tests use (speedscope, npm registry)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
 #   make test       build and run every test (unit tests anywhere, kernel tests as root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
@@ -20,11 +21,17 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-# Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
-# bpftrace, which make bench measures trigger cost against.
+# Debian 12 packages: build tools, libraries, the perf that tests read our files with,
+# bpftrace, which make bench measures trigger cost against, and headless Chromium with its
+# WebDriver, which the timeline test loads `script --format=chrome` output into.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev
+             systemtap-sdt-dev chromium chromium-driver
+# The timeline viewer the browser test drives: speedscope from the npm registry (make deps
+# needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
+# the build directory, never into the tree. It runs offline from there.
+SPEEDSCOPE := speedscope@1.25.0
+VIEWER     := $(OUTPUT)/viewer/node_modules/speedscope/dist/release/index.html
 
 ifeq ($(V),1)
 Q =
@@ -90,6 +97,10 @@ deps:
 	fi
 	$(Q)if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then \
 		mount -t tracefs nodev /sys/kernel/tracing; \
+	fi
+	$(Q)command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(Q)if [ ! -f $(VIEWER) ]; then \
+		mkdir -p $(OUTPUT)/viewer && npm install --silent --no-audit --no-fund --prefix $(OUTPUT)/viewer $(SPEEDSCOPE); \
 	fi
 
 $(OUTPUT)/vmlinux/vmlinux.h:

@@ -26,6 +26,8 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/decode/spe_decoder.h"
+#include "auxtrig/decode/chrome_trace.h"
+#include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
 
 /* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
@@ -44,6 +46,8 @@ struct script_opts {
 	int packets;
 	int windows;		/* per window: instructions (Intel PT), ranges (CoreSight) */
 	int call_trace;		/* with windows: calls and returns only */
+	int chrome;		/* --format=chrome: the timeline as Trace Event JSON */
+	struct chrome_trace *ct;	/* with chrome: where the windows go */
 };
 
 static const struct option script_options[] = {
@@ -53,6 +57,7 @@ static const struct option script_options[] = {
 	{ "packets", no_argument, NULL, 'P' },
 	{ "windows", no_argument, NULL, 'W' },
 	{ "call-trace", no_argument, NULL, 'C' },
+	{ "format", required_argument, NULL, 'F' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -62,7 +67,7 @@ static void script__usage(FILE *f)
 {
 	fprintf(f,
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets]\n"
-		"                      [--windows | --call-trace] [-v] [-h]\n"
+		"                      [--windows | --call-trace] [--format=chrome] [-v] [-h]\n"
 		"\n"
 		"Decode the Intel PT, CoreSight ETM or Arm SPE trace in a perf.data file;\n"
 		"without hardware trace, print its events as perf script does.\n"
@@ -76,6 +81,10 @@ static void script__usage(FILE *f)
 		"                     enable to disable), under a header naming the thread, what\n"
 		"                     opened and closed it, its time and its AUX record\n"
 		"      --call-trace   as --windows, but only calls and returns, indented by depth\n"
+		"      --format=chrome  the timeline as Trace Event JSON for Perfetto UI,\n"
+		"                     chrome://tracing and speedscope: windows as slices per\n"
+		"                     thread, marks and snapshots as instants with their values,\n"
+		"                     the decoded calls of hardware trace nested in its windows\n"
 		"  -v, --verbose      more messages (repeatable)\n"
 		"  -h, --help         this help\n");
 }
@@ -1402,6 +1411,63 @@ static void script_wins__print(const struct script_wins *ws, const struct script
 	}
 }
 
+/*
+ * The windows on the timeline: a slice per window on its thread, the calls
+ * decoded in it nested inside. Instructions have no time of their own, so
+ * each is placed by its index between the window's start and end.
+ */
+static void script_wins__chrome(const struct script_wins *ws, const struct script_side *sd,
+				const struct script_cs *maps, struct chrome_trace *ct)
+{
+	for (size_t i = 0; i < ws->nr; i++) {
+		const struct script_win *w = &ws->v[i];
+		const struct script_side_ev *it = NULL;
+		__u64 start = script_wins__tsc_to_ns(ws, w->start_tsc), end = script_wins__tsc_to_ns(ws, w->end_tsc);
+		struct { char name[256]; __u64 ts; } stack[64];
+		int depth = 0;
+		__u32 pid, tid;
+
+		if (!start || end < start)
+			continue;	/* untimed: nowhere to put it */
+		for (size_t j = 0; j < sd->nr_itrace; j++)
+			if (sd->itrace[j].cpu == w->cpu || sd->itrace[j].cpu < 0)
+				if (!it || sd->itrace[j].time <= start)
+					it = &sd->itrace[j];
+		pid = it ? it->pid : 0;
+		tid = it ? it->tid : 0;
+		{
+			struct chrome_arg a[] = {
+				{ .key = "opened", .str = w->opened }, { .key = "closed", .str = w->closed },
+				{ .key = "instructions", .num = (long long)w->nr }, { .key = "cpu", .num = w->cpu },
+			};
+
+			chrome_trace__slice(ct, pid, tid, start, end - start, "hardware trace window", "window", a, 4);
+		}
+		for (size_t k = 0; k < w->nr; k++) {
+			__u64 ts = start + (w->nr > 1 ? (end - start) * k / (w->nr - 1) : 0);
+			const struct script_win_insn *in = &w->v[k];
+
+			if (in->iclass == SCRIPT_INSN_CALL && depth < 64) {
+				char *plus;
+
+				script__symoff(maps, k + 1 < w->nr ? w->v[k + 1].ip : 0, stack[depth].name,
+					       sizeof(stack[depth].name));
+				plus = strstr(stack[depth].name, "+0x");
+				if (plus)
+					*plus = '\0';
+				stack[depth++].ts = ts;
+			} else if (in->iclass == SCRIPT_INSN_RETURN && depth > 0) {
+				depth--;
+				chrome_trace__slice(ct, pid, tid, stack[depth].ts, ts - stack[depth].ts, stack[depth].name,
+						    "call", NULL, 0);
+			}
+		}
+		while (depth-- > 0)
+			chrome_trace__slice(ct, pid, tid, stack[depth].ts, end - stack[depth].ts, stack[depth].name,
+					    "call", NULL, 0);
+	}
+}
+
 static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
 			      const struct script_opts *o)
 {
@@ -1468,8 +1534,12 @@ static int script__pt_windows(struct pdata_reader *r, const struct pdata_record_
 		qsort(ws.v, ws.nr, sizeof(*ws.v), script_win__cmp);
 	if (!maps.nr_maps)
 		pr_warn("%s: no executable mmap records: instructions cannot be followed\n", o->input);
-	script_wins__print(&ws, &sd, &maps, o);
-	printf("# %zu window%s\n", ws.nr, ws.nr == 1 ? "" : "s");
+	if (o->ct) {
+		script_wins__chrome(&ws, &sd, &maps, o->ct);
+	} else {
+		script_wins__print(&ws, &sd, &maps, o);
+		printf("# %zu window%s\n", ws.nr, ws.nr == 1 ? "" : "s");
+	}
 	rc = EXIT_OK;
 out:
 	for (size_t i = 0; i < ws.nr; i++)
@@ -1488,7 +1558,9 @@ static int script__cs_print_windows(struct script_cs *cs, struct pdata_reader *r
 	struct script_side sd = { 0 };
 	int err = script_side__collect(&sd, r, (info->priv[1] >> 32));
 
-	if (!err) {
+	if (!err && cs->o->ct) {
+		script_wins__chrome(cs->ws, &sd, cs, cs->o->ct);
+	} else if (!err) {
 		script_wins__print(cs->ws, &sd, cs, cs->o);
 		printf("# %zu window%s\n", cs->ws->nr, cs->ws->nr == 1 ? "" : "s");
 	} else {
@@ -1639,6 +1711,32 @@ static const struct pdata_record_auxtrace_info *script__find_info(struct pdata_r
 	return NULL;
 }
 
+/* --format=chrome: the file's events, and its hardware trace windows with their calls. */
+static int script__chrome(struct pdata_reader *r, const struct pdata_record_auxtrace_info *info,
+			  const struct script_opts *opts)
+{
+	struct script_opts o = *opts;
+	int rc = EXIT_OK;
+
+	o.ct = chrome_trace__new(stdout);
+	if (!o.ct)
+		return EXIT_RUNTIME;
+	if (timeline__events(r, o.ct, o.input))
+		rc = EXIT_RUNTIME;
+	if (rc == EXIT_OK && info && (info->type == PDATA_AUXTRACE_INTEL_PT || info->type == PDATA_AUXTRACE_CS_ETM)) {
+		o.windows = o.call_trace = 1;
+		if (info->type == PDATA_AUXTRACE_INTEL_PT)
+			rc = script__intel_pt(r, info, &o);
+		else
+			rc = script__cs_windows(r, info, &o);
+	}
+	if (chrome_trace__finish(o.ct)) {
+		pr_err("%s: cannot write the timeline: %s\n", o.input, strerror(EIO));
+		rc = EXIT_RUNTIME;
+	}
+	return rc;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	struct script_opts o = { .input = "auxtrig.data", .itrace = 'b' };
@@ -1672,6 +1770,13 @@ int cmd_script(int argc, char **argv)
 			o.call_trace = 1;
 			o.windows = 1;
 			break;
+		case 'F':
+			if (strcmp(optarg, "chrome") && strcmp(optarg, "text")) {
+				pr_err("script: --format=%s: expected chrome (Trace Event JSON) or text\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.chrome = !strcmp(optarg, "chrome");
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -1697,7 +1802,14 @@ int cmd_script(int argc, char **argv)
 	if (!r)
 		return EXIT_RUNTIME;
 	info = script__find_info(r);
-	if (!info) {
+	if (o.chrome) {
+		if (o.windows || o.packets) {
+			pr_err("script: --format=chrome writes the timeline; --windows, --call-trace and --packets print text\n");
+			rc = EXIT_USAGE;
+		} else {
+			rc = script__chrome(r, info, &o);
+		}
+	} else if (!info) {
 		/* no hardware trace: the events, as perf script prints them */
 		rc = tp_script__print(r, o.input, stdout) ? EXIT_RUNTIME : EXIT_OK;
 	} else if (info->type == PDATA_AUXTRACE_INTEL_PT) {
