@@ -51,7 +51,11 @@ const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env(
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
 struct gate_stats stats[GATE_STATS_SLOTS];
-struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
+/*
+ * once/every/after: each trigger's matches, global as the policies are; an
+ * atomic add only while it can still change the outcome (see policy_fires()).
+ */
+__u64 trig_policy[GATE_MAX_TRIGGERS];
 struct gate_edge_stats edge_stats;
 __u64 trig_tat[GATE_MAX_TRIGGERS];	/* limit:N/s: each trigger's theoretical arrival time (GCRA) */
 __u64 window_seq;			/* the last window id handed out */
@@ -192,6 +196,22 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_prog);
 } gate_trig_progs SEC(".maps");
+
+/* The triggers' counters, per CPU, and the hand-over to gate_fire. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_trig_pcpu);
+} gate_trig_pcpu SEC(".maps");
+
+/* gate_fire, for the points' own programs to tail-call (slot 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gate_fire_prog SEC(".maps");
 
 struct record_buf {
 	struct gate_out_hdr hdr;
@@ -537,6 +557,12 @@ static __always_inline int rate_allows(__u32 i, __u32 limit)
 
 	if (!limit || i >= GATE_MAX_TRIGGERS)
 		return 1;
+	/*
+	 * clang reloads @i from the stack, where the verifier no longer knows
+	 * the check above: bound the value the index is computed from.
+	 */
+	barrier_var(i);
+	i &= GATE_MAX_TRIGGERS - 1;
 	step = 1000000000ULL / limit;
 	tau = step * (limit - 1);
 	for (int k = 0; k < 4; k++) {
@@ -601,28 +627,115 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 }
 
 /*
+ * The rate policy of trigger @i after a match: once, every N, after N, on
+ * the trigger's global count of matches. The count is added to atomically,
+ * but once "once" has fired or "after N" has been reached a plain read
+ * decides: the per-point programs (gate_front.c) emit the same steps.
+ */
+static __always_inline int policy_fires(__u32 i, const volatile struct gate_trigger *t)
+{
+	__u64 *c = &trig_policy[i & (GATE_MAX_TRIGGERS - 1)], m;
+
+	switch (t->policy) {
+	case GATE_POLICY_ONCE:
+		if (*(volatile __u64 *)c)
+			return 0;
+		return __sync_add_and_fetch(c, 1) == 1;
+	case GATE_POLICY_EVERY:
+		m = __sync_add_and_fetch(c, 1);
+		return t->n && m % t->n == 0;
+	case GATE_POLICY_AFTER:
+		if (*(volatile __u64 *)c >= t->n)
+			return 1;
+		return __sync_add_and_fetch(c, 1) >= t->n;
+	}
+	return 1;
+}
+
+/*
+ * Trigger @i fires (condition and policy passed): the rate limit, then the
+ * action. A snapshot trigger freezes the flight recorder at once, here in the
+ * kernel, so the snapshot ends exactly at the record that fired it; the
+ * recorder unfreezes it once the snapshot is taken.
+ * Return: 1 if a resume opened the thread's first window.
+ */
+static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env, __u64 ip,
+					struct gate_trigger_stats *ts)
+{
+	const volatile struct gate_trigger *t = &gate_triggers[i & (GATE_MAX_TRIGGERS - 1)];
+	struct gate_ctl_msg *msg;
+
+	if (t->limit && !rate_allows(i, t->limit)) {
+		ts->suppressed++;
+		return 0;
+	}
+	ts->fired++;
+	if (t->action == GATE_ACT_MARK) {
+		struct gate_config *gc = gconfig();
+
+		emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
+		return 0; /* in the file, not on the control ring */
+	}
+	if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE)
+		return user_window(ctx, ip, env, i, t->action); /* in the kernel only */
+	if (t->action == GATE_ACT_SNAPSHOT) {
+		struct gate_runtime *rt = gruntime();
+
+		/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
+		if (rt && t->delay_ns && !rt->frozen && !rt->freeze_at)
+			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
+		else if (rt && !t->delay_ns)
+			rt->frozen = 1;
+	}
+	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+	if (!msg) {
+		ts->dropped++;
+		return 0;
+	}
+	msg->type = GATE_MSG_ACTION;
+	msg->size = sizeof(*msg);
+	msg->__pad = 0;
+	msg->trigger = i;
+	msg->action = t->action;
+	msg->pid = env->pid;
+	msg->tid = env->tid;
+	msg->time_ns = bpf_ktime_get_ns();
+	msg->ret = env->ret;
+	__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
+	msg->delay_ns = t->delay_ns;
+	bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+static __always_inline struct gate_trig_pcpu *trig_pcpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_trig_pcpu, &zero);
+}
+
+/*
  * The triggers in @trig_mask (bit i = trigger i), at a point whose values the
  * caller has put in @env (tracepoint, uprobe, usdt, kprobe: each fills it its
- * own way): condition, then rate policy, then the action. @ip is the sample
- * IP of marks and of resume/pause edges. A snapshot trigger freezes the
- * flight recorder at once, here in the kernel, so the snapshot ends exactly
- * at the record that fired it; the recorder unfreezes it once the snapshot
- * is taken.
+ * own way): condition, then rate policy, then the action (trigger_fire()).
+ * @ip is the sample IP of marks and of resume/pause edges. The points that
+ * have their own program (gate_front.c) run the same steps with the
+ * condition compiled, and gate_fire for the actions.
  * Return: 1 if a resume opened the thread's first window (the caller then
  * records this hit too, as a window's start is recorded).
  */
 static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip)
 {
+	struct gate_trig_pcpu *pc = trig_pcpu();
 	int resumed = 0;
 
+	if (!pc)
+		return 0;
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
 		struct gate_trigger_stats *ts;
-		struct gate_ctl_msg *msg;
 		struct expr_prog *prog;
 		__u32 i = n;
-		__u64 m;
-		int fire;
 
 		if (!(trig_mask & (1u << n)))
 			continue;
@@ -630,70 +743,19 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 		barrier_var(i);
 		i &= GATE_MAX_TRIGGERS - 1;
 		t = &gate_triggers[i];
-		ts = &trig_stats[i];
-		__sync_fetch_and_add(&ts->evaluated, 1);
+		ts = &pc->stats[i];
+		ts->evaluated++;
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
 			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
 				continue;
 		}
-		m = __sync_add_and_fetch(&ts->matched, 1);
-		switch (t->policy) {
-		case GATE_POLICY_ONCE:
-			fire = m == 1;
-			break;
-		case GATE_POLICY_EVERY:
-			fire = t->n && m % t->n == 0;
-			break;
-		case GATE_POLICY_AFTER:
-			fire = m >= t->n;
-			break;
-		default:
-			fire = 1;
-		}
-		if (fire && t->limit && !rate_allows(i, t->limit))
-			fire = 0;
-		if (!fire) {
-			__sync_fetch_and_add(&ts->suppressed, 1);
+		ts->matched++;
+		if (!policy_fires(i, t)) {
+			ts->suppressed++;
 			continue;
 		}
-		__sync_fetch_and_add(&ts->fired, 1);
-		if (t->action == GATE_ACT_MARK) {
-			struct gate_config *gc = gconfig();
-
-			emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
-			continue; /* in the file, not on the control ring */
-		}
-		if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE) {
-			resumed |= user_window(ctx, ip, env, i, t->action);
-			continue; /* in the kernel only */
-		}
-		if (t->action == GATE_ACT_SNAPSHOT) {
-			struct gate_runtime *rt = gruntime();
-
-			/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
-			if (rt && t->delay_ns && !rt->frozen && !rt->freeze_at)
-				rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
-			else if (rt && !t->delay_ns)
-				rt->frozen = 1;
-		}
-		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
-		if (!msg) {
-			__sync_fetch_and_add(&ts->dropped, 1);
-			continue;
-		}
-		msg->type = GATE_MSG_ACTION;
-		msg->size = sizeof(*msg);
-		msg->__pad = 0;
-		msg->trigger = i;
-		msg->action = t->action;
-		msg->pid = env->pid;
-		msg->tid = env->tid;
-		msg->time_ns = bpf_ktime_get_ns();
-		msg->ret = env->ret;
-		__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
-		msg->delay_ns = t->delay_ns;
-		bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+		resumed |= trigger_fire(ctx, i, env, ip, ts);
 	}
 	return resumed;
 }
@@ -890,6 +952,46 @@ int gate_tracepoint(void *ctx)
 	/* A resume that opened the thread's window: its hit starts the window. */
 	if (tp->trig_mask && tp_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
 		emit(ctx, key, tp, st);
+	return 1;
+}
+
+/*
+ * The actions of the triggers a point's own program (gate_front.c) let
+ * through at this hit (gate_trig_pcpu.fire_mask), tail-called by it: the
+ * values of the hit as tp_triggers() fills them, then trigger_fire() for
+ * each, in trigger order.
+ */
+SEC("tracepoint")
+int gate_fire(void *ctx)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+	struct pt_regs *regs = 0;
+	struct expr_env *env;
+	struct gate_tp *tp;
+	__u32 key, mask;
+
+	if (!pc)
+		return 1;
+	mask = pc->fire_mask;
+	pc->fire_mask = 0;
+	key = bpf_get_attach_cookie(ctx);
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp || !mask)
+		return 1;
+	env = fill_env(ctx, tp);
+	if (!env)
+		return 1;
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
+		__u32 i = n;
+
+		if (!(mask & (1u << n)))
+			continue;
+		barrier_var(i);
+		i &= GATE_MAX_TRIGGERS - 1;
+		trigger_fire(ctx, i, env, regs ? PT_REGS_IP_CORE(regs) : 0, &pc->stats[i]);
+	}
 	return 1;
 }
 

@@ -95,7 +95,7 @@ struct gate_trigger {
 };
 
 /**
- * struct gate_trigger_stats - per trigger, in .bss (shared by all CPUs, atomic)
+ * struct gate_trigger_stats - per trigger and CPU (struct gate_trig_pcpu), summed by the loader
  * @evaluated:	hits of the trigger's tracepoint by a target
  * @matched:	of those, where the condition held
  * @fired:	of those, where the rate policy let the action happen
@@ -118,6 +118,19 @@ struct gate_trigger_stats {
 #define GATE_MSG_ACTION		1	/* a fired --on or trigger program: @action GATE_ACT_SNAPSHOT/STOP */
 #define GATE_MSG_EDGE		2	/* a thread's window edge: @action GATE_ACT_EDGE_OPEN/CLOSE */
 #define GATE_MSG_VERDICT	3	/* a timed window's verdict: @action GATE_ACT_VERDICT */
+
+/**
+ * struct gate_trig_pcpu - one CPU's trigger counters (per-CPU array gate_trig_pcpu, key 0)
+ * @stats:	per trigger: no atomics, the loader sums the CPUs
+ * @fire_mask:	a point's own program (see gate_front.h) hands the triggers
+ *		whose condition and policy passed at this hit to gate_fire,
+ *		which it tail-calls: bit i = trigger i
+ */
+struct gate_trig_pcpu {
+	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
+	__u32 fire_mask;
+	__u32 __pad;
+};
 
 /**
  * struct gate_ctl_msg - one control message

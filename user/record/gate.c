@@ -16,6 +16,7 @@
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/record/gate_front.h"
 #include "auxtrig/sys/log.h"
 #include "skel/gate.skel.h"
 
@@ -49,6 +50,10 @@ struct gate {
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
+	__u32 pids[GATE_FRONT_MAX_PIDS];	/* the first targets: constants in the points' own programs */
+	int nr_pids;
+	int *fds;			/* the points' own programs, their perf events and links */
+	size_t nr_fds;
 };
 
 static void config_update(struct gate *g);
@@ -400,7 +405,25 @@ __u64 gate__expr_lost(const struct gate *g)
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
-	*out = g->skel->bss->trig_stats[i];
+	int nr = libbpf_num_possible_cpus();
+	struct gate_trig_pcpu *pc;
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	pc = nr > 0 ? calloc(nr, sizeof(*pc)) : NULL;
+	if (!pc || i < 0 || i >= GATE_MAX_TRIGGERS ||
+	    bpf_map__lookup_elem(g->skel->maps.gate_trig_pcpu, &zero, sizeof(zero), pc, nr * sizeof(*pc), 0)) {
+		free(pc);
+		return;
+	}
+	for (int cpu = 0; cpu < nr; cpu++) {
+		out->evaluated += pc[cpu].stats[i].evaluated;
+		out->matched += pc[cpu].stats[i].matched;
+		out->fired += pc[cpu].stats[i].fired;
+		out->suppressed += pc[cpu].stats[i].suppressed;
+		out->dropped += pc[cpu].stats[i].dropped;
+	}
+	free(pc);
 }
 
 void gate__record_only_cpus(struct gate *g)
@@ -483,6 +506,16 @@ int gate__load(struct gate *g)
 			return err;
 		}
 	}
+	{
+		__u32 zero = 0;
+		int fd = bpf_program__fd(g->skel->progs.gate_fire);
+
+		err = bpf_map__update_elem(g->skel->maps.gate_fire_prog, &zero, sizeof(zero), &fd, sizeof(fd), BPF_ANY);
+		if (err) {
+			pr_err("cannot hand gate_fire to the points' programs: %s\n", strerror(-err));
+			return err;
+		}
+	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		__u32 key = GATE_POINT_BASE + i;
 
@@ -518,6 +551,9 @@ int gate__add_target(struct gate *g, pid_t pid)
 {
 	__u32 key = pid;
 	__u8 one = 1;
+
+	if (g->nr_pids < GATE_FRONT_MAX_PIDS)
+		g->pids[g->nr_pids++] = pid;
 
 	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
@@ -730,8 +766,106 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		close(fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
+/*
+ * A tracepoint that only runs triggers gets a program of its own
+ * (gate_front.h), compiled conditions and all. Return: 0 when attached,
+ * -EOPNOTSUPP with @why when the shared program is to run it instead.
+ */
+static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	struct gate_front_spec spec = {
+		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
+		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
+		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
+		.bss_fd = bpf_map__fd(g->skel->maps.bss),
+		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
+		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
+		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.filter_targets = g->skel->rodata->filter_targets,
+		.target_threads = g->skel->rodata->target_threads,
+		.nr_pids = g->nr_pids,
+		.tp_flags = e->tp.flags,
+		.rec_size = e->tp.size,
+		.trig_mask = e->tp.trig_mask,
+		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
+		.conds = (const struct expr_prog *const *)g->trig_cond,
+	};
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = e->id);
+	static char log[256 * 1024];
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	int fd, pfd, lfd, err;
+	size_t nr;
+
+	if (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine)) {
+		snprintf(why, why_size, "it also opens, closes or records windows");
+		return -EOPNOTSUPP;
+	}
+	memcpy(spec.pids, g->pids, sizeof(spec.pids));
+	err = gate_front__task_offsets(&spec.task);
+	if (err) {
+		snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	err = gate_front__build(a, &spec, why, why_size);
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
+	bpf_asm__delete(a);
+	if (fd < 0) {
+		err = -errno;
+		pr_debug("%s\n", log);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	err = keep_fd(g, fd);
+	if (err)
+		return err;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0 || keep_fd(g, pfd)) {
+		err = pfd < 0 ? -errno : -ENOMEM;
+		pr_err("cannot open %s:%s for its program: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	lfd = bpf_link_create(fd, pfd, BPF_PERF_EVENT, &lo);
+	if (lfd < 0 || keep_fd(g, lfd)) {
+		err = lfd < 0 ? -errno : -ENOMEM;
+		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
+	return 0;
+}
+
 int gate__attach(struct gate *g)
 {
+	char why[256];
 	struct bpf_link *link;
 	int err;
 
@@ -742,6 +876,14 @@ int gate__attach(struct gate *g)
 
 			if (tp_attach_pass(&g->tps[i].tp) != pass)
 				continue;
+			err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+			if (!err)
+				continue;
+			if (err != -EOPNOTSUPP)
+				return err;
+			if (g->tps[i].tp.trig_mask)
+				pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+					g->tps[i].system, g->tps[i].name, why);
 			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
 								   g->tps[i].system, g->tps[i].name, &opts);
 			if (!link) {
@@ -852,6 +994,9 @@ void gate__close(struct gate *g)
 	for (size_t i = 0; i < g->nr_links; i++)
 		bpf_link__destroy(g->links[i]);
 	free(g->links);
+	for (size_t i = g->nr_fds; i-- > 0;)
+		close(g->fds[i]);
+	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
 	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)

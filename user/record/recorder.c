@@ -41,6 +41,7 @@
 #include "auxtrig/record/control.h"
 #include "auxtrig/record/cpu_events.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/hw_trace.h"
 #include "auxtrig/record/record.h"
 #include "auxtrig/record/sink.h"
@@ -453,6 +454,37 @@ static int on_ctl(void *ctx, void *data, size_t size)
 
 /* ---- --dry-run ------------------------------------------------------------------- */
 
+/*
+ * --dry-run: how trigger @i runs in the kernel: a tracepoint that only runs
+ * triggers gets a program of its own with the condition compiled to BPF
+ * (gate_front.h); otherwise the shared gate program interprets it.
+ */
+static void dry_run_print_trigger(const struct session *s, size_t i)
+{
+	const struct record_plan *p = s->plan;
+	const struct plan_trigger *t = &p->triggers[i];
+	const char *sys = t->fmt.system, *name = t->fmt.name;
+	int sc = !strcmp(sys, "syscalls"), raw = !strcmp(sys, "raw_syscalls");
+	__u32 flags = ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")) ? GATE_TP_SYSCALL_ENTER : 0) |
+		      ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
+	char why[256] = "";
+
+	if (point__is_probe(&t->pt)) {
+		snprintf(why, sizeof(why), "probe points run the shared gate programs");
+	} else {
+		for (size_t k = 0; k < p->events.nr; k++)
+			if (p->events.ev[k].fmt.id == t->fmt.id &&
+			    (s->map.tp[k].open_mask || s->map.tp[k].close_mask || (p->events.ev[k].flags & GATE_TP_RECORD)))
+				snprintf(why, sizeof(why), "its tracepoint also opens, closes or records windows");
+		if (!why[0] && t->cond && gate_front__check_cond(t->cond, flags, t->fmt.size, why, sizeof(why)))
+			why[0] = why[0] ? why[0] : '?';
+	}
+	if (why[0])
+		printf("trigger %zu: the shared gate program%s: %s\n", i + 1, t->cond ? ", condition interpreted" : "", why);
+	else
+		printf("trigger %zu: a program of its own%s\n", i + 1, t->cond ? ", condition compiled to BPF" : "");
+}
+
 static void dry_run_print(struct session *s)
 {
 	const struct record_plan *p = s->plan;
@@ -506,6 +538,8 @@ static void dry_run_print(struct session *s)
 		point__format(&p->triggers[i].pt, text, sizeof(text));
 		printf("  %s (probe) has trigger %zu\n", text, i + 1);
 	}
+	for (size_t i = 0; i < p->nr_triggers; i++)
+		dry_run_print_trigger(s, i);
 }
 
 /* ---- the output file ------------------------------------------------------ */
