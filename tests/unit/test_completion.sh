@@ -56,8 +56,8 @@ has() { # has LINE WORD: WORD is among the completions
 }
 
 # subcommands, from auxtrig --help
-expect "" list probe record repair script
-expect "re" record repair
+expect "" list probe record repair report script
+expect "re" record repair report
 expect "--v" --version
 # options, from each command's --help
 has "record --wi" --window

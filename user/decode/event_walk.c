@@ -39,6 +39,7 @@ struct event_walk {
 	struct rec_ref *order;	/* samples, COMM and FORK records, by time */
 	size_t nr_order, next;
 	int corrupt;
+	struct walk_losses losses;
 	char name[2 * TP_NAME_MAX + 2];	/* the current sample's event name */
 };
 
@@ -173,6 +174,22 @@ static int order_records(struct event_walk *w)
 		struct pdata_sample s;
 		struct rec_ref *v;
 
+		if (h->type == PERF_RECORD_LOST && h->size >= 24) {
+			__u64 n;
+
+			memcpy(&n, (const char *)h + 16, 8);
+			w->losses.lost += n;
+		} else if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) {
+			__u64 n;
+
+			memcpy(&n, (const char *)h + 8, 8);
+			w->losses.lost_samples += n;
+		} else if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+			__u64 flags;
+
+			memcpy(&flags, (const char *)h + 24, 8);
+			w->losses.aux_truncated += !!(flags & PERF_AUX_FLAG_TRUNCATED);
+		}
 		if (h->type == PERF_RECORD_SAMPLE || h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
 			if (!pdata_reader__parse_sample(w->r, &ev, &s) && (s.present & PERF_SAMPLE_TIME))
 				last = s.time;
@@ -293,6 +310,11 @@ int event_walk__next(struct event_walk *w, struct walk_sample *ws)
 		return 1;
 	}
 	return w->corrupt ? -EPROTO : 0;
+}
+
+void event_walk__losses(const struct event_walk *w, struct walk_losses *l)
+{
+	*l = w->losses;
 }
 
 size_t event_walk__name_width(const struct event_walk *w)

@@ -27,6 +27,7 @@
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/decode/spe_decoder.h"
 #include "auxtrig/decode/chrome_trace.h"
+#include "auxtrig/decode/summary.h"
 #include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
 
@@ -47,6 +48,7 @@ struct script_opts {
 	int windows;		/* per window: instructions (Intel PT), ranges (CoreSight) */
 	int call_trace;		/* with windows: calls and returns only */
 	int chrome;		/* --format=chrome: the timeline as Trace Event JSON */
+	int summary;		/* --summary: windows per thread and kind, triggers, losses */
 	struct chrome_trace *ct;	/* with chrome: where the windows go */
 };
 
@@ -58,6 +60,7 @@ static const struct option script_options[] = {
 	{ "windows", no_argument, NULL, 'W' },
 	{ "call-trace", no_argument, NULL, 'C' },
 	{ "format", required_argument, NULL, 'F' },
+	{ "summary", no_argument, NULL, 'M' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -67,7 +70,7 @@ static void script__usage(FILE *f)
 {
 	fprintf(f,
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--packets]\n"
-		"                      [--windows | --call-trace] [--format=chrome] [-v] [-h]\n"
+		"                      [--windows | --call-trace] [--format=chrome] [--summary] [-v] [-h]\n"
 		"\n"
 		"Decode the Intel PT, CoreSight ETM or Arm SPE trace in a perf.data file;\n"
 		"without hardware trace, print its events as perf script does.\n"
@@ -81,6 +84,9 @@ static void script__usage(FILE *f)
 		"                     enable to disable), under a header naming the thread, what\n"
 		"                     opened and closed it, its time and its AUX record\n"
 		"      --call-trace   as --windows, but only calls and returns, indented by depth\n"
+		"      --summary      per thread and window kind: count, errors, total, min, avg,\n"
+		"                     max duration; latency histograms; triggers; losses\n"
+		"                     (the same as auxtrig report)\n"
 		"      --format=chrome  the timeline as Trace Event JSON for Perfetto UI,\n"
 		"                     chrome://tracing and speedscope: windows as slices per\n"
 		"                     thread, marks and snapshots as instants with their values,\n"
@@ -1770,6 +1776,9 @@ int cmd_script(int argc, char **argv)
 			o.call_trace = 1;
 			o.windows = 1;
 			break;
+		case 'M':
+			o.summary = 1;
+			break;
 		case 'F':
 			if (strcmp(optarg, "chrome") && strcmp(optarg, "text")) {
 				pr_err("script: --format=%s: expected chrome (Trace Event JSON) or text\n", optarg);
@@ -1802,7 +1811,14 @@ int cmd_script(int argc, char **argv)
 	if (!r)
 		return EXIT_RUNTIME;
 	info = script__find_info(r);
-	if (o.chrome) {
+	if (o.summary) {
+		if (o.windows || o.packets || o.chrome) {
+			pr_err("script: --summary sums the windows up; --windows, --call-trace, --packets and --format=chrome list them\n");
+			rc = EXIT_USAGE;
+		} else {
+			rc = summary__print(r, o.input, stdout) ? EXIT_RUNTIME : EXIT_OK;
+		}
+	} else if (o.chrome) {
 		if (o.windows || o.packets) {
 			pr_err("script: --format=chrome writes the timeline; --windows, --call-trace and --packets print text\n");
 			rc = EXIT_USAGE;

@@ -38,7 +38,7 @@ struct tl_thread {
 };
 
 struct timeline {
-	struct chrome_trace *ct;
+	const struct timeline_sink *sink;
 	const struct tp_formats *formats;
 	const char *const *argv;	/* the recording's command line */
 	int argc;
@@ -230,7 +230,7 @@ static void slice_end(struct timeline *t, size_t i, __u64 end, struct chrome_arg
 		a[n++] = (struct chrome_arg){ .key = "enter", .str = o->enter };
 	for (size_t k = 0; k < nr_extra && n < MAX_ARGS; k++)
 		a[n++] = extra[k];
-	chrome_trace__slice(t->ct, o->pid, o->tid, o->start, end > o->start ? end - o->start : 0, o->name, cat, a, n);
+	t->sink->slice(t->sink->ctx, o->pid, o->tid, o->start, end > o->start ? end - o->start : 0, o->name, cat, a, n);
 	memmove(o, o + 1, (t->nr_open - i - 1) * sizeof(*o));
 	t->nr_open--;
 }
@@ -241,7 +241,7 @@ static void instant(struct timeline *t, const struct walk_sample *ws, __u32 pid,
 	struct chrome_arg a[MAX_ARGS];
 	size_t n = field_args(t, ws, a, 0);
 
-	chrome_trace__instant(t->ct, pid, tid, ws->s.time, name, cat, a, n);
+	t->sink->instant(t->sink->ctx, pid, tid, ws->s.time, name, cat, a, n);
 }
 
 /* The --on text of trigger number @nr (1-based), or NULL. */
@@ -376,10 +376,10 @@ static int one_sample(struct timeline *t, const struct walk_sample *ws)
 	return 0;
 }
 
-int timeline__events(const struct pdata_reader *r, struct chrome_trace *ct, const char *name)
+int timeline__walk(const struct pdata_reader *r, const struct timeline_sink *sink, const char *name)
 {
 	struct event_walk *w = event_walk__new(r);
-	struct timeline t = { .ct = ct };
+	struct timeline t = { .sink = sink };
 	struct walk_sample ws;
 	int ret, err = 0;
 
@@ -404,19 +404,43 @@ int timeline__events(const struct pdata_reader *r, struct chrome_trace *ct, cons
 
 		slice_end(&t, t.nr_open - 1, t.last_time, &a, 1);
 	}
-	for (size_t i = 0; i < t.nr_threads; i++) {
-		const struct tl_thread *th = &t.threads[i];
-		char label[64];
-
-		snprintf(label, sizeof(label), "%s %u", th->comm[0] ? th->comm : "thread", th->tid);
-		chrome_trace__thread(ct, th->pid, th->tid, label);
-		if (th->pid == th->tid) {
-			snprintf(label, sizeof(label), "%s %u", th->comm[0] ? th->comm : "process", th->pid);
-			chrome_trace__process(ct, th->pid, label);
-		}
-	}
+	for (size_t i = 0; i < t.nr_threads; i++)
+		sink->thread(sink->ctx, t.threads[i].pid, t.threads[i].tid, t.threads[i].comm);
 	free(t.open);
 	free(t.threads);
 	event_walk__delete(w);
 	return err;
+}
+
+static void chrome_slice(void *ctx, __u32 pid, __u32 tid, __u64 ts, __u64 dur, const char *name, const char *cat,
+			 const struct chrome_arg *args, size_t nr_args)
+{
+	chrome_trace__slice(ctx, pid, tid, ts, dur, name, cat, args, nr_args);
+}
+
+static void chrome_instant(void *ctx, __u32 pid, __u32 tid, __u64 ts, const char *name, const char *cat,
+			   const struct chrome_arg *args, size_t nr_args)
+{
+	chrome_trace__instant(ctx, pid, tid, ts, name, cat, args, nr_args);
+}
+
+static void chrome_thread(void *ctx, __u32 pid, __u32 tid, const char *comm)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s %u", comm[0] ? comm : "thread", tid);
+	chrome_trace__thread(ctx, pid, tid, label);
+	if (pid == tid) {
+		snprintf(label, sizeof(label), "%s %u", comm[0] ? comm : "process", pid);
+		chrome_trace__process(ctx, pid, label);
+	}
+}
+
+int timeline__events(const struct pdata_reader *r, struct chrome_trace *ct, const char *name)
+{
+	const struct timeline_sink sink = {
+		.slice = chrome_slice, .instant = chrome_instant, .thread = chrome_thread, .ctx = ct,
+	};
+
+	return timeline__walk(r, &sink, name);
 }

@@ -65,6 +65,21 @@ const struct tp_formats *event_walk__formats(const struct event_walk *w);
  */
 int event_walk__cmdline(const struct event_walk *w, const char *const **argv);
 
+/**
+ * struct walk_losses - what the file says was lost
+ * @lost:	records the kernel dropped (PERF_RECORD_LOST, ring full)
+ * @lost_samples: records auxtrig dropped (PERF_RECORD_LOST_SAMPLES: too big,
+ *		or lost after the kernel's last LOST)
+ * @aux_truncated: PERF_RECORD_AUX records flagged TRUNCATED (hardware trace
+ *		that did not fit)
+ */
+struct walk_losses {
+	__u64 lost, lost_samples, aux_truncated;
+};
+
+/** event_walk__losses() - the file's losses, counted over every record. */
+void event_walk__losses(const struct event_walk *w, struct walk_losses *l);
+
 /** event_walk__delete() - free a walk; NULL is fine. */
 void event_walk__delete(struct event_walk *w);
 

@@ -29,10 +29,35 @@
  */
 
 /**
- * timeline__events() - every sample of @r on @ct as above, and the names of
- * the processes and threads they belong to.
+ * struct timeline_sink - where the slices, instants and threads go
+ * @slice:	a slice from @ts for @dur ns; @cat "window" (a -w window of the
+ *		recording, uprobe calls, resume..pause) or "syscall" (a syscall
+ *		recorded as an event); @args as chrome_trace takes them ("ret"
+ *		holds a return value)
+ * @instant:	an instant; @cat "trigger" (marks, snapshots) or "event"
+ * @thread:	a thread seen, with its comm ("" when unknown), after the last
+ *		slice and instant
+ * @ctx:	passed to each
+ */
+struct timeline_sink {
+	void (*slice)(void *ctx, __u32 pid, __u32 tid, __u64 ts, __u64 dur, const char *name, const char *cat,
+		      const struct chrome_arg *args, size_t nr_args);
+	void (*instant)(void *ctx, __u32 pid, __u32 tid, __u64 ts, const char *name, const char *cat,
+			const struct chrome_arg *args, size_t nr_args);
+	void (*thread)(void *ctx, __u32 pid, __u32 tid, const char *comm);
+	void *ctx;
+};
+
+/**
+ * timeline__walk() - every sample of @r as above, into @sink.
  * @name:	the file, for messages
  * Return: 0, or -errno with a pr_err() (a corrupt record, no memory).
+ */
+int timeline__walk(const struct pdata_reader *r, const struct timeline_sink *sink, const char *name);
+
+/**
+ * timeline__events() - timeline__walk() onto @ct, processes and threads
+ * named "COMM TID".
  */
 int timeline__events(const struct pdata_reader *r, struct chrome_trace *ct, const char *name);
 
