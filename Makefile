@@ -186,6 +186,8 @@ bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/attach.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -18,6 +19,7 @@
 #include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/progress.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -28,6 +30,7 @@ struct gate_tp_entry {
 };
 
 struct gate {
+	struct progress *progress;	/* a terminal's status line, or NULL */
 	struct gate_bpf *skel;
 	struct gate_tp_entry *tps;
 	size_t nr_tps;
@@ -869,6 +872,8 @@ int gate__attach(struct gate *g)
 	struct bpf_link *link;
 	int err;
 
+	size_t attached = 0;
+
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < g->nr_tps; i++) {
 			/* One program for all tracepoints: the cookie tells it which one fired. */
@@ -876,6 +881,10 @@ int gate__attach(struct gate *g)
 
 			if (tp_attach_pass(&g->tps[i].tp) != pass)
 				continue;
+			if (g->progress)
+				progress__show(g->progress, !attached, "auxtrig: attaching tracepoints: %zu of %zu",
+					       attached + 1, g->nr_tps);
+			attached++;
 			err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
 			if (!err)
 				continue;
@@ -987,12 +996,69 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	}
 }
 
+/* Threads that destroy links side by side: stripe k of n. */
+struct link_reaper {
+	struct bpf_link **links;
+	size_t nr, k, n;
+	size_t *done;
+};
+
+static void *link_reaper__run(void *arg)
+{
+	struct link_reaper *r = arg;
+
+	for (size_t i = r->k; i < r->nr; i += r->n) {
+		bpf_link__destroy(r->links[i]);
+		__atomic_add_fetch(r->done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Each tracepoint's detach waits for RCU grace periods in the kernel, tens
+ * of milliseconds each on a small machine; detaching side by side lets the
+ * waits overlap.
+ */
+static void destroy_links(struct bpf_link **links, size_t nr, struct progress *progress)
+{
+	enum { REAPERS = 16 };
+	struct link_reaper r[REAPERS];
+	pthread_t t[REAPERS];
+	size_t n = nr < REAPERS ? nr : REAPERS, started = 0, done = 0;
+
+	if (nr < 8) {
+		for (size_t i = 0; i < nr; i++)
+			bpf_link__destroy(links[i]);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r[k] = (struct link_reaper){ .links = links, .nr = nr, .k = k, .n = n, .done = &done };
+		if (pthread_create(&t[k], NULL, link_reaper__run, &r[k]))
+			break;
+		started++;
+	}
+	for (size_t k = started; k < n; k++)
+		link_reaper__run(&r[k]);	/* no thread: this one does its stripe */
+	for (bool first = true; progress && __atomic_load_n(&done, __ATOMIC_RELAXED) < nr; first = false) {
+		progress__show(progress, first, "auxtrig: detaching: %zu of %zu (the kernel waits for each)",
+			       __atomic_load_n(&done, __ATOMIC_RELAXED), nr);
+		usleep(50 * 1000);
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	progress__clear(progress);
+}
+
+void gate__set_progress(struct gate *g, struct progress *p)
+{
+	g->progress = p;
+}
+
 void gate__close(struct gate *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->nr_links; i++)
-		bpf_link__destroy(g->links[i]);
+	destroy_links(g->links, g->nr_links, g->progress);
 	free(g->links);
 	for (size_t i = g->nr_fds; i-- > 0;)
 		close(g->fds[i]);
