@@ -8,7 +8,8 @@
 #   make test       build and run every test (unit tests anywhere, kernel tests as root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
-#                   against bpftrace and perf's tracepoint filters (root; not part of make test)
+#                   against bpftrace and perf's tracepoint filters, decoding against perf script
+#                   (root; not part of make test)
 #   V=1             show full commands
 
 OUTPUT    ?= build
@@ -22,11 +23,12 @@ BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
 # Debian 12 packages: build tools, libraries, the perf that tests read our files with,
-# bpftrace, which make bench measures trigger cost against, and headless Chromium with its
-# WebDriver, which the timeline test loads `script --format=chrome` output into.
+# bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
+# build) and valgrind (the leak check of auxtrig script); headless Chromium with its WebDriver,
+# which the timeline test loads `script --format=chrome` output into.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev chromium chromium-driver
+             systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver
 # The timeline viewer the browser test drives: speedscope from the npm registry (make deps
 # needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
 # the build directory, never into the tree. It runs offline from there.
@@ -48,7 +50,7 @@ LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -l
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
@@ -77,6 +79,9 @@ TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
 KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
 
+# Input generators of the benches (tests/bench/*.c).
+BENCH_BINS := $(patsubst tests/bench/%.c,$(OUTPUT)/tests/bench/%,$(wildcard tests/bench/*.c))
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 # User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
@@ -89,7 +94,7 @@ TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS) $(BENCH_BINS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -142,10 +147,18 @@ $(BIN): $(OUTPUT)/obj/user/cmd/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# Several sources in one command: -MMD would keep only the last one's headers
+# (one .d named after -o), so the dependencies are listed first, for all of them.
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(TEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+
+$(OUTPUT)/tests/bench/%: tests/bench/%.c tests/unit/cs_fixture.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< tests/unit/cs_fixture.c $(LIB) $(LDLIBS)
 
 # Kernel tests may drive the recorder onto the model of the kernel's AUX ring.
 KTEST_HELPERS := tests/unit/aux_model.c
@@ -153,7 +166,8 @@ KTEST_HELPERS := tests/unit/aux_model.c
 $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(KTEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -188,6 +202,8 @@ bench: deps all
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/attach.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/decode.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
@@ -210,4 +226,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+	$(OUTPUT)/tests/bench/*.d \
 	$(OUTPUT)/examples/triggers/*.d)

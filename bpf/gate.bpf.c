@@ -39,6 +39,8 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+/* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
+const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
 const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
 const volatile __u32 pause_type = 0;
@@ -458,9 +460,11 @@ static __always_inline void fill_elapsed(struct expr_env *env, const struct gate
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
- * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
- * condition reads it.
+ * 4 bytes of padding, unsigned long args[] from 16, as many as the syscall
+ * has), at its exit, number and return value (struct syscall_trace_exit:
+ * int nr at 8, long ret at 16); $elapsed when a condition reads it. At
+ * raw_syscalls:sys_enter/sys_exit the number is a long at 8: its low 4 bytes
+ * (little-endian) are the int read here.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -494,8 +498,20 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	env->rec_size = tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
-	if (tp->flags & GATE_TP_SYSCALL_ENTER)
-		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		/*
+		 * Only the arguments the record has: sys_enter_NAME carries
+		 * NAME's own count (openat 4, close 1); what lies after the
+		 * record is not ours (on some kernels, the stack the record was
+		 * built on), so arguments beyond it stay 0.
+		 */
+		__u32 sz = tp->size > 16 ? tp->size - 16 : 0;
+
+		if (sz > sizeof(env->args))
+			sz = sizeof(env->args);
+		if (sz)
+			bpf_probe_read_kernel(env->args, sz, ctx + 16);
+	}
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
@@ -1174,7 +1190,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.common_pid = tid;
 	rec.window = w;
 	rec.depth = th->depth[w];
-	rec.ret = PT_REGS_RC(ctx);
+	rec.ret = expr_cast(PT_REGS_RC(ctx), uprobe_window_ret[w]);
 	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
 	if (--th->depth[w] == 0)
@@ -1206,6 +1222,9 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		st->unknown_tp++;
 		return;
 	}
+	/* a function returning int: its ret typed before anything reads it */
+	if (tp->flags & GATE_TP_RET_MASK)
+		env->ret = expr_cast(env->ret, (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
 	if (!no_windows && (tp->open_mask || tp->close_mask)) {
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (th)

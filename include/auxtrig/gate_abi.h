@@ -46,6 +46,14 @@
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
+/*
+ * A return probe point (uretprobe, kretprobe) of a function whose return
+ * type is narrower than the register (int): bits 16..20 hold the cast that
+ * types ret before anything reads it, as EXPR_OP_CAST's operand (size 1, 2
+ * or 4 | EXPR_REC_SIGNED); 0: ret is the whole register.
+ */
+#define GATE_TP_RET_SHIFT	16
+#define GATE_TP_RET_MASK	(0x1fu << GATE_TP_RET_SHIFT)
 
 /*
  * Triggers (--on): a tracepoint hit whose condition holds fires an action,

@@ -36,4 +36,19 @@ seqs() {
 		while read -r h; do echo $((h - 1000000)); done
 }
 
+# The CPUs of a kernel CPU list ("0-3,6", as in /sys/devices/system/cpu/online), one per word.
+cpulist() {
+	local part
+	for part in ${1//,/ }; do
+		case $part in
+		*-*) seq "${part%-*}" "${part#*-}" ;;
+		*) echo "$part" ;;
+		esac
+	done | tr '\n' ' '
+}
+# The CPUs this test may run on: online and in its affinity (a cpuset may leave CPU 0 out).
+my_cpus() { cpulist "$(taskset -pc $$ | sed 's/.*: //')"; }
+# One of them, to pin a workload to.
+one_cpu() { local c; c=$(my_cpus); echo "${c%% *}"; }
+
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected $2, got $1"; }

@@ -24,6 +24,7 @@
 #include "auxtrig/sys/elf_sym.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
 
@@ -31,9 +32,7 @@ static int failures;
 
 static int event_open(struct perf_event_attr *attr, int group_fd)
 {
-	int fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return perf_sys__event_open(&perf_sys__kernel, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Open the group as the recorder would; the first failure's -errno, or 0. */
@@ -178,11 +177,9 @@ static void check_veto_is_private(const struct pmu *up, const char *self)
 		}
 	}
 	for (int i = 0; i < 2; i++) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = 0);
-
-		links[i] = bpf_link_create(gate__aux_veto_fd(gate, i), fds[i], BPF_PERF_EVENT, &lo);
+		links[i] = perf_sys__attach_bpf(&perf_sys__kernel, fds[i], gate__aux_veto_fd(gate, i), 0);
 		if (links[i] < 0) {
-			fprintf(stderr, "FAIL cannot attach the veto program to member %d: %s\n", i, strerror(errno));
+			fprintf(stderr, "FAIL cannot attach the veto program to member %d: %s\n", i, strerror(-links[i]));
 			failures++;
 			goto out;
 		}

@@ -27,7 +27,7 @@ contiguous() { # contiguous FILE FIRST_LINE LAST_LINE LAST_VALUE
 }
 
 # The workload runs on one CPU so that CPU's ring holds the newest records of all.
-taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control "fifo:$tmp/ctl,$tmp/ack" \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control "fifo:$tmp/ctl,$tmp/ack" \
 	-o "$tmp/s.data" -- "$SEQ" $N 3 <"$tmp/in" >"$tmp/demo.out" 2>"$tmp/err" &
 aux=$!
 ctl ping
@@ -60,7 +60,7 @@ grep -q "nr=1 reason=control records=$first" "$tmp/marks.txt" || fail "no marker
 grep -q "nr=2 reason=SIGUSR2 records=$second" "$tmp/marks.txt" || fail "no marker for snapshot 2: $(cat "$tmp/marks.txt")"
 
 # -Se: one more snapshot at exit, holding the newest records of the run.
-echo | taskset -c 0 "$AUXTRIG" record -q -Se64K -e syscalls:sys_enter_close -o "$tmp/e.data" -- "$SEQ" $N 2 \
+echo | taskset -c "$(one_cpu)" "$AUXTRIG" record -q -Se64K -e syscalls:sys_enter_close -o "$tmp/e.data" -- "$SEQ" $N 2 \
 	>/dev/null 2>"$tmp/err" || fail "record -Se failed: $(cat "$tmp/err")"
 assert_perf_reads_cleanly "$tmp/e.data"
 seqs "$tmp/e.data" >"$tmp/e.txt"
@@ -71,7 +71,7 @@ perf script -i "$tmp/e.data" 2>/dev/null | grep -q "reason=exit records=$n" || f
 # --control fd:CTL,ACK with descriptors auxtrig inherits: ping, snapshot, stop.
 mkfifo "$tmp/c2" "$tmp/a2"
 exec 5<>"$tmp/c2" 6<>"$tmp/a2"
-taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control fd:5,6 -o "$tmp/fd.data" \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control fd:5,6 -o "$tmp/fd.data" \
 	-- "$SEQ" $N 2 <"$tmp/in" >"$tmp/demo2.out" 2>"$tmp/err" &
 aux=$!
 echo ping >&5; read -r -t 5 reply <&6 || fail "no ack on fd 6"

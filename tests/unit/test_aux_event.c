@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
 #include "perf_oracle.h"

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_session.h"
 #include "auxtrig/record/sink.h"
 #include "auxtrig/format/pdata_writer.h"
@@ -176,16 +177,17 @@ static void write_file_edges(struct file *f, bool edges)
 		.pid = (__u32)getpid(), .tid = (__u32)getpid(),
 	};
 	struct aux_session_opts o = {
-		.event_spec = "intel_pt//u", .sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
+		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
 		.nr_cpus = 1, .pid = -1, .data_pages = 16, .aux_pages = 4, .pause_support = PROBE_PAUSE_YES,
 	};
 	struct fake_kernel *k = calloc(1, sizeof(*k));
 	struct perf_event_mmap_page *pc;
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
 	struct record_sink sink;
 	struct pmu_set *set;
+	struct aux_event ev;
 	struct pt_enc e = { 0 };
 
 	assert_non_null(k);
@@ -207,16 +209,19 @@ static void write_file_edges(struct file *f, bool edges)
 	enc_tip(&e, 0x01, f->ret);
 	enc_pad_to(&e, 32);
 
+	/* the plan's part: -e intel_pt//u resolved against the fixture's PMUs */
 	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
-	assert_int_equal(fake_kernel__init(k, pmu_set__find(set, "intel_pt")->type, &mc, cpus, 1), 0);
-	pmu_set__delete(set);
+	assert_int_equal(aux_event__parse(&ev, set, "intel_pt//u", NULL), 0);
+	o.event = &ev;
+	o.pmus = set;
+	assert_int_equal(fake_kernel__init(k, ev.attr.type, &mc, cpus, 1), 0);
 	/* a TSC conversion in the user page: 1 ns per tick (the model stamps its records 1, 2, ... ns: before the trace) */
 	pc = aux_model__user_page(&k->models[0]);
 	pc->time_shift = 0;
 	pc->time_mult = 1;
 	pc->time_zero = 0;
 	pc->cap_user_time_zero = 1;
-	ops = fake_kernel__ops(k);
+	ops = fake_kernel__sys(k);
 	assert_int_equal(aux_session__new(&s, &o), 0);
 	assert_int_equal(aux_session__open(s, &ops), 0);
 	f->dir = test_tmpdir__new();
@@ -261,6 +266,7 @@ static void write_file_edges(struct file *f, bool edges)
 	assert_int_equal(aux_session__stop(s, &sink), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
 	aux_session__delete(s);
+	pmu_set__delete(set);
 	pdata_writer__delete(w);
 	assert_true(fake_kernel__all_closed(k));
 	fake_kernel__exit(k);

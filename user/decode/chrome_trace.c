@@ -32,6 +32,8 @@ void chrome_trace__json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void meta(struct chrome_trace *ct, const char *what, __u32 pid, __u32 tid, const char *name);
+
 struct chrome_trace *chrome_trace__new(FILE *out)
 {
 	struct chrome_trace *ct = calloc(1, sizeof(*ct));
@@ -40,6 +42,11 @@ struct chrome_trace *chrome_trace__new(FILE *out)
 		return NULL;
 	ct->out = out;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"auxtrig\"},\"traceEvents\":[\n", out);
+	/*
+	 * One event first, so every later one starts with a comma: decode
+	 * workers (forked with a copy of this state) then write valid JSON too.
+	 */
+	meta(ct, "process_name", 0, 0, "no thread (system-wide trace)");
 	return ct;
 }
 

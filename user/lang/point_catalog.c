@@ -232,6 +232,9 @@ static int nearest_add(struct nearest *n, const char *name)
 		n->best = d;
 		n->nr = 0;
 	}
+	for (size_t i = 0; i < n->nr; i++)
+		if (!strcmp(n->names[i], name))
+			return 0;	/* a name seen twice (aliases) */
 	if (n->nr < SUGGEST_MAX)
 		snprintf(n->names[n->nr++], sizeof(n->names[0]), "%s", name);
 	return 0;

@@ -145,8 +145,9 @@ static unsigned int own_type(const struct event_list *l, unsigned int after)
 
 int event_list__add_own(struct event_list *l, enum own_event which)
 {
-	struct rec_event *tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp)), *e;
+	/* the type from the list as it is, before realloc() may move it */
 	unsigned int type = own_type(l, l->nr ? l->ev[l->nr - 1].fmt.id : 0);
+	struct rec_event *tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp)), *e;
 
 	if (!tmp)
 		return -ENOMEM;

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The USDT probes (<sys/sdt.h> notes) of an ELF binary. */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "auxtrig/sys/elf_image.h"
 #include "auxtrig/sys/elf_usdt.h"
 
 #define STAPSDT_OWNER	"stapsdt"
@@ -85,46 +82,22 @@ int elf_usdt__parse_notes(const void *data, size_t size, bool is64, elf_usdt_cb 
 
 int elf_usdt__foreach(const char *path, elf_usdt_cb cb, void *arg)
 {
-	Elf_Scn *scn = NULL;
-	Elf *elf = NULL;
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	int fd, err = 0, n = 0;
+	struct elf_image *img = elf_image__open(path);
+	const struct elf_image_sec *sec;
+	const unsigned char *bytes;
+	size_t len;
+	int ret = 0;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!img)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx)) {
-		err = -ENOEXEC;
-		goto out;
+	if (!elf_image__type(img)) {
+		elf_image__delete(img);
+		return -ENOEXEC;	/* elf_image reads ELF64 little endian files */
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *d;
-		GElf_Shdr sh;
-		int ret;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".note.stapsdt"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		ret = elf_usdt__parse_notes(d->d_buf, d->d_size, eh.e_ident[EI_CLASS] == ELFCLASS64, cb, arg);
-		if (ret < 0) {
-			err = ret;
-			goto out;
-		}
-		n += ret;
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return err ? err : n;
+	bytes = elf_image__bytes(img, &len);
+	sec = elf_image__sec_by_name(img, ".note.stapsdt");
+	if (sec && sec->offset <= len && sec->size <= len - sec->offset)
+		ret = elf_usdt__parse_notes(bytes + sec->offset, sec->size, true, cb, arg);
+	elf_image__delete(img);
+	return ret;
 }

@@ -13,6 +13,11 @@ void log__set_level(int level)
 	log_level = level;
 }
 
+int log__level(void)
+{
+	return log_level;
+}
+
 void log__print(int level, const char *fmt, ...)
 {
 	va_list ap;

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_EVENT_LIST_H
 #define AUXTRIG_EVENT_LIST_H
 
+/*
+ * record/ layer: the events a recording writes to its file
+ * (user/record/event_list.c), built by cmd/record_plan.c into the plan.
+ */
+
 #include <linux/types.h>
 #include <stddef.h>
 

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PROBE_H
 #define AUXTRIG_PROBE_H
 
+/*
+ * sys/ layer: what this machine can do, tried (user/sys/probe.c); printed by
+ * cmd/probe.c, asked by cmd/record_plan.c and record/hw_trace.c.
+ */
+
 /**
  * DOC: auxtrig probe
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TRACEFS_H
 #define AUXTRIG_TRACEFS_H
 
+/*
+ * sys/ layer: tracepoint names and formats from tracefs (user/sys/tracefs.c),
+ * for the plan, the gate and format/tracing_data.c.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
