@@ -15,7 +15,9 @@ rounds=4
 cat "$tmp/err" >&2
 pid=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
 pt_packets "$tmp/pt.data" >"$tmp/pkts"
-windows_check "$tmp/pkts" >"$tmp/win" || fail "packets are not whole windows: $(grep BAD "$tmp/win")"
+in_kernel=0
+kernel_aux_action && in_kernel=1
+windows_check "$tmp/pkts" $((1 - in_kernel)) >"$tmp/win" || fail "packets are not whole windows: $(grep BAD "$tmp/win")"
 # Every window's thread is the demo's.
 awk -v p="$pid" '$1 != p { print "thread " $1 " is not the demo'"'"'s" }' "$tmp/win" >"$tmp/bad"
 [ ! -s "$tmp/bad" ] || fail "$(cat "$tmp/bad")"
@@ -25,7 +27,7 @@ ours_pgd=$("$AUXTRIG" script -i "$tmp/pt.data" --packets 2>/dev/null | grep -c '
 assert_eq "$ours_pge" "$perf_pge" "TIP.PGE packets auxtrig script reads (perf 6.1 reads $perf_pge)"
 assert_eq "$ours_pgd" "$perf_pge" "TIP.PGD packets auxtrig script reads"
 
-if kernel_aux_action; then
+if [ $in_kernel = 1 ]; then
 	grep -q "hardware trace intel_pt/ptw/u: windows by in-kernel aux_pause/aux_resume" "$tmp/err" ||
 		fail "not the in-kernel path: $(cat "$tmp/err")"
 	# One pair per getpid() call, each with its own PTWRITEs.
@@ -38,6 +40,10 @@ else
 		fail "no measured latency: $(cat "$tmp/err")"
 	echo "measured on this guest: $lat" >&2
 	missed=$(sed -n 's/.* \([0-9]*\) windows closed before auxtrig could enable the trace.*/\1/p' "$tmp/err")
+	# A window shorter than the round trip is counted as missed; its late enable still turns the
+	# trace on after the window closed, until the late disable: user code after the call is traced
+	# (the PGD, elsewhere, has its IP suppressed). Stated, not hidden: the lab measures the gap.
+	echo "traced groups: $(wc -l <"$tmp/win"), missed windows: ${missed:-0}" >&2
 	# Each window is traced (a whole PGE..PGD group) or counted as missed: none is lost silently.
 	assert_eq $(($(wc -l <"$tmp/win") + ${missed:-0} >= rounds)) 1 "windows traced ($(wc -l <"$tmp/win")) + missed (${missed:-0})"
 fi
