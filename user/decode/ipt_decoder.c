@@ -150,6 +150,9 @@ char *ipt_decoder__packet_str(const struct pt_packet *pkt, char *out, size_t siz
 	case ppt_pip:
 		snprintf(out, size, "%s 0x%" PRIx64, name, pkt->payload.pip.cr3);
 		break;
+	case ppt_ptw:
+		snprintf(out, size, "%s 0x%" PRIx64, name, pkt->payload.ptw.payload);
+		break;
 	case ppt_mode:
 		if (pkt->payload.mode.leaf == pt_mol_exec)
 			snprintf(out, size, "%s.Exec csl=%u csd=%u", name, pkt->payload.mode.bits.exec.csl,
