@@ -957,6 +957,75 @@ static void test_aux_session_gated_snapshot_keeps_gate_closed(void **state)
 	free(t);
 }
 
+/*
+ * Snapshot mode with in-kernel pause/resume: a snapshot must not disable
+ * the leader (its members would be scheduled out with it and every window
+ * edge meanwhile lost). It flushes the heads with PERF_EVENT_IOC_PERIOD
+ * instead, the trace running on; after the copy a second flush shows how
+ * far the hardware wrote meanwhile, and what it wrote over at the range's
+ * old end is left out. CoreSight: a monotonic head, the stream index is
+ * the offset.
+ */
+static void test_aux_session_snapshot_keeps_kernel_windows_running(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct auxtrace_seen seen[8];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	size_t len, n, aux = 4 * sysconf(_SC_PAGESIZE);
+	unsigned char *file, more[700];
+	uint64_t head;
+
+	(void)state;
+	e2e_init(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 1, window_triggers, 2);
+	assert_false(aux_session__gated(t->s));
+	assert_int_equal(hw(t, 0, 3000), 3000);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, 0, 3000);
+	assert_int_equal(t->k.model_disables, 0);	/* never stopped... */
+	assert_int_equal(t->k.model_flushes, 2);	/* ...flushed before and after the copy */
+	assert_true(aux_model__enabled(&t->k.models[0]));
+
+	/* the hardware writes 700 bytes after each flush: room enough behind a 2000-byte range */
+	t->k.flush_write = sizeof(more);
+	t->k.flush_byte = 0xab;
+	memset(more, 0xab, sizeof(more));
+	assert_int_equal(hw(t, 0, 2000), 2000);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, 3000, 2000);
+	stream_add(&t->st[0], more, sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+
+	/* a burst that fills the buffer: the first 700 bytes written after the flush are over its old end */
+	assert_int_equal(hw(t, 0, 20000), 20000);
+	head = t->st[0].len; /* what the first flush publishes: everything written so far */
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, head - aux + sizeof(more), aux - sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+	assert_int_equal(t->k.model_disables, 0);
+	assert_int_equal(t->k.model_flushes, 6);
+	t->k.flush_write = 0;
+
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.snapshots, 3);
+	assert_int_equal(stats.snapshot_overwritten, sizeof(more));
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 8);
+	assert_int_equal(n, t->nr_expect);
+	for (size_t j = 0; j < n; j++) {
+		assert_int_equal(seen[j].offset, t->expect[j].offset);
+		assert_int_equal(seen[j].size, t->expect[j].size);
+		assert_memory_equal(seen[j].payload, t->st[0].buf + seen[j].offset, t->expect[j].raw);
+	}
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
 /* In-kernel pause/resume: the session is not gated, and refuses edges. */
 static void test_aux_session_edges_refused_when_kernel_pauses(void **state)
 {
@@ -1405,6 +1474,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
 		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
 		cmocka_unit_test(test_aux_session_gated_snapshot_keeps_gate_closed),
+		cmocka_unit_test(test_aux_session_snapshot_keeps_kernel_windows_running),
 		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
 	};
 
