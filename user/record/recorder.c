@@ -173,6 +173,15 @@ static int gate_setup(struct session *s)
 
 /* ---- records ------------------------------------------------------------------ */
 
+/*
+ * The cpumode of a sampled IP: kernel addresses have the top bit set on the
+ * 64-bit machines auxtrig runs on (x86-64, arm64), user addresses do not.
+ */
+static __u16 sample_cpumode(__u64 ip)
+{
+	return (__s64)ip < 0 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
 /* A record of a CPU's ring: a gate sample becomes its tracepoint's; the rest goes as it is. */
 static int process_record(void *ctx, const struct perf_event_header *h)
 {
@@ -184,8 +193,8 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		const struct rec_event *e;
 		struct gate_out_hdr gh;
 		__u32 raw_size, rec_size;
+		__u64 t, one = 1;
 		__u16 type;
-		__u64 t;
 
 		if (h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2) {
 			s->unknown++;
@@ -205,11 +214,19 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 			s->unknown++;
 			return 0;
 		}
-		/* Same sample, as the tracepoint's: its id, the gate's IP, the bare record. */
+		/*
+		 * Same sample, as the tracepoint's: its id, the gate's IP with the
+		 * cpumode that IP is in (the bpf-output event's sample says kernel
+		 * whatever it carries: perf would look user IPs up in the kernel),
+		 * period 1 (it says 0: perf report would weigh every sample 0%),
+		 * the bare record.
+		 */
 		rec_size = raw_size - GATE_HDR_SIZE;
 		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
+		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
 		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
 		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
+		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
 		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
 		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, rec_size);
 		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
