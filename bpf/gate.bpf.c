@@ -78,6 +78,14 @@ static __always_inline struct gate_runtime *gruntime(void)
 	return bpf_map_lookup_elem(&gate_runtime, &zero);
 }
 
+/* A stop, set by BPF only (gate_abi.h, "who writes what"). */
+static __always_inline struct gate_stop *gstop(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_stop, &zero);
+}
+
 static __always_inline int armed(void)
 {
 	struct gate_config *gc = gconfig();
@@ -93,7 +101,13 @@ static __always_inline int armed(void)
 static __always_inline int frozen(struct gate_stats *st)
 {
 	struct gate_runtime *rt = gruntime();
+	struct gate_stop *sp = gstop();
 
+	/* A stop action fired: nothing from its moment (or deadline) on, ever. */
+	if (sp && sp->at && bpf_ktime_get_ns() >= sp->at) {
+		st->stopped++;
+		return 1;
+	}
 	if (!rt)
 		return 0;
 	if (!rt->frozen && rt->freeze_at && bpf_ktime_get_ns() > rt->freeze_at)
@@ -694,6 +708,26 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 	}
 	if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE)
 		return user_window(ctx, ip, env, i, t->action); /* in the kernel only */
+	if (t->action == GATE_ACT_STOP) {
+		struct gate_config *gc = gconfig();
+		struct gate_stop *sp = gstop();
+		__u64 at;
+
+		/*
+		 * Now: the stopping event's auxtrig:stop record, then nothing
+		 * more from any CPU (frozen()). stop+T: nothing past the
+		 * deadline; the recorder writes the record then. The earliest
+		 * stop wins.
+		 */
+		if (sp && !t->delay_ns && gc && gc->stop_type && !sp->at &&
+		    !__sync_val_compare_and_swap(&sp->marked, 0, 1))
+			emit_mark(ctx, ip, env, i, gc->stop_type);
+		at = bpf_ktime_get_ns() + t->delay_ns;
+		if (sp && (!sp->at || at < sp->at)) {
+			sp->trigger = i + 1;
+			sp->at = at;
+		}
+	}
 	if (t->action == GATE_ACT_SNAPSHOT) {
 		struct gate_runtime *rt = gruntime();
 

@@ -333,6 +333,8 @@ struct gate_uprobe_exit_rec {
  * @unknown_tp:		hits on a tracepoint with no gate_tp entry (should be 0)
  * @frozen:		records not emitted because a snapshot trigger had frozen
  *			the recorder (on purpose: the trace ends at the trigger)
+ * @stopped:		records not emitted because a stop action had fired
+ *			(on purpose: nothing later than the stop is written)
  */
 struct gate_stats {
 	__u64 windows_opened;
@@ -344,6 +346,7 @@ struct gate_stats {
 	__u64 threads_full;
 	__u64 unknown_tp;
 	__u64 frozen;
+	__u64 stopped;
 };
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
@@ -359,6 +362,10 @@ struct gate_stats {
  *                                            trigger programs); userspace only
  *                                            clears it after the snapshot it
  *                                            asked for (gate__unfreeze())
+ *   struct gate_stop     (map gate_stop)     written by BPF only: a stop is
+ *                                            never undone, not even by the
+ *                                            unfreeze of a snapshot taken
+ *                                            meanwhile
  *
  * Arming, disarming or any other configuration update can then never clear
  * a freeze a snapshot trigger set meanwhile. Both maps are shared by name
@@ -372,12 +379,15 @@ struct gate_stats {
  * @all:	every process is a target (-a); else gate_targets lists them
  * @edges:	hardware trace is gated from userspace: trigger programs send
  *		their windows' edges (GATE_MSG_EDGE) on gate_ctl too
+ * @stop_type:	record type of auxtrig:stop (0: no stop action in this run)
  */
 struct gate_config {
 	__u32 armed;
 	__u32 mark_type;
 	__u32 all;
 	__u32 edges;
+	__u32 stop_type;
+	__u32 __pad;
 };
 
 /**
@@ -391,6 +401,23 @@ struct gate_runtime {
 	__u32 frozen;
 	__u32 __pad;
 	__u64 freeze_at;
+};
+
+/**
+ * struct gate_stop - a stop action fired (map gate_stop, set by BPF only)
+ * @at:		bpf_ktime_get_ns() from which nothing more is emitted: the
+ *		stopping event's, or its deadline (stop+T); 0: no stop
+ * @trigger:	what stopped: the --on trigger (1-based), or 1000 + the reason
+ *		of a trigger program
+ * @marked:	the auxtrig:stop record was emitted (once, by the stopping
+ *		event itself; with stop+T the recorder writes it); 64 bits for
+ *		the compare-and-swap BPF has
+ */
+struct gate_stop {
+	__u64 at;
+	__u32 trigger;
+	__u32 __pad;
+	__u64 marked;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */
@@ -433,9 +460,11 @@ GATE_ABI_AT(gate_uprobe_exit_rec, ret, 16);
 GATE_ABI_SIZE(gate_mark_rec, 72);
 GATE_ABI_AT(gate_mark_rec, ret, 16);
 GATE_ABI_AT(gate_mark_rec, args, 24);
-GATE_ABI_SIZE(gate_stats, 72);
-GATE_ABI_SIZE(gate_config, 16);
+GATE_ABI_SIZE(gate_stats, 80);
+GATE_ABI_SIZE(gate_config, 24);
+GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);
 GATE_ABI_AT(gate_runtime, freeze_at, 8);
+GATE_ABI_SIZE(gate_stop, 24);
 
 #endif

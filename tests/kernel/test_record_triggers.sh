@@ -59,6 +59,20 @@ start=$(date +%s)
 grep -q 'fired 1' "$tmp/s.err" || fail "stop counters: $(cat "$tmp/s.err")"
 assert_perf_reads_cleanly "$tmp/s.data"
 pgrep -f "openat_demo -r 100000" && fail "the workload outlived a stop"
+# ... and nothing later than the stopping event is in the file: the gate emits nothing from
+# then on, on any CPU, and the file ends at an auxtrig:stop record with the stopping values.
+# Two threads keep making calls after the third failing openat (the stopping event).
+"$AUXTRIG" record -e syscalls:sys_enter_getpid,syscalls:sys_enter_close,syscalls:sys_exit_openat \
+	--on 'syscall:openat:exit if ret == -ENOENT:stop,after:3' -o "$tmp/s2.data" -- "$DEMO" -r 100000 -t 1 \
+	>/dev/null 2>"$tmp/s2.err" || fail "record failed: $(cat "$tmp/s2.err")"
+assert_perf_reads_cleanly "$tmp/s2.data"
+perf script --ns -F pid,time,event,trace -i "$tmp/s2.data" 2>/dev/null | grep -v 'auxtrig:trigger_stats:' >"$tmp/s2.txt"
+assert_eq "$(grep -c 'auxtrig:stop: trigger=1 nr=[0-9]* ret=-2 ' "$tmp/s2.txt")" 1 "auxtrig:stop records"
+assert_eq "$(tail -1 "$tmp/s2.txt" | grep -c 'auxtrig:stop:')" 1 "the stop is the file's last record (last: $(tail -1 "$tmp/s2.txt"))"
+[ "$(grep -c 'sys_exit_openat: 0xfffffffffffffffe$' "$tmp/s2.txt")" -ge 3 ] || fail "the stopping openat is missing: $(tail -5 "$tmp/s2.txt")"
+[ "$(grep -c 'sys_enter_close:' "$tmp/s2.txt")" -ge 1 ] || fail "nothing recorded before the stop"
+grep -q "^auxtrig: stopped by --on syscall:openat:exit if ret == -ENOENT:stop,after:3 (tid [0-9]*): the file ends at its auxtrig:stop record; [0-9]* later records\? not written$" \
+	"$tmp/s2.err" || fail "no word of where it stopped: $(cat "$tmp/s2.err")"
 
 # 5. Refused before anything is attached.
 bad() { "$AUXTRIG" record -S -e syscalls:sys_enter_close --on "$1" -o "$tmp/x.data" -- true 2>"$tmp/x.err"

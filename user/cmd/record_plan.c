@@ -672,6 +672,11 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 			if (err)
 				return err;
 		}
+		if (on->t.action == GATE_ACT_STOP && !p->stop_type) {
+			err = own_event(p, OWN_STOP, &p->stop_type);
+			if (err)
+				return err;
+		}
 		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && !p->user_window) {
 			p->user_window = true;
 			err = own_event(p, OWN_RESUME, &p->resume_type);
@@ -686,9 +691,14 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 		if (err)
 			return err;
 	}
-	/* Trigger programs may mark too. */
-	if (p->nr_trigger_progs && !p->mark_type)
-		return own_event(p, OWN_MARK, &p->mark_type);
+	/* Trigger programs may mark and stop too. */
+	if (p->nr_trigger_progs && !p->mark_type) {
+		err = own_event(p, OWN_MARK, &p->mark_type);
+		if (err)
+			return err;
+	}
+	if (p->nr_trigger_progs && !p->stop_type)
+		return own_event(p, OWN_STOP, &p->stop_type);
 	return 0;
 }
 

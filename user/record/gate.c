@@ -429,6 +429,23 @@ void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
 	g->skel->rodata->max_duration_ns = max_ns;
 }
 
+void gate__set_stop_type(struct gate *g, unsigned int type)
+{
+	g->config.stop_type = type; /* written with the configuration at arm time */
+}
+
+__u64 gate__stopped(const struct gate *g, __u32 *trigger)
+{
+	struct gate_stop st = {};
+	__u32 zero = 0;
+
+	if (bpf_map__lookup_elem(g->skel->maps.gate_stop, &zero, sizeof(zero), &st, sizeof(st), 0))
+		return 0;
+	if (trigger)
+		*trigger = st.trigger;
+	return st.at;
+}
+
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
 	g->config.mark_type = type; /* written with the configuration at arm time */
@@ -1048,6 +1065,7 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->threads_full += s[i].threads_full;
 		sum->unknown_tp += s[i].unknown_tp;
 		sum->frozen += s[i].frozen;
+		sum->stopped += s[i].stopped;
 	}
 }
 

@@ -86,6 +86,10 @@ struct session {
 	__u64 stop_due;		/* stop+T: the run ends at this CLOCK_MONOTONIC ns, 0: none */
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stop_requested;
+	struct gate_ctl_msg stop_msg;	/* the first stop action's message... */
+	bool stop_fired;		/* ...when one fired */
+	__u64 stop_time;	/* perf time of the auxtrig:stop record, 0: not seen */
+	__u64 after_stop;	/* samples later than it, not written */
 	struct hw_trace hw;	/* -e PMU/../: hardware trace */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
@@ -155,6 +159,8 @@ static int gate_setup(struct session *s)
 		gate__set_own_types(s->gate, p->uprobe_enter_type, p->uprobe_exit_type);
 	if (p->mark_type)
 		gate__set_mark_type(s->gate, p->mark_type);
+	if (p->stop_type)
+		gate__set_stop_type(s->gate, p->stop_type);
 	if (p->where && gate__set_where(s->gate, p->where))
 		return -EINVAL;
 	for (size_t i = 0; i < p->nr_triggers; i++) {
@@ -214,6 +220,18 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 			s->unknown++;
 			return 0;
 		}
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+		/*
+		 * A stop action: its auxtrig:stop record is the last of the file.
+		 * The gate emits nothing after it; what another CPU was emitting
+		 * at that very instant may still come later than it: not written.
+		 */
+		if (s->plan->stop_type && type == s->plan->stop_type && (!s->stop_time || t < s->stop_time))
+			s->stop_time = t;
+		else if (s->stop_time && t > s->stop_time) {
+			s->after_stop++;
+			return 0;
+		}
 		/*
 		 * Same sample, as the tracepoint's: its id, the gate's IP with the
 		 * cpumode that IP is in (the bpf-output event's sample says kernel
@@ -232,7 +250,6 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
 		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->written++;
-		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
 		if (gh.flags & GATE_OUT_HELD)
@@ -430,7 +447,6 @@ static int on_ctl(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	const struct record_plan *p = s->plan;
 	const struct gate_ctl_msg *m = data;
-	int err = 0;
 
 	if (size < sizeof(*m) || m->size < sizeof(*m))
 		return 0;
@@ -448,25 +464,71 @@ static int on_ctl(void *ctx, void *data, size_t size)
 			s->snapshot_msg = *m;
 			s->snapshot_due = m->time_ns + m->delay_ns;
 		}
-	} else if (m->action == GATE_ACT_SNAPSHOT) {
-		err = triggered_snapshot(s, m);
-	} else if (m->action == GATE_ACT_STOP && m->delay_ns) {
+		return 0;
+	}
+	if (m->action == GATE_ACT_SNAPSHOT)
+		return triggered_snapshot(s, m);
+	if (m->action != GATE_ACT_STOP)
+		return 0;
+	/* The gate emits nothing past the stop already; the run ends here, or at the deadline. */
+	if (!s->stop_fired || m->time_ns + m->delay_ns < s->stop_msg.time_ns + s->stop_msg.delay_ns) {
+		s->stop_msg = *m;
+		s->stop_fired = true;
+	}
+	if (m->delay_ns) {
 		if (!s->stop_due || m->time_ns + m->delay_ns < s->stop_due) {
 			s->stop_due = m->time_ns + m->delay_ns;
 			pr_info("--on %s fired (tid %u): stopping in %.3f ms\n",
 				m->trigger < p->nr_triggers ? p->triggers[m->trigger].text : "(trigger program)",
 				m->tid, m->delay_ns / 1e6);
 		}
-	} else if (m->action == GATE_ACT_STOP) {
-		if (m->trigger >= GATE_USER_TRIGGER_BASE)
-			pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE,
-				m->tid);
-		else
-			pr_info("--on %s fired (tid %u): stopping\n", p->triggers[m->trigger].text, m->tid);
-		s->stop = true;
-		s->stop_requested = true;
+		return 0;
 	}
-	return err;
+	if (m->trigger >= GATE_USER_TRIGGER_BASE)
+		pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE, m->tid);
+	else
+		pr_info("--on %s fired (tid %u): stopping\n", p->triggers[m->trigger].text, m->tid);
+	s->stop = true;
+	s->stop_requested = true;
+	return 0;
+}
+
+/*
+ * The auxtrig:stop record, where the gate did not write it (stop+T: the
+ * deadline is no event; or the stopping event was not recorded): after
+ * everything written, with the values of the trigger that stopped the run.
+ */
+static int write_stop_marker(struct session *s)
+{
+	const struct gate_ctl_msg *m = &s->stop_msg;
+	char buf[sizeof(struct pdata_sample_head) + 4 + sizeof(struct gate_mark_rec) + 8] = {};
+	struct pdata_sample_head *h = (struct pdata_sample_head *)buf;
+	struct gate_mark_rec rec = {
+		.common_type = s->plan->stop_type,
+		.common_pid = m->tid,
+		.trigger = m->trigger + (m->trigger < GATE_USER_TRIGGER_BASE),
+		.nr = -1,
+		.ret = m->ret,
+	};
+	const struct rec_event *e = event_list__by_type(&s->plan->events, s->plan->stop_type);
+	__u32 raw_size = sizeof(rec);
+	__u64 newest = pdata_writer__newest_time(s->w);
+
+	if (!s->stop_fired || s->stop_time || !e)
+		return 0;
+	memcpy(rec.args, m->args, sizeof(rec.args));
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = PERF_RECORD_MISC_USER;
+	h->header.size = (sizeof(*h) + 4 + raw_size + 7) & ~7u;
+	h->id = e->id;
+	h->pid = m->pid;
+	h->tid = m->tid;
+	h->time = (s->sink.last_time > newest ? s->sink.last_time : newest) + 1;
+	h->period = 1;
+	memcpy(buf + sizeof(*h), &raw_size, 4);
+	memcpy(buf + sizeof(*h) + 4, &rec, raw_size);
+	s->stop_time = h->time;
+	return record_sink__write(&s->sink, &h->header);
 }
 
 /* ---- --dry-run ------------------------------------------------------------------- */
@@ -895,6 +957,13 @@ static void print_summary(struct session *s)
 	if (st.frozen)
 		pr_info("%llu records after a snapshot trigger were held back until its snapshot was taken\n",
 			(unsigned long long)st.frozen);
+	if (s->stop_fired)
+		pr_info("stopped by %s%s (tid %u): the file ends at its auxtrig:stop record; %llu later record%s not written\n",
+			s->stop_msg.trigger >= GATE_USER_TRIGGER_BASE ? "a trigger program" : "--on ",
+			s->stop_msg.trigger >= GATE_USER_TRIGGER_BASE ? "" :
+			s->stop_msg.trigger < p->nr_triggers ? p->triggers[s->stop_msg.trigger].text : "?",
+			s->stop_msg.tid, (unsigned long long)(st.stopped + s->after_stop),
+			st.stopped + s->after_stop == 1 ? "" : "s");
 	if (p->snapshot)
 		pr_info("%lu snapshot%s, %llu records from the flight recorder\n", s->nr_snapshots,
 			s->nr_snapshots == 1 ? "" : "s", (unsigned long long)s->snapshot_records);
@@ -1137,6 +1206,8 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 		s.snapshot_due = 0;
 		err = triggered_snapshot(&s, &s.snapshot_msg);
 	}
+	if (!err)
+		err = write_stop_marker(&s);
 	if (!err)
 		err = write_gate_losses(&s);
 	if (!err)

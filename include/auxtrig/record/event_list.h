@@ -93,6 +93,7 @@ enum own_event {
 	OWN_RESUME,
 	OWN_PAUSE,
 	OWN_TRIGGER_STATS,
+	OWN_STOP,
 };
 
 /**
