@@ -151,6 +151,8 @@ struct gate_trig_pcpu {
  * @ret:	the syscall's return value at an exit point, else 0
  * @args:	the syscall's arguments at an entry point, else 0
  * @delay_ns:	the action is due at @time_ns + @delay_ns (CLOCK_MONOTONIC)
+ * @point:	a snapshot trigger: the number of its point record
+ *		(GATE_OUT_POINT) in the data ring, 0 none
  */
 struct gate_ctl_msg {
 	__u16 type;
@@ -159,7 +161,7 @@ struct gate_ctl_msg {
 	__u32 action;
 	__u32 pid;
 	__u32 tid;
-	__u32 __pad;
+	__u32 point;
 	__u64 time_ns;
 	__s64 ret;
 	__u64 args[6];
@@ -261,6 +263,14 @@ struct gate_thread {
 #define GATE_OUT_HELD		(1u << 0)	/* wait for the window's verdict */
 #define GATE_OUT_VERDICT	(1u << 1)	/* the window @window closed */
 #define GATE_OUT_KEEP		(1u << 2)	/* with VERDICT: write the window */
+/*
+ * A snapshot trigger's moment, in the data ring of its CPU (@window: the
+ * point's number, struct gate_ctl_msg.point; the record: 8 bytes of
+ * nothing, common_type 0). Its sample time is where the snapshot ends: a
+ * record another CPU was emitting at that very instant and timed later
+ * belongs to no snapshot. Never written to the file.
+ */
+#define GATE_OUT_POINT		(1u << 3)
 
 /**
  * struct gate_out_hdr - before every emitted record
@@ -393,13 +403,16 @@ struct gate_config {
 /**
  * struct gate_runtime - set by BPF
  * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
- *		has taken the snapshot and clears it
+ *		has taken the snapshot and clears it. Set with a
+ *		compare-and-swap (64 bits: what BPF has): only the trigger that
+ *		froze asks for a snapshot; one that fires while frozen has had its
+ *		own records held back, so it asks for none (it counts as
+ *		suppressed) and no snapshot lacks its triggering call
  * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
  *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
  */
 struct gate_runtime {
-	__u32 frozen;
-	__u32 __pad;
+	__u64 frozen;
 	__u64 freeze_at;
 };
 

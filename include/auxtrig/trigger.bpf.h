@@ -110,13 +110,17 @@ static __always_inline int auxtrig__ctl(__u32 reason, __u32 action, __s64 value)
 	return 0;
 }
 
-/* auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot. */
+/*
+ * auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot.
+ * While another snapshot is being taken (the recorder is frozen: this call's
+ * records were held back) it asks for none and returns 1.
+ */
 static __always_inline int auxtrig_snapshot(void *ctx, __u32 reason, __s64 value)
 {
 	struct gate_runtime *rt = auxtrig__runtime();
 
-	if (rt)
-		rt->frozen = 1;
+	if (!rt || __sync_val_compare_and_swap(&rt->frozen, 0, 1))
+		return 1;
 	return auxtrig__ctl(reason, GATE_ACT_SNAPSHOT, value);
 }
 

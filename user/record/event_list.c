@@ -31,9 +31,11 @@
 	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
 	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
 	"\tfield:int tid;\toffset:40;\tsize:4;\tsigned:1;\n" \
+	"\tfield:unsigned int lost;\toffset:44;\tsize:4;\tsigned:0;\n" \
 	"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n" \
 	"\n" \
-	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld\", REC->nr, REC->reason, REC->records, REC->tid, REC->value\n"
+	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld lost=%%u\", REC->nr, REC->reason, REC->records, " \
+	"REC->tid, REC->value, REC->lost\n"
 _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struct own_snapshot_rec, value) == 48,
 	       "auxtrig:snapshot format");
 

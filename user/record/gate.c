@@ -191,6 +191,8 @@ static int trigger_add(struct gate *g, const struct gate_trigger *t, const struc
 	}
 	g->skel->rodata->gate_triggers[i] = *t;
 	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
+	if (t->action == GATE_ACT_SNAPSHOT)
+		g->skel->rodata->have_snap_triggers = 1; /* threads whose records a freeze held back are noted */
 	g->nr_triggers++;
 	return i;
 }

@@ -50,6 +50,7 @@
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/membuf.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -96,6 +97,9 @@ struct session {
 	__u64 prog_fired;
 	unsigned long nr_snapshots;
 	__u64 snapshot_records;
+	__u64 lost_at_snapshot;	/* the losses snapshot_losses() counted so far */
+	struct membuf snap_buf;	/* a snapshot's records, until cut at its point */
+	__u64 snap_after_point;	/* records timed after their snapshot's point: in none */
 	/* summary */
 	__u64 written, lost_kernel, lost_kernel_side, unknown;
 	int signo;
@@ -214,6 +218,8 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
 		if (gh.flags & GATE_OUT_VERDICT) /* A timed window closed: its held records are written or dropped. */
 			return record_sink__verdict(&s->sink, gh.window, gh.flags & GATE_OUT_KEEP);
+		if (gh.flags & GATE_OUT_POINT) /* a snapshot's end (take_snapshot()): not a record */
+			return 0;
 		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
 		e = event_list__by_type(&s->plan->events, type);
 		if (!e) {
@@ -347,16 +353,94 @@ static int write_trigger_stats(struct session *s)
 
 /* ---- snapshots ------------------------------------------------------------------ */
 
+/* A gate sample's time; its point number if it is a snapshot point, else 0. */
+static __u64 sample_time(const struct perf_event_header *h, __u32 *point)
+{
+	struct gate_out_hdr gh;
+	__u32 raw_size;
+	__u64 t;
+
+	*point = 0;
+	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE)
+		return 0;
+	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+	if (raw_size >= GATE_HDR_SIZE && SAMPLE_RAW_OFF + raw_size <= h->size) {
+		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
+		if (gh.flags & GATE_OUT_POINT)
+			*point = gh.window ? gh.window : ~0u;
+	}
+	return t;
+}
+
+/* A snapshot's records are collected first (snapshot_cut()), then written up to its point. */
 static int snapshot_record(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
 
-	s->snapshot_records++;
-	return process_record(s, h);
+	membuf__add(&s->snap_buf, h, h->size);
+	return s->snap_buf.err;
+}
+
+/*
+ * Write the collected records of a snapshot: those timed up to its trigger's
+ * point, if it has one. Later ones are what another CPU was emitting at the
+ * trigger's very instant, before the freeze reached it: after the trigger,
+ * in no snapshot, counted lost. Return: records written, or -errno.
+ */
+static long snapshot_cut(struct session *s, __u32 point)
+{
+	__u64 end = 0, t;
+	__u32 pt;
+	long n = 0;
+	int err;
+
+	for (size_t off = 0; point && off < s->snap_buf.len;) {
+		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
+
+		t = sample_time(h, &pt);
+		if (pt == point)
+			end = t;
+		off += h->size;
+	}
+	for (size_t off = 0; off < s->snap_buf.len;) {
+		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
+
+		off += h->size;
+		t = sample_time(h, &pt);
+		if (pt)
+			continue; /* points are not records */
+		if (end && t > end) {
+			s->snap_after_point++;
+			continue;
+		}
+		err = process_record(s, h);
+		if (err)
+			return err;
+		n += h->type == PERF_RECORD_SAMPLE;
+	}
+	s->snap_buf.len = 0;
+	return n;
+}
+
+/*
+ * The targets' records since the previous snapshot that are in none: held
+ * back while a snapshot was being taken, or lost to a full or paused ring.
+ */
+static __u64 snapshot_losses(struct session *s)
+{
+	struct gate_stats st;
+	__u64 now, lost;
+
+	gate__stats(s->gate, &st);
+	now = st.frozen + st.output_lost + st.too_big + s->lost_kernel + s->snap_after_point;
+	lost = now - s->lost_at_snapshot;
+	s->lost_at_snapshot = now;
+	return lost;
 }
 
 /* The auxtrig:snapshot sample, timed as the newest record it follows. */
-static int write_marker(struct session *s, const char *reason, __u64 records)
+static int write_marker(struct session *s, const char *reason, __u64 records, __u64 lost)
 {
 	struct own_snapshot_rec rec = {
 		.common_type = s->plan->events.marker_type,
@@ -364,6 +448,7 @@ static int write_marker(struct session *s, const char *reason, __u64 records)
 		.nr = s->nr_snapshots,
 		.cpus = s->ce.nr_cpus,
 		.records = records,
+		.lost = lost > UINT32_MAX ? UINT32_MAX : lost,
 	};
 
 	snprintf(rec.reason, sizeof(rec.reason), "%s", reason);
@@ -380,7 +465,7 @@ static int write_marker(struct session *s, const char *reason, __u64 records)
  */
 static int take_snapshot(struct session *s, const char *reason)
 {
-	__u64 before = s->snapshot_records;
+	__u64 before = s->snapshot_records, lost;
 	int err;
 
 	if (!s->plan->snapshot) {
@@ -390,18 +475,33 @@ static int take_snapshot(struct session *s, const char *reason)
 	err = drain(s); /* the sideband the snapshot's records refer to */
 	if (!err && s->hw.aux)
 		err = aux_session__snapshot(s->hw.aux, &s->sink); /* (> 0, the AUXTRACE count, skips the rest: as always) */
+	s->snap_buf.len = 0;
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
+	if (!err) {
+		long n = snapshot_cut(s, s->firing ? s->firing->point : 0);
+
+		if (n < 0)
+			err = n;
+		else
+			s->snapshot_records += n;
+	}
 	record_sink__snapshot_done(&s->sink);
 	s->nr_snapshots++;
+	lost = snapshot_losses(s);
 	if (!err)
-		err = write_marker(s, reason, s->snapshot_records - before);
+		err = write_marker(s, reason, s->snapshot_records - before, lost);
 	if (!err)
 		err = record_sink__flush(&s->sink);
 	if (err)
 		return err;
-	pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
-		(unsigned long long)(s->snapshot_records - before));
+	if (lost)
+		pr_info("snapshot %lu (%s): %llu records; %llu records since the previous snapshot are in none (held back while it was taken, or lost to the ring)\n",
+			s->nr_snapshots, reason, (unsigned long long)(s->snapshot_records - before),
+			(unsigned long long)lost);
+	else
+		pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
+			(unsigned long long)(s->snapshot_records - before));
 	return 0;
 }
 
@@ -1053,6 +1153,7 @@ static int target_setup(struct session *s, int *ret)
 
 static void session_exit(struct session *s)
 {
+	free(s->snap_buf.p);
 	cpu_events__close(&s->ce);
 	for (size_t i = 0; i < s->nr_progs; i++)
 		trigger_prog__close(s->progs[i]);
