@@ -13,6 +13,7 @@
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
+#include "auxtrig/record/event_list.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate_front.h"
@@ -130,6 +131,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
+		/* a syscall entry's user string rides after its record (event_list.c says how) */
+		if (event_list__string_field(fmt))
+			e->tp.str_off = event_list__string_field(fmt)->offset;
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;

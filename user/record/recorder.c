@@ -529,6 +529,7 @@ static int write_header(struct session *s)
 	const struct event_list *ev = &p->events;
 	struct perf_event_attr a;
 	struct tracing_event *events;
+	char **texts;
 	void *td = NULL;
 	size_t td_len = 0;
 	char name[2 * TP_NAME_MAX + 2];
@@ -561,12 +562,24 @@ static int write_header(struct session *s)
 		return err;
 
 	events = calloc(ev->nr + 1, sizeof(*events));
-	if (!events)
+	texts = calloc(ev->nr + 1, sizeof(*texts));	/* formats of records that carry a string */
+	if (!events || !texts) {
+		free(events);
+		free(texts);
 		return -ENOMEM;
-	for (size_t i = 0; i < ev->nr; i++) {
+	}
+	for (size_t i = 0; i < ev->nr && !err; i++) {
 		events[i].system = ev->ev[i].fmt.system;
 		events[i].name = ev->ev[i].fmt.name;
 		events[i].format = ev->ev[i].own_format;
+		if (!events[i].format) {
+			err = event_list__file_format(&ev->ev[i], &texts[i]);
+			events[i].format = texts[i];
+		}
+	}
+	if (err) {
+		pr_err("cannot write the format of a syscall with a string argument: %s\n", strerror(-err));
+		goto out_texts;
 	}
 	if (p->snapshot) {
 		events[ev->nr].system = "auxtrig";
@@ -574,6 +587,10 @@ static int write_header(struct session *s)
 		events[ev->nr].format = ev->marker_format;
 	}
 	err = tracing_data__build(tracefs__root(), events, ev->nr + p->snapshot, &td, &td_len);
+out_texts:
+	for (size_t i = 0; i < ev->nr; i++)
+		free(texts[i]);
+	free(texts);
 	free(events);
 	if (err) {
 		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
