@@ -5,7 +5,9 @@
 #   make deps       install the Debian 12 packages auxtrig needs, mount tracefs (root), and
 #                   install the timeline viewer the tests use (speedscope, npm registry)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
-#   make test       build and run every test (unit tests anywhere, kernel tests as root)
+#   make test       build and run every test (unit tests anywhere; kernel tests and the lab as root)
+#   make lab-test   the lab alone: the kernel tests and tests/lab/ in guests booted from Debian's
+#                   6.12 and 6.1 kernels, with the emulated trace unit (tests/lab/vm; root)
 #   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
 #                   against bpftrace and perf's tracepoint filters, decoding against perf script
@@ -29,6 +31,11 @@ PKG_CONFIG ?= pkg-config
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
              systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver
+# The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
+# to build the trace unit. The kernels and their headers are Debian packages too, fetched with
+# apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
+# would install its kernel image on this machine.
+DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
 # The timeline viewer the browser test drives: speedscope from the npm registry (make deps
 # needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
 # the build directory, never into the tree. It runs offline from there.
@@ -90,7 +97,7 @@ TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers
 # Trigger programs the kernel tests load.
 TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
-.PHONY: all deps run test unit-test kernel-test install uninstall bench clean
+.PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -195,6 +202,9 @@ unit-test: all
 
 kernel-test: all
 	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
+
+lab-test: all
+	$(Q)./tests/run.sh --lab-only $(OUTPUT)
 
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
