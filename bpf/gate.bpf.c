@@ -264,7 +264,14 @@ static __always_inline struct gate_stats *my_stats(void)
 
 	if (cpu >= GATE_STATS_SLOTS)
 		cpu = GATE_STATS_SLOTS - 1;
-	return &stats[cpu];
+	/*
+	 * Linux 6.1's verifier loses the clamp's bound on the way to a 64-bit
+	 * offset ("R1 unbounded memory access" at st->unknown_tp++); the mask
+	 * (a no-op after the clamp, which barrier_var keeps clang from seeing)
+	 * bounds it for every verifier.
+	 */
+	barrier_var(cpu);
+	return &stats[cpu & (GATE_STATS_SLOTS - 1)];
 }
 
 /*
@@ -380,6 +387,41 @@ struct common_header {
 };
 
 /*
+ * A syscall entry's user string (gate_tp.str_off, gate_abi.h): a __data_loc
+ * at the record's fixed @size, the string after it, cut at GATE_STR_MAX with
+ * "..." at its end. Returns the record's new end (@end when there is none).
+ */
+static __always_inline __u32 append_user_string(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
+						__u32 end)
+{
+	__u32 off = tp->str_off, at;
+	const char *ptr;
+	long len;
+
+	if (!off || end != size || size > GATE_RECORD_MAX - 4 - GATE_STR_MAX || off > GATE_RECORD_MAX - 8)
+		return end;
+	barrier_var(off);
+	off &= GATE_SCRATCH - 1;
+	ptr = *(const char **)&buf->data[off];
+	at = size;
+	barrier_var(at);
+	at &= GATE_SCRATCH - 1;
+	if (at > GATE_RECORD_MAX - 4 - GATE_STR_MAX)
+		return end;
+	len = bpf_probe_read_user_str(&buf->data[at + 4], GATE_STR_MAX, ptr);
+	if (len <= 0) {
+		buf->data[at + 4] = 0;	/* unreadable: an empty string */
+		len = 1;
+	} else if (len == GATE_STR_MAX) {
+		buf->data[at + 4 + GATE_STR_MAX - 4] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 3] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 2] = '.';
+	}
+	*(__u32 *)&buf->data[at] = ((__u32)len << 16) | (at + 4);
+	return at + 4 + (__u32)len;
+}
+
+/*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
  * it. The fixed part is copied first so the dynamic locations can be read from
  * the copy (no variable-offset access to ctx), then, if the dynamic data
@@ -455,6 +497,7 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
+	end = append_user_string(buf, tp, size, end);
 
 	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end)) {
 		st->output_lost++;

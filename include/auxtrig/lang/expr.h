@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_EXPR_H
 #define AUXTRIG_EXPR_H
 
+/*
+ * lang/ layer: the condition language (user/lang/expr.c): --where and --on conditions
+ * compiled by cmd/record_plan.c into programs bpf/expr.bpf.h interprets.
+ */
+
 /**
  * DOC: the condition language
  *

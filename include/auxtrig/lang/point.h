@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_POINT_H
 #define AUXTRIG_POINT_H
 
+/*
+ * lang/ layer: trigger points, the grammar of a window's ends and --on
+ * (user/lang/point.c); parsed for cmd/record_plan.c, read by record/.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 

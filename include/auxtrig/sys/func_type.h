@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_FUNC_TYPE_H
 #define AUXTRIG_FUNC_TYPE_H
 
+/*
+ * sys/ layer: a function's return type from BTF or DWARF (user/sys/func_type.c),
+ * for typed return values at record/gate.c's return probes.
+ */
+
 /**
  * DOC: a function's return type, from its debug information
  *
