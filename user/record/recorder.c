@@ -360,13 +360,18 @@ static int snapshot_record(void *ctx, const struct perf_event_header *h)
 }
 
 /*
- * Write the collected records of a snapshot: those timed up to its trigger's
- * point, if it has one. Later ones are what another CPU was emitting at the
- * trigger's very instant, before the freeze reached it: after the trigger,
- * in no snapshot, counted lost. Return: records written, or -errno.
+ * Write the collected records of a snapshot: those timed up to its trigger.
+ * The trigger's point follows, in its CPU's ring, the records its event
+ * emitted (a syscall's exit records, say): if the record just before it
+ * there is the triggering thread's, the snapshot ends with that record,
+ * else at the point. Later ones are what other CPUs emitted while the
+ * trigger was being decided, before the freeze reached them: after the
+ * triggering event, in no snapshot, counted lost. Return: records written,
+ * or -errno.
  */
-static long snapshot_cut(struct session *s, __u32 point)
+static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 {
+	const struct pdata_sample_head *prev = NULL;
 	__u64 end = 0, t;
 	__u32 pt;
 	long n = 0;
@@ -374,11 +379,15 @@ static long snapshot_cut(struct session *s, __u32 point)
 
 	for (size_t off = 0; point && off < s->snap_buf.len;) {
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
+		const struct pdata_sample_head *sh = (const void *)h;
 
-		t = sample_time(h, &pt);
-		if (pt == point)
-			end = t;
 		off += h->size;
+		t = sample_time(h, &pt);
+		if (pt == point) {
+			end = prev && prev->cpu == sh->cpu && prev->tid == tid ? prev->time : t;
+			break;
+		}
+		prev = h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*sh) && !pt ? sh : NULL;
 	}
 	for (size_t off = 0; off < s->snap_buf.len;) {
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
@@ -456,7 +465,7 @@ static int take_snapshot(struct session *s, const char *reason)
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
 	if (!err) {
-		long n = snapshot_cut(s, s->firing ? s->firing->point : 0);
+		long n = snapshot_cut(s, s->firing ? s->firing->point : 0, s->firing ? s->firing->tid : 0);
 
 		if (n < 0)
 			err = n;
