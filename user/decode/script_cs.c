@@ -30,6 +30,7 @@
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/csd_timed.h"
 #include "auxtrig/decode/decode_pool.h"
 #include "auxtrig/decode/script_session.h"
 #include "auxtrig/format/pdata_reader.h"
@@ -45,6 +46,7 @@
 #define CS_ETE_MAGIC		0x5050505050505050ULL
 #define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
 #define CS_TRACE_ID_UNUSED	(1ULL << 31)	/* newer perf: the ID comes in a HW_ID record */
+#define CS_ETM_OPT_TS		(1ULL << 28)	/* the cs_etm event's timestamp option (attr config) */
 
 /* Worker -> parent records: a kind byte, then its body. */
 enum { CS_REC_TEXT = 1, CS_REC_COUNT, CS_REC_ERR };
@@ -100,6 +102,10 @@ struct script_cs {
 	struct script_win_printer printer;
 	size_t failed;			/* pieces that could not be decoded */
 	int err;
+	/* timed decode (the cs_etm event's timestamp option): one job for all pieces */
+	bool timed;
+	bool *skip;			/* pieces left out after crashing the decoder */
+	bool crashed;			/* a run crashed: run again without that piece */
 };
 
 static const char *script_cs__name_job(const struct script_cs_job *job, char *buf, size_t size)
@@ -353,7 +359,16 @@ static int script_cs__plan(struct script_cs *cs, bool whole_buffers)
  *   its state at the end (CS_REC_STATE);
  * - the number of a window (CS_REC_WIN_NUM where "# window N" goes).
  */
-enum { CS_REC_HEAD = 10, CS_REC_STATE, CS_REC_WIN_NUM };
+enum { CS_REC_HEAD = 10, CS_REC_STATE, CS_REC_WIN_NUM, CS_REC_PIECE_ERR };
+
+/* A piece of the timed decode that could not be decoded, followed by the message. */
+struct cs_rec_piece_err {
+	__u8 kind, pad[7];
+	__u64 piece, aux_offset;
+};
+
+/* Timed decode progress: the piece (+ 1) above bit 40, the offset into it below. */
+#define CS_PROGRESS_PIECE_SHIFT	40
 
 struct cs_rec_state {
 	__u8 kind, pad[3];
@@ -494,6 +509,22 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 	csd_branches__elem(&cs->br, &el);
 }
 
+/* In a worker: the session's output goes to the parent as text records. */
+static int script_cs__worker_out(struct script_cs *cs)
+{
+	cookie_io_functions_t io = { .write = script_cs__text_write };
+	static char obuf[1 << 16];
+
+	if (!cs->wfile) {
+		cs->wfile = fopencookie(cs, "w", io);
+		if (!cs->wfile)
+			return -ENOMEM;
+		setvbuf(cs->wfile, obuf, _IOFBF, sizeof(obuf));
+	}
+	cs->s->out = cs->wfile;
+	return 0;
+}
+
 static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, const struct script_cs_job *job)
 {
 	for (size_t i = 0; i < cs->nr_etms; i++) {
@@ -515,8 +546,6 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 {
 	struct script_cs *cs = ctx;
 	const struct script_cs_job *job = &cs->jobs[j];
-	cookie_io_functions_t io = { .write = script_cs__text_write };
-	static char obuf[1 << 16];
 	struct csd_decoder *d;
 	char msg[512] = "";
 	int err;
@@ -537,13 +566,8 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 		script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
 		return -ENOENT;
 	}
-	if (!cs->wfile) {
-		cs->wfile = fopencookie(cs, "w", io);
-		if (!cs->wfile)
-			return -ENOMEM;
-		setvbuf(cs->wfile, obuf, _IOFBF, sizeof(obuf));
-	}
-	cs->s->out = cs->wfile;
+	if (script_cs__worker_out(cs))
+		return -ENOMEM;
 	d = csd_decoder__new(job->raw ? 0 : CSD_FORMATTED);
 	if (!d)
 		return -ENOMEM;
@@ -733,6 +757,124 @@ static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job
 	return 0;
 }
 
+/* ---- timed decode (worker side) ------------------------------------------- */
+
+static size_t script_cs__t_read(void *ctx, __u64 addr, void *buf, size_t len)
+{
+	struct script_cs *cs = ctx;
+
+	return binaries__read(cs->s->bins, addr, buf, len);
+}
+
+static bool script_cs__t_is_kernel(void *ctx, __u64 addr)
+{
+	struct script_cs *cs = ctx;
+
+	return binaries__is_kernel(cs->s->bins, addr);
+}
+
+static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, int cpu)
+{
+	struct script_cs *cs = ctx;
+	struct csd_branch br = { .from = from, .to = to };
+
+	cs->br_cpu = cpu;
+	script_cs__on_branch(&br, cs);
+}
+
+static void script_cs__t_progress(void *ctx, size_t piece, __u64 aux_offset)
+{
+	struct script_cs *cs = ctx;
+	__u64 rel = aux_offset - cs->jobs[piece].aux_offset;
+
+	decode_out__progress(cs->out, (__u64)(piece + 1) << CS_PROGRESS_PIECE_SHIFT |
+				      (rel & ((1ULL << CS_PROGRESS_PIECE_SHIFT) - 1)));
+}
+
+static void script_cs__t_error(void *ctx, size_t piece, __u64 aux_offset, const char *msg)
+{
+	struct script_cs *cs = ctx;
+	unsigned char rec[sizeof(struct cs_rec_piece_err) + 512];
+	struct cs_rec_piece_err h = { .kind = CS_REC_PIECE_ERR, .piece = piece, .aux_offset = aux_offset };
+	size_t n = strlen(msg) < 512 ? strlen(msg) : 512;
+
+	fflush(cs->wfile);
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), msg, n);
+	decode_out__write(cs->out, rec, sizeof(h) + n);
+}
+
+/*
+ * The timed decode is one job: perf's order interleaves all queues by time.
+ * The pieces (in queue order, record order within a queue) become the
+ * queues of csd_timed, without those that crashed the decoder before.
+ */
+static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	struct csd_timed_ops ops = {
+		.read = script_cs__t_read, .is_kernel = script_cs__t_is_kernel, .branch = script_cs__t_branch,
+		.progress = script_cs__t_progress, .error = script_cs__t_error,
+	};
+	struct csd_timed_piece *pieces = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*pieces));
+	struct csd_timed_queue *queues = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*queues));
+	struct csd_timed_etm *etms = calloc(cs->nr_etms ? cs->nr_etms : 1, sizeof(*etms));
+	size_t nr_pieces = 0, nr_queues = 0;
+	int err = -ENOMEM;
+
+	(void)j;
+	cs->out = out;
+	if (!pieces || !queues || !etms || script_cs__worker_out(cs))
+		goto out;
+	for (size_t i = 0; i < cs->nr_etms; i++) {
+		etms[i].cpu = cs->etms[i].cpu;
+		etms[i].ete = cs->etms[i].ete;
+		etms[i].devarch = cs->etms[i].devarch;
+		etms[i].regs = cs->etms[i].regs;
+	}
+	for (size_t i = 0; i < cs->nr_jobs; i++) {
+		const struct script_cs_job *job = &cs->jobs[i];
+		struct csd_timed_piece *p = &pieces[nr_pieces];
+
+		if (!nr_queues || queues[nr_queues - 1].idx != job->idx) {
+			queues[nr_queues].idx = job->idx;
+			queues[nr_queues].raw = job->raw;
+			queues[nr_queues].cpu = job->cpu;
+			queues[nr_queues].pieces = p;
+			nr_queues++;
+		}
+		if (cs->skip[i])
+			continue;
+		p->data = job->data;
+		p->len = job->len;
+		p->aux_offset = job->aux_offset;
+		p->id = i;
+		queues[nr_queues - 1].nr_pieces++;
+		nr_pieces++;
+	}
+	err = csd_timed__run(etms, cs->nr_etms, queues, nr_queues, &ops, cs);
+	fflush(cs->wfile);
+out:
+	free(pieces);
+	free(queues);
+	free(etms);
+	return err;
+}
+
+/* Was the cs_etm event recorded with its timestamp option? perf 6.1 then decodes in time order. */
+static bool script_cs__is_timed(const struct script_session *s)
+{
+	__u32 pmu = s->npriv > 1 ? s->info->priv[1] >> 32 : 0;
+
+	for (size_t i = 0; i < pdata_reader__nr_attrs(s->r); i++) {
+		const struct pdata_reader_attr *a = pdata_reader__attr(s->r, i);
+
+		if (a && a->attr.type == pmu)
+			return a->attr.config & CS_ETM_OPT_TS;
+	}
+	return false;
+}
+
 /* ---- parent side ----------------------------------------------------------- */
 
 static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
@@ -784,6 +926,22 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		cs->ranges[c.trace_id & 0x7f] += c.ranges;
 		return 0;
 	}
+	case CS_REC_PIECE_ERR: {
+		struct cs_rec_piece_err h;
+		char name[256];
+
+		if (len < sizeof(h))
+			return 0;
+		memcpy(&h, p, sizeof(h));
+		if (h.piece >= cs->nr_jobs)
+			return 0;
+		fflush(cs->s->out);
+		pr_err("%s: the trace of %s could not be decoded past AUX offset %#llx: %.*s\n", cs->s->o->input,
+		       script_cs__name_job(&cs->jobs[h.piece], name, sizeof(name)), (unsigned long long)h.aux_offset,
+		       (int)(len - sizeof(h)), (const char *)p + sizeof(h));
+		cs->failed++;
+		return 0;
+	}
 	case CS_REC_ERR: {
 		char name[256];
 
@@ -819,7 +977,7 @@ static void script_cs__done(size_t j, int status, void *ctx)
 
 	if (status)
 		cs->failed++;
-	if (j + 1 < cs->nr_jobs)
+	if (!cs->timed && j + 1 < cs->nr_jobs)
 		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
@@ -829,13 +987,28 @@ static void script_cs__crash(size_t j, int sig, __u64 progress, void *ctx)
 	const struct script_cs_job *job = &cs->jobs[j];
 	char name[256];
 
+	if (cs->timed) {
+		size_t piece = progress >> CS_PROGRESS_PIECE_SHIFT;
+
+		/* nothing of that run was delivered: run it again without the piece it crashed on */
+		if (!piece || piece > cs->nr_jobs || cs->skip[piece - 1]) {
+			pr_err("%s: the decoder crashed (%s) before reaching any trace: nothing decoded\n",
+			       cs->s->o->input, sig ? strsignal(sig) : "it exited");
+			cs->failed++;
+			return;
+		}
+		job = &cs->jobs[piece - 1];
+		cs->skip[piece - 1] = true;
+		cs->crashed = true;
+		progress = job->aux_offset + (progress & ((1ULL << CS_PROGRESS_PIECE_SHIFT) - 1));
+	}
 	fflush(cs->s->out);
 	pr_err("%s: the decoder crashed (%s) on the trace of %s, at AUX offset %#llx: that buffer is not "
 	       "decoded, the others are\n", cs->s->o->input, sig ? strsignal(sig) : "it exited",
 	       script_cs__name_job(job, name, sizeof(name)),
 	       (unsigned long long)(progress > job->aux_offset ? progress : job->aux_offset));
 	cs->failed++;
-	if (j + 1 < cs->nr_jobs)
+	if (!cs->timed && j + 1 < cs->nr_jobs)
 		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
@@ -874,9 +1047,24 @@ int script_cs__run(struct script_session *s)
 		for (size_t i = 0; binaries__missing(s->bins, i); i++)
 			pr_debug("  %s\n", binaries__missing(s->bins, i));
 	}
-	if (cs.nr_jobs)
-		script_cs__job_start(&cs, &cs.jobs[0]);
-	err = decode_pool__run(cs.nr_jobs, s->o->jobs, &ops, &cs);
+	cs.timed = !s->o->packets && !s->o->windows && s->o->itrace != 'i' && script_cs__is_timed(s);
+	if (cs.timed) {
+		/* one job, run again without each piece that crashes the decoder */
+		ops.run = script_cs__run_timed;
+		cs.skip = calloc(cs.nr_jobs ? cs.nr_jobs : 1, sizeof(*cs.skip));
+		if (!cs.skip)
+			goto out;
+		pr_debug("%s: the cs_etm event has its timestamp option: decoding in timestamp order\n", s->o->input);
+		do {
+			cs.crashed = false;
+			memset(&cs.br, 0, sizeof(cs.br));
+			err = decode_pool__run(cs.nr_jobs ? 1 : 0, 1, &ops, &cs);
+		} while (!err && cs.crashed);
+	} else {
+		if (cs.nr_jobs)
+			script_cs__job_start(&cs, &cs.jobs[0]);
+		err = decode_pool__run(cs.nr_jobs, s->o->jobs, &ops, &cs);
+	}
 	if (err) {
 		pr_err("%s: decoding stopped: %s\n", s->o->input, strerror(-err));
 		goto out;
@@ -893,6 +1081,7 @@ out:
 	for (size_t i = cs.win_head; i < cs.nr_wins; i++)
 		script_win__delete(cs.wins[i]);
 	free(cs.wins);
+	free(cs.skip);
 	free(cs.jobs);
 	free(cs.etms);
 	return rc;
