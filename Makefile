@@ -2,10 +2,13 @@
 #
 # auxtrig: one entry point.
 #   make            build everything (auxtrig, BPF objects, examples, unit tests)
-#   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
+#   make deps       install the Debian 12 packages auxtrig needs, mount tracefs (root), and
+#                   install the timeline viewer the tests use (speedscope, npm registry)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
-#   make test       build and run every test (unit tests anywhere, kernel tests as root)
-#   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
+#   make test       build and run every test (unit tests anywhere; kernel tests and the lab as root)
+#   make lab-test   the lab alone: the kernel tests and tests/lab/ in guests booted from Debian's
+#                   6.12 and 6.1 kernels, with the emulated trace unit (tests/lab/vm; root)
+#   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
 #                   against bpftrace and perf's tracepoint filters, decoding against perf script
 #                   (root; not part of make test)
@@ -21,12 +24,23 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-# Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
+# Debian 12 packages: build tools, libraries, the perf that tests read our files with,
 # bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
-# build) and valgrind (the leak check of auxtrig script).
+# build) and valgrind (the leak check of auxtrig script); headless Chromium with its WebDriver,
+# which the timeline test loads `script --format=chrome` output into.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev libdw-dev lld valgrind
+             systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver
+# The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
+# to build the trace unit. The kernels and their headers are Debian packages too, fetched with
+# apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
+# would install its kernel image on this machine.
+DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
+# The timeline viewer the browser test drives: speedscope from the npm registry (make deps
+# needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
+# the build directory, never into the tree. It runs offline from there.
+SPEEDSCOPE := speedscope@1.25.0
+VIEWER     := $(OUTPUT)/viewer/node_modules/speedscope/dist/release/index.html
 
 ifeq ($(V),1)
 Q =
@@ -83,7 +97,7 @@ TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers
 # Trigger programs the kernel tests load.
 TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
-.PHONY: all deps run test unit-test kernel-test install uninstall bench clean
+.PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -95,6 +109,10 @@ deps:
 	fi
 	$(Q)if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then \
 		mount -t tracefs nodev /sys/kernel/tracing; \
+	fi
+	$(Q)command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(Q)if [ ! -f $(VIEWER) ]; then \
+		mkdir -p $(OUTPUT)/viewer && npm install --silent --no-audit --no-fund --prefix $(OUTPUT)/viewer $(SPEEDSCOPE); \
 	fi
 
 $(OUTPUT)/vmlinux/vmlinux.h:
@@ -185,10 +203,15 @@ unit-test: all
 kernel-test: all
 	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
 
+lab-test: all
+	$(Q)./tests/run.sh --lab-only $(OUTPUT)
+
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/attach.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/decode.sh $(OUTPUT)
 
@@ -198,12 +221,14 @@ install: $(BIN)
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
+	$(Q)install -d $(DESTDIR)$(prefix)/share/bash-completion/completions
+	$(Q)install -m 0644 completion/auxtrig.bash $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig
 	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
 	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_maps.bpf.h include/auxtrig/gate_abi.h \
 		$(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:

@@ -179,6 +179,12 @@ static __always_inline int expr_load_str(const struct expr_insn *insn, const str
 			return -1;
 		if (size > EXPR_STR_MAX - 1)
 			size = EXPR_STR_MAX - 1;
+		/*
+		 * Keep the clamped value for the call: clang otherwise passes a copy
+		 * spilled before the clamp, whose bound (65535) Linux 6.1's verifier
+		 * does not narrow ("invalid access to map value ... size=65535").
+		 */
+		barrier_var(size);
 		if (bpf_probe_read_kernel(scr->str, size, (const void *)(env->rec + off)))
 			return -1;
 		scr->str[size & (EXPR_STR_MAX - 1)] = 0;
@@ -199,6 +205,7 @@ static __always_inline int expr_load_str(const struct expr_insn *insn, const str
 			scr->str[0] = 0;
 			return 0;
 		}
+		barrier_var(size); /* as above */
 		n = bpf_probe_read_kernel_str(scr->str, size, (const void *)(env->rec + off));
 		return n < 0 ? -1 : 0;
 	}

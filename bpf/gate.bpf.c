@@ -233,7 +233,14 @@ static __always_inline struct gate_stats *my_stats(void)
 
 	if (cpu >= GATE_STATS_SLOTS)
 		cpu = GATE_STATS_SLOTS - 1;
-	return &stats[cpu];
+	/*
+	 * Linux 6.1's verifier loses the clamp's bound on the way to a 64-bit
+	 * offset ("R1 unbounded memory access" at st->unknown_tp++); the mask
+	 * (a no-op after the clamp, which barrier_var keeps clang from seeing)
+	 * bounds it for every verifier.
+	 */
+	barrier_var(cpu);
+	return &stats[cpu & (GATE_STATS_SLOTS - 1)];
 }
 
 /*

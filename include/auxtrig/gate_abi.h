@@ -346,7 +346,7 @@ struct gate_stats {
 	__u64 frozen;
 };
 
-#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
+#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
 
 /**
  * DOC: who writes what

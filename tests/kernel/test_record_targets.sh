@@ -6,32 +6,27 @@ need_root
 need_perf
 
 # -t: only the chosen thread's windows.
-"$DEMO" -r 1500 -t 2 >/dev/null &
+"$DEMO" -r 300 -t 2 -W >"$tmp/tdemo.out" &
 demo=$!
-tid=
-for _ in $(seq 100); do # its threads, however slow this machine starts them
-	tid=$(ls /proc/$demo/task 2>/dev/null | grep -vx $demo | head -1)
-	[ -n "$tid" ] && break
-	sleep 0.05
-done
+wait_for "$tmp/tdemo.out" "waiting" $demo
+tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)
 [ -n "$tid" ] || fail "demo has no extra thread"
-"$AUXTRIG" record -q -w syscall:openat -o "$tmp/t.data" -t "$tid" 2>"$tmp/t.err" || fail "record -t: $(cat "$tmp/t.err")"
+record_bg "$tmp/t.err" -w syscall:openat -o "$tmp/t.data" -t "$tid"
+kill -USR1 $demo
 wait $demo
+wait $aux || fail "record -t: $(cat "$tmp/t.err")"
 assert_perf_reads_cleanly "$tmp/t.data"
 pscript "$tmp/t.data" >"$tmp/t.txt"
 [ "$(grep -c sys_enter_openat: "$tmp/t.txt")" -gt 0 ] || fail "no windows for -t $tid"
 assert_eq "$(awk '{ print $2 }' "$tmp/t.txt" | sort -u)" "$tid" "threads recorded with -t"
 
 # -a with a command: every process, for as long as the command runs.
-"$AUXTRIG" record -q -a -w syscall:openat -o "$tmp/a.data" -- sleep 1 2>"$tmp/a.err" &
-aux=$!
-# The command is held until auxtrig is armed: once sleep runs, every process is recorded.
-for _ in $(seq 200); do
-	pgrep -P $aux -x sleep >/dev/null && break
-	sleep 0.05
-done
-pgrep -P $aux -x sleep >/dev/null || fail "record -a did not start its command: $(cat "$tmp/a.err")"
+# The command ends when the demo has run (a FIFO it reads), however slow the machine.
+mkfifo "$tmp/a.end"
+exec 9<>"$tmp/a.end"
+record_bg "$tmp/a.err" -a -w syscall:openat -o "$tmp/a.data" -- sh -c 'read -r _ <"$1"' sh "$tmp/a.end"
 "$DEMO" -r 10 >"$tmp/demo.out"
+echo >&9
 other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
 wait $aux || fail "record -a: $(cat "$tmp/a.err")"
 assert_perf_reads_cleanly "$tmp/a.data"

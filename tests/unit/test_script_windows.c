@@ -454,6 +454,72 @@ static void test_script_windows_name_their_edge_event(void **state)
 	test_tmpdir__delete(f.dir);
 }
 
+/*
+ * --format=chrome: both windows as slices on the traced thread, the call to
+ * win_callee nested inside window 1 (its time placed by instruction index
+ * between the window's ends), the two window-edge samples as instants.
+ */
+static void test_script_windows_chrome_timeline(void **state)
+{
+	struct file f = { 0 };
+	const char *our_args[] = { "-i", f.path, "--format=chrome", NULL };
+	char *out, json[4200], cmd[8600], line[512];
+	double win_ts[2], win_end[2], call_ts = -1, call_end = -1;
+	int nwin = 0, ncall = 0, ninstant = 0, win_tid[2], call_tid = -1;
+	FILE *p;
+
+	(void)state;
+	write_file_edges(&f, true);
+	assert_int_equal(run_auxtrig(our_args, &out), 0);
+	snprintf(json, sizeof(json), "%s/t.json", f.dir);
+	p = fopen(json, "w");
+	assert_non_null(p);
+	fputs(out, p);
+	fclose(p);
+	/* jq parses it (it is JSON) and lists every event */
+	snprintf(cmd, sizeof(cmd),
+		 "jq -r '.traceEvents[] | select(.ph != \"M\") | [.ph, .cat, .name, .tid, .ts, (.dur // 0)] | @tsv' '%s'",
+		 json);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char ph[8], cat[32], name[128];
+		int tid;
+		double ts, dur;
+
+		if (sscanf(line, "%7s\t%31s\t%127[^\t]\t%d\t%lf\t%lf", ph, cat, name, &tid, &ts, &dur) != 6)
+			fail_msg("unexpected event line: %s", line);
+		if (!strcmp(ph, "X") && !strcmp(name, "hardware trace window") && nwin < 2) {
+			win_tid[nwin] = tid;
+			win_ts[nwin] = ts;
+			win_end[nwin++] = ts + dur;
+		} else if (!strcmp(ph, "X") && !strcmp(cat, "call")) {
+			ncall++;
+			assert_string_equal(name, "win_callee");
+			call_tid = tid;
+			call_ts = ts;
+			call_end = ts + dur;
+		} else if (!strcmp(ph, "i")) {
+			ninstant++;
+			assert_string_equal(name, "syscalls:sys_enter_openat");
+		} else {
+			fail_msg("unexpected event: %s", line);
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(nwin, 2);
+	assert_int_equal(ncall, 1);
+	assert_int_equal(ninstant, 2);
+	assert_int_equal(win_tid[0], call_tid);
+	assert_int_equal(win_tid[1], call_tid);
+	assert_true(call_tid > 0);
+	/* nested: inside window 1, and window 1 before window 2 */
+	assert_true(win_ts[0] < win_ts[1]);
+	assert_true(call_ts > win_ts[0] && call_end < win_end[0]);
+	free(out);
+	test_tmpdir__delete(f.dir);
+}
+
 /* The AUX record's flags reach the header: a PARTIAL record (gaps in the trace). */
 static void test_script_windows_show_aux_flags(void **state)
 {
@@ -488,6 +554,12 @@ static void test_script_windows_usage(void **state)
 	test_tmpdir__delete(f.dir);
 }
 #else
+static void test_script_windows_chrome_timeline(void **state)
+{
+	(void)state;
+	skip();
+}
+
 static void test_script_windows_show_aux_flags(void **state)
 {
 	(void)state;
@@ -527,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_script_windows_usage),
 		cmocka_unit_test(test_script_windows_show_aux_flags),
 		cmocka_unit_test(test_script_windows_name_their_edge_event),
+		cmocka_unit_test(test_script_windows_chrome_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

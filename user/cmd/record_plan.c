@@ -16,6 +16,7 @@
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
@@ -337,8 +338,11 @@ static int window_end_add(struct record_plan *p, const struct window_spec *w, co
 		return point_available(pt, "--window", w->text);
 	err = event_list__add_tp(&p->events, pt->sys, pt->name, 0);
 	if (err == -ENOENT) {
-		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
-		       !strcmp(pt->sys, "syscalls") ? "syscall" : "tracepoint", pt->sys, pt->name, tracefs__root());
+		char near[512];
+
+		point_catalog__suggest_point(pt, w->text, near, sizeof(near));
+		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events%s\n", w->text,
+		       !strcmp(pt->sys, "syscalls") ? "syscall" : "tracepoint", pt->sys, pt->name, tracefs__root(), near);
 		return -EINVAL;
 	}
 	if (err < 0)
@@ -406,8 +410,11 @@ static int resolve_events(struct record_plan *p, const struct record_args *a)
 			return -EINVAL;
 		}
 		if (err == 0) {
-			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events (list them with 'ls %s/events')\n",
-			       a->events[i], root, root);
+			char near[512];
+
+			point_catalog__suggest(POINT_NAMES_TRACEPOINT, NULL, a->events[i], "%s", near, sizeof(near));
+			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events%s\n", a->events[i], root,
+			       near[0] ? near : " (list them with 'auxtrig list')");
 			return -EINVAL;
 		}
 		if (err < 0) {
@@ -655,8 +662,11 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 	} else {
 		ret = tracefs__load_format(on->pt.sys, on->pt.name, &on->fmt);
 		if (ret == -ENOENT) {
-			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
-			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name);
+			char near[512];
+
+			point_catalog__suggest_point(&on->pt, point, near, sizeof(near));
+			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s%s\n", text,
+			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name, near);
 			ret = -EINVAL;
 			goto out;
 		}

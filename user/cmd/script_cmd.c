@@ -11,7 +11,7 @@
 
 #define SCRIPT_MAX_JOBS	256
 
-enum { OPT_ITRACE = 256, OPT_SYMFS, OPT_BUILDID_DIR, OPT_PACKETS, OPT_WINDOWS, OPT_CALL_TRACE };
+enum { OPT_ITRACE = 256, OPT_SYMFS, OPT_BUILDID_DIR, OPT_PACKETS, OPT_WINDOWS, OPT_CALL_TRACE, OPT_FORMAT, OPT_SUMMARY };
 
 static const struct option script_options[] = {
 	{ "input", required_argument, NULL, 'i' },
@@ -23,6 +23,8 @@ static const struct option script_options[] = {
 	{ "windows", no_argument, NULL, OPT_WINDOWS },
 	{ "call-trace", no_argument, NULL, OPT_CALL_TRACE },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -32,12 +34,14 @@ static void script_cmd__usage(FILE *f)
 {
 	fprintf(f,
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--buildid-dir DIR]\n"
-		"                      [-F FIELDS] [--packets | --windows | --call-trace] [-j N] [-v] [-h]\n"
+		"                      [-F FIELDS] [--packets | --windows | --call-trace] [-j N]\n"
+		"                      [--format=chrome] [--summary] [-v] [-h]\n"
 		"\n"
-		"Decode the Intel PT, CoreSight ETM/ETE or Arm SPE trace in a perf.data file.\n"
+		"Decode the Intel PT, CoreSight ETM/ETE or Arm SPE trace in a perf.data file;\n"
+		"without hardware trace, print its events as perf script does.\n"
 		"\n"
 		"  -i, --input FILE   perf.data file to read, file or pipe mode; - reads standard\n"
-		"                     input (default: perf.data)\n"
+		"                     input (default: auxtrig.data, what record writes)\n"
 		"      --itrace=b|i   b: branch samples, SPE samples (default); i: instruction ranges\n"
 		"                     (CoreSight)\n"
 		"      --symfs DIR    look for the traced binaries under DIR\n"
@@ -52,6 +56,13 @@ static void script_cmd__usage(FILE *f)
 		"      --call-trace   as --windows, but only calls and returns, indented by depth\n"
 		"  -j, --jobs N       decode CoreSight buffers in N worker processes (default 1);\n"
 		"                     the output is the same for any N\n"
+		"      --format=chrome  the timeline as Trace Event JSON for Perfetto UI,\n"
+		"                     chrome://tracing and speedscope: windows as slices per\n"
+		"                     thread, marks and snapshots as instants with their values,\n"
+		"                     the decoded calls of hardware trace nested in its windows\n"
+		"      --summary      per thread and window kind: count, errors, total, min, avg,\n"
+		"                     max duration; latency histograms; triggers; losses\n"
+		"                     (the same as auxtrig report)\n"
 		"  -v, --verbose      more messages (repeatable)\n"
 		"  -h, --help         this help\n"
 		"\n"
@@ -90,7 +101,7 @@ static unsigned int script_cmd__fields(const char *arg)
 
 int cmd_script(int argc, char **argv)
 {
-	struct script_opts o = { .input = "perf.data", .itrace = 'b', .jobs = 1 };
+	struct script_opts o = { .input = "auxtrig.data", .itrace = 'b', .jobs = 1 };
 	int c, verbose = 0;
 	bool windows = false, call_trace = false;
 	char *end;
@@ -137,6 +148,16 @@ int cmd_script(int argc, char **argv)
 			}
 			o.jobs = n;
 			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "chrome") && strcmp(optarg, "text")) {
+				pr_err("script: --format=%s: expected chrome (Trace Event JSON) or text\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.chrome = !strcmp(optarg, "chrome");
+			break;
+		case OPT_SUMMARY:
+			o.summary = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -164,6 +185,14 @@ int cmd_script(int argc, char **argv)
 	}
 	if (o.fields && (o.windows || o.packets || o.itrace != 'b')) {
 		pr_err("script: -F chooses the fields of branch samples: not with --itrace=i, --packets or --windows\n");
+		return EXIT_USAGE;
+	}
+	if ((o.chrome || o.summary) && (o.windows || o.packets || o.fields)) {
+		pr_err("script: --format=chrome and --summary show the whole recording; not with --windows, --call-trace, --packets or -F\n");
+		return EXIT_USAGE;
+	}
+	if (o.chrome && o.summary) {
+		pr_err("script: --format=chrome writes the timeline, --summary sums it up: choose one\n");
 		return EXIT_USAGE;
 	}
 	if (verbose)

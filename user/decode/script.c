@@ -10,8 +10,12 @@
 #include <string.h>
 
 #include "auxtrig/decode/binaries.h"
+#include "auxtrig/decode/chrome_trace.h"
 #include "auxtrig/decode/script.h"
 #include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/summary.h"
+#include "auxtrig/decode/timeline.h"
+#include "auxtrig/decode/tp_script.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/sys/log.h"
 
@@ -39,6 +43,7 @@ static __u64 script__aux_type(const struct pdata_record_auxtrace_info *info, siz
 int script__run(const struct script_opts *o)
 {
 	struct script_session s = { .o = o, .out = stdout };
+	struct script_opts chrome_opts;
 	static char outbuf[1 << 16];
 	static bool buffered;
 	const char *arch;
@@ -51,8 +56,25 @@ int script__run(const struct script_opts *o)
 	if (!s.r)
 		return EXIT_RUNTIME;
 	s.info = script__find_info(s.r);
-	if (!s.info) {
-		pr_err("%s: no AUXTRACE_INFO record: the file holds no hardware trace\n", o->input);
+	if (o->summary) {
+		rc = summary__print(s.r, o->input, stdout) ? EXIT_RUNTIME : EXIT_OK;
+		goto out;
+	}
+	if (o->chrome) {
+		/* the events first; the trace windows, if any, join them below */
+		s.ct = chrome_trace__new(stdout);
+		if (!s.ct || timeline__events(s.r, s.ct, o->input))
+			goto out;
+		rc = EXIT_OK;
+		if (!s.info || (s.info->type != PDATA_AUXTRACE_INTEL_PT && s.info->type != PDATA_AUXTRACE_CS_ETM))
+			goto out;
+		chrome_opts = *o;
+		chrome_opts.windows = chrome_opts.call_trace = true;
+		chrome_opts.packets = false;
+		s.o = o = &chrome_opts;
+	} else if (!s.info) {
+		/* no hardware trace: the events, as perf script prints them */
+		rc = tp_script__print(s.r, o->input, stdout) ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
 	}
 	s.npriv = (s.info->header.size - sizeof(*s.info)) / sizeof(__u64);
@@ -96,6 +118,10 @@ int script__run(const struct script_opts *o)
 		break;
 	}
 out:
+	if (s.ct && chrome_trace__finish(s.ct) && rc == EXIT_OK) {
+		pr_err("cannot write the timeline: %s\n", strerror(EIO));
+		rc = EXIT_RUNTIME;
+	}
 	if (fflush(stdout) && rc == EXIT_OK) {
 		pr_err("cannot write the output: %s\n", strerror(errno));
 		rc = EXIT_RUNTIME;

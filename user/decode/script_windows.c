@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "auxtrig/decode/binaries.h"
+#include "auxtrig/decode/chrome_trace.h"
 #include "auxtrig/decode/script_session.h"
 #include "uapi/linux/perf_event_aux.h"
 
@@ -149,9 +150,72 @@ static void script_win__print_header(struct script_win_printer *p, const struct 
 	fputc('\n', f);
 }
 
+/*
+ * --format=chrome: the window a slice on its thread, the calls decoded in it
+ * nested inside. Instructions have no time of their own, so each is placed
+ * by its index between the window's start and end.
+ */
+static void script_win__chrome(struct script_win_printer *p, const struct script_win *w)
+{
+	struct script_session *s = p->s;
+	__u64 start = script_win_printer__ns(p, w->start_tsc), end = script_win_printer__ns(p, w->end_tsc);
+	const struct sideband_ev *it = NULL;
+	struct { char name[256]; __u64 ts; } stack[64];
+	__u64 k = 0, nr = w->nr_insns;
+	int depth = 0;
+	__u32 pid, tid;
+
+	if (!start || end < start)
+		return;	/* untimed: nowhere to put it */
+	for (size_t j = 0; j < s->sd.nr_itrace; j++)
+		if (s->sd.itrace[j].cpu == w->cpu || s->sd.itrace[j].cpu < 0)
+			if (!it || s->sd.itrace[j].time <= start)
+				it = &s->sd.itrace[j];
+	pid = it ? it->pid : 0;
+	tid = it ? it->tid : 0;
+	{
+		struct chrome_arg a[] = {
+			{ .key = "opened", .str = w->opened }, { .key = "closed", .str = w->closed },
+			{ .key = "instructions", .num = (long long)nr }, { .key = "cpu", .num = w->cpu },
+		};
+
+		chrome_trace__slice(s->ct, pid, tid, start, end - start, "hardware trace window", "window", a, 4);
+	}
+	for (size_t r = 0; r < w->nr; r++) {
+		const struct script_win_run *run = &w->v[r];
+		__u64 ts = start + (nr > 1 ? (end - start) * (k + run->n - 1) / (nr - 1) : 0);
+
+		k += run->n;
+		if (run->iclass == SCRIPT_INSN_CALL && depth < 64) {
+			/* the callee: where the next run starts */
+			char *plus;
+
+			script__symoff(s, r + 1 < w->nr ? w->v[r + 1].ip : w->close_ip, stack[depth].name,
+				       sizeof(stack[depth].name));
+			plus = strstr(stack[depth].name, "+0x");
+			if (plus)
+				*plus = '\0';
+			stack[depth++].ts = ts;
+		} else if (run->iclass == SCRIPT_INSN_RETURN && depth > 0) {
+			depth--;
+			chrome_trace__slice(s->ct, pid, tid, stack[depth].ts, ts - stack[depth].ts, stack[depth].name,
+					    "call", NULL, 0);
+		}
+	}
+	while (depth-- > 0)
+		chrome_trace__slice(s->ct, pid, tid, stack[depth].ts, end - stack[depth].ts, stack[depth].name, "call",
+				    NULL, 0);
+	p->printed++;
+}
+
 void script_win__print(struct script_win_printer *p, const struct script_win *w)
 {
 	struct script_session *s = p->s;
+
+	if (s->ct) {
+		script_win__chrome(p, w);
+		return;
+	}
 	FILE *f = s->out;
 	__u64 start = script_win_printer__ns(p, w->start_tsc), end = script_win_printer__ns(p, w->end_tsc);
 	int depth = 0, call_trace = s->o->call_trace;
@@ -198,5 +262,7 @@ void script_win__print(struct script_win_printer *p, const struct script_win *w)
 
 void script_win_printer__finish(struct script_win_printer *p)
 {
+	if (p->s->ct)
+		return;	/* the timeline has no closing line */
 	fprintf(p->s->out, "# %zu window%s\n", p->printed, p->printed == 1 ? "" : "s");
 }

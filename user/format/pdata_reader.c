@@ -695,6 +695,24 @@ int pdata_reader__parse_sample(const struct pdata_reader *r, const struct pdata_
 			return -EINVAL;
 		s->present = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				   PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+		if (st & PERF_SAMPLE_READ)
+			return 0;	/* its layout depends on read_format: what follows is not read */
+		if (st & PERF_SAMPLE_CALLCHAIN) {
+			if (take_u64(&p, end, &s->nr_callchain) || s->nr_callchain > (__u64)(end - p) / 8)
+				return -EINVAL;
+			s->callchain = (const __u64 *)p;
+			p += 8 * s->nr_callchain;
+			s->present |= PERF_SAMPLE_CALLCHAIN;
+		}
+		if (st & PERF_SAMPLE_RAW) {
+			if (end - p < 4)
+				return -EINVAL;
+			memcpy(&s->raw_size, p, 4);
+			if (s->raw_size > (__u64)(end - p) - 4)
+				return -EINVAL;
+			s->raw = p + 4;
+			s->present |= PERF_SAMPLE_RAW;
+		}
 		return 0;
 	}
 	/* A kernel record's sample_id trailer, read backwards from the end. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <elf.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/plan.h"
 #include "auxtrig/record/window_map.h"
@@ -20,6 +22,7 @@
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/perf_sys.h"
+#include "auxtrig/sys/progress.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -30,6 +33,7 @@ struct gate_tp_entry {
 };
 
 struct gate {
+	struct progress *progress;	/* a terminal's status line, or NULL */
 	struct gate_bpf *skel;
 	struct gate_tp_entry *tps;
 	size_t nr_tps;
@@ -865,14 +869,19 @@ static int attach_point(struct gate *g, size_t n)
 		return -EINVAL;
 	}
 	if (!link) {
+		char text[4096 + 600], near[1024] = "";
+
 		err = -errno;
+		point__format(p, text, sizeof(text));
+		if (err == -ENOENT)
+			point_catalog__suggest_point(p, text, near, sizeof(near));
 		if (p->kind == POINT_USDT)
-			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
-			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+			pr_err("cannot attach to usdt:%s:%s:%s: %s%s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err), near);
 		else
-			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			pr_err("cannot attach to %s:%s%s%s: %s%s\n", point__kind_name(p->kind), p->path,
 			       p->path[0] ? ":" : "", p->symbol,
-			       err == -ENOENT ? "no such symbol" : strerror(-err));
+			       err == -ENOENT ? "no such symbol" : strerror(-err), near);
 		return err;
 	}
 	return add_link(g, link);
@@ -1006,6 +1015,8 @@ int gate__attach(struct gate *g)
 		/* One program for all tracepoints: the cookie tells it which one fired. */
 		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
 
+		if (g->progress)
+			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
 		err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
 		if (!err)
 			continue;
@@ -1045,9 +1056,17 @@ int gate__attach(struct gate *g)
 								   : g->skel->progs.gate_uprobe_enter,
 							       -1, u->path, u->offset, &uo);
 			if (!link) {
+				struct point pt = { .kind = POINT_UPROBE };
+				char text[4096 + 600], near[1024] = "";
+
 				err = -errno;
-				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
-				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				snprintf(pt.path, sizeof(pt.path), "%s", u->path);
+				snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
+				snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
+				if (err == -ENOENT)
+					point_catalog__suggest_point(&pt, text, near, sizeof(near));
+				pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
 				return err;
 			}
 			err = add_link(g, link);
@@ -1209,12 +1228,69 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	}
 }
 
+/* Threads that destroy links side by side: stripe k of n. */
+struct link_reaper {
+	struct bpf_link **links;
+	size_t nr, k, n;
+	size_t *done;
+};
+
+static void *link_reaper__run(void *arg)
+{
+	struct link_reaper *r = arg;
+
+	for (size_t i = r->k; i < r->nr; i += r->n) {
+		bpf_link__destroy(r->links[i]);
+		__atomic_add_fetch(r->done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Each tracepoint's detach waits for RCU grace periods in the kernel, tens
+ * of milliseconds each on a small machine; detaching side by side lets the
+ * waits overlap.
+ */
+static void destroy_links(struct bpf_link **links, size_t nr, struct progress *progress)
+{
+	enum { REAPERS = 16 };
+	struct link_reaper r[REAPERS];
+	pthread_t t[REAPERS];
+	size_t n = nr < REAPERS ? nr : REAPERS, started = 0, done = 0;
+
+	if (nr < 8) {
+		for (size_t i = 0; i < nr; i++)
+			bpf_link__destroy(links[i]);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r[k] = (struct link_reaper){ .links = links, .nr = nr, .k = k, .n = n, .done = &done };
+		if (pthread_create(&t[k], NULL, link_reaper__run, &r[k]))
+			break;
+		started++;
+	}
+	for (size_t k = started; k < n; k++)
+		link_reaper__run(&r[k]);	/* no thread: this one does its stripe */
+	for (bool first = true; progress && __atomic_load_n(&done, __ATOMIC_RELAXED) < nr; first = false) {
+		progress__show(progress, first, "auxtrig: detaching: %zu of %zu (the kernel waits for each)",
+			       __atomic_load_n(&done, __ATOMIC_RELAXED), nr);
+		usleep(50 * 1000);
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	progress__clear(progress);
+}
+
+void gate__set_progress(struct gate *g, struct progress *p)
+{
+	g->progress = p;
+}
+
 void gate__close(struct gate *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->nr_links; i++)
-		bpf_link__destroy(g->links[i]);
+	destroy_links(g->links, g->nr_links, g->progress);
 	free(g->links);
 	for (size_t i = g->nr_fds; i-- > 0;)
 		perf_sys__close(g->sys, g->fds[i]);

@@ -85,15 +85,19 @@ static void where_decide(struct hw_trace *hw, const struct record_plan *p)
  */
 static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 {
-	if (hw->edges)
-		return;
+	/*
+	 * -w prog windows have no member of their own in the AUX group: the
+	 * session learns that the run has windows only from this, even where
+	 * the kernel already forces the gate (no aux_action), else it builds
+	 * a whole-run group that disagrees with the gate's edges.
+	 */
 	for (size_t i = 0; i < p->nr_windows; i++)
 		if (p->windows[i].kind == WINDOW_PROG) {
 			snprintf(hw->prog_why, sizeof(hw->prog_why), "the windows of -w prog (trigger programs)");
 			hw->prog_gated = hw->prog_why;
 			break;
 		}
-	for (size_t i = 0; !hw->prog_gated && i < p->nr_triggers; i++) {
+	for (size_t i = 0; !hw->edges && !hw->prog_gated && i < p->nr_triggers; i++) {
 		const struct plan_trigger *on = &p->triggers[i];
 
 		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) &&

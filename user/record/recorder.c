@@ -51,6 +51,7 @@
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/perf_sys.h"
+#include "auxtrig/sys/progress.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -69,6 +70,7 @@ _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
 struct session {
 	const struct record_plan *plan;
+	struct progress status;		/* the live line on a terminal */
 	struct window_map map;
 	struct gate *gate;
 	struct target target;
@@ -743,6 +745,23 @@ static int handle_signals(struct session *s)
 	return err;
 }
 
+/* The live line: windows, records, bytes, losses, a few times a second on a terminal. */
+static void status_show(struct session *s)
+{
+	struct gate_stats st;
+	__u64 lost, bytes;
+
+	if (!progress__due(&s->status))
+		return;
+	gate__stats(s->gate, &st);
+	bytes = s->w ? pdata_writer__stats(s->w)->bytes : 0;
+	lost = (s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost) + st.too_big + s->lost_kernel_side;
+	progress__show(&s->status, false, "auxtrig: recording: %llu window%s, %llu record%s, %.1f KiB, lost %llu",
+		       (unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
+		       (unsigned long long)s->written, s->written == 1 ? "" : "s", bytes / 1024.0,
+		       (unsigned long long)lost);
+}
+
 static int loop(struct session *s)
 {
 	struct epoll_event evs[16];
@@ -776,7 +795,9 @@ static int loop(struct session *s)
 			return err;
 		if (target__poll_exit(&s->target))
 			s->stop = true;
+		status_show(s);
 	}
+	progress__clear(&s->status);
 	return 0;
 }
 
@@ -1034,7 +1055,11 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 		goto out;
 	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
+	progress__init(&s.status, stderr, 250, !p->quiet);
+	progress__set_global(&s.status);
+	gate__set_progress(s.gate, &s.status);
 	err = gate__attach(s.gate);
+	progress__clear(&s.status);
 	if (err) {
 		ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME; /* e.g. no such symbol */
 		goto out;
@@ -1138,5 +1163,6 @@ out:
 		target__kill(&s.target);
 	pdata_writer__delete(s.w);
 	session_exit(&s);
+	progress__set_global(NULL);
 	return ret;
 }

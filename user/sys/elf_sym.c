@@ -26,3 +26,28 @@ int elf_sym__file_offset(const char *path, const char *symbol, __u64 *off)
 	elf_image__delete(img);
 	return err;
 }
+
+int elf_sym__foreach_func(const char *path, int (*cb)(const char *name, void *arg), void *arg)
+{
+	struct elf_image *img = elf_image__open(path);
+	size_t nr;
+	int err = 0, n = 0;
+
+	if (!img)
+		return -errno;
+	if (!elf_image__type(img)) {
+		elf_image__delete(img);
+		return -ENOEXEC;
+	}
+	nr = elf_image__nr_syms(img);
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct elf_image_sym *s = elf_image__sym(img, i);
+
+		if (!s->name[0])
+			continue;
+		n++;
+		err = cb(s->name, arg);
+	}
+	elf_image__delete(img);
+	return err ? err : n;
+}

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/progress.h"
 
 static int log_level = LOG_INFO;
 
@@ -23,6 +24,7 @@ void log__print(int level, const char *fmt, ...)
 
 	if (level > log_level)
 		return;
+	progress__clear(progress__global());	/* a status line first goes away */
 	va_start(ap, fmt);
 	fputs("auxtrig: ", stderr);
 	if (level == LOG_WARN)

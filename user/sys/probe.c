@@ -438,6 +438,16 @@ bool probe__hw_breakpoint_fires(const struct probe_ops *ops)
 	return r.bp_opened && !r.bp_err && r.bp_hits;
 }
 
+enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_ops *ops, int *err)
+{
+	struct probe_aux_pmu a = { .pmu = pmu };
+
+	probe__aux_pause(&a, ops);
+	if (err)
+		*err = a.err;
+	return a.pause;
+}
+
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind)
 {
 	struct probe_bpf_result res;

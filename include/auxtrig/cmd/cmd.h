@@ -22,6 +22,10 @@ int cmd_record(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
 int cmd_repair(int argc, char **argv);
+/** cmd_list() - `auxtrig list`: user/cmd/list.c */
+int cmd_list(int argc, char **argv);
+/** cmd_report() - `auxtrig report`: user/cmd/report.c */
+int cmd_report(int argc, char **argv);
 /** cmd_script() - `auxtrig script`: user/cmd/script_cmd.c (decoding: user/decode/script.c) */
 int cmd_script(int argc, char **argv);
 

@@ -10,6 +10,9 @@
 /**
  * DOC: decoding a perf.data file's hardware trace
  *
+ * A file without hardware trace has its events printed as perf script
+ * prints tracepoint samples (tp_script.h).
+ *
  * script__run() decodes the Intel PT, CoreSight ETM/ETE or Arm SPE trace of
  * a perf.data file (file mode, or pipe mode) and prints it on stdout the way
  * perf 6.1's perf script prints it, so that the two can be compared line for
@@ -56,6 +59,9 @@
  * @call_trace: with @windows: calls and returns only
  * @fields: SCRIPT_F_* for CoreSight branch samples, 0 for the default
  * @jobs: CoreSight decode worker processes (at least 1; 0 is taken as 1)
+ * @chrome: the timeline as Trace Event JSON (timeline.h, chrome_trace.h):
+ *          the file's events, and its trace windows with their calls nested
+ * @summary: the summary (summary.h) instead of a listing
  */
 struct script_opts {
 	const char *input;
@@ -67,6 +73,8 @@ struct script_opts {
 	bool call_trace;
 	unsigned int fields;
 	unsigned int jobs;
+	bool chrome;
+	bool summary;
 };
 
 /**

@@ -27,6 +27,7 @@
 #include "auxtrig/decode/sideband.h"
 
 struct binaries;
+struct chrome_trace;
 struct pdata_reader;
 struct pdata_record_auxtrace_info;
 
@@ -39,6 +40,7 @@ struct pdata_record_auxtrace_info;
  * @sd: its sideband (records read once, AUXTRACE buffers included)
  * @out: where the decode goes (stdout)
  * @status: the worst &enum exit_code met so far while decoding
+ * @ct: --format=chrome: where the windows go, instead of @out's listing
  */
 struct script_session {
 	const struct script_opts *o;
@@ -49,6 +51,7 @@ struct script_session {
 	struct sideband sd;
 	FILE *out;
 	int status;
+	struct chrome_trace *ct;
 };
 
 int script_pt__run(struct script_session *s);

@@ -81,6 +81,10 @@ struct pdata_sample {
 	__u64 addr;
 	__u32 cpu;
 	__u64 period;
+	const __u64 *callchain;	/* PERF_SAMPLE_CALLCHAIN: @nr_callchain ips (markers included) */
+	__u64 nr_callchain;
+	const void *raw;	/* PERF_SAMPLE_RAW: the payload (a tracepoint record), @raw_size bytes */
+	__u32 raw_size;
 	const struct pdata_reader_attr *attr;	/* the attr of @id, NULL if unknown */
 };
 

@@ -157,6 +157,14 @@ void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int paus
 void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */
 int gate__map_fd(const struct gate *g, const char *name);
+struct progress;
+
+/**
+ * gate__set_progress() - show attaching and detaching on @p (a terminal's
+ * status line, include/auxtrig/sys/progress.h), or NULL for nothing.
+ */
+void gate__set_progress(struct gate *g, struct progress *p);
+
 /** gate__attach() - attach to every declared tracepoint and probe point, and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

@@ -175,6 +175,12 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
  */
 bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
 
+/**
+ * probe__aux_pmu_pause() - the pause/resume verdict on one AUX PMU alone (as
+ * probe_report__collect() finds it for each), -errno behind it in @err.
+ */
+enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_ops *ops, int *err);
+
 /** probe__bpf_fires() - one BPF self-test alone: did it attach and run for our trigger? */
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);
 
