@@ -52,6 +52,7 @@ struct csd_decoder {
 	__u8 ids[128];		/* trace IDs with a decoder */
 	int nr_ids;
 	int nr_maps;		/* 1 once the memory accessor is attached */
+	int nr_buffers;		/* buffer accessors (csd_decoder__add_mem_buffer()) */
 	int elem_sink_set;
 };
 
@@ -242,6 +243,17 @@ int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx)
 	d->mem_fn = fn;
 	d->mem_ctx = ctx;
 	return csd_decoder__attach_mem(d);
+}
+
+int csd_decoder__add_mem_buffer(struct csd_decoder *d, __u64 addr, const void *bytes, __u64 len)
+{
+	if (!len || len > UINT32_MAX || (d->nr_maps && !d->nr_buffers))
+		return -EINVAL;
+	if (ocsd_dt_add_buffer_mem_acc(d->tree, addr, OCSD_MEM_SPACE_ANY, bytes, len) != OCSD_OK)
+		return -EINVAL;
+	d->nr_buffers++;
+	d->nr_maps = 1;
+	return 0;
 }
 
 int csd_decoder__set_mem_id_fn(struct csd_decoder *d, csd_mem_id_fn fn, void *ctx)

@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
@@ -47,6 +48,13 @@
 #define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
 #define CS_TRACE_ID_UNUSED	(1ULL << 31)	/* newer perf: the ID comes in a HW_ID record */
 #define CS_ETM_OPT_TS		(1ULL << 28)	/* the cs_etm event's timestamp option (attr config) */
+
+/*
+ * Up to this many stretches of code are given to OpenCSD as buffers it reads
+ * itself (cheaper than a callback per instruction); past it, or if they
+ * overlap, the callback serves them (OpenCSD searches its buffers linearly).
+ */
+#define CS_MAX_SPANS		64
 
 /* Worker -> parent records: a kind byte, then its body. */
 enum { CS_REC_TEXT = 1, CS_REC_COUNT, CS_REC_ERR };
@@ -106,7 +114,14 @@ struct script_cs {
 	bool timed;
 	bool *skip;			/* pieces left out after crashing the decoder */
 	bool crashed;			/* a run crashed: run again without that piece */
+	struct binary_span spans[CS_MAX_SPANS];	/* the code, served by OpenCSD itself if it fits */
+	size_t nr_spans;
+	struct cs_addr_text *addr_text;	/* the text of addresses printed (script_cs__addr()) */
+	unsigned char *lines;		/* worker: a CS_REC_TEXT record of sample lines being filled */
+	size_t nr_lines;		/* its bytes, the kind byte included */
 };
+
+#define CS_LINES_MAX	(1 << 16)
 
 static const char *script_cs__name_job(const struct script_cs_job *job, char *buf, size_t size)
 {
@@ -412,6 +427,30 @@ static ssize_t script_cs__text_write(void *ctx, const char *buf, size_t size)
 	return size;
 }
 
+/* In a worker: send the sample lines held, then what the output stream holds. */
+static void script_cs__w_flush(struct script_cs *cs)
+{
+	if (cs->nr_lines > 1)
+		decode_out__write(cs->out, cs->lines, cs->nr_lines);
+	cs->nr_lines = 1;
+	fflush(cs->wfile);
+}
+
+/* A sample line: in a worker straight into a text record, in the parent to the output. */
+static void script_cs__line(struct script_cs *cs, const char *line, size_t n)
+{
+	if (!cs->lines) {
+		fwrite_unlocked(line, 1, n, cs->s->out);
+		return;
+	}
+	if (cs->nr_lines + n > CS_LINES_MAX) {
+		decode_out__write(cs->out, cs->lines, cs->nr_lines);
+		cs->nr_lines = 1;
+	}
+	memcpy(cs->lines + cs->nr_lines, line, n);
+	cs->nr_lines += n;
+}
+
 static void script_cs__w_win_num(void *ctx)
 {
 	struct script_cs *cs = ctx;
@@ -492,7 +531,7 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 		unsigned char rec[1 + sizeof(el)];
 
 		/* the samples of the elements before the state is known are the parent's to make */
-		fflush(cs->s->out);
+		script_cs__w_flush(cs);
 		rec[0] = CS_REC_HEAD;
 		memcpy(rec + 1, &el, sizeof(el));
 		decode_out__write(cs->out, rec, sizeof(rec));
@@ -514,7 +553,11 @@ static int script_cs__worker_out(struct script_cs *cs)
 {
 	cookie_io_functions_t io = { .write = script_cs__text_write };
 	static char obuf[1 << 16];
+	static unsigned char lines[CS_LINES_MAX];
 
+	cs->lines = lines;
+	cs->lines[0] = CS_REC_TEXT;
+	cs->nr_lines = 1;
 	if (!cs->wfile) {
 		cs->wfile = fopencookie(cs, "w", io);
 		if (!cs->wfile)
@@ -523,6 +566,21 @@ static int script_cs__worker_out(struct script_cs *cs)
 	}
 	cs->s->out = cs->wfile;
 	return 0;
+}
+
+/* The code for @d: the spans as OpenCSD buffers, or the callback. */
+static int script_cs__add_code(struct script_cs *cs, struct csd_decoder *d)
+{
+	size_t i;
+
+	for (i = 0; i < cs->nr_spans; i++)
+		if (csd_decoder__add_mem_buffer(d, cs->spans[i].addr, cs->spans[i].bytes, cs->spans[i].len))
+			break;
+	if (cs->nr_spans && i == cs->nr_spans)
+		return 0;
+	if (i)	/* a buffer was refused after others were taken: a decoder without them */
+		return -EAGAIN;
+	return csd_decoder__set_mem_fn(d, script_cs__read_code, cs->s->bins);
 }
 
 static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, const struct script_cs_job *job)
@@ -573,14 +631,14 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 		return -ENOMEM;
 	err = script_cs__add_decoders(cs, d, job);
 	if (!err)
-		err = csd_decoder__set_mem_fn(d, script_cs__read_code, cs->s->bins);
+		err = script_cs__add_code(cs, d);
 	if (!err && cs->s->o->packets)
 		err = csd_decoder__set_packet_fn(d, script_cs__w_packet, cs);
 	csd_decoder__set_elem_fn(d, script_cs__w_elem, cs);
 	if (!err) {
 		err = csd_decoder__decode_at(d, job->data, job->len, job->aux_offset, msg, sizeof(msg));
 		if (err) {
-			fflush(cs->wfile);
+			script_cs__w_flush(cs);
 			script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
 		}
 	}
@@ -588,7 +646,7 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	/* windows do not span pieces: a new decoder starts unsynced */
 	if (cs->s->o->windows)
 		script_cs__win_flush(cs, true);
-	fflush(cs->wfile);
+	script_cs__w_flush(cs);
 	if (cs->w_known) {
 		struct cs_rec_state st = {
 			.kind = CS_REC_STATE, .prev_type = cs->br.prev_type, .prev_last_instr = cs->br.prev_last_instr,
@@ -645,6 +703,46 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 }
 
 /*
+ * The text of an address in a sample (" ip sym+off (dso)") depends on the
+ * address, the sample's mode and whether the other mode is tried: branch
+ * samples repeat their addresses (loops), so each text is made once.
+ */
+#define CS_ADDR_CACHE		8192
+#define CS_ADDR_TEXT		117
+
+struct cs_addr_text {
+	__u64 addr;
+	__u8 key;		/* 1 + kernel + 2 * fallback; 0: empty */
+	__u8 len;
+	char text[CS_ADDR_TEXT + 1];
+};
+
+static void script_cs__addr(struct script_cs *cs, char *line, size_t *n, __u64 addr, bool kernel, bool fallback)
+{
+	__u8 key = 1 + kernel + 2 * fallback;
+	struct cs_addr_text *c = NULL;
+	size_t at = *n;
+
+	if (!cs->addr_text)
+		cs->addr_text = calloc(CS_ADDR_CACHE, sizeof(*cs->addr_text));
+	if (cs->addr_text) {
+		c = &cs->addr_text[(addr ^ (addr >> 13) ^ key) % CS_ADDR_CACHE];
+		if (c->key == key && c->addr == addr) {
+			memcpy(line + *n, c->text, c->len);
+			*n += c->len;
+			return;
+		}
+	}
+	script_cs__print_addr(cs, line, n, binaries__find_in(cs->s->bins, addr, kernel, fallback), addr);
+	if (c && *n - at <= CS_ADDR_TEXT) {
+		c->addr = addr;
+		c->key = key;
+		c->len = *n - at;
+		memcpy(c->text, line + at, c->len);
+	}
+}
+
+/*
  * A branch sample as perf script prints it: the sample's mode is that of its
  * ip (the "from" address, cs_etm__cpu_mode()); ip is looked up in that mode,
  * addr in that mode and then in its own (thread__find_map_fb()).
@@ -652,20 +750,30 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 {
 	struct script_cs *cs = ctx;
-	struct binaries *bins = cs->s->bins;
 	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
-	bool kernel = binaries__is_kernel(bins, br->from);
+	bool kernel = binaries__is_kernel(cs->s->bins, br->from);
 	char line[1100];
 	size_t n = 0;
 
-	if (f & SCRIPT_F_CPU)
-		n += snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
-	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->from, kernel, false), br->from);
+	if (f & SCRIPT_F_CPU) {
+		if (cs->br_cpu >= 0 && cs->br_cpu < 1000) {
+			line[0] = '[';
+			line[1] = '0' + cs->br_cpu / 100;
+			line[2] = '0' + cs->br_cpu / 10 % 10;
+			line[3] = '0' + cs->br_cpu % 10;
+			line[4] = ']';
+			line[5] = ' ';
+			n = 6;
+		} else {
+			n = snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
+		}
+	}
+	script_cs__addr(cs, line, &n, br->from, kernel, false);
 	memcpy(line + n, " =>", 3);
 	n += 3;
-	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->to, kernel, true), br->to);
+	script_cs__addr(cs, line, &n, br->to, kernel, true);
 	line[n++] = '\n';
-	fwrite(line, 1, n, cs->s->out);
+	script_cs__line(cs, line, n);
 }
 
 static int script_cs__win_push(struct script_cs *cs, struct script_win *w)
@@ -798,7 +906,7 @@ static void script_cs__t_error(void *ctx, size_t piece, __u64 aux_offset, const 
 	struct cs_rec_piece_err h = { .kind = CS_REC_PIECE_ERR, .piece = piece, .aux_offset = aux_offset };
 	size_t n = strlen(msg) < 512 ? strlen(msg) : 512;
 
-	fflush(cs->wfile);
+	script_cs__w_flush(cs);
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + sizeof(h), msg, n);
 	decode_out__write(cs->out, rec, sizeof(h) + n);
@@ -853,7 +961,7 @@ static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
 		nr_pieces++;
 	}
 	err = csd_timed__run(etms, cs->nr_etms, queues, nr_queues, &ops, cs);
-	fflush(cs->wfile);
+	script_cs__w_flush(cs);
 out:
 	free(pieces);
 	free(queues);
@@ -877,6 +985,24 @@ static bool script_cs__is_timed(const struct script_session *s)
 
 /* ---- parent side ----------------------------------------------------------- */
 
+/* write(2) all of @buf. Return: 0 or -errno (which stops the decoding). */
+static int script_cs__write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 {
 	struct script_cs *cs = ctx;
@@ -887,6 +1013,9 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		return 0;
 	switch (p[0]) {
 	case CS_REC_TEXT:
+		/* a worker's full buffer goes out as it is, without a copy through stdio */
+		if (len - 1 >= 16384 && !fflush(cs->s->out))
+			return script_cs__write_all(fileno(cs->s->out), p + 1, len - 1);
 		fwrite(p + 1, 1, len - 1, cs->s->out);
 		return 0;
 	case CS_REC_WIN_NUM:
@@ -1037,6 +1166,18 @@ int script_cs__run(struct script_session *s)
 		goto out;
 	/* look for every binary once, before the workers fork: they share the mappings */
 	found = binaries__load_all(s->bins);
+	cs.nr_spans = binaries__spans(s->bins, cs.spans, CS_MAX_SPANS);
+	if (cs.nr_spans > CS_MAX_SPANS)
+		cs.nr_spans = 0;
+	if (cs.nr_spans) {
+		/* does OpenCSD take them all? (the workers' decoders then do too) */
+		struct csd_decoder *d = csd_decoder__new(CSD_FORMATTED);
+
+		for (size_t i = 0; i < cs.nr_spans; i++)
+			if (!d || csd_decoder__add_mem_buffer(d, cs.spans[i].addr, cs.spans[i].bytes, cs.spans[i].len))
+				cs.nr_spans = 0;
+		csd_decoder__delete(d);
+	}
 	if (binaries__nr_maps(s->bins) && !found && !s->o->packets)
 		pr_warn("%s: none of the %zu traced binaries was found%s: no instruction ranges (try --symfs DIR "
 			"or --buildid-dir DIR)\n", s->o->input, binaries__nr_binaries(s->bins),
@@ -1081,6 +1222,7 @@ out:
 	for (size_t i = cs.win_head; i < cs.nr_wins; i++)
 		script_win__delete(cs.wins[i]);
 	free(cs.wins);
+	free(cs.addr_text);
 	free(cs.skip);
 	free(cs.jobs);
 	free(cs.etms);

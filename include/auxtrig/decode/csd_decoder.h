@@ -144,6 +144,15 @@ typedef size_t (*csd_mem_id_fn)(void *ctx, __u8 trace_id, __u64 addr, void *buf,
 int csd_decoder__set_mem_id_fn(struct csd_decoder *d, csd_mem_id_fn fn, void *ctx);
 
 /**
+ * csd_decoder__add_mem_buffer() - @len bytes of code at @addr are at
+ * @bytes (which must outlive the decoder): OpenCSD reads them itself,
+ * without a callback. Instead of the callbacks; the buffers must not
+ * overlap.
+ * Return: 0, or -EINVAL (OpenCSD refused it: an overlap; nothing added).
+ */
+int csd_decoder__add_mem_buffer(struct csd_decoder *d, __u64 addr, const void *bytes, __u64 len);
+
+/**
  * csd_decoder__map_file() - make @len bytes of file @path, from @offset,
  * readable to the decoders at address @addr (@len 0: to the end of file).
  * The file is mapped into memory once.
