@@ -14,6 +14,7 @@
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "cs_fixture.h"
+#include "uapi/linux/perf_event_aux.h"
 
 #define JUNO_DIR "coresight/juno_r1_1"
 
@@ -610,4 +611,68 @@ fail:
 	free(items_id);
 	free(w.out);
 	return NULL;
+}
+
+int cs_fixture__write_timed(const char *path, const struct cs_fixture_timed *t)
+{
+	static const unsigned int ids[CS_FIXTURE_NR_ETMS] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
+	int nr_bufs = t->nr_bufs > 0 ? t->nr_bufs : 1, repeat = t->repeat > 0 ? t->repeat : 1;
+	struct cs_fixture_opts o = {
+		.config = t->ts_option ? CS_FIXTURE_ETM_OPT_TS : 0, .configr_or = CS_FIXTURE_TRCCONFIGR_TS,
+	};
+	unsigned char *st[CS_FIXTURE_NR_ETMS] = { 0 }, *juno, *f = NULL;
+	size_t sl[CS_FIXTURE_NR_ETMS], len, n = 0;
+	struct cs_fixture_buf *bufs = NULL;
+	int err = -ENOMEM, nb = 0;
+
+	juno = cs_fixture__slurp(cs_fixture__path(JUNO_DIR "/cstrace.bin"), &len);
+	if (!juno)
+		return -ENOENT;
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++) {
+		unsigned char *d = cs_fixture__deformat(juno, len, ids[i], &sl[i]);
+
+		st[i] = d ? cs_fixture__stamp(d, sl[i], t->every, t->ts0 + t->tsk * i, t->step + i, &sl[i], NULL) : NULL;
+		free(d);
+		if (!st[i])
+			goto out;
+	}
+	if (!t->raw) {
+		f = cs_fixture__format((const unsigned char *const *)st, sl, ids, CS_FIXTURE_NR_ETMS, 13, &n);
+		if (!f)
+			goto out;
+	}
+	bufs = calloc((size_t)repeat * nr_bufs * CS_FIXTURE_NR_ETMS, sizeof(*bufs));
+	if (!bufs)
+		goto out;
+	for (int r = 0; r < repeat; r++) {
+		if (!t->raw) {
+			for (int b = 0, at = 0; b < nr_bufs; b++) {
+				int to = b + 1 == nr_bufs ? (int)n : (int)(n / 16 * (b + 1) / nr_bufs) * 16;
+
+				bufs[nb++] = (struct cs_fixture_buf){ .data = f + at, .len = to - at, .cpu = 0 };
+				at = to;
+			}
+			continue;
+		}
+		for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
+			for (int b = 0; b < nr_bufs; b++) {
+				size_t from = sl[i] * b / nr_bufs, to = sl[i] * (b + 1) / nr_bufs;
+
+				if (to > from)
+					bufs[nb++] = (struct cs_fixture_buf){
+						.data = st[i] + from, .len = to - from, .cpu = i,
+						.aux_flags = PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW,
+					};
+			}
+	}
+	o.bufs = bufs;
+	o.nr_given = nb;
+	err = cs_fixture__write(path, &o, NULL);
+out:
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
+		free(st[i]);
+	free(f);
+	free(bufs);
+	free(juno);
+	return err;
 }

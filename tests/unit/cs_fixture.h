@@ -21,6 +21,7 @@
  */
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CS_FIXTURE_PMU_TYPE	10
@@ -137,6 +138,25 @@ unsigned char *cs_fixture__stamp(const void *buf, size_t len, unsigned int every
  */
 unsigned char *cs_fixture__format(const unsigned char *const *streams, const size_t *lens, const unsigned int *ids,
 				  int n, size_t chunk, size_t *out_len);
+
+/**
+ * struct cs_fixture_timed - a file whose trace has timestamps
+ * (cs_fixture__write_timed()): the capture's six streams through
+ * cs_fixture__stamp() (every @every packets, stream i from @ts0 + @tsk * i
+ * by @step + i), then either frame-formatted together (one queue, CPU 0)
+ * or each as RAW buffers of its CPU; @nr_bufs buffers per queue, the whole
+ * written @repeat times (0: once); @ts_option sets the cs_etm timestamp
+ * option (every ETM's TRCCONFIGR has TS either way).
+ */
+struct cs_fixture_timed {
+	unsigned int every;
+	__u64 ts0, tsk, step;
+	int nr_bufs, repeat;
+	bool raw, ts_option;
+};
+
+/** cs_fixture__write_timed() - write it to @path. Return: 0 or -errno. */
+int cs_fixture__write_timed(const char *path, const struct cs_fixture_timed *t);
 
 /** cs_fixture__slurp() - the whole file, malloc()ed, or NULL. */
 void *cs_fixture__slurp(const char *path, size_t *len);

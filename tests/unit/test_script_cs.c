@@ -596,28 +596,13 @@ static void stamped(unsigned int every, __u64 ts0, __u64 tsk, __u64 step, unsign
 static void write_timed_formatted(const char *name, unsigned int every, __u64 ts0, __u64 tsk, __u64 step,
 				  int nr_bufs, bool ts_option)
 {
-	static const unsigned int ids[] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
-	struct cs_fixture_buf bufs[8];
-	struct cs_fixture_opts o = {
-		.config = ts_option ? CS_FIXTURE_ETM_OPT_TS : 0, .configr_or = CS_FIXTURE_TRCCONFIGR_TS,
-		.bufs = bufs, .nr_given = nr_bufs,
+	struct cs_fixture_timed t = {
+		.every = every, .ts0 = ts0, .tsk = tsk, .step = step, .nr_bufs = nr_bufs, .ts_option = ts_option,
 	};
-	unsigned char *st[CS_FIXTURE_NR_ETMS], *f;
-	size_t sl[CS_FIXTURE_NR_ETMS], n, at = 0;
+	char path[4300];
 
-	stamped(every, ts0, tsk, step, st, sl);
-	f = cs_fixture__format((const unsigned char *const *)st, sl, ids, CS_FIXTURE_NR_ETMS, 13, &n);
-	assert_non_null(f);
-	for (int b = 0; b < nr_bufs; b++) {
-		size_t to = b + 1 == nr_bufs ? n : (n / 16 * (b + 1) / nr_bufs) * 16;
-
-		bufs[b] = (struct cs_fixture_buf){ .data = f + at, .len = to - at, .cpu = 0 };
-		at = to;
-	}
-	write_fixture(name, &o);
-	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
-		free(st[i]);
-	free(f);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
 }
 
 /* Runs of one CPU in @name's "[NNN] ..." lines. */
@@ -691,25 +676,15 @@ static void test_script_cs_timed_order_as_perf(void **state)
  */
 static void test_script_cs_timed_queues_as_perf(void **state)
 {
-	unsigned char *st[CS_FIXTURE_NR_ETMS];
-	size_t sl[CS_FIXTURE_NR_ETMS];
-	struct cs_fixture_buf bufs[2 * CS_FIXTURE_NR_ETMS];
-	struct cs_fixture_opts o = {
-		.config = CS_FIXTURE_ETM_OPT_TS, .configr_or = CS_FIXTURE_TRCCONFIGR_TS, .bufs = bufs,
-	};
-	char *s;
+	struct cs_fixture_timed t = { .every = 9, .ts0 = 1000, .tsk = 50, .step = 2, .nr_bufs = 2, .raw = true,
+				      .ts_option = true };
+	char path[4300], *s;
 
 	(void)state;
 	need_data();
 	perf_oracle__need();
-	stamped(9, 1000, 50, 2, st, sl);
-	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
-		for (int b = 0; b < 2; b++)
-			bufs[o.nr_given++] = (struct cs_fixture_buf){
-				.data = st[i] + sl[i] * b / 2, .len = sl[i] * (b + 1) / 2 - sl[i] * b / 2, .cpu = i,
-				.aux_flags = PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW,
-			};
-	write_fixture("raw.data", &o);
+	snprintf(path, sizeof(path), "%s/raw.data", dir);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
 	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F ip,addr,sym,symoff,dso >p.txt 2>/dev/null"), 0);
 	assert_int_equal(run("-i raw.data >a.txt"), 0);
 	s = slurp("p.txt");
@@ -720,8 +695,6 @@ static void test_script_cs_timed_queues_as_perf(void **state)
 	assert_int_equal(sh("grep -vq '^\\[000\\]' pc.txt"), 1);	/* none: perf's CPU 0 everywhere */
 	assert_int_equal(run("-i raw.data -F cpu,ip,addr >ac.txt"), 0);
 	assert_true(cpu_changes("ac.txt") > 20);
-	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
-		free(st[i]);
 }
 
 /*

@@ -75,6 +75,7 @@ struct ct_run {
 	enum ct_pid_fmt pid_fmt;	/* perf caches it once known */
 	struct ct_queue *cur;		/* the queue being decoded */
 	bool warned;			/* about a timestamp perf cannot use */
+	bool code_as_buffers;		/* ops->code is all kernel code: OpenCSD reads it itself */
 };
 
 /* ---- perf's auxtrace_heap ------------------------------------------------- */
@@ -450,8 +451,13 @@ static int ct_queue__init(struct ct_run *r, struct ct_queue *q, const struct csd
 			continue;
 		err = e->ete ? csd_decoder__add_ete(q->d, &e->regs, e->devarch, 1) : csd_decoder__add_etmv4(q->d, &e->regs, 1);
 	}
-	if (!err)
+	if (!err && r->code_as_buffers) {
+		for (size_t i = 0; i < r->ops->nr_code && !err; i++)
+			err = csd_decoder__add_mem_buffer(q->d, r->ops->code[i].addr, r->ops->code[i].bytes,
+							  r->ops->code[i].len);
+	} else if (!err) {
 		err = csd_decoder__set_mem_id_fn(q->d, ct_read, r);
+	}
 	csd_decoder__set_elem_resp_fn(q->d, ct_on_elem, r);
 	return err;
 }
@@ -500,6 +506,10 @@ int csd_timed__run(const struct csd_timed_etm *etms, size_t nr_etms, const struc
 		r.cpu_of_id[etms[i].regs.traceidr & 0x7f] = etms[i].cpu;
 		r.configr_of_id[etms[i].regs.traceidr & 0x7f] = etms[i].regs.configr;
 	}
+	r.code_as_buffers = ops->nr_code > 0;
+	for (size_t i = 0; i < ops->nr_code; i++)
+		if (!ops->is_kernel(ctx, ops->code[i].addr))
+			r.code_as_buffers = false;
 	for (size_t i = 0; i < nr_queues && !err; i++) {
 		qs[i].q = &queues[i];
 		if (queues[i].raw && !ct_etm_of_cpu(etms, nr_etms, queues[i].cpu)) {

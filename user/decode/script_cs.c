@@ -920,9 +920,11 @@ static void script_cs__t_error(void *ctx, size_t piece, __u64 aux_offset, const 
 static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
 {
 	struct script_cs *cs = ctx;
+	struct csd_timed_code code[CS_MAX_SPANS];
 	struct csd_timed_ops ops = {
 		.read = script_cs__t_read, .is_kernel = script_cs__t_is_kernel, .branch = script_cs__t_branch,
 		.progress = script_cs__t_progress, .error = script_cs__t_error,
+		.code = code, .nr_code = cs->nr_spans,
 	};
 	struct csd_timed_piece *pieces = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*pieces));
 	struct csd_timed_queue *queues = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*queues));
@@ -932,6 +934,8 @@ static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
 
 	(void)j;
 	cs->out = out;
+	for (size_t i = 0; i < cs->nr_spans; i++)
+		code[i] = (struct csd_timed_code){ cs->spans[i].addr, cs->spans[i].len, cs->spans[i].bytes };
 	if (!pieces || !queues || !etms || script_cs__worker_out(cs))
 		goto out;
 	for (size_t i = 0; i < cs->nr_etms; i++) {

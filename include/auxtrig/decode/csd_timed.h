@@ -85,6 +85,9 @@ struct csd_timed_queue {
  * @branch: one branch sample, in output order: from @from to @to on @cpu
  * @progress: decoding has reached AUX offset @aux_offset of piece @piece
  * @error: piece @piece could not be decoded past @aux_offset: @msg
+ * @code, @nr_code: if set, and all of it kernel code (which perf reads for
+ *                  any trace ID), the code as buffers OpenCSD reads itself
+ *                  instead of @read (disjoint, sorted)
  */
 struct csd_timed_ops {
 	size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len);
@@ -92,6 +95,11 @@ struct csd_timed_ops {
 	void (*branch)(void *ctx, __u64 from, __u64 to, int cpu);
 	void (*progress)(void *ctx, size_t piece, __u64 aux_offset);
 	void (*error)(void *ctx, size_t piece, __u64 aux_offset, const char *msg);
+	const struct csd_timed_code {
+		__u64 addr, len;
+		const void *bytes;
+	} *code;
+	size_t nr_code;
 };
 
 /**
