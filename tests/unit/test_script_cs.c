@@ -632,6 +632,42 @@ static void test_script_cs_windows_stream(void **state)
 		      (long long)a.st_size, rss_big, (long long)b.st_size);
 }
 
+/*
+ * The code is read from memory: OpenCSD's file accessor made a seek and a
+ * read per instruction fetch (193,000 lseek on this file). Under strace,
+ * no read, pread or lseek touches the traced binary (it is mapped), in
+ * the parent or the workers, for branches, ranges and windows.
+ */
+static void test_script_cs_code_from_memory(void **state)
+{
+	static const char *const modes[] = { "-F " FIELDS, "--itrace=i", "--windows" };
+	struct cs_fixture_opts o = { .repeat = 4 };
+	char *s;
+
+	(void)state;
+	need_data();
+	if (sh("command -v strace >/dev/null")) {
+		const char *ci = getenv("CI");
+
+		if (ci && !strcmp(ci, "true"))
+			fail_msg("strace not installed (make deps)");
+		print_message("skip: strace not installed\n");
+		skip();
+	}
+	write_fixture("mem.data", &o);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent strace -f -y -qq -e trace=read,pread64,lseek,readv "
+				    "-o st.txt '%s' script -i mem.data %s >out.txt", auxtrig(), modes[m]), 0);
+		s = slurp("out.txt");
+		assert_true(lines(s) > 1000);	/* the code was read */
+		free(s);
+		if (!sh("grep -q '[(][0-9]*<[^>]*kernel_dump[.]bin>' st.txt")) {
+			sh("grep '[(][0-9]*<[^>]*kernel_dump[.]bin>' st.txt | head -3 >&2");
+			fail_msg("%s: the traced binary is read through its file", modes[m]);
+		}
+	}
+}
+
 /* ---- the timestamp option: perf's timed order ------------------------------ */
 
 /*
@@ -822,6 +858,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_hw_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_jobs_same_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_windows_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_code_from_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_order_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_queues_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_crash_costs_one_buffer, setup, teardown),
