@@ -276,6 +276,45 @@ static void test_ipt_decoder_fast_packets_as_libipt(void **state)
 	pdata_reader__delete(r);
 }
 
+/*
+ * A CYC packet whose extension bytes go past 64 bits of payload is a bad
+ * packet to libipt (it resyncs at the next PSB, and there is none): the
+ * fast walk used to take it whole and report the TIP.PGE after it (found by
+ * fuzz_ipt, tests/fuzz/crashers/ipt/cyc-past-64-bits). With 8 extension
+ * bytes it is a packet for both.
+ */
+static void test_ipt_decoder_fast_long_cyc_as_libipt(void **state)
+{
+	unsigned char buf[64];
+
+	(void)state;
+	for (int ext = 7; ext <= 11; ext++) {
+		struct br_all fast = { 0 }, ref = { 0 };
+		size_t n = 0;
+
+		for (int i = 0; i < 8; i++) {
+			buf[n++] = 0x02;
+			buf[n++] = 0x82;
+		}
+		buf[n++] = 0x02;	/* PSBEND */
+		buf[n++] = 0x23;
+		buf[n++] = 0x07;	/* CYC with extension bytes */
+		for (int i = 0; i < ext; i++)
+			buf[n++] = i + 1 < ext ? 0x01 : 0x00;
+		buf[n++] = 0xd1;	/* TIP.PGE, 8-byte ip */
+		for (int i = 0; i < 8; i++)
+			buf[n++] = (0x7f0000401000ULL >> (8 * i)) & 0xff;
+		assert_int_equal(ipt_decoder__branches(buf, n, NULL, all_branch, &fast), 0);
+		assert_int_equal(ipt_decoder__branches_ref(buf, n, NULL, all_branch, &ref), 0);
+		if (fast.nr != ref.nr)
+			fail_msg("CYC with %d extension bytes: %zu branches, libipt's walk %zu", ext, fast.nr, ref.nr);
+		if (ext <= 8)
+			assert_int_equal(ref.nr, 1);
+		free(fast.v);
+		free(ref.v);
+	}
+}
+
 /* Run `auxtrig script ARGS` with stdout into @out; returns its exit code. */
 static int run_script(const char *out, char **argv, int argc)
 {
@@ -717,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_ipt_decoder_packet_counts),
 		cmocka_unit_test(test_ipt_decoder_branches),
 		cmocka_unit_test(test_ipt_decoder_fast_packets_as_libipt),
+		cmocka_unit_test(test_ipt_decoder_fast_long_cyc_as_libipt),
 		cmocka_unit_test(test_ipt_decoder_queue_joins_buffers),
 		cmocka_unit_test(test_csd_decoder_juno_listing),
 		cmocka_unit_test(test_csd_decoder_juno_all_ids),

@@ -477,7 +477,8 @@ static size_t ipt_fast__packet(const uint8_t *p, size_t left, struct pt_packet *
 
 		if (b & 4) {
 			do {
-				if (n >= left)
+				/* past 64 bits of payload libipt calls it a bad packet: its call */
+				if (n >= left || n > 8)
 					return 0;
 			} while (p[n++] & 1);
 		}
