@@ -6,14 +6,19 @@
  * itself (ipt_decoder__branches()) and once with libipt's packet decoder
  * for every packet (ipt_decoder__branches_ref()).
  *
- * What must hold: no crash, no hang; every packet inside the buffer, at
- * increasing offsets; and the two branch walks give the same branches
+ * What must hold: no crash, no hang; every packet inside the buffer, each
+ * where the one before ended or later, except a PSB libipt resyncs on after
+ * a bad packet, which may begin up to 15 bytes back (never at or before the
+ * PSB before it); the bytes skipped inside the buffer; and the two branch
+ * walks give the same branches
  * (from, to, offset, TSC), in the same order, for every input: the fast
  * walk's promise.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <intel-pt.h>
 
 #include "auxtrig/decode/ipt_decoder.h"
 
@@ -39,7 +44,8 @@ static int on_branch(const struct ipt_branch *br, void *ctx)
 
 struct pkts {
 	size_t len;
-	__u64 last;
+	__u64 end;	/* of the packet before */
+	__u64 psb;	/* offset + 1 of the last PSB, 0 before the first */
 	size_t n;
 };
 
@@ -48,9 +54,14 @@ static int on_packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
 	struct pkts *p = ctx;
 	char s[256];
 
-	if (offset >= p->len || (p->n && offset <= p->last))
-		abort();	/* a packet outside the buffer, or not after the one before */
-	p->last = offset;
+	if (offset >= p->len || pkt->size > p->len - offset)
+		abort();	/* a packet outside the buffer */
+	if (p->n && offset < p->end &&
+	    (pkt->type != ppt_psb || offset + 15 < p->end || offset + 1 <= p->psb))
+		abort();	/* back into the packets before, and not libipt's resync */
+	if (pkt->type == ppt_psb)
+		p->psb = offset + 1;
+	p->end = offset + pkt->size;
 	p->n++;
 	ipt_decoder__packet_str(pkt, s, sizeof(s));
 	return 0;
@@ -66,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ipt_decoder__packets(data, size, on_packet, &p, &st))
 		abort();
-	if (st.packets != p.n)
+	if (st.packets != p.n || st.skipped > size)
 		abort();
 	memset(&fast, 0, sizeof(fast));
 	memset(&ref, 0, sizeof(ref));
