@@ -535,6 +535,28 @@ static void aux_session__time_conv(const struct perf_event_mmap_page *pc, struct
 	}
 }
 
+/*
+ * INTEL_PT_HAVE_SCHED_SWITCH: how perf 6.1 (util/intel-pt.c) learns which
+ * thread a CPU's trace belongs to, from the switch records the tracking event
+ * makes. 3: the CPU-wide switch-out records (PERF_RECORD_SWITCH_CPU_WIDE) that
+ * only a CPU-wide event (pid -1) makes; any other switch record stops the
+ * decoder ("Expecting CPU-wide context switch event"). 2: a per-task event's
+ * own switch records (PERF_RECORD_SWITCH): each switch-in names the thread now
+ * on the CPU (perf record -p without -a). 0: per-thread buffers, whose
+ * AUXTRACE records name their thread: with any other value perf asks the
+ * queue's CPU for its current thread instead, and a per-thread queue has none.
+ * (Per thread the tracking event still records its switches: perf learns from
+ * them on which CPU the thread ran.)
+ */
+static int aux_session__switch_mode(const struct aux_session *s)
+{
+	const struct aux_session_cpu *c0 = &s->cpus[0];
+
+	if (!c0->g.has_tracking || !c0->g.tracking.attr.context_switch || c0->g.cpu < 0)
+		return 0;
+	return s->o.pid < 0 ? 3 : 2;
+}
+
 int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 {
 	struct pdata_record_auxtrace_info *rec = NULL;
@@ -547,8 +569,7 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 	switch (s->ev.kind) {
 	case AUX_PMU_INTEL_PT: {
 		struct auxtrace_info_pt_opts po = {
-			.have_sched_switch = c0->g.has_tracking && c0->g.tracking.attr.context_switch ?
-					     (c0->g.cpu >= 0 ? 3 : 2) : 0,
+			.have_sched_switch = aux_session__switch_mode(s),
 			.snapshot = s->o.snapshot,
 			.per_cpu_mmaps = c0->g.cpu >= 0,
 		};
