@@ -1024,13 +1024,32 @@ SEC("tp/sched/sched_process_exec")
 int gate_follow_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct gate_trig_pcpu *pc = trig_pcpu();
 	__u8 one = 1;
 
+	/* what this CPU's point programs know of the thread: an exec can change its id and its target-ness */
+	if (pc)
+		pc->cur_state = GATE_CUR_UNKNOWN;
 	if (!bpf_map_lookup_elem(&gate_exec_targets, &pid))
 		return 1;
 	bpf_map_update_elem(&gate_targets, &pid, &one, BPF_ANY);
 	bpf_map_delete_elem(&gate_exec_targets, &pid);
 	return 1;
+}
+
+/*
+ * Every context switch: the syscall points' own programs (gate_front.c) know
+ * nothing yet of the thread about to run (gate_trig_pcpu.cur_state). A raw
+ * tracepoint, attached only when such a program is: no record is built.
+ */
+SEC("raw_tp/sched_switch")
+int gate_sched_switch(void *ctx)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+
+	if (pc)
+		pc->cur_state = GATE_CUR_UNKNOWN;
+	return 0;
 }
 
 /*

@@ -53,6 +53,7 @@ struct gate {
 	int nr_pids;
 	int *fds;			/* the points' own programs, their perf events and links */
 	size_t nr_fds;
+	int cpu_state;			/* one of them remembers the running thread: gate_sched_switch */
 };
 
 static void config_update(struct gate *g);
@@ -853,6 +854,8 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
+	if (gate_front__uses_cpu_state(&spec))
+		g->cpu_state = 1;
 	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
 	return 0;
 }
@@ -889,6 +892,15 @@ int gate__attach(struct gate *g)
 			err = add_link(g, link);
 			if (err)
 				return err;
+		}
+	}
+	if (g->cpu_state) {
+		/* before arming: the points' programs remember nothing until then */
+		link = bpf_program__attach(g->skel->progs.gate_sched_switch);
+		if (!link || add_link(g, link)) {
+			err = link ? -ENOMEM : -errno;
+			pr_err("cannot attach to the sched_switch raw tracepoint: %s\n", strerror(-err));
+			return err;
 		}
 	}
 	for (size_t i = 0; i < g->nr_points; i++) {

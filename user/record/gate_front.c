@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* A point's own gate program, as BPF instructions: see include/auxtrig/record/gate_front.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -13,23 +14,56 @@
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
 #define R_CTX BPF_REG_6
-#define R_TASK BPF_REG_7
 #define R_PCPU BPF_REG_8
 #define R_FIRE BPF_REG_9
 #define FP BPF_REG_10
 
 #define SCRATCH_OFF (-8)			/* the program's own 8 bytes */
-#define FRAME_OFF (SCRATCH_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
+#define IDS_OFF (-16)				/* pid_tgid, where this CPU's state does not keep it */
+#define FRAME_OFF (IDS_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
 
 /* syscalls:sys_enter_X / sys_exit_X and raw_syscalls: nr at 8, args from 16 / ret at 16. */
 #define SYS_NR_OFF 8
 #define SYS_ARGS_OFF 16
+
+/* What the ops read values with (their ctx). */
+struct front {
+	const struct gate_front_spec *s;
+	int cpu_state; /* pid_tgid in gate_trig_pcpu.cur_pid_tgid (r8), else at IDS_OFF */
+};
 
 static int refuse(char *why, size_t size, const char *fmt, unsigned int arg)
 {
 	if (why && size)
 		snprintf(why, size, fmt, arg);
 	return -EOPNOTSUPP;
+}
+
+/* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
+static int reads_ids(const struct expr_prog *p)
+{
+	if (p->flags & EXPR_PROG_COUNT)
+		return 1;
+	for (__u32 i = 0; i < p->nr_insns && i < EXPR_MAX_INSNS; i++)
+		if (p->insns[i].op == EXPR_OP_FIELD && (p->insns[i].a == EXPR_F_PID || p->insns[i].a == EXPR_F_TID))
+			return 1;
+	return 0;
+}
+
+static int needs_ids(const struct gate_front_spec *s)
+{
+	if (s->filter_targets)
+		return 1;
+	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_ids(s->conds[i]))
+			return 1;
+	return 0;
+}
+
+int gate_front__uses_cpu_state(const struct gate_front_spec *s)
+{
+	/* a syscall tracepoint runs in its thread's context, never in an interrupt or inside the scheduler */
+	return (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) && needs_ids(s);
 }
 
 /* r0 = the sign-extended @size-byte value just loaded into r0. */
@@ -46,21 +80,35 @@ static int bpf_size(unsigned int size)
 	return size == 8 ? BPF_DW : size == 4 ? BPF_W : size == 2 ? BPF_H : BPF_B;
 }
 
+/* r0 = the current task (a BTF pointer the verifier lets us read). */
+static void current_task(struct bpf_asm *a)
+{
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+}
+
 static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct front *fr = ctx;
+	const struct gate_front_spec *s = fr->s;
 	unsigned int n;
 
 	switch (f) {
 	case EXPR_F_PID:
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R_TASK, s->task.tgid));
-		return 0;
 	case EXPR_F_TID:
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R_TASK, s->task.pid));
+		/* the prologue fetched them: pid_tgid = tgid << 32 | tid */
+		if (fr->cpu_state)
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_PCPU, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
+		else
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, FP, IDS_OFF));
+		if (f == EXPR_F_PID)
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R0, 32));
+		else /* the low half: a 32-bit move zero-extends */
+			bpf_asm__emit(a, BA_INSN(BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0));
 		return 0;
 	case EXPR_F_PPID:
 		/* task->real_parent->tgid; 0 if there is none, as BPF_CORE_READ() reads it */
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_TASK, s->task.real_parent));
+		current_task(a);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, s->task.real_parent));
 		bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
 		bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R1, 0, 1, 0));
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R1, s->task.tgid));
@@ -111,7 +159,7 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned int size, int is_signed, int fail,
 		       char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct gate_front_spec *s = ((const struct front *)ctx)->s;
 
 	if (off + size > s->rec_size) {
 		expr_bpf__fail_always(a, fail);
@@ -138,15 +186,16 @@ static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned 
 static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int arg, int buf_off, int need_len,
 		   int fail, char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct gate_front_spec *s = ((const struct front *)ctx)->s;
 	unsigned int off = arg & 0xffff, size = arg >> 16;
 
 	switch (src) {
 	case EXPR_S_COMM:
 		for (int i = EXPR_COMM_LEN; i < EXPR_STR_MAX; i += 8)
 			bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, buf_off + i, 0));
+		current_task(a);
 		for (int i = 0; i < EXPR_COMM_LEN; i += 8) {
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_TASK, s->task.comm + i));
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, s->task.comm + i));
 			bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, buf_off + i));
 		}
 		if (need_len)
@@ -238,8 +287,12 @@ static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, 
 			break;
 		}
 		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, 1));
-		bpf_asm__ld_imm64(a, R3, t->n);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_MOD, R2, R3));
+		if (t->n <= INT32_MAX) { /* an immediate divisor: no run-time check for 0 */
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_MOD, R2, (__s32)t->n));
+		} else {
+			bpf_asm__ld_imm64(a, R3, t->n);
+			bpf_asm__emit(a, BA_ALU64_REG(BPF_MOD, R2, R3));
+		}
 		bpf_asm__jmp_imm(a, BPF_JNE, R2, 0, no);
 		break;
 	case GATE_POLICY_AFTER:
@@ -256,9 +309,71 @@ static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, 
 	bpf_asm__bind(a, fire);
 }
 
+/*
+ * Is the thread whose pid_tgid is in r0 a target? goto @yes or @no. The
+ * first targets are constants; the map holds them all, and the ones that
+ * came later (children, an exec'd command).
+ */
+static void target_check(struct bpf_asm *a, const struct gate_front_spec *s, int yes, int no)
+{
+	if (s->target_threads) /* the low half: a 32-bit move zero-extends */
+		bpf_asm__emit(a, BA_INSN(BPF_ALU | BPF_MOV | BPF_X, R1, R0, 0, 0));
+	else {
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R1, 32));
+	}
+	for (int i = 0; i < s->nr_pids && i < GATE_FRONT_MAX_PIDS; i++)
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, s->pids[i], yes);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+	bpf_asm__ld_map_fd(a, R1, s->targets_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, yes);
+	bpf_asm__jmp(a, no);
+}
+
+/*
+ * The thread's ids, and whether it is a target, goto @out if not. At a
+ * syscall point both are remembered in this CPU's gate_trig_pcpu until the
+ * next context switch (gate_sched_switch resets cur_state), so a thread's
+ * hits after its first in a time slice need no helper call at all.
+ */
+static void prologue_ids(struct bpf_asm *a, const struct gate_front_spec *s, int cpu_state, int out)
+{
+	const int state = offsetof(struct gate_trig_pcpu, cur_state);
+	int ok = bpf_asm__label(a), yes = bpf_asm__label(a), no = bpf_asm__label(a);
+
+	if (cpu_state) {
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R_PCPU, state));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, GATE_CUR_TARGET, ok);
+		if (s->filter_targets)
+			bpf_asm__jmp_imm(a, BPF_JEQ, R1, GATE_CUR_OTHER, out);
+	}
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_pid_tgid));
+	if (cpu_state)
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R0, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
+	else
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R0, IDS_OFF));
+	if (s->filter_targets)
+		target_check(a, s, yes, no);
+	bpf_asm__bind(a, yes);
+	if (cpu_state)
+		bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, state, GATE_CUR_TARGET));
+	if (s->filter_targets) {
+		bpf_asm__jmp(a, ok);
+		bpf_asm__bind(a, no);
+		if (cpu_state)
+			bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, state, GATE_CUR_OTHER));
+		bpf_asm__jmp(a, out);
+	}
+	bpf_asm__bind(a, ok);
+}
+
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
 {
-	int out = bpf_asm__label(a), ok = bpf_asm__label(a), err;
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	int out = bpf_asm__label(a), err;
 
 	if (why && why_size)
 		why[0] = 0;
@@ -269,21 +384,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
-	bpf_asm__emit(a, BA_MOV64_REG(R_TASK, R0));
-	if (s->filter_targets) {
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R_TASK, (int)(s->target_threads ? s->task.pid : s->task.tgid)));
-		for (int i = 0; i < s->nr_pids && i < GATE_FRONT_MAX_PIDS; i++)
-			bpf_asm__jmp_imm(a, BPF_JEQ, R1, s->pids[i], ok);
-		/* one that came later (a child, an exec'd command): the map */
-		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
-		bpf_asm__ld_map_fd(a, R1, s->targets_fd);
-		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	}
-	bpf_asm__bind(a, ok);
+	/* this CPU's counters (a per-CPU array lookup: inlined by the verifier since Linux 6.10) */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
 	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
 	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
@@ -291,6 +392,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
 	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	if (needs_ids(s))
+		prologue_ids(a, s, fr.cpu_state, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R_FIRE, 0));
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++) {
 		int next, no;
@@ -303,7 +406,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 		if (s->conds[i]) {
 			struct expr_bpf_opts o = {
 				.ops = &src_ops,
-				.ctx = (void *)s,
+				.ctx = &fr,
 				.stack_off = FRAME_OFF,
 				.state_fd = s->expr_state_fd,
 				.counts_fd = s->counts_fd,
@@ -342,7 +445,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size)
 {
 	struct gate_front_spec spec = { .tp_flags = tp_flags, .rec_size = rec_size };
-	struct expr_bpf_opts o = { .ops = &src_ops, .ctx = &spec, .stack_off = FRAME_OFF, .slot = 1 };
+	struct front fr = { .s = &spec };
+	struct expr_bpf_opts o = { .ops = &src_ops, .ctx = &fr, .stack_off = FRAME_OFF, .slot = 1 };
 	struct bpf_asm *a = bpf_asm__new();
 	int err;
 

@@ -16,8 +16,18 @@
  * conditions the compiler leaves to the interpreter) stays with the shared
  * program, and gate_front__build() says why.
  *
- * Registers: r6 the context, r7 the current task (bpf_get_current_task_btf()),
- * r8 this CPU's struct gate_trig_pcpu, r9 the triggers that fire.
+ * The thread's ids come from one helper call, bpf_get_current_pid_tgid(), and
+ * at a syscall point not even that after the thread's first hit since it
+ * was switched in: the program remembers them, and whether the thread is a
+ * target, in this CPU's gate_trig_pcpu (cur_state, cur_pid_tgid), which the
+ * gate's gate_sched_switch raw tracepoint resets at every context switch and
+ * gate_follow_exec at every exec. That is sound at syscall tracepoints only:
+ * they run in their thread's context, never in an interrupt or inside the
+ * scheduler between the switch tracepoint and the switch. The current task
+ * (comm, ppid) is fetched where a condition reads it.
+ *
+ * Registers: r6 the context, r8 this CPU's struct gate_trig_pcpu, r9 the
+ * triggers that fire.
  */
 
 #include <stddef.h>
@@ -66,6 +76,13 @@ struct gate_front_spec {
  * Return: 0, -EOPNOTSUPP, or -errno.
  */
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__uses_cpu_state() - does @spec's program remember the running
+ * thread in gate_trig_pcpu? The caller must then attach gate_sched_switch
+ * before arming.
+ */
+int gate_front__uses_cpu_state(const struct gate_front_spec *spec);
 
 /**
  * gate_front__check_cond() - can a point's own program run condition @cond
