@@ -69,4 +69,22 @@ n=$(sed -n 's/.*: evaluated \([0-9]*\), matched \([0-9]*\),.*/\1 \2/p' "$tmp/d.e
 read -r ev ma <<<"$n"
 [ "${ev:-0}" -gt 0 ] || fail "no getpid of thread $tid evaluated: $(cat "$tmp/d.err")"
 assert_eq "$ma" "$ev" "hits of -t $tid whose tid is $tid"
+# 5. comm (bpf_get_current_comm()) and ppid (the task's real_parent, read
+# through the kernel's BTF) in a point's own program: the demo is this
+# shell's child; every hit matches, and none with a comm one letter short.
+for c in 'openat_demo:all' 'openat_dem:none'; do
+	taskset -c 0 "$DEMO" -r 1000 -t 1 >/dev/null &
+	demo=$!
+	"$AUXTRIG" record -f -o "$tmp/c.data" -p $demo \
+		--on "syscall:getpid:exit if ppid == $$ && comm == \"${c%:*}\":mark,every:1000000000" 2>"$tmp/c.err" ||
+		fail "record -p: $(cat "$tmp/c.err")"
+	wait $demo
+	grep -q 'sys_exit_getpid: its own gate program' "$tmp/c.err" || fail "not a program of its own: $(cat "$tmp/c.err")"
+	read -r ev ma <<<"$(sed -n 's/.*: evaluated \([0-9]*\), matched \([0-9]*\),.*/\1 \2/p' "$tmp/c.err")"
+	[ "${ev:-0}" -gt 0 ] || fail "no getpid of $demo evaluated: $(cat "$tmp/c.err")"
+	case $c in
+	*:all) assert_eq "$ma" "$ev" "hits with ppid $$ and comm ${c%:*}" ;;
+	*:none) assert_eq "$ma" 0 "hits with comm ${c%:*}" ;;
+	esac
+done
 echo ok

@@ -54,6 +54,8 @@ struct gate {
 	int *fds;			/* the points' own programs, their perf events and links */
 	size_t nr_fds;
 	int cpu_state;			/* one of them remembers the running thread: gate_sched_switch */
+	struct gate_front_task task;	/* task_struct offsets, once one of them needs them */
+	int have_task;
 };
 
 static void config_update(struct gate *g);
@@ -814,11 +816,16 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		return -EOPNOTSUPP;
 	}
 	memcpy(spec.pids, g->pids, sizeof(spec.pids));
-	err = gate_front__task_offsets(&spec.task);
-	if (err) {
-		snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
-		return -EOPNOTSUPP;
+	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
+	if (gate_front__needs_task(&spec) && !g->have_task) {
+		err = gate_front__task_offsets(&g->task);
+		if (err) {
+			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+			return -EOPNOTSUPP;
+		}
+		g->have_task = 1;
 	}
+	spec.task = g->task;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;

@@ -39,15 +39,26 @@ static int refuse(char *why, size_t size, const char *fmt, unsigned int arg)
 	return -EOPNOTSUPP;
 }
 
+static int reads_field(const struct expr_prog *p, unsigned int f)
+{
+	for (__u32 i = 0; i < p->nr_insns && i < EXPR_MAX_INSNS; i++)
+		if (p->insns[i].op == EXPR_OP_FIELD && p->insns[i].a == f)
+			return 1;
+	return 0;
+}
+
+int gate_front__needs_task(const struct gate_front_spec *s)
+{
+	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_field(s->conds[i], EXPR_F_PPID))
+			return 1;
+	return 0;
+}
+
 /* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
 static int reads_ids(const struct expr_prog *p)
 {
-	if (p->flags & EXPR_PROG_COUNT)
-		return 1;
-	for (__u32 i = 0; i < p->nr_insns && i < EXPR_MAX_INSNS; i++)
-		if (p->insns[i].op == EXPR_OP_FIELD && (p->insns[i].a == EXPR_F_PID || p->insns[i].a == EXPR_F_TID))
-			return 1;
-	return 0;
+	return (p->flags & EXPR_PROG_COUNT) || reads_field(p, EXPR_F_PID) || reads_field(p, EXPR_F_TID);
 }
 
 static int needs_ids(const struct gate_front_spec *s)
@@ -191,13 +202,14 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 
 	switch (src) {
 	case EXPR_S_COMM:
+		/* bpf_get_current_comm(): NUL-terminated in its 16 bytes; the rest of the buffer 0 */
 		for (int i = EXPR_COMM_LEN; i < EXPR_STR_MAX; i += 8)
 			bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, buf_off + i, 0));
-		current_task(a);
-		for (int i = 0; i < EXPR_COMM_LEN; i += 8) {
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, s->task.comm + i));
-			bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, buf_off + i));
-		}
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_COMM_LEN));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_comm));
+		bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, fail);
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, EXPR_COMM_LEN);
 		return 0;

@@ -23,8 +23,9 @@
  * gate's gate_sched_switch raw tracepoint resets at every context switch and
  * gate_follow_exec at every exec. That is sound at syscall tracepoints only:
  * they run in their thread's context, never in an interrupt or inside the
- * scheduler between the switch tracepoint and the switch. The current task
- * (comm, ppid) is fetched where a condition reads it.
+ * scheduler between the switch tracepoint and the switch. comm comes from
+ * bpf_get_current_comm(), ppid from the current task, where a condition
+ * reads them.
  *
  * Registers: r6 the context, r8 this CPU's struct gate_trig_pcpu, r9 the
  * triggers that fire.
@@ -54,7 +55,7 @@ struct gate_front_task {
  * @pids:	targets known at build time, compared as constants.
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
  * @trig_mask:	its triggers; @triggers and @conds (NULL: none) indexed by trigger.
- * @task:	task_struct offsets.
+ * @task:	task_struct offsets, where gate_front__needs_task() says so.
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd;
@@ -91,6 +92,12 @@ int gate_front__uses_cpu_state(const struct gate_front_spec *spec);
  * Return: 0, or -EOPNOTSUPP with @why.
  */
 int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size);
+
+/**
+ * gate_front__needs_task() - does @spec's program read the task_struct (a
+ * condition reading ppid)? Only then does @spec need @task.
+ */
+int gate_front__needs_task(const struct gate_front_spec *spec);
 
 /**
  * gate_front__task_offsets() - @t from the running kernel's BTF.
