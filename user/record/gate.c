@@ -60,6 +60,9 @@ struct gate {
 
 static void config_update(struct gate *g);
 
+/* An LRU map no program of this run writes: the smallest a common LRU takes on any machine. */
+#define SMALL_LRU 1024
+
 struct gate *gate__open(const struct gate_opts *opts)
 {
 	struct gate *g = calloc(1, sizeof(*g));
@@ -464,11 +467,29 @@ int gate__load(struct gate *g)
 {
 	int err;
 
+	int uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
+
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
 	for (int i = 0; i < g->nr_triggers; i++)
-		if (g->trig_cond[i])
+		if (g->trig_cond[i]) {
 			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
+			uses_count |= !!(g->trig_cond[i]->flags & EXPR_PROG_COUNT);
+		}
+	for (size_t i = 0; i < g->nr_tps; i++)
+		stamps |= !!(g->tps[i].tp.flags & GATE_TP_STAMP_ENTRY);
+	/*
+	 * Start-up: what this run does not use is neither verified nor
+	 * allocated (a preallocated LRU map of 65536 entries costs milliseconds):
+	 * the uprobe windows' programs, $count's counters, the syscall entry
+	 * stamps of $elapsed.
+	 */
+	bpf_program__set_autoload(g->skel->progs.gate_uprobe_enter, g->nr_uprobes > 0);
+	bpf_program__set_autoload(g->skel->progs.gate_uprobe_exit, g->nr_uprobes > 0);
+	if (!uses_count)
+		bpf_map__set_max_entries(g->skel->maps.expr_counts, SMALL_LRU);
+	if (!stamps)
+		bpf_map__set_max_entries(g->skel->maps.gate_sys_entries, SMALL_LRU);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";
