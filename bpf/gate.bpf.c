@@ -177,11 +177,6 @@ _Static_assert(GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1) < EXPR_MAX_SLOTS, "a sta
  * it. Stamped at the entry tracepoints flagged GATE_TP_STAMP_ENTRY (those of
  * exit points whose conditions read $elapsed); LRU, so it never fills.
  */
-struct gate_sys_entry {
-	__u64 ns;
-	__s64 nr;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, GATE_MAX_THREADS);
@@ -491,7 +486,11 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	if (env_fields & (1u << EXPR_F_COUNT)) /* comm */
 		bpf_get_current_comm(env->comm, sizeof(env->comm));
 	env->rec = (__u64)ctx;
-	env->rec_size = tp->size;
+	/*
+	 * The readable bytes: the fixed fields, and with __data_loc fields the
+	 * strings after them, which lie within the perf trace buffer.
+	 */
+	env->rec_size = tp->nr_dyn ? GATE_RECORD_MAX : tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
 	if (tp->flags & GATE_TP_SYSCALL_ENTER)

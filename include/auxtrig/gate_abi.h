@@ -246,6 +246,17 @@ struct gate_thread {
 };
 
 /**
+ * struct gate_sys_entry - a thread's syscall entry (map gate_sys_entries, key
+ * tid), for $elapsed at the syscall's exit with no window open
+ * @ns:		bpf_ktime_get_ns() at the entry
+ * @nr:		the syscall's number (sign-extended int)
+ */
+struct gate_sys_entry {
+	__u64 ns;
+	__s64 nr;
+};
+
+/**
  * DOC: what the gate emits
  *
  * Every record the gate hands to the bpf-output event is a struct

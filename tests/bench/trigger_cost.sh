@@ -120,6 +120,96 @@ cond_perf() { # prints "EVENT FILTER"
 	esac
 }
 
+# gen_c COND PID: the mechanism not chosen, as a prototype: the same armed
+# trigger (the running thread remembered per CPU until a context switch,
+# per-CPU counters, the condition, every:1000000000 atomic) written as C for
+# clang, which auxtrig compiles at start (--trigger-prog FILE.bpf.c).
+gen_c() {
+	local ev=sys_exit_openat ctxt=trace_event_raw_sys_exit cond=1
+	case $1 in
+	retcomm) cond="ctx->ret == -2 && comm_is(\"$comm\", ${#comm})" ;;
+	path) ev=sys_enter_openat ctxt=trace_event_raw_sys_enter cond="arg_starts((const void *)ctx->args[1], \"/nonexistent/\", 13)" ;;
+	retuid) cond="ctx->ret == -2 && (__u32)bpf_get_current_uid_gid() == 0" ;;
+	esac
+	cat <<-EOF
+	#include "vmlinux.h"
+	#include <bpf/bpf_helpers.h>
+	#include <bpf/bpf_tracing.h>
+	#include <bpf/bpf_core_read.h>
+	#include "auxtrig/trigger.bpf.h"
+	char LICENSE[] SEC("license") = "Dual BSD/GPL";
+	struct gen_cpu { __u64 evaluated, matched, suppressed, pid_tgid; __u32 state; };
+	struct {
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+		__uint(max_entries, 1);
+		__type(key, __u32);
+		__type(value, struct gen_cpu);
+	} gen_cpus SEC(".maps");
+	__u64 gen_every;
+	static __always_inline int comm_is(const char *s, int n)
+	{
+		char c[16] = {};
+		bpf_get_current_comm(c, sizeof(c));
+	#pragma unroll
+		for (int i = 0; i <= n && i < 16; i++)
+			if (c[i] != s[i])
+				return 0;
+		return 1;
+	}
+	static __always_inline int arg_starts(const void *p, const char *s, int n)
+	{
+		char b[64];
+		if (bpf_probe_read_user_str(b, sizeof(b), p) < 0)
+			return 0;
+	#pragma unroll
+		for (int i = 0; i < n && i < 64; i++)
+			if (b[i] != s[i])
+				return 0;
+		return 1;
+	}
+	SEC("raw_tp/sched_switch")
+	int gen_switch(void *ctx)
+	{
+		__u32 z = 0;
+		struct gen_cpu *c = bpf_map_lookup_elem(&gen_cpus, &z);
+		if (c)
+			c->state = 0;
+		return 0;
+	}
+	SEC("tp/syscalls/$ev")
+	int gen_cond(struct $ctxt *ctx)
+	{
+		__u32 z = 0;
+		struct gen_cpu *c;
+		if (!auxtrig_armed())
+			return AUXTRIG_PASS;
+		c = bpf_map_lookup_elem(&gen_cpus, &z);
+		if (!c)
+			return AUXTRIG_PASS;
+		if (c->state != 2) {
+			if (c->state == 1)
+				return AUXTRIG_PASS;
+			c->pid_tgid = bpf_get_current_pid_tgid();
+			if ((c->pid_tgid >> 32) != $2 && !auxtrig_is_target()) {
+				c->state = 1;
+				return AUXTRIG_PASS;
+			}
+			c->state = 2;
+		}
+		c->evaluated++;
+		if (!($cond))
+			return AUXTRIG_PASS;
+		c->matched++;
+		if ((__sync_fetch_and_add(&gen_every, 1) + 1) % 1000000000) {
+			c->suppressed++;
+			return AUXTRIG_PASS;
+		}
+		auxtrig_mark(ctx, 1, 0);
+		return AUXTRIG_PASS;
+	}
+	EOF
+}
+
 # prog_stats: "id name run_time_ns run_cnt" of every loaded BPF program
 prog_stats() {
 	bpftool prog show --json 2>/dev/null |
@@ -177,6 +267,14 @@ run() {
 		names="gate_tracepoint gate_point gate_sched_switch gate_follow_fork gate_follow_exec gate_thread_exit"
 		wait_for "$tmp/tool.err" 'recording' 10
 		start=$((($(date +%s%N) - t0) / 1000000)) ;;
+	auxtrig-c)
+		gen_c "$cond" $lp >"$tmp/gen.bpf.c"
+		"$build/auxtrig" record -f -o "$tmp/out.data" --trigger-prog "$tmp/gen.bpf.c" -p $lp \
+			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
+		tp=$!
+		names="gen_cond gen_switch gate_tracepoint gate_follow_fork gate_follow_exec gate_thread_exit"
+		wait_for "$tmp/tool.err" 'recording' 30
+		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	bpftrace | bpf-empty)
 		# BEGIN runs once every probe is attached and bpftrace handles SIGINT.
 		if [ $tool = bpftrace ]; then
@@ -217,6 +315,8 @@ run() {
 	ns=$(awk '{ print $8 }' "$tmp/loop.out")
 	case $tool in
 	none) matched=$count ;;
+	auxtrig-c) kill -INT $tp; wait $tp
+		matched=- ;;
 	auxtrig | auxtrig+mark) wait $tp
 		matched=$(sed -n 's/.*: evaluated [0-9]*, matched \([0-9]*\),.*/\1/p' "$tmp/tool.err") ;;
 	bpftrace) stop_bpftrace $tp
@@ -240,7 +340,7 @@ run() {
 			FILENAME == ARGV[2] { if (!($1 in old) && ($2 in want)) { rt[$1] = $3; rc[$1] = $4 }; next }
 			!($1 in rt) { next }
 			{ all += $3 - rt[$1] }
-			$2 == "gate_sched_switch" { sw += $3 - rt[$1]; has_sw = 1 }
+			$2 == "gate_sched_switch" || $2 == "gen_switch" { sw += $3 - rt[$1]; has_sw = 1 }
 			$4 - rc[$1] > drc { drc = $4 - rc[$1] }
 			END { printf "%.1f %.3f %s\n", all / calls, drc / calls, has_sw ? sprintf("%.1f", sw / calls) : "-" }' \
 			"$tmp/before" "$tmp/armed" "$tmp/after" >"$tmp/bpf"
@@ -260,8 +360,8 @@ pick() {
 	fi
 }
 
-tools="auxtrig auxtrig+mark bpftrace perf-stat perf-record"
-bpf_tools="auxtrig auxtrig+mark bpftrace"
+tools="auxtrig auxtrig+mark auxtrig-c bpftrace perf-stat perf-record"
+bpf_tools="auxtrig auxtrig+mark auxtrig-c bpftrace"
 # tools_of COND [bpf]: the tools measured for COND; the empty program once, with "none"
 tools_of() {
 	local t=$tools

@@ -87,4 +87,24 @@ for c in 'openat_demo:all' 'openat_dem:none'; do
 	*:none) assert_eq "$ma" 0 "hits with comm ${c%:*}" ;;
 	esac
 done
+# 6. Compiled too: $elapsed at a syscall's exit (from its entry, which the shared program
+# stamps), a glob with '*' between other characters, a __data_loc string field.
+"$AUXTRIG" record -o "$tmp/s.data" --on 'syscall:clock_nanosleep:exit if $elapsed > 500us:mark,every:1000000000' \
+	--on 'syscall:clock_nanosleep:exit if $elapsed > 2s:mark,every:1000000000' \
+	--on 'syscall:openat:enter if str(arg1) ~ "/non*ent/*-d?mo":mark,every:1000000000' \
+	-- "$DEMO" -r 20 >/dev/null 2>"$tmp/s.err" || fail "record failed: $(cat "$tmp/s.err")"
+for tp in clock_nanosleep openat; do
+	grep -q "sys_exit_$tp: its own gate program\|sys_enter_$tp: its own gate program" "$tmp/s.err" ||
+		fail "$tp: not a program of its own: $(cat "$tmp/s.err")"
+done
+grep -q '$elapsed > 500us:mark,every:1000000000: evaluated 20, matched 20' "$tmp/s.err" ||
+	fail "1 ms sleeps longer than 500us: $(grep evaluated "$tmp/s.err")"
+grep -q '$elapsed > 2s:mark,every:1000000000: evaluated 20, matched 0' "$tmp/s.err" ||
+	fail "1 ms sleeps longer than 2s: $(grep evaluated "$tmp/s.err")"
+grep -q 'd?mo":mark,every:1000000000: evaluated 40, matched 20' "$tmp/s.err" ||
+	fail "the failing openat's path by an inner-star glob: $(grep evaluated "$tmp/s.err")"
+"$AUXTRIG" record -o "$tmp/x.data" --on 'tp:sched:sched_process_exec if filename ~ "/*/openat_d*o":mark' \
+	-- sh -c "sleep 0.1; exec $DEMO -r 1" >/dev/null 2>"$tmp/x.err" || fail "record failed: $(cat "$tmp/x.err")"
+grep -q 'sched_process_exec: its own gate program' "$tmp/x.err" || fail "not a program of its own: $(cat "$tmp/x.err")"
+grep -q "evaluated 2, matched 1" "$tmp/x.err" || fail "the execs of sleep and the demo, by filename: $(grep evaluated "$tmp/x.err")"
 echo ok

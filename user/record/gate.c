@@ -465,9 +465,7 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 
 int gate__load(struct gate *g)
 {
-	int err;
-
-	int uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
+	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
 
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
@@ -813,7 +811,15 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
 		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
 		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
+		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
+		.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime),
+		.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus),
+		.events_fd = bpf_map__fd(g->skel->maps.gate_events),
 		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.stats_off = offsetof(struct gate_bpf__bss, stats),
+		.filter_cpus = g->skel->rodata->filter_cpus,
+		.tp_id = e->id,
 		.filter_targets = g->skel->rodata->filter_targets,
 		.target_threads = g->skel->rodata->target_threads,
 		.nr_pids = g->nr_pids,
@@ -832,7 +838,11 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	int fd, pfd, lfd, err;
 	size_t nr;
 
-	if (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine)) {
+	/* a tracepoint recorded at every hit (no windows) whose records have no strings after them */
+	int record = !e->tp.trig_mask && g->skel->rodata->no_windows && !e->tp.nr_dyn &&
+		     e->tp.flags == (e->tp.flags & (mine | GATE_TP_RECORD)) && (e->tp.flags & GATE_TP_RECORD);
+
+	if (!record && (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine))) {
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
@@ -850,19 +860,25 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = gate_front__build(a, &spec, why, why_size);
+	err = record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
 	if (!err)
 		err = bpf_asm__finish(a, &insns, &nr);
 	if (err) {
 		bpf_asm__delete(a);
 		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
 	}
-	log[0] = 0;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
-	bpf_asm__delete(a);
+	/* no log unless it fails: logging slows the verifier, and a log too small fails the load */
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, NULL);
 	if (fd < 0) {
 		err = -errno;
+		log[0] = 0;
+		lfd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
+		if (lfd >= 0)
+			close(lfd);
 		pr_debug("%s\n", log);
+	}
+	bpf_asm__delete(a);
+	if (fd < 0) {
 		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
 			 strerror(-err));
 		return -EOPNOTSUPP;
@@ -884,7 +900,8 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	}
 	if (gate_front__uses_cpu_state(&spec))
 		g->cpu_state = 1;
-	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
+	pr_info("%s:%s: its own gate program, %zu instructions, %s\n", e->system, e->name, nr,
+		record ? "recorded at every hit" : "triggers compiled");
 	return 0;
 }
 
@@ -901,7 +918,8 @@ int gate__attach(struct gate *g)
 
 			if (tp_attach_pass(&g->tps[i].tp) != pass)
 				continue;
-			err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+			err = g->tps[i].tp.trig_mask || g->skel->rodata->no_windows ? attach_front(g, &g->tps[i], why, sizeof(why))
+										   : -EOPNOTSUPP;
 			if (!err)
 				continue;
 			if (err != -EOPNOTSUPP)

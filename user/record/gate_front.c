@@ -20,7 +20,8 @@
 
 #define SCRATCH_OFF (-8)			/* the program's own 8 bytes */
 #define IDS_OFF (-16)				/* pid_tgid, where this CPU's state does not keep it */
-#define FRAME_OFF (IDS_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
+#define NOW_OFF (-24)				/* $elapsed: the time it is read */
+#define FRAME_OFF (NOW_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
 
 /* syscalls:sys_enter_X / sys_exit_X and raw_syscalls: nr at 8, args from 16 / ret at 16. */
 #define SYS_NR_OFF 8
@@ -58,7 +59,8 @@ int gate_front__needs_task(const struct gate_front_spec *s)
 /* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
 static int reads_ids(const struct expr_prog *p)
 {
-	return (p->flags & EXPR_PROG_COUNT) || reads_field(p, EXPR_F_PID) || reads_field(p, EXPR_F_TID);
+	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED)) || reads_field(p, EXPR_F_PID) ||
+	       reads_field(p, EXPR_F_TID);
 }
 
 static int needs_ids(const struct gate_front_spec *s)
@@ -74,7 +76,7 @@ static int needs_ids(const struct gate_front_spec *s)
 int gate_front__uses_cpu_state(const struct gate_front_spec *s)
 {
 	/* a syscall tracepoint runs in its thread's context, never in an interrupt or inside the scheduler */
-	return (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) && needs_ids(s);
+	return (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) && (needs_ids(s) || !s->trig_mask);
 }
 
 /* r0 = the sign-extended @size-byte value just loaded into r0. */
@@ -97,6 +99,15 @@ static void current_task(struct bpf_asm *a)
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
 }
 
+/* @reg = pid_tgid (tgid << 32 | tid), which the prologue fetched. */
+static void load_ids(struct bpf_asm *a, const struct front *fr, int reg)
+{
+	if (fr->cpu_state)
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, R_PCPU, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
+	else
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, FP, IDS_OFF));
+}
+
 static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, char *why, size_t why_size)
 {
 	const struct front *fr = ctx;
@@ -106,11 +117,7 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	switch (f) {
 	case EXPR_F_PID:
 	case EXPR_F_TID:
-		/* the prologue fetched them: pid_tgid = tgid << 32 | tid */
-		if (fr->cpu_state)
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_PCPU, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
-		else
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, FP, IDS_OFF));
+		load_ids(a, fr, R0);
 		if (f == EXPR_F_PID)
 			bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R0, 32));
 		else /* the low half: a 32-bit move zero-extends */
@@ -246,15 +253,95 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
+	case EXPR_S_REC_LOC: {
+		/*
+		 * The u32 at @off: the string's offset in the record (low half)
+		 * and size (high half), written by the kernel with the record.
+		 * The string lies after the fixed fields, within the perf trace
+		 * buffer (GATE_RECORD_MAX bytes), as expr_eval() bounds it.
+		 */
+		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
+
+		if (off + 4 > s->rec_size || off % 4) {
+			expr_bpf__fail_always(a, fail);
+			return 0;
+		}
+		expr_bpf__zero(a, buf_off);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, R_CTX, off));
+		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
+		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
+		bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_RECORD_MAX, fail);
+		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
+		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+		bpf_asm__bind(a, done);
+		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, R_CTX));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
+		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+		bpf_asm__bind(a, empty);
+		if (need_len)
+			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		return 0;
 	}
-	snprintf(why, why_size, "a __data_loc string field is interpreted");
-	return -EOPNOTSUPP;
+	}
+	return -EINVAL;
 }
 
+/*
+ * $elapsed, as fill_elapsed() in bpf/gate.bpf.c: since the thread's open
+ * windows opened, else at a syscall's exit since the thread entered it
+ * (gate_sys_entries, stamped at the entry), else unset: the condition fails.
+ */
 static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, char *why, size_t why_size)
 {
-	snprintf(why, why_size, "$elapsed is interpreted");
-	return -EOPNOTSUPP;
+	const struct front *fr = ctx;
+	const struct gate_front_spec *s = fr->s;
+	int sys = bpf_asm__label(a), have = bpf_asm__label(a);
+
+	if (var != EXPR_VAR_ELAPSED)
+		return -EINVAL;
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R0, NOW_OFF));
+	load_ids(a, fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* the tid: the maps' key */
+	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, sys);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, sys);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, opened_ns)));
+	bpf_asm__jmp(a, have);
+	bpf_asm__bind(a, sys);
+	if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
+		expr_bpf__fail_always(a, fail);
+	} else {
+		bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
+		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+		/* the same syscall's entry: its number, as an int sign-extended */
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R2, 32));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ARSH, R2, 32));
+		bpf_asm__jmp_reg(a, BPF_JNE, R1, R2, fail);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, ns)));
+	}
+	bpf_asm__bind(a, have);
+	/* unset or in the future: no value */
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, fail);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, FP, NOW_OFF));
+	bpf_asm__jmp_reg(a, BPF_JGT, R1, R0, fail);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_SUB, R0, R1));
+	return 0;
 }
 
 static const struct expr_bpf_ops src_ops = {
@@ -448,6 +535,156 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_MOV64_IMM(R3, 0));
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_tail_call));
 	/* tracepoint programs return 1: 0 would hide the hit from other perf users */
+	bpf_asm__bind(a, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_EXIT());
+	return bpf_asm__error(a);
+}
+
+/* Where struct pt_regs keeps the instruction pointer, as the kernel lays it out. */
+#if defined(__x86_64__)
+#define PT_REGS_IP_OFF (16 * 8)		/* r15 .. orig_ax, then ip */
+#elif defined(__aarch64__)
+#define PT_REGS_IP_OFF (31 * 8 + 8)	/* regs[31], sp, then pc */
+#endif
+
+/* The common fields the shared program's emit() rebuilds (bpf/gate.bpf.c, struct common_header). */
+#define REC_HDR_OFF	(NOW_OFF - (int)sizeof(struct gate_out_hdr) - 256) /* gate_out_hdr, then the record */
+
+int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	const int rec = REC_HDR_OFF + (int)sizeof(struct gate_out_hdr);
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	int out = bpf_asm__label(a), lost = bpf_asm__label(a), go = bpf_asm__label(a), held = bpf_asm__label(a);
+	int no_regs = bpf_asm__label(a), stat;
+	__u32 size = (s->rec_size + 7) & ~7u;
+
+	if (why && why_size)
+		why[0] = 0;
+	if (s->trig_mask || !(s->tp_flags & GATE_TP_RECORD) || (s->tp_flags & ~mine))
+		return refuse(why, why_size, "it does more than being recorded (%u)", s->tp_flags);
+#ifndef PT_REGS_IP_OFF
+	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
+#endif
+	if (s->rec_size < 8 || size > 256)
+		return refuse(why, why_size, "its records are larger than a point's own program copies (%u bytes)",
+			      s->rec_size);
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	prologue_ids(a, s, fr.cpu_state, out);
+	/* this CPU's stats slot: r9 = &stats[min(cpu, GATE_STATS_SLOTS - 1)] */
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_smp_processor_id));
+	if (s->filter_cpus) {
+		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R0, SCRATCH_OFF));
+		bpf_asm__ld_map_fd(a, R1, s->cpus_fd);
+		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_B, R1, R0, 0));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, FP, SCRATCH_OFF));
+	}
+	bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JLT | BPF_K, R0, 0, 1, GATE_STATS_SLOTS));
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, GATE_STATS_SLOTS - 1));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_MUL, R0, sizeof(struct gate_stats)));
+	bpf_asm__ld_map_value(a, R_FIRE, s->bss_fd, s->stats_off);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R_FIRE, R0));
+	/* frozen by a snapshot trigger, or past a delayed one's deadline: held back, counted */
+	bpf_asm__ld_map_value(a, R1, s->runtime_fd, 0);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R1, offsetof(struct gate_runtime, frozen)));
+	bpf_asm__jmp_imm(a, BPF_JNE, R2, 0, held);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R2, R1, offsetof(struct gate_runtime, freeze_at)));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, go);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R2, FP, SCRATCH_OFF));
+	bpf_asm__jmp_reg(a, BPF_JLE, R0, R2, go);
+	bpf_asm__ld_map_value(a, R1, s->runtime_fd, 0);
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R1, offsetof(struct gate_runtime, frozen), 1));
+	bpf_asm__bind(a, held);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, offsetof(struct gate_stats, frozen)));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, offsetof(struct gate_stats, frozen)));
+	bpf_asm__jmp(a, out);
+	bpf_asm__bind(a, go);
+	/*
+	 * The record as perf would have sampled it, straight from the context:
+	 * its first 8 bytes hold the pt_regs pointer, not the common fields,
+	 * which are rebuilt (type, then flags and preempt_count 0, then the tid).
+	 */
+	for (__u32 off = 8, n; off < s->rec_size; off += n) {
+		/* aligned loads, none past the record (the kernel refuses a program that reads further) */
+		for (n = 8; n > 1 && (off % n || off + n > s->rec_size); n /= 2)
+			;
+		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(n), R1, R_CTX, off));
+		bpf_asm__emit(a, BA_STX_MEM(bpf_size(n), FP, R1, rec + (int)off));
+	}
+	/* the stack bytes the output reads beyond the record */
+	for (__u32 off = s->rec_size; off < size; off++)
+		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, rec + (int)off, 0));
+	load_ids(a, &fr, R1);
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R1, 32)); /* the tid in the high half, type 0 below */
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R1, (__s32)(s->tp_id & 0xffff)));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, rec));
+	/*
+	 * The sample IP perf would report, as emit() takes it: a syscall's user
+	 * registers (the task's pt_regs), else the registers whose pointer the
+	 * context's first 8 bytes hold (which the program may not load itself).
+	 */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip), 0));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, window), 0));
+	if (s->tp_flags & GATE_TP_USER_REGS) {
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_task_pt_regs));
+		bpf_asm__emit(a, BA_MOV64_REG(R3, R0));
+	} else {
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, 8));
+		bpf_asm__emit(a, BA_MOV64_REG(R3, R_CTX));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
+		bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, no_regs);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, FP, SCRATCH_OFF));
+	}
+	bpf_asm__jmp_imm(a, BPF_JEQ, R3, 0, no_regs);
+#ifdef PT_REGS_IP_OFF
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R3, PT_REGS_IP_OFF));
+#endif
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip)));
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, 8));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
+	bpf_asm__bind(a, no_regs);
+	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
+	bpf_asm__ld_map_fd(a, R2, s->events_fd);
+	bpf_asm__ld_imm64(a, R3, BPF_F_CURRENT_CPU);
+	bpf_asm__emit(a, BA_MOV64_REG(BPF_REG_4, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, BPF_REG_4, REC_HDR_OFF));
+	bpf_asm__emit(a, BA_MOV64_IMM(BPF_REG_5, sizeof(struct gate_out_hdr) + s->rec_size));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_perf_event_output));
+	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, lost);
+	stat = offsetof(struct gate_stats, recorded);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, stat));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, stat));
+	bpf_asm__jmp(a, out);
+	bpf_asm__bind(a, lost);
+	stat = offsetof(struct gate_stats, output_lost);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, stat));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, stat));
 	bpf_asm__bind(a, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
 	bpf_asm__emit(a, BA_EXIT());

@@ -48,9 +48,14 @@ struct gate_front_task {
 /**
  * struct gate_front_spec - what a point's program must do.
  * @*_fd:	the gate's maps (gate_config, gate_targets, gate_trig_pcpu, .bss,
- *		gate_fire_prog, expr_state, expr_counts); any value to only
- *		check that the program can be built.
- * @policy_off:	offset of trig_policy[] in .bss.
+ *		gate_fire_prog, expr_state, expr_counts, gate_threads,
+ *		gate_sys_entries); any value to only check that the program
+ *		can be built.
+ * @runtime_fd, @cpus_fd, @events_fd: gate_runtime, gate_cpus, gate_events
+ *		(a recording point's program, gate_front__build_record()).
+ * @policy_off:	offset of trig_policy[] in .bss; @stats_off of stats[].
+ * @filter_cpus: -C: record only on the CPUs gate_cpus marks.
+ * @tp_id:	the tracepoint's id (common_type of its records).
  * @filter_targets, @target_threads: as the gate's rodata.
  * @pids:	targets known at build time, compared as constants.
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
@@ -58,8 +63,11 @@ struct gate_front_task {
  * @task:	task_struct offsets, where gate_front__needs_task() says so.
  */
 struct gate_front_spec {
-	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd;
-	__u32 policy_off;
+	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
+	int runtime_fd, cpus_fd, events_fd;
+	__u32 policy_off, stats_off;
+	int filter_cpus;
+	__u32 tp_id;
 	int filter_targets, target_threads;
 	__u32 pids[GATE_FRONT_MAX_PIDS];
 	int nr_pids;
@@ -77,6 +85,18 @@ struct gate_front_spec {
  * Return: 0, -EOPNOTSUPP, or -errno.
  */
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__build_record() - the program of a tracepoint whose only role
+ * is to be recorded, every hit by a target (no windows): armed, target, -C,
+ * a snapshot's freeze, then the record and its sample IP straight from the
+ * context to the bpf-output event, counted in the gate's stats, as the
+ * shared program's emit() does.
+ * @why: on -EOPNOTSUPP, why the shared program records it instead.
+ *
+ * Return: 0, -EOPNOTSUPP, or -errno.
+ */
+int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
 
 /**
  * gate_front__uses_cpu_state() - does @spec's program remember the running
