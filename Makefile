@@ -2,12 +2,16 @@
 #
 # auxtrig: one entry point.
 #   make            build everything (auxtrig, BPF objects, examples, unit tests)
-#   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
+#   make deps       install the Debian 12 packages auxtrig needs, mount tracefs (root), and
+#                   install the timeline viewer the tests use (speedscope, npm registry)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
-#   make test       build and run every test (unit tests anywhere, kernel tests as root)
-#   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
+#   make test       build and run every test (unit tests anywhere; kernel tests and the lab as root)
+#   make lab-test   the lab alone: the kernel tests and tests/lab/ in guests booted from Debian's
+#                   6.12 and 6.1 kernels, with the emulated trace unit (tests/lab/vm; root)
+#   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
-#                   against bpftrace and perf's tracepoint filters (root; not part of make test)
+#                   against bpftrace and perf's tracepoint filters, decoding against perf script
+#                   (root; not part of make test)
 #   V=1             show full commands
 
 OUTPUT    ?= build
@@ -20,11 +24,23 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-# Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
-# bpftrace, which make bench measures trigger cost against.
+# Debian 12 packages: build tools, libraries, the perf that tests read our files with,
+# bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
+# build) and valgrind (the leak check of auxtrig script); headless Chromium with its WebDriver,
+# which the timeline test loads `script --format=chrome` output into.
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev
+             systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver
+# The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
+# to build the trace unit. The kernels and their headers are Debian packages too, fetched with
+# apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
+# would install its kernel image on this machine.
+DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
+# The timeline viewer the browser test drives: speedscope from the npm registry (make deps
+# needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
+# the build directory, never into the tree. It runs offline from there.
+SPEEDSCOPE := speedscope@1.25.0
+VIEWER     := $(OUTPUT)/viewer/node_modules/speedscope/dist/release/index.html
 
 ifeq ($(V),1)
 Q =
@@ -41,7 +57,7 @@ LIBBPF_LIBS   = $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf -l
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
@@ -70,6 +86,9 @@ TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
 KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
 
+# Input generators of the benches (tests/bench/*.c).
+BENCH_BINS := $(patsubst tests/bench/%.c,$(OUTPUT)/tests/bench/%,$(wildcard tests/bench/*.c))
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 # User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
@@ -78,11 +97,11 @@ TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers
 # Trigger programs the kernel tests load.
 TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
-.PHONY: all deps run test unit-test kernel-test install uninstall bench clean
+.PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS) $(BENCH_BINS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -90,6 +109,10 @@ deps:
 	fi
 	$(Q)if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then \
 		mount -t tracefs nodev /sys/kernel/tracing; \
+	fi
+	$(Q)command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(Q)if [ ! -f $(VIEWER) ]; then \
+		mkdir -p $(OUTPUT)/viewer && npm install --silent --no-audit --no-fund --prefix $(OUTPUT)/viewer $(SPEEDSCOPE); \
 	fi
 
 $(OUTPUT)/vmlinux/vmlinux.h:
@@ -131,10 +154,18 @@ $(BIN): $(OUTPUT)/obj/user/cmd/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# Several sources in one command: -MMD would keep only the last one's headers
+# (one .d named after -o), so the dependencies are listed first, for all of them.
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(TEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+
+$(OUTPUT)/tests/bench/%: tests/bench/%.c tests/unit/cs_fixture.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< tests/unit/cs_fixture.c $(LIB) $(LDLIBS)
 
 # Kernel tests may drive the recorder onto the model of the kernel's AUX ring.
 KTEST_HELPERS := tests/unit/aux_model.c
@@ -142,7 +173,8 @@ KTEST_HELPERS := tests/unit/aux_model.c
 $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(KTEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -171,10 +203,17 @@ unit-test: all
 kernel-test: all
 	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
 
+lab-test: all
+	$(Q)./tests/run.sh --lab-only $(OUTPUT)
+
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/attach.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/decode.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
@@ -182,12 +221,14 @@ install: $(BIN)
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
+	$(Q)install -d $(DESTDIR)$(prefix)/share/bash-completion/completions
+	$(Q)install -m 0644 completion/auxtrig.bash $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig
 	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
 	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_maps.bpf.h include/auxtrig/gate_abi.h \
 		$(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:
@@ -195,4 +236,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+	$(OUTPUT)/tests/bench/*.d \
 	$(OUTPUT)/examples/triggers/*.d)

@@ -39,6 +39,8 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+/* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
+const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
 const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
 const volatile __u32 pause_type = 0;
@@ -226,7 +228,14 @@ static __always_inline struct gate_stats *my_stats(void)
 
 	if (cpu >= GATE_STATS_SLOTS)
 		cpu = GATE_STATS_SLOTS - 1;
-	return &stats[cpu];
+	/*
+	 * Linux 6.1's verifier loses the clamp's bound on the way to a 64-bit
+	 * offset ("R1 unbounded memory access" at st->unknown_tp++); the mask
+	 * (a no-op after the clamp, which barrier_var keeps clang from seeing)
+	 * bounds it for every verifier.
+	 */
+	barrier_var(cpu);
+	return &stats[cpu & (GATE_STATS_SLOTS - 1)];
 }
 
 /*
@@ -342,6 +351,41 @@ struct common_header {
 };
 
 /*
+ * A syscall entry's user string (gate_tp.str_off, gate_abi.h): a __data_loc
+ * at the record's fixed @size, the string after it, cut at GATE_STR_MAX with
+ * "..." at its end. Returns the record's new end (@end when there is none).
+ */
+static __always_inline __u32 append_user_string(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
+						__u32 end)
+{
+	__u32 off = tp->str_off, at;
+	const char *ptr;
+	long len;
+
+	if (!off || end != size || size > GATE_RECORD_MAX - 4 - GATE_STR_MAX || off > GATE_RECORD_MAX - 8)
+		return end;
+	barrier_var(off);
+	off &= GATE_SCRATCH - 1;
+	ptr = *(const char **)&buf->data[off];
+	at = size;
+	barrier_var(at);
+	at &= GATE_SCRATCH - 1;
+	if (at > GATE_RECORD_MAX - 4 - GATE_STR_MAX)
+		return end;
+	len = bpf_probe_read_user_str(&buf->data[at + 4], GATE_STR_MAX, ptr);
+	if (len <= 0) {
+		buf->data[at + 4] = 0;	/* unreadable: an empty string */
+		len = 1;
+	} else if (len == GATE_STR_MAX) {
+		buf->data[at + 4 + GATE_STR_MAX - 4] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 3] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 2] = '.';
+	}
+	*(__u32 *)&buf->data[at] = ((__u32)len << 16) | (at + 4);
+	return at + 4 + (__u32)len;
+}
+
+/*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
  * it. The fixed part is copied first so the dynamic locations can be read from
  * the copy (no variable-offset access to ctx), then, if the dynamic data
@@ -408,6 +452,7 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
+	end = append_user_string(buf, tp, size, end);
 
 	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end))
 		st->output_lost++;
@@ -453,9 +498,11 @@ static __always_inline void fill_elapsed(struct expr_env *env, const struct gate
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
- * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
- * condition reads it.
+ * 4 bytes of padding, unsigned long args[] from 16, as many as the syscall
+ * has), at its exit, number and return value (struct syscall_trace_exit:
+ * int nr at 8, long ret at 16); $elapsed when a condition reads it. At
+ * raw_syscalls:sys_enter/sys_exit the number is a long at 8: its low 4 bytes
+ * (little-endian) are the int read here.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -493,8 +540,20 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	env->rec_size = tp->nr_dyn ? GATE_RECORD_MAX : tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
-	if (tp->flags & GATE_TP_SYSCALL_ENTER)
-		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		/*
+		 * Only the arguments the record has: sys_enter_NAME carries
+		 * NAME's own count (openat 4, close 1); what lies after the
+		 * record is not ours (on some kernels, the stack the record was
+		 * built on), so arguments beyond it stay 0.
+		 */
+		__u32 sz = tp->size > 16 ? tp->size - 16 : 0;
+
+		if (sz > sizeof(env->args))
+			sz = sizeof(env->args);
+		if (sz)
+			bpf_probe_read_kernel(env->args, sz, ctx + 16);
+	}
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
@@ -1192,7 +1251,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.common_pid = tid;
 	rec.window = w;
 	rec.depth = th->depth[w];
-	rec.ret = PT_REGS_RC(ctx);
+	rec.ret = expr_cast(PT_REGS_RC(ctx), uprobe_window_ret[w]);
 	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
 	if (--th->depth[w] == 0)
@@ -1224,6 +1283,9 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		st->unknown_tp++;
 		return;
 	}
+	/* a function returning int: its ret typed before anything reads it */
+	if (tp->flags & GATE_TP_RET_MASK)
+		env->ret = expr_cast(env->ret, (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
 	if (!no_windows && (tp->open_mask || tp->close_mask)) {
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (th)

@@ -37,6 +37,13 @@
 #define GATE_MAX_THREADS	65536
 #define GATE_MAX_TARGETS	8192
 #define GATE_RECORD_MAX		8192	/* PERF_MAX_TRACE_SIZE: no tracepoint record is larger */
+/*
+ * A syscall entry with a user string argument (gate_tp.str_off) is recorded
+ * with the string after its fixed fields: a u32 __data_loc at the record's
+ * fixed size, then up to GATE_STR_MAX bytes with the NUL; a string cut there
+ * ends in "..." (the file's format for the event says so: event_list.c).
+ */
+#define GATE_STR_MAX		256
 
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
@@ -46,6 +53,14 @@
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
+/*
+ * A return probe point (uretprobe, kretprobe) of a function whose return
+ * type is narrower than the register (int): bits 16..20 hold the cast that
+ * types ret before anything reads it, as EXPR_OP_CAST's operand (size 1, 2
+ * or 4 | EXPR_REC_SIGNED); 0: ret is the whole register.
+ */
+#define GATE_TP_RET_SHIFT	16
+#define GATE_TP_RET_MASK	(0x1fu << GATE_TP_RET_SHIFT)
 
 /*
  * Triggers (--on): a tracepoint hit whose condition holds fires an action,
@@ -227,6 +242,8 @@ struct gate_tp {
 	__u32 trig_mask;	/* triggers (--on) at this tracepoint: bit i = trigger i */
 	__u16 dyn_off[GATE_MAX_DYN];
 	__u8 dyn_flags[GATE_MAX_DYN];
+	__u16 str_off;		/* a syscall entry's user string: the offset of its pointer field, 0 none */
+	__u16 __pad;
 };
 
 /**
@@ -361,7 +378,7 @@ struct gate_stats {
 	__u64 frozen;
 };
 
-#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
+#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
 
 /**
  * DOC: who writes what
@@ -431,7 +448,8 @@ GATE_ABI_AT(gate_ctl_msg, time_ns, 24);
 GATE_ABI_AT(gate_ctl_msg, args, 40);
 GATE_ABI_AT(gate_ctl_msg, delay_ns, 88);
 GATE_ABI_SIZE(gate_edge_stats, 16);
-GATE_ABI_SIZE(gate_tp, 56);
+GATE_ABI_SIZE(gate_tp, 64);
+GATE_ABI_AT(gate_tp, str_off, 56);
 GATE_ABI_AT(gate_tp, trig_mask, 28);
 GATE_ABI_AT(gate_tp, dyn_off, 32);
 GATE_ABI_AT(gate_tp, dyn_flags, 48);

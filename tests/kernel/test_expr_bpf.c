@@ -659,7 +659,7 @@ static void gen_expr(char *buf, size_t size, int depth)
 	static const char *const binops[] = {
 		"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	};
-	static const char *const unops[] = { "!", "~", "-" };
+	static const char *const unops[] = { "!", "~", "-", "(int)", "(u8)", "(s16)", "(unsigned int)", "(signed char)" };
 	char a[2048], b[2048];
 
 	if (depth == 0 || rnd(10) < 3) {
@@ -668,7 +668,7 @@ static void gen_expr(char *buf, size_t size, int depth)
 	}
 	if (rnd(5) == 0) {
 		gen_expr(a, sizeof(a), depth - 1);
-		snprintf(buf, size, "%s(%s)", unops[rnd(3)], a);
+		snprintf(buf, size, "%s(%s)", unops[rnd(sizeof(unops) / sizeof(unops[0]))], a);
 		return;
 	}
 	gen_expr(a, sizeof(a), depth - 1);

@@ -18,77 +18,28 @@
 #include <cmocka.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/pmu.h"
+#include "auxtrig/sys/probe.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
+#include "plan_fixture.h"
 #include "uapi/linux/perf_event_aux.h"
 
 #define ENTER_OPENAT 782
 #define EXIT_OPENAT 781
 #define SCHED_SWITCH 372
 
-struct built {
-	struct record_args a;
-	struct record_plan p;
-	int err;
-	char msg[4096];	/* what it printed on stderr */
-	char *argv[160];	/* the plan borrows from it */
-};
-
-/* "record ARGS... -- true" (unless the args give a target themselves), parsed and built. */
-static void build_argv(struct built *b, const char *const *args, bool add_target)
-{
-	char **argv = b->argv;
-	int argc = 0, saved, fd;
-	FILE *f = tmpfile();
-	size_t n;
-
-	memset(b, 0, sizeof(*b));
-	argv[argc++] = "record";
-	for (; *args; args++)
-		argv[argc++] = (char *)*args;
-	if (add_target) {
-		argv[argc++] = "--";
-		argv[argc++] = "true";
-	}
-	argv[argc] = NULL;
-	assert_non_null(f);
-	fflush(stderr);
-	saved = dup(2);
-	fd = fileno(f);
-	dup2(fd, 2);
-	b->err = record_args__parse(&b->a, argc, argv);
-	if (!b->err)
-		b->err = record_plan__build(&b->p, &b->a);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(b->msg, 1, sizeof(b->msg) - 1, f);
-	b->msg[n] = '\0';
-	fclose(f);
-}
-
-#define BUILD(b, ...) build_argv(b, (const char *const[]){ __VA_ARGS__, NULL }, true)
-#define BUILD_NO_TARGET(b, ...) build_argv(b, (const char *const[]){ __VA_ARGS__, NULL }, false)
-
-static void done(struct built *b)
-{
-	record_plan__exit(&b->p);
-	record_args__exit(&b->a);
-}
-
-/* A refusal: the error, and one line naming what and why. */
-static void refused(struct built *b, int err, const char *fragment)
-{
-	if (b->err != err || !strstr(b->msg, fragment))
-		fail_msg("expected %d with \"%s\", got %d: %s", err, fragment, b->err, b->msg);
-	done(b);
-}
+/* The PMU fixtures, as --sysfs-root arguments (test_fixture_path()'s buffer is reused). */
+static char pt_root[4096], cs_root[4096], spe_root[4096];
 
 static int setup(void **state)
 {
+	snprintf(pt_root, sizeof(pt_root), "%s", test_fixture_path("sysfs-intel_pt"));
+	snprintf(cs_root, sizeof(cs_root), "%s", test_fixture_path("sysfs-cs_etm"));
+	snprintf(spe_root, sizeof(spe_root), "%s", test_fixture_path("sysfs-arm_spe"));
 	tracefs__set_root(test_fixture_path("tracefs"));
 	return 0;
 }
@@ -141,7 +92,7 @@ static void test_record_plan_syscall_window_and_events(void **state)
 	for (int i = 0; i < b.p.nr_possible; i++)
 		assert_true(b.p.cpu_mask[i]);
 	assert_int_equal(b.p.control.kind, PLAN_CONTROL_NONE);
-	done(&b);
+	built__done(&b);
 }
 
 static void test_record_plan_triggers_and_own_events(void **state)
@@ -176,7 +127,7 @@ static void test_record_plan_triggers_and_own_events(void **state)
 	assert_true(record_plan__has_windows(&b.p));
 	/* the snapshot marker's type is none of them */
 	assert_null(event_list__by_type(&b.p.events, b.p.events.marker_type));
-	done(&b);
+	built__done(&b);
 }
 
 static void test_record_plan_targets_buffers_control(void **state)
@@ -204,7 +155,7 @@ static void test_record_plan_targets_buffers_control(void **state)
 	assert_string_equal(b.p.control.ctl, "/tmp/ctl");
 	assert_string_equal(b.p.control.ack, "/tmp/ack");
 	assert_true(b.p.min_duration_ns == 1000000ULL && b.p.max_duration_ns == 2000000000ULL);
-	done(&b);
+	built__done(&b);
 
 	BUILD_NO_TARGET(&b, "-e", "sched:sched_switch", "-t", "7", "--control", "fd:5");
 	assert_int_equal(b.err, 0);
@@ -212,14 +163,14 @@ static void test_record_plan_targets_buffers_control(void **state)
 	assert_int_equal(b.p.control.kind, PLAN_CONTROL_FD);
 	assert_int_equal(b.p.control.ctl_fd, 5);
 	assert_int_equal(b.p.control.ack_fd, -1);
-	done(&b);
+	built__done(&b);
 
-	BUILD(&b, "-e", "intel_pt//u", "--dry-run", "--sysfs-root", "/x");
+	BUILD(&b, "-e", "intel_pt//u", "--dry-run", "--sysfs-root", pt_root);
 	assert_int_equal(b.err, 0);
 	assert_string_equal(b.p.aux_event, "intel_pt//u");
 	assert_true(b.p.dry_run);
 	assert_int_equal(b.p.events.nr, 0);
-	done(&b);
+	built__done(&b);
 }
 
 static void test_record_plan_uprobe_window(void **state)
@@ -232,7 +183,7 @@ static void test_record_plan_uprobe_window(void **state)
 	assert_non_null(b.p.where);
 	assert_int_equal(b.p.uprobe_enter_type, event(&b.p, "auxtrig", "uprobe_enter")->fmt.id);
 	assert_int_equal(b.p.uprobe_exit_type, event(&b.p, "auxtrig", "uprobe_exit")->fmt.id);
-	done(&b);
+	built__done(&b);
 }
 
 /* ---- refusals ------------------------------------------------------------------ */
@@ -242,37 +193,37 @@ static void test_record_plan_refuses_bad_options(void **state)
 	struct built b;
 
 	BUILD(&b, "-w", "nonsense");
-	refused(&b, -EINVAL, "--window 'nonsense'");
+	built__refused(&b, -EINVAL, "--window 'nonsense'");
 	BUILD(&b, "-e", "intel_pt//u", "-e", "arm_spe//");
-	refused(&b, -EINVAL, "only one hardware trace event per run");
+	built__refused(&b, -EINVAL, "only one hardware trace event per run");
 	BUILD(&b, "-e", "sched:sched_switch", "-o", "");
-	refused(&b, -EINVAL, "-o needs a file name");
+	built__refused(&b, -EINVAL, "-o needs a file name");
 	BUILD(&b, "-e", "sched:sched_switch", "-m", "100");
-	refused(&b, -EINVAL, "-m 100: expected a power of 2");
+	built__refused(&b, -EINVAL, "-m 100: expected a power of 2");
 	BUILD(&b, "-e", "sched:sched_switch", "-m", "128,3");
-	refused(&b, -EINVAL, "-m 128,3: expected a power of 2");
+	built__refused(&b, -EINVAL, "-m 128,3: expected a power of 2");
 	BUILD(&b, "-e", "sched:sched_switch", "-S1");
-	refused(&b, -EINVAL, "-S1: expected [e][SIZE]");
+	built__refused(&b, -EINVAL, "-S1: expected [e][SIZE]");
 	BUILD(&b, "-e", "sched:sched_switch", "--min-duration", "5");
-	refused(&b, -EINVAL, "--min-duration 5: expected a duration with its unit");
+	built__refused(&b, -EINVAL, "--min-duration 5: expected a duration with its unit");
 	BUILD(&b, "-e", "sched:sched_switch", "--bogus");
-	refused(&b, -EINVAL, "(try: auxtrig record --help)");
+	built__refused(&b, -EINVAL, "(try: auxtrig record --help)");
 	BUILD(&b, "-e", "sched:sched_switch", "-p", "1");
-	refused(&b, -EINVAL, "give one target");
+	built__refused(&b, -EINVAL, "give one target");
 	BUILD_NO_TARGET(&b, "-e", "sched:sched_switch", "-a", "-t", "1");
-	refused(&b, -EINVAL, "give one target");
+	built__refused(&b, -EINVAL, "give one target");
 	BUILD_NO_TARGET(&b, "-e", "sched:sched_switch");
-	refused(&b, -EINVAL, "nothing to record: give a command after --");
+	built__refused(&b, -EINVAL, "nothing to record: give a command after --");
 	BUILD_NO_TARGET(&b, "-e", "sched:sched_switch", "-p", "12,x");
-	refused(&b, -EINVAL, "-p 12,x: expected PID[,PID...]");
+	built__refused(&b, -EINVAL, "-p 12,x: expected PID[,PID...]");
 	BUILD_NO_TARGET(&b, "-e", "sched:sched_switch", "-t", "0");
-	refused(&b, -EINVAL, "-t 0: expected TID[,TID...]");
+	built__refused(&b, -EINVAL, "-t 0: expected TID[,TID...]");
 	BUILD(&b, "-e", "sched:sched_switch", "--control", "pipe:x");
-	refused(&b, -EINVAL, "--control pipe:x: expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
+	built__refused(&b, -EINVAL, "--control pipe:x: expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
 	BUILD(&b, "-e", "sched:sched_switch", "--control", "fd:x");
-	refused(&b, -EINVAL, "--control fd:x: expected");
+	built__refused(&b, -EINVAL, "--control fd:x: expected");
 	BUILD(&b, "-e", "sched:sched_switch", "-C", "9999");
-	refused(&b, -EINVAL, "-C 9999: expected a list of CPUs");
+	built__refused(&b, -EINVAL, "-C 9999: expected a list of CPUs");
 }
 
 static void test_record_plan_refuses_bad_windows_and_events(void **state)
@@ -285,20 +236,20 @@ static void test_record_plan_refuses_bad_windows_and_events(void **state)
 		many[2 * i + 1] = "syscall:openat";
 	}
 	many[130] = NULL;
-	build_argv(&b, many, true);
-	refused(&b, -EINVAL, "too many windows: 65, at most 64");
+	built__build(&b, many, true);
+	built__refused(&b, -EINVAL, "too many windows: 65, at most 64");
 	BUILD(&b, "-w", "prog");
-	refused(&b, -EINVAL, "--window prog: the window of a trigger program needs --trigger-prog");
+	built__refused(&b, -EINVAL, "--window prog: the window of a trigger program needs --trigger-prog");
 	BUILD(&b, "-w", "syscall:nosuchcall");
-	refused(&b, -EINVAL, "--window syscall:nosuchcall: unknown syscall: there is no tracepoint syscalls:sys_enter_nosuchcall");
+	built__refused(&b, -EINVAL, "--window syscall:nosuchcall: unknown syscall: there is no tracepoint syscalls:sys_enter_nosuchcall");
 	BUILD(&b, "-w", "tp:sched:nope..tp:sched:sched_switch");
-	refused(&b, -EINVAL, "unknown tracepoint: there is no tracepoint sched:nope");
+	built__refused(&b, -EINVAL, "unknown tracepoint: there is no tracepoint sched:nope");
 	BUILD(&b, "-e", "sched");
-	refused(&b, -EINVAL, "-e sched: expected a tracepoint as SYSTEM:NAME");
+	built__refused(&b, -EINVAL, "-e sched: expected a tracepoint as SYSTEM:NAME");
 	BUILD(&b, "-e", "sched:nothing_*");
-	refused(&b, -EINVAL, "-e sched:nothing_*: unknown tracepoint: nothing matches");
+	built__refused(&b, -EINVAL, "-e sched:nothing_*: unknown tracepoint: nothing matches");
 	BUILD(&b, "--dry-run");
-	refused(&b, -EINVAL, "nothing to record: give --window, -e or an --on ...:mark");
+	built__refused(&b, -EINVAL, "nothing to record: give --window, -e or an --on ...:mark");
 }
 
 static void test_record_plan_refuses_bad_conditions(void **state)
@@ -306,17 +257,17 @@ static void test_record_plan_refuses_bad_conditions(void **state)
 	struct built b;
 
 	BUILD(&b, "-e", "sched:sched_switch", "--where", "tid == 1");
-	refused(&b, -EINVAL, "--where selects windows: give at least one --window");
+	built__refused(&b, -EINVAL, "--where selects windows: give at least one --window");
 	BUILD(&b, "-w", "syscall:openat", "--where", "tid ==");
-	refused(&b, -EINVAL, "--where 'tid =='");
+	built__refused(&b, -EINVAL, "--where 'tid =='");
 	BUILD(&b, "-w", "syscall:openat", "--where", "ret < 0");
-	refused(&b, -EINVAL, "'ret' is known only when a window ends");
+	built__refused(&b, -EINVAL, "'ret' is known only when a window ends");
 	BUILD(&b, "-w", "syscall:openat:exit..sched:sched_switch", "--where", "ret < 0");
 	assert_int_equal(b.err, -EINVAL); /* sched:sched_switch is not a point: tp:sched:sched_switch */
-	done(&b);
+	built__done(&b);
 	BUILD(&b, "-w", "syscall:openat:exit..tp:sched:sched_switch", "--where", "ret < 0");
 	assert_int_equal(b.err, 0); /* every window opens at an exit: ret is known */
-	done(&b);
+	built__done(&b);
 }
 
 static void test_record_plan_refuses_bad_triggers(void **state)
@@ -329,36 +280,36 @@ static void test_record_plan_refuses_bad_triggers(void **state)
 		many[2 * i + 1] = "syscall:openat:exit:mark";
 	}
 	many[18] = NULL;
-	build_argv(&b, many, true);
-	refused(&b, -EINVAL, "too many --on triggers: 9, at most 8");
+	built__build(&b, many, true);
+	built__refused(&b, -EINVAL, "too many --on triggers: 9, at most 8");
 	BUILD(&b, "--on", "syscall:openat:exit");
-	refused(&b, -EINVAL, "expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause");
+	built__refused(&b, -EINVAL, "expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause");
 	BUILD(&b, "-S", "--on", "syscall:openat:exit:snapshot+2");
-	refused(&b, -EINVAL, "'+2': expected a delay with its unit");
+	built__refused(&b, -EINVAL, "'+2': expected a delay with its unit");
 	BUILD(&b, "--on", "syscall:openat:exit:mark+2ms");
-	refused(&b, -EINVAL, "only snapshot and stop take a delay");
+	built__refused(&b, -EINVAL, "only snapshot and stop take a delay");
 	BUILD(&b, "--on", "syscall:openat:exit:mark,limit:0/s");
-	refused(&b, -EINVAL, "expected limit:N/s with N from 1");
+	built__refused(&b, -EINVAL, "expected limit:N/s with N from 1");
 	BUILD(&b, "--on", "syscall:openat:exit:mark,once,every:2");
-	refused(&b, -EINVAL, "only one of once, every:N, after:N");
+	built__refused(&b, -EINVAL, "only one of once, every:N, after:N");
 	BUILD(&b, "--on", "syscall:openat:exit:mark,sometimes");
-	refused(&b, -EINVAL, "unknown policy 'sometimes'");
+	built__refused(&b, -EINVAL, "unknown policy 'sometimes'");
 	BUILD(&b, "--on", "syscall:openat:exit:mark,every:0");
-	refused(&b, -EINVAL, "'every:0' needs a count of 1 or more");
+	built__refused(&b, -EINVAL, "'every:0' needs a count of 1 or more");
 	BUILD(&b, "--on", "bogus:thing:mark");
-	refused(&b, -EINVAL, "--on 'bogus:thing:mark': ");
+	built__refused(&b, -EINVAL, "--on 'bogus:thing:mark': ");
 	BUILD(&b, "--on", "syscall:nosuch:exit:mark");
-	refused(&b, -EINVAL, "unknown syscall: there is no tracepoint syscalls:sys_exit_nosuch");
+	built__refused(&b, -EINVAL, "unknown syscall: there is no tracepoint syscalls:sys_exit_nosuch");
 	BUILD(&b, "--on", "syscall:openat:exit:snapshot");
-	refused(&b, -EINVAL, "the snapshot action needs the flight recorder: add -S");
+	built__refused(&b, -EINVAL, "the snapshot action needs the flight recorder: add -S");
 	BUILD(&b, "--on", "syscall:openat:enter if ret < 0:mark");
-	refused(&b, -EINVAL, "'ret' is known only at a syscall's exit point");
+	built__refused(&b, -EINVAL, "'ret' is known only at a syscall's exit point");
 	BUILD(&b, "--on", "syscall:openat:exit if arg0 == 1:mark");
-	refused(&b, -EINVAL, "'arg0' is known only at a syscall's entry point");
+	built__refused(&b, -EINVAL, "'arg0' is known only at a syscall's entry point");
 	BUILD(&b, "--on", "tp:sched:sched_switch if common_pid == 1:mark");
-	refused(&b, -EINVAL, "'common_pid' is not readable from BPF");
+	built__refused(&b, -EINVAL, "'common_pid' is not readable from BPF");
 	BUILD(&b, "--on", "uprobe:/proc/self/exe:main if nr == 1:mark");
-	refused(&b, -EINVAL, "'nr' is known only at syscall points");
+	built__refused(&b, -EINVAL, "'nr' is known only at syscall points");
 }
 
 static void test_record_plan_refuses_bad_durations(void **state)
@@ -366,15 +317,216 @@ static void test_record_plan_refuses_bad_durations(void **state)
 	struct built b;
 
 	BUILD(&b, "-w", "syscall:openat", "--max-duration", "0ns");
-	refused(&b, -EINVAL, "--max-duration 0ns: a window lasts more than 0 ns");
+	built__refused(&b, -EINVAL, "--max-duration 0ns: a window lasts more than 0 ns");
 	BUILD(&b, "-w", "syscall:openat", "--min-duration", "2ms", "--max-duration", "1ms");
-	refused(&b, -EINVAL, "--min-duration 2ms is longer than --max-duration 1ms");
+	built__refused(&b, -EINVAL, "--min-duration 2ms is longer than --max-duration 1ms");
 	BUILD(&b, "-e", "sched:sched_switch", "--min-duration", "1ms");
-	refused(&b, -EINVAL, "--min-duration selects windows by how long they lasted");
+	built__refused(&b, -EINVAL, "--min-duration selects windows by how long they lasted");
 	BUILD(&b, "-w", "syscall:openat", "-e", "intel_pt//u", "--max-duration", "1ms");
-	refused(&b, -EINVAL, "--max-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
+	built__refused(&b, -EINVAL, "--max-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
 	BUILD(&b, "-w", "syscall:openat", "--trigger-prog", "x.bpf.o", "--min-duration", "1ms");
-	refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
+	built__refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
+}
+
+/* ---- probe points this machine can or cannot fire ------------------------------- */
+
+/* A kernel whose kprobe programs fire (or not) and whose breakpoints count (or not). */
+static bool kprobes_fire, breakpoints_fire;
+
+static void fake_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->loaded = res->attached = true;
+	res->hits = kind == PROBE_BPF_KPROBE && kprobes_fire;
+}
+
+static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	return attr->type == PERF_TYPE_BREAKPOINT ? 100 : -ENOENT;
+}
+
+static int fake_event_read(int fd, __u64 *count)
+{
+	*count = breakpoints_fire ? PROBE_BP_WRITES : 0;
+	return 0;
+}
+
+static int fake_event_ioctl(int fd, unsigned long request)
+{
+	return 0;
+}
+
+static void fake_event_close(int fd)
+{
+}
+
+static const struct probe_ops fake_probe = {
+	.event_open = fake_event_open,
+	.event_read = fake_event_read,
+	.event_ioctl = fake_event_ioctl,
+	.event_close = fake_event_close,
+	.bpf_try = fake_bpf_try,
+};
+
+/* Asked of the kernel the plan is given, each time, with what to use instead when they do not fire. */
+static void test_record_plan_probe_points_this_machine_fires(void **state)
+{
+	struct built b;
+
+	built__probe = &fake_probe;
+	kprobes_fire = breakpoints_fire = true;
+	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit", "--on", "mem:0x1000:w:stop");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.windows[0].start.kind, POINT_KPROBE);
+	assert_int_equal(b.p.triggers[0].pt.kind, POINT_MEM);
+	built__done(&b);
+
+	kprobes_fire = false;
+	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "--window 'kprobe:do_sys_openat2..syscall:openat:exit': this kernel has no kprobes "
+				    "(auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or "
+				    "tp:SYS:EVENT point instead");
+	BUILD(&b, "-w", "syscall:openat", "--on", "kretprobe:do_sys_openat2:mark");
+	built__refused(&b, -EINVAL, "this kernel has no kprobes");
+	breakpoints_fire = false;
+	BUILD(&b, "-w", "mem:0x1000:w..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "--window 'mem:0x1000:w..syscall:openat:exit': hardware breakpoints do not fire on "
+				    "this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL");
+	built__probe = NULL;
+}
+
+/* Each parse starts afresh, even after one that stopped inside an option cluster ("-hv"). */
+static void test_record_plan_each_parse_starts_afresh(void **state)
+{
+	char *help[] = { "record", "-hv", NULL };
+	struct record_args a;
+	struct built b;
+
+	assert_int_equal(record_args__parse(&a, 2, help), 0);
+	assert_true(a.help);
+	assert_int_equal(a.verbose, 0); /* -h: the usage, nothing else */
+	record_args__exit(&a);
+	BUILD(&b, "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.a.verbose, 0);
+	assert_int_equal(b.p.verbose, 0);
+	built__done(&b);
+}
+
+/* ---- hardware trace: -e PMU/TERMS/MODS, resolved in the plan ---------------------- */
+
+static void test_record_plan_hardware_trace_resolved(void **state)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct built b;
+
+	/* Intel PT: perf's defaults for this CPU under the terms, "u", the watermark of -m's AUX size */
+	BUILD(&b, "-e", "intel_pt/cyc,cyc_thresh=2/u", "--sysfs-root", pt_root, "-m", "16,8", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_non_null(b.p.aux);
+	assert_non_null(b.p.pmus);
+	assert_int_equal(b.p.aux->kind, AUX_PMU_INTEL_PT);
+	assert_string_equal(b.p.aux->pmu->name, "intel_pt");
+	assert_int_equal(b.p.aux->attr.type, 8);
+	assert_int_equal(b.p.aux->attr.size, 128);
+	assert_true(b.p.aux->attr.config & 1);		/* pt, a default */
+	assert_true(b.p.aux->attr.config & (1 << 1));	/* cyc, the term */
+	assert_true(b.p.aux->attr.exclude_kernel && !b.p.aux->attr.exclude_user);
+	assert_true(b.p.aux->attr.disabled);
+	assert_int_equal(b.p.aux->attr.aux_watermark, 8 * page / 4);
+	assert_string_equal(b.p.aux->name, "intel_pt/cyc,cyc_thresh=2/u");
+	built__done(&b);
+
+	/* snapshot mode: no watermark */
+	BUILD(&b, "-e", "intel_pt//", "--sysfs-root", pt_root, "-S", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.aux->attr.aux_watermark, 0);
+	built__done(&b);
+
+	/* CoreSight: the sink by name, contextid and timestamp for per-CPU recording */
+	BUILD(&b, "-e", "cs_etm/@tmc_etr0/k", "--sysfs-root", cs_root);
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.aux->kind, AUX_PMU_CS_ETM);
+	assert_string_equal(b.p.aux->sink, "tmc_etr0");
+	assert_int_equal(b.p.aux->attr.config2, 0x7a5a6a12);
+	assert_true(b.p.aux->attr.exclude_user && !b.p.aux->attr.exclude_kernel);
+	built__done(&b);
+
+	/* Arm SPE: "arm_spe" finds arm_spe_0, the sampling interval from its caps */
+	BUILD(&b, "-e", "arm_spe/load_filter=1/", "--sysfs-root", spe_root);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p.aux->pmu->name, "arm_spe_0");
+	assert_int_equal(b.p.aux->attr.sample_period, 1024);
+	built__done(&b);
+
+	/* no -e PMU//: nothing resolved, no PMU read */
+	BUILD(&b, "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_null(b.p.aux);
+	assert_null(b.p.pmus);
+	built__done(&b);
+}
+
+/* A copy of the CoreSight fixture whose CPU 3 has no timestamps (TRCIDR0.TSSIZE 0). */
+static char *cs_without_timestamps(void)
+{
+	char *dir = test_tmpdir__new(), cmd[8300], path[4200];
+	FILE *f;
+
+	assert_non_null(dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/.' '%s/'", cs_root, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/cs_etm/cpu3/trcidr/trcidr0", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "0x00000ea1\n");
+	fclose(f);
+	return dir;
+}
+
+/* Every refusal of the spec, from the command line, before anything is opened. */
+static void test_record_plan_refuses_bad_hardware_trace(void **state)
+{
+	char long_spec[200], *cs_nots;
+	struct built b;
+
+	BUILD(&b, "-e", "intel_pt//u", "-e", "cs_etm//", "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "-e cs_etm//: only one hardware trace event per run (already: intel_pt//u)");
+	BUILD(&b, "-e", "intel_pt/u", "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "intel_pt/u: expected PMU/terms/modifiers, e.g. intel_pt//u");
+	memset(long_spec, 't', sizeof(long_spec) - 1);
+	long_spec[sizeof(long_spec) - 1] = '\0';
+	memcpy(long_spec, "intel_pt/", 9);
+	long_spec[sizeof(long_spec) - 2] = '/';
+	BUILD(&b, "-e", long_spec, "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "event spec too long: intel_pt/ttt");
+	BUILD(&b, "-e", "cs_etm//u", "--sysfs-root", pt_root);
+	built__refused(&b, -ENOENT, "cannot use cs_etm: no such PMU on this machine (try: auxtrig probe)");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", "/nonexistent-auxtrig-sysfs");
+	built__refused(&b, -ENOENT, "cannot use intel_pt: no such PMU on this machine");
+	BUILD(&b, "-e", "uprobe//", "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "cannot use uprobe//: uprobe does not record through the AUX area");
+	BUILD(&b, "-e", "intel_pt/frobnicate/u", "--sysfs-root", pt_root);
+	built__refused(&b, -ENOENT, "intel_pt has no term 'frobnicate' (valid terms: ");
+	BUILD(&b, "-e", "intel_pt/mtc_period=x/u", "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "intel_pt/mtc_period=x/u: term mtc_period needs a number, not 'x'");
+	BUILD(&b, "-e", "intel_pt/mtc_period=2/u", "--sysfs-root", pt_root);
+	built__refused(&b, -ERANGE, "invalid mtc_period=2 for intel_pt: this CPU supports 0, 3, 6, 9");
+	BUILD(&b, "-e", "intel_pt/cyc_thresh=99/u", "--sysfs-root", pt_root);
+	built__refused(&b, -ERANGE, "out of range");
+	BUILD(&b, "-e", "intel_pt//x", "--sysfs-root", pt_root);
+	built__refused(&b, -EINVAL, "intel_pt//x: unknown modifier 'x' (valid: u, k)");
+	BUILD(&b, "-e", "cs_etm/@tmc_etr9/", "--sysfs-root", cs_root);
+	built__refused(&b, -EINVAL, "cs_etm/@tmc_etr9/: no sink 'tmc_etr9' (sinks: tmc_etf0, tmc_etr0)");
+	BUILD(&b, "-e", "cs_etm/cc_threshold=4/", "--sysfs-root", cs_root);
+	built__refused(&b, -EOPNOTSUPP, "cs_etm term cc_threshold sets config3, which auxtrig cannot write yet");
+	cs_nots = cs_without_timestamps();
+	BUILD(&b, "-e", "cs_etm//", "--sysfs-root", cs_nots);
+	built__refused(&b, -EOPNOTSUPP, "cs_etm: timestamps aren't supported on cpu3");
+	test_tmpdir__delete(cs_nots);
+	/* one hardware event and it cannot be timed per window */
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "syscall:openat", "--min-duration", "1ms");
+	built__refused(&b, -EINVAL, "--min-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
 }
 
 /* ---- windows, translated once ---------------------------------------------------- */
@@ -385,8 +537,8 @@ static void test_window_map_masks_and_aux_triggers(void **state)
 	struct window_map m;
 	struct built b;
 
-	BUILD(&b, "-e", "intel_pt//u", "-w", "syscall:openat", "-w", "tp:sched:sched_switch..syscall:openat:exit",
-	      "-w", "uprobe:/proc/self/exe:main");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "syscall:openat", "-w",
+	      "tp:sched:sched_switch..syscall:openat:exit", "-w", "uprobe:/proc/self/exe:main");
 	assert_int_equal(b.err, 0);
 	assert_int_equal(window_map__build(&m, &b.p, &aux), 0);
 	/* window 0 opens at the entry, closes at the exit; window 1 opens at sched_switch, closes at the exit */
@@ -408,7 +560,7 @@ static void test_window_map_masks_and_aux_triggers(void **state)
 		    m.aux[4].action == AUXTRIG_AUX_RESUME);
 	assert_true(m.aux[5].retprobe && m.aux[5].action == AUXTRIG_AUX_PAUSE && m.aux[5].offset == m.aux[4].offset);
 	window_map__exit(&m);
-	done(&b);
+	built__done(&b);
 }
 
 static void test_window_map_probe_ends_and_syscall_any(void **state)
@@ -427,15 +579,15 @@ static void test_window_map_probe_ends_and_syscall_any(void **state)
 	assert_true(m.tp[0].close_mask == 1); /* sys_exit_openat, the window's end, is event 0 */
 	assert_int_equal(m.nr_aux, 0);
 	window_map__exit(&m);
-	done(&b);
+	built__done(&b);
 
 	/* hardware trace refuses windows between probe points */
-	BUILD(&b, "-e", "intel_pt//u", "-w", "uprobe:/proc/self/exe:main..syscall:openat:exit");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "uprobe:/proc/self/exe:main..syscall:openat:exit");
 	assert_int_equal(b.err, 0);
 	aux.on = true;
 	assert_int_equal(window_map__build(&m, &b.p, &aux), -EINVAL);
 	window_map__exit(&m);
-	done(&b);
+	built__done(&b);
 }
 
 int main(void)
@@ -450,6 +602,10 @@ int main(void)
 		cmocka_unit_test(test_record_plan_refuses_bad_conditions),
 		cmocka_unit_test(test_record_plan_refuses_bad_triggers),
 		cmocka_unit_test(test_record_plan_refuses_bad_durations),
+		cmocka_unit_test(test_record_plan_probe_points_this_machine_fires),
+		cmocka_unit_test(test_record_plan_each_parse_starts_afresh),
+		cmocka_unit_test(test_record_plan_hardware_trace_resolved),
+		cmocka_unit_test(test_record_plan_refuses_bad_hardware_trace),
 		cmocka_unit_test(test_window_map_masks_and_aux_triggers),
 		cmocka_unit_test(test_window_map_probe_ends_and_syscall_any),
 	};

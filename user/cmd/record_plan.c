@@ -13,10 +13,13 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
 
 /* ---- the options, as text --------------------------------------------------- */
@@ -183,7 +186,7 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 	a->aux_pages = 1024;
 	a->full_argc = argc;
 	a->full_argv = argv;
-	optind = 1;
+	optind = 0; /* glibc: forget the previous parse, even one that stopped inside "-hv" */
 	while (!err && (c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:S::vqh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -293,13 +296,19 @@ void record_args__exit(struct record_args *a)
  * created, with what to use instead: tried as auxtrig probe tries them,
  * never assumed from a kernel version.
  */
+static const struct probe_ops *build_probe;	/* record_args.probe, during record_plan__build() */
+
 static int point_available(const struct point *p, const char *opt, const char *text)
 {
-	static int kprobes = -1, breakpoints = -1;
+	static int kernel_kprobes = -1, kernel_breakpoints = -1;	/* the running kernel's, asked once */
+	bool kernel = build_probe == &probe_ops__kernel;
+	int kprobes = kernel ? kernel_kprobes : -1, breakpoints = kernel ? kernel_breakpoints : -1;
 
 	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
 		if (kprobes < 0)
-			kprobes = probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE);
+			kprobes = probe__bpf_fires(build_probe, PROBE_BPF_KPROBE);
+		if (kernel)
+			kernel_kprobes = kprobes;
 		if (!kprobes) {
 			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
 			       opt, text);
@@ -308,7 +317,9 @@ static int point_available(const struct point *p, const char *opt, const char *t
 	}
 	if (p->kind == POINT_MEM) {
 		if (breakpoints < 0)
-			breakpoints = probe__hw_breakpoint_fires(&probe_ops__kernel);
+			breakpoints = probe__hw_breakpoint_fires(build_probe);
+		if (kernel)
+			kernel_breakpoints = breakpoints;
 		if (!breakpoints) {
 			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
 			       opt, text);
@@ -327,8 +338,11 @@ static int window_end_add(struct record_plan *p, const struct window_spec *w, co
 		return point_available(pt, "--window", w->text);
 	err = event_list__add_tp(&p->events, pt->sys, pt->name, 0);
 	if (err == -ENOENT) {
-		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events\n", w->text,
-		       !strcmp(pt->sys, "syscalls") ? "syscall" : "tracepoint", pt->sys, pt->name, tracefs__root());
+		char near[512];
+
+		point_catalog__suggest_point(pt, w->text, near, sizeof(near));
+		pr_err("--window %s: unknown %s: there is no tracepoint %s:%s in %s/events%s\n", w->text,
+		       !strcmp(pt->sys, "syscalls") ? "syscall" : "tracepoint", pt->sys, pt->name, tracefs__root(), near);
 		return -EINVAL;
 	}
 	if (err < 0)
@@ -396,8 +410,11 @@ static int resolve_events(struct record_plan *p, const struct record_args *a)
 			return -EINVAL;
 		}
 		if (err == 0) {
-			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events (list them with 'ls %s/events')\n",
-			       a->events[i], root, root);
+			char near[512];
+
+			point_catalog__suggest(POINT_NAMES_TRACEPOINT, NULL, a->events[i], "%s", near, sizeof(near));
+			pr_err("-e %s: unknown tracepoint: nothing matches in %s/events%s\n", a->events[i], root,
+			       near[0] ? near : " (list them with 'auxtrig list')");
 			return -EINVAL;
 		}
 		if (err < 0) {
@@ -645,8 +662,11 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 	} else {
 		ret = tracefs__load_format(on->pt.sys, on->pt.name, &on->fmt);
 		if (ret == -ENOENT) {
-			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s\n", text,
-			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name);
+			char near[512];
+
+			point_catalog__suggest_point(&on->pt, point, near, sizeof(near));
+			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s%s\n", text,
+			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name, near);
 			ret = -EINVAL;
 			goto out;
 		}
@@ -754,6 +774,35 @@ static int check_durations(const struct record_plan *p)
 	return 0;
 }
 
+/* ---- hardware trace ------------------------------------------------------------- */
+
+/*
+ * -e PMU/TERMS/MODS: the spec resolved against the PMUs of --sysfs-root (or
+ * /sys) into the attr the recording opens, per CPU, for -m's AUX size and
+ * -S: every refusal of the spec (no such PMU, not an AUX PMU, unknown term,
+ * value, sink or modifier, a default perf refuses) is made here.
+ */
+static int resolve_aux(struct record_plan *p)
+{
+	struct aux_event_opts eo = {
+		.snapshot = p->snapshot,
+		.aux_mmap_size = p->aux_pages * sysconf(_SC_PAGESIZE),
+	};
+	int err;
+
+	if (!p->aux_event)
+		return 0;
+	err = pmu__scan(p->sysfs_root, &p->pmus);
+	if (err) {
+		pr_err("cannot read the PMUs under %s: %s\n", p->sysfs_root ?: PMU_SYSFS_ROOT_DEFAULT, strerror(-err));
+		return err;
+	}
+	p->aux = calloc(1, sizeof(*p->aux));
+	if (!p->aux)
+		return -ENOMEM;
+	return aux_event__parse(p->aux, p->pmus, p->aux_event, &eo);
+}
+
 /* ---- targets and --control ------------------------------------------------------- */
 
 /* "PID[,PID...]": numbers only; whether they run is the recorder's to find out. */
@@ -830,7 +879,19 @@ bad:
 
 /* ---- the plan ------------------------------------------------------------------- */
 
+static int record_plan__resolve(struct record_plan *p, struct record_args *a);
+
 int record_plan__build(struct record_plan *p, struct record_args *a)
+{
+	int err;
+
+	build_probe = a->probe ?: &probe_ops__kernel;
+	err = record_plan__resolve(p, a);
+	build_probe = NULL;
+	return err;
+}
+
+static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 {
 	int err = 0;
 
@@ -884,6 +945,8 @@ int record_plan__build(struct record_plan *p, struct record_args *a)
 		err = resolve_triggers(p, a);
 	if (!err)
 		err = check_durations(p);
+	if (!err)
+		err = resolve_aux(p);
 	if (err)
 		return err;
 	if (!p->events.nr && !p->aux_event) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auxtrig/lang/expr.h"
 #include "auxtrig/lang/expr_bpf.h"
 
 #define R0 BPF_REG_0
@@ -264,7 +265,8 @@ static void binary(struct cc *c, unsigned int op)
 	store(c, c->sp - 1, R1);
 }
 
-static void unary(struct cc *c, unsigned int op)
+/* NEG, BNOT, LNOT, BOOL, or CAST with its operand @cast (EXPR_OP_CAST's a). */
+static void unary(struct cc *c, unsigned int op, unsigned int cast)
 {
 	struct vval *x = &c->vs[c->sp - 1];
 
@@ -273,12 +275,24 @@ static void unary(struct cc *c, unsigned int op)
 		case EXPR_OP_NEG: x->imm = (__s64)(0 - (__u64)x->imm); break;
 		case EXPR_OP_BNOT: x->imm = ~x->imm; break;
 		case EXPR_OP_LNOT: x->imm = !x->imm; break;
+		case EXPR_OP_CAST: x->imm = expr__cast(x->imm, cast); break;
 		default: x->imm = x->imm != 0; break;
 		}
 		return;
 	}
 	load(c, c->sp - 1, R1);
 	switch (op) {
+	case EXPR_OP_CAST: {
+		/* the low bytes to the top, then back with the sign (arsh) or zeros (rsh) */
+		int shift = 64 - 8 * (cast & EXPR_REC_SIZE_MASK);
+
+		if (shift > 0 && shift < 64) {
+			emit(c, BA_ALU64_IMM(BPF_LSH, R1, shift));
+			emit(c, BA_ALU64_IMM(cast & EXPR_REC_SIGNED ? BPF_ARSH : BPF_RSH, R1, shift));
+		}
+		store(c, c->sp - 1, R1);
+		return;
+	}
 	case EXPR_OP_NEG:
 		emit(c, BA_NEG64(R1));
 		store(c, c->sp - 1, R1);
@@ -694,6 +708,7 @@ static int check(struct cc *c, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_M
 		case EXPR_OP_BNOT:
 		case EXPR_OP_LNOT:
 		case EXPR_OP_BOOL:
+		case EXPR_OP_CAST:
 			if (sp < 1)
 				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
 			break;
@@ -793,7 +808,8 @@ int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const str
 		case EXPR_OP_BNOT:
 		case EXPR_OP_LNOT:
 		case EXPR_OP_BOOL:
-			unary(&c, in->op);
+		case EXPR_OP_CAST:
+			unary(&c, in->op, in->a);
 			break;
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:

@@ -4,24 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/record/cpu_events.h"
-#include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/target.h"
 
 /* Flight-recorder mode: per-CPU pages of the separate, streamed sideband ring. */
 #define SIDEBAND_PAGES 16
-
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
-{
-	return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
-}
 
 static void attr_init_common(struct perf_event_attr *a)
 {
@@ -74,18 +67,14 @@ void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type)
 	a->sample_period = 1;
 }
 
-static int event_id(int fd, __u64 *id)
-{
-	return ioctl(fd, PERF_EVENT_IOC_ID, id) ? -errno : 0;
-}
-
-int cpu_events__open(struct cpu_events *ce, const bool *mask, int nr_possible, bool only_mask, size_t pages,
-		     bool snapshot_mode, struct gate *g)
+int cpu_events__open(struct cpu_events *ce, const struct perf_sys *sys, const bool *mask, int nr_possible,
+		     size_t pages, bool snapshot_mode)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct perf_event_attr a;
 	int err;
 
+	ce->sys = sys;
 	ce->snapshot_mode = snapshot_mode;
 	ce->pages = pages;
 	ce->cpus = calloc(nr_possible, sizeof(*ce->cpus));
@@ -98,28 +87,21 @@ int cpu_events__open(struct cpu_events *ce, const bool *mask, int nr_possible, b
 
 		if (!mask[cpu])
 			continue;
-		fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot open the output event on CPU %d: %s\n", cpu, strerror(-err));
-			return err;
-		}
-		if (only_mask) {
-			err = gate__record_cpu(g, cpu);
-			if (err)
-				return err;
+			pr_err("cannot open the output event on CPU %d: %s\n", cpu, strerror(-fd));
+			return fd;
 		}
 		c->cpu = cpu;
 		c->out_fd = fd;
 		c->side_fd = -1;
 		ce->nr_cpus++;
-		err = event_id(fd, &c->out_id);
+		err = perf_sys__id(sys, fd, &c->out_id);
 		if (err)
 			return err;
-		err = data_ring__mmap(&c->ring, fd, cpu, pages, snapshot_mode);
+		err = data_ring__mmap(&c->ring, sys, fd, cpu, pages, snapshot_mode);
 		if (err == -EPERM) {
 			pr_err("cannot map %zu KiB per CPU: over the locked-memory limit (raise /proc/sys/kernel/perf_event_mlock_kb or use a smaller -m)\n",
 			       pages * page / 1024);
@@ -130,11 +112,6 @@ int cpu_events__open(struct cpu_events *ce, const bool *mask, int nr_possible, b
 			return err;
 		}
 		c->mapped = true;
-		err = gate__set_output(g, cpu, fd);
-		if (err) {
-			pr_err("cannot hand CPU %d's ring to the gate: %s\n", cpu, strerror(-err));
-			return err;
-		}
 	}
 	return 0;
 }
@@ -153,7 +130,7 @@ static int add_side_fd(struct cpu_events *ce, int fd)
 	ce->side_ids = ids;
 	ce->side_fds[ce->nr_side] = fd;
 	ce->nr_side++;
-	return event_id(fd, &ce->side_ids[ce->nr_side - 1]);
+	return perf_sys__id(ce->sys, fd, &ce->side_ids[ce->nr_side - 1]);
 }
 
 /* Where sideband goes: into the CPU's one ring, or (flight recorder) its own forward ring. */
@@ -162,10 +139,10 @@ static int sideband_output(struct cpu_events *ce, struct cpu_slot *c, int fd)
 	int err;
 
 	if (!ce->snapshot_mode)
-		return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->out_fd) ? -errno : 0;
+		return perf_sys__set_output(ce->sys, fd, c->out_fd);
 	if (c->side_fd >= 0)
-		return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->side_fd) ? -errno : 0;
-	err = data_ring__mmap(&c->side_ring, fd, c->cpu, SIDEBAND_PAGES, 0);
+		return perf_sys__set_output(ce->sys, fd, c->side_fd);
+	err = data_ring__mmap(&c->side_ring, ce->sys, fd, c->cpu, SIDEBAND_PAGES, 0);
 	if (err)
 		return err;
 	c->side_fd = fd;
@@ -181,9 +158,9 @@ static int follow_thread(struct cpu_events *ce, pid_t tid, bool enable_on_exec)
 
 	cpu_events__attr_sideband(&a, enable_on_exec);
 	for (size_t i = 0; i < ce->nr_cpus; i++) {
-		fd = perf_event_open(&a, tid, ce->cpus[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_sys__event_open(ce->sys, &a, tid, ce->cpus[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			err = -errno;
+			err = fd;
 			if (err == -ESRCH)
 				return err; /* the thread is gone: not an error for -p */
 			pr_err("cannot follow thread %d on CPU %d: %s\n", tid, ce->cpus[i].cpu, strerror(-err));
@@ -191,7 +168,7 @@ static int follow_thread(struct cpu_events *ce, pid_t tid, bool enable_on_exec)
 		}
 		err = add_side_fd(ce, fd);
 		if (err) {
-			close(fd);
+			perf_sys__close(ce->sys, fd);
 			return err;
 		}
 		err = sideband_output(ce, &ce->cpus[i], fd);
@@ -322,13 +299,15 @@ int cpu_events__snapshot(struct cpu_events *ce, cpu_events_fn fn, void *ctx)
 
 	for (size_t i = 0; i < ce->nr_cpus; i++) {
 		struct cpu_slot *c = &ce->cpus[i];
-		int n;
+		int n, err;
 
-		if (ioctl(c->out_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
-			return -errno;
+		err = perf_sys__pause_output(ce->sys, c->out_fd, true);
+		if (err)
+			return err;
 		n = data_ring__snapshot(&c->ring, snapshot_record, &sc);
-		if (ioctl(c->out_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && n >= 0)
-			n = -errno;
+		err = perf_sys__pause_output(ce->sys, c->out_fd, false);
+		if (err && n >= 0)
+			n = err;
 		if (n < 0)
 			return n;
 	}
@@ -337,13 +316,17 @@ int cpu_events__snapshot(struct cpu_events *ce, cpu_events_fn fn, void *ctx)
 
 void cpu_events__close(struct cpu_events *ce)
 {
-	for (size_t i = 0; i < ce->nr_side; i++)
-		close(ce->side_fds[i]);
+	/* Every ring unmapped before the event that owns it is closed. */
 	for (size_t i = 0; i < ce->nr_cpus; i++) {
+		if (ce->cpus[i].side_mapped)
+			data_ring__munmap(&ce->cpus[i].side_ring);
 		if (ce->cpus[i].mapped)
 			data_ring__munmap(&ce->cpus[i].ring);
-		close(ce->cpus[i].out_fd);
 	}
+	for (size_t i = 0; i < ce->nr_side; i++)
+		perf_sys__close(ce->sys, ce->side_fds[i]);
+	for (size_t i = 0; i < ce->nr_cpus; i++)
+		perf_sys__close(ce->sys, ce->cpus[i].out_fd);
 	free(ce->cpus);
 	free(ce->side_fds);
 	free(ce->side_ids);

@@ -145,8 +145,9 @@ static unsigned int own_type(const struct event_list *l, unsigned int after)
 
 int event_list__add_own(struct event_list *l, enum own_event which)
 {
-	struct rec_event *tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp)), *e;
+	/* the type from the list as it is, before realloc() may move it */
 	unsigned int type = own_type(l, l->nr ? l->ev[l->nr - 1].fmt.id : 0);
+	struct rec_event *tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp)), *e;
 
 	if (!tmp)
 		return -ENOMEM;
@@ -194,4 +195,92 @@ void event_list__exit(struct event_list *l)
 	free(l->by_type);
 	free(l->marker_format);
 	memset(l, 0, sizeof(*l));
+}
+
+const struct tp_field *event_list__string_field(const struct tp_format *fmt)
+{
+	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
+		return NULL;
+	for (size_t i = 0; i < fmt->nr_fields; i++) {
+		const struct tp_field *f = &fmt->fields[i];
+
+		if (!f->is_common && f->size == 8 && !strcmp(f->type, "const char *") && strcmp(f->name, "buf"))
+			return f;
+	}
+	return NULL;
+}
+
+/* Replace the first @from in *@s by @to. */
+static int replace_once(char **s, const char *from, const char *to)
+{
+	char *at = strstr(*s, from), *n;
+
+	if (!at)
+		return -ENOENT;
+	if (asprintf(&n, "%.*s%s%s", (int)(at - *s), *s, to, at + strlen(from)) < 0)
+		return -ENOMEM;
+	free(*s);
+	*s = n;
+	return 0;
+}
+
+int event_list__file_format(const struct rec_event *e, char **text)
+{
+	const struct tp_field *f = event_list__string_field(&e->fmt);
+	char path[4096], line[256], from[160], to[160], *t = NULL, *pf;
+	const char *root = tracefs__root();
+	size_t len = 0, cap = 0, n;
+	FILE *in;
+	int err;
+
+	*text = NULL;
+	if (!f)
+		return 0;
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, e->fmt.system, e->fmt.name);
+	in = fopen(path, "r");
+	if (!in)
+		return -errno;
+	while ((n = fread(line, 1, sizeof(line), in)) > 0) {
+		if (len + n + 1 > cap) {
+			char *tmp;
+
+			cap = 2 * (len + n + 1);
+			tmp = realloc(t, cap);
+			if (!tmp) {
+				free(t);
+				fclose(in);
+				return -ENOMEM;
+			}
+			t = tmp;
+		}
+		memcpy(t + len, line, n);
+		len += n;
+	}
+	fclose(in);
+	if (!t)
+		return -EINVAL;
+	t[len] = '\0';
+	/* the new field, last of the fixed ones: before the blank line of "print fmt" */
+	snprintf(to, sizeof(to), "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:",
+		 f->name, e->fmt.size);
+	err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
+	/* the pointer's conversion and argument become the string's */
+	pf = err ? NULL : strstr(t, "print fmt:");
+	if (pf) {
+		snprintf(from, sizeof(from), "%s: 0x%%08lx", f->name);
+		snprintf(to, sizeof(to), "%s: \\\"%%s\\\"", f->name);
+		if (!replace_once(&t, from, to)) {
+			snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
+			snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
+			err = replace_once(&t, from, to) ? -EINVAL : 0;
+		}
+	}
+	if (err) {
+		free(t);
+		return err;
+	}
+	*text = t;
+	return 0;
 }

@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
+#include "auxtrig/record/event_list.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate_front.h"
+#include "auxtrig/record/plan.h"
+#include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
+#include "auxtrig/sys/progress.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -27,6 +34,7 @@ struct gate_tp_entry {
 };
 
 struct gate {
+	struct progress *progress;	/* a terminal's status line, or NULL */
 	struct gate_bpf *skel;
 	struct gate_tp_entry *tps;
 	size_t nr_tps;
@@ -46,12 +54,17 @@ struct gate {
 	struct gate_point {
 		struct point pt;
 		struct gate_tp tp;
+		struct func_type ret_type; /* return probes: the function's return type */
+		int ret_err;		   /* ... or why it is not known */
+		__u8 ret_cast;		   /* what types ret (EXPR_OP_CAST's operand), 0 none */
+		bool ret_noted;		   /* the user was told ret is untyped here */
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
 	__u32 pids[GATE_FRONT_MAX_PIDS];	/* the first targets: constants in the points' own programs */
 	int nr_pids;
-	int *fds;			/* the points' own programs, their perf events and links */
+	const struct perf_sys *sys;	/* perf events of breakpoints and own programs (NULL: the kernel) */
+	int *fds;			/* the points' own programs, perf events and links, closed last to first */
 	size_t nr_fds;
 	int cpu_state;			/* one of them remembers the running thread: gate_sched_switch */
 	struct gate_front_task task;	/* task_struct offsets, once one of them needs them */
@@ -82,6 +95,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 	g->skel->rodata->target_threads = opts->threads;
 	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
+	g->sys = opts->sys;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -123,6 +137,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
+		/* a syscall entry's user string rides after its record (event_list.c says how) */
+		if (event_list__string_field(fmt))
+			e->tp.str_off = event_list__string_field(fmt)->offset;
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;
@@ -238,6 +255,38 @@ static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind
 	return NULL;
 }
 
+/*
+ * ret at a return probe: typed by the function's return type where BTF or
+ * DWARF tells it (func_type), as the cast EXPR_OP_CAST applies; 0 where the
+ * whole register is the value (64-bit types, pointers) or nothing tells.
+ * @t is filled, @err set to what the lookup returned.
+ */
+static __u8 ret_cast(const struct point *p, struct func_type *t, int *err)
+{
+	char where[4400];
+
+	memset(t, 0, sizeof(*t));
+	if (p->kind == POINT_URETPROBE)
+		*err = func_type__from_elf(p->path, p->symbol, NULL, t);
+	else if (p->kind == POINT_KRETPROBE)
+		*err = func_type__from_kernel(p->symbol, t);
+	else
+		return *err = -EINVAL, 0;
+	point__format(p, where, sizeof(where));
+	if (*err) {
+		pr_debug("%s: %s: ret is the whole return register\n", where,
+			 *err == -ENODATA ? "no BTF or DWARF in the file" :
+			 *err == -ENOTUNIQ ? "functions of that name return different types" :
+			 *err == -ENOENT ? "its debug information does not describe the function" : strerror(-*err));
+		return 0;
+	}
+	pr_debug("%s: ret is %s (%u bytes, %s, from %s)\n", where, t->name, t->size,
+		 t->is_signed ? "signed" : "unsigned", t->source);
+	if (!t->is_int || !t->size || t->size >= 8)
+		return 0;
+	return t->size | (t->is_signed ? EXPR_REC_SIGNED : 0);
+}
+
 int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
 {
 	struct gate_point *e = NULL, *tmp;
@@ -260,12 +309,42 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		e = &g->points[g->nr_points++];
 		memset(e, 0, sizeof(*e));
 		e->pt = *p;
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) {
+			e->ret_cast = ret_cast(p, &e->ret_type, &e->ret_err);
+			e->tp.flags |= (__u32)e->ret_cast << GATE_TP_RET_SHIFT;
+		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	return e - g->points;
+}
+
+/*
+ * A trigger that reads ret at a return probe whose type nothing tells (a
+ * condition on ret that is not cast, or a mark, which prints it): say that
+ * a function returning int returns -2 as 4294967294 there, and what to write.
+ */
+static void ret_note(struct gate_point *e, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	char where[4400];
+	bool raw = t->action == GATE_ACT_MARK;
+
+	if ((e->pt.kind != POINT_URETPROBE && e->pt.kind != POINT_KRETPROBE) || !e->ret_err || e->ret_noted)
+		return;
+	for (__u32 i = 0; cond && i < cond->nr_insns && i < EXPR_MAX_INSNS; i++)
+		raw |= cond->insns[i].op == EXPR_OP_FIELD && cond->insns[i].a == EXPR_F_RET &&
+		       (i + 1 >= cond->nr_insns || cond->insns[i + 1].op != EXPR_OP_CAST);
+	if (!raw)
+		return;
+	e->ret_noted = true;
+	point__format(&e->pt, where, sizeof(where));
+	pr_info("%s: %s, so ret is the whole return register: a function returning int returns -2 as 4294967294 "
+		"there (in a condition, write (int)ret)\n", where,
+		e->ret_err == -ENODATA ? "the file has no BTF or DWARF" :
+		e->ret_err == -ENOTUNIQ ? "functions of that name return different types" :
+		"no BTF or DWARF describes the function");
 }
 
 int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
@@ -279,6 +358,7 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
@@ -303,6 +383,16 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 	if (!tmp->path || !tmp->symbol)
 		return -ENOMEM;
 	g->nr_uprobes++;
+	/* its auxtrig:uprobe_exit records carry the return value typed as the function returns it */
+	if (!offset && w >= 0 && w < GATE_MAX_WINDOWS) {
+		struct point rp = { .kind = POINT_URETPROBE };
+		struct func_type ft;
+		int err;
+
+		snprintf(rp.path, sizeof(rp.path), "%s", path);
+		snprintf(rp.symbol, sizeof(rp.symbol), "%s", symbol);
+		g->skel->rodata->uprobe_window_ret[w] = ret_cast(&rp, &ft, &err);
+	}
 	return 0;
 }
 
@@ -463,6 +553,71 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 	return 0;
 }
 
+int gate__add_plan(struct gate *g, const struct record_plan *p, const struct window_map *m)
+{
+	if (!record_plan__has_windows(p))
+		gate__record_always(g);
+	if (p->user_window)
+		gate__set_edge_types(g, p->resume_type, p->pause_type);
+	if (p->min_duration || p->max_duration)
+		gate__time_windows(g, p->min_duration ? p->min_duration_ns : 0, p->max_duration ? p->max_duration_ns : 0);
+	if (p->cpus_given)
+		gate__record_only_cpus(g);
+	for (size_t i = 0; i < p->events.nr; i++) {
+		const struct rec_event *e = &p->events.ev[i];
+		const struct window_map_tp *t = &m->tp[i];
+
+		if (e->own_format)
+			continue; /* emitted by the gate's own programs, not attached */
+		if (gate__add_tp(g, &e->fmt, t->open_mask, t->close_mask, e->flags | t->flags))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_calls; i++) {
+		const struct point *fn = m->calls[i].fn;
+
+		if (gate__add_uprobe_window(g, m->calls[i].window, fn->path, fn->symbol, fn->offset))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_points; i++)
+		if (gate__add_point(g, m->points[i].pt, m->points[i].open_mask, m->points[i].close_mask) < 0)
+			return -EINVAL;
+	if (p->uprobe_enter_type)
+		gate__set_own_types(g, p->uprobe_enter_type, p->uprobe_exit_type);
+	if (p->mark_type)
+		gate__set_mark_type(g, p->mark_type);
+	if (p->where && gate__set_where(g, p->where))
+		return -EINVAL;
+	for (size_t i = 0; i < p->nr_triggers; i++) {
+		const struct plan_trigger *on = &p->triggers[i];
+
+		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(g, &on->pt, &on->t, on->cond)
+					      : gate__add_trigger(g, &on->fmt, &on->t, on->cond)) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct gate *gate__open_plan(const struct record_plan *p, const struct window_map *m)
+{
+	struct gate_opts opts = {
+		.nr_cpus = p->nr_possible,
+		.all_processes = p->all,
+		.threads = p->threads,
+	};
+	struct gate *g = gate__open(&opts);
+	int err;
+
+	if (!g)
+		return NULL;
+	err = gate__add_plan(g, p, m);
+	if (err) {
+		gate__close(g);
+		errno = -err;
+		return NULL;
+	}
+	return g;
+}
+
 int gate__load(struct gate *g)
 {
 	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
@@ -612,51 +767,37 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		perf_sys__close(g->sys, fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	int fd, err = -ENOENT;
-	Elf *e;
+	struct elf_image *img = elf_image__open(path);
+	__u64 v;
+	int err;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!img)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
+	if (elf_image__type(img) == 0)
 		err = -ENOEXEC;
-		goto out;
-	}
-	if (eh.e_type != ET_EXEC) {
+	else if (elf_image__type(img) != ET_EXEC)
 		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
-		goto out;
-	}
-	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name)) {
-				*addr = sym.st_value;
-				err = 0;
-				break;
-			}
-		}
-	}
-out:
-	elf_end(e);
-	close(fd);
+	else
+		err = elf_image__symbol_value(img, name, &v);
+	if (!err)
+		*addr = v;
+	elf_image__delete(img);
 	return err;
 }
 
@@ -668,7 +809,7 @@ out:
 static int attach_mem(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	int prog_fd = bpf_program__fd(g->skel->progs.gate_point_mem);
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_BREAKPOINT,
@@ -678,8 +819,7 @@ static int attach_mem(struct gate *g, size_t n)
 		.exclude_hv = 1,
 	};
 	unsigned long addr = p->offset;
-	struct bpf_link *link;
-	int fd, err;
+	int fd, link, err;
 
 	if (p->path[0]) {
 		err = elf_symbol_address(p->path, p->symbol, &addr);
@@ -696,22 +836,22 @@ static int attach_mem(struct gate *g, size_t n)
 		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
 		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
-		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(g->sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
-			return err;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-fd));
+			return fd;
 		}
-		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+		err = keep_fd(g, fd);
+		if (err)
 			return err;
+		link = perf_sys__attach_bpf(g->sys, fd, prog_fd, GATE_POINT_BASE + n);
+		if (link < 0) {
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-link));
+			return link;
 		}
-		err = add_link(g, link); /* the link owns the event's fd */
+		err = keep_fd(g, link);
 		if (err)
 			return err;
 	}
@@ -755,14 +895,19 @@ static int attach_point(struct gate *g, size_t n)
 		return -EINVAL;
 	}
 	if (!link) {
+		char text[4096 + 600], near[1024] = "";
+
 		err = -errno;
+		point__format(p, text, sizeof(text));
+		if (err == -ENOENT)
+			point_catalog__suggest_point(p, text, near, sizeof(near));
 		if (p->kind == POINT_USDT)
-			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
-			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+			pr_err("cannot attach to usdt:%s:%s:%s: %s%s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err), near);
 		else
-			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			pr_err("cannot attach to %s:%s%s%s: %s%s\n", point__kind_name(p->kind), p->path,
 			       p->path[0] ? ":" : "", p->symbol,
-			       err == -ENOENT ? "no such symbol" : strerror(-err));
+			       err == -ENOENT ? "no such symbol" : strerror(-err), near);
 		return err;
 	}
 	return add_link(g, link);
@@ -782,17 +927,26 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
-static int keep_fd(struct gate *g, int fd)
+/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
+static bool tp_front_eligible(const struct gate_tp *tp)
 {
-	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 
-	if (!tmp) {
-		close(fd);
-		return -ENOMEM;
-	}
-	g->fds = tmp;
-	g->fds[g->nr_fds++] = fd;
-	return 0;
+	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
+}
+
+/*
+ * Is the tracepoint recorded at every hit by a target (no windows), with no
+ * triggers and no strings after its fixed fields (__data_loc fields, a
+ * syscall entry's user string)? Its own program records it
+ * (gate_front__build_record()).
+ */
+static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
+	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
 
 /*
@@ -802,7 +956,6 @@ static int keep_fd(struct gate *g, int fd)
  */
 static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
 {
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 	struct gate_front_spec spec = {
 		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
 		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
@@ -830,7 +983,6 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		.conds = (const struct expr_prog *const *)g->trig_cond,
 	};
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .perf_event.bpf_cookie = e->id);
 	static char log[256 * 1024];
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
 	const struct bpf_insn *insns;
@@ -838,11 +990,9 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	int fd, pfd, lfd, err;
 	size_t nr;
 
-	/* a tracepoint recorded at every hit (no windows) whose records have no strings after them */
-	int record = !e->tp.trig_mask && g->skel->rodata->no_windows && !e->tp.nr_dyn &&
-		     e->tp.flags == (e->tp.flags & (mine | GATE_TP_RECORD)) && (e->tp.flags & GATE_TP_RECORD);
+	int record = tp_record_eligible(g, &e->tp);
 
-	if (!record && (!e->tp.trig_mask || e->tp.open_mask || e->tp.close_mask || (e->tp.flags & ~mine))) {
+	if (!record && !tp_front_eligible(&e->tp)) {
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
@@ -886,15 +1036,15 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	err = keep_fd(g, fd);
 	if (err)
 		return err;
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0 || keep_fd(g, pfd)) {
-		err = pfd < 0 ? -errno : -ENOMEM;
+		err = pfd < 0 ? pfd : -ENOMEM;
 		pr_err("cannot open %s:%s for its program: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
-	lfd = bpf_link_create(fd, pfd, BPF_PERF_EVENT, &lo);
+	lfd = perf_sys__attach_bpf(g->sys, pfd, fd, e->id);
 	if (lfd < 0 || keep_fd(g, lfd)) {
-		err = lfd < 0 ? -errno : -ENOMEM;
+		err = lfd < 0 ? lfd : -ENOMEM;
 		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
@@ -905,40 +1055,52 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	return 0;
 }
 
+/* The tracepoints in the order they are attached: @order gets indices into g->tps. */
+static void tp_attach_order(const struct gate *g, size_t *order)
+{
+	size_t n = 0;
+
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < g->nr_tps; i++)
+			if (tp_attach_pass(&g->tps[i].tp) == pass)
+				order[n++] = i;
+}
+
 int gate__attach(struct gate *g)
 {
+	size_t order[GATE_MAX_TPS];
 	char why[256];
 	struct bpf_link *link;
 	int err;
 
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = 0; i < g->nr_tps; i++) {
-			/* One program for all tracepoints: the cookie tells it which one fired. */
-			LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		size_t i = order[k];
+		/* One program for all tracepoints: the cookie tells it which one fired. */
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
 
-			if (tp_attach_pass(&g->tps[i].tp) != pass)
-				continue;
-			err = g->tps[i].tp.trig_mask || g->skel->rodata->no_windows ? attach_front(g, &g->tps[i], why, sizeof(why))
-										   : -EOPNOTSUPP;
-			if (!err)
-				continue;
-			if (err != -EOPNOTSUPP)
-				return err;
-			if (g->tps[i].tp.trig_mask)
-				pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
-					g->tps[i].system, g->tps[i].name, why);
-			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
-								   g->tps[i].system, g->tps[i].name, &opts);
-			if (!link) {
-				err = -errno;
-				pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
-				       strerror(-err));
-				return err;
-			}
-			err = add_link(g, link);
-			if (err)
-				return err;
+		if (g->progress)
+			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
+		err = g->tps[i].tp.trig_mask || tp_record_eligible(g, &g->tps[i].tp) ? attach_front(g, &g->tps[i], why, sizeof(why))
+										       : -EOPNOTSUPP;
+		if (!err)
+			continue;
+		if (err != -EOPNOTSUPP)
+			return err;
+		if (g->tps[i].tp.trig_mask)
+			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+				g->tps[i].system, g->tps[i].name, why);
+		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+							   g->tps[i].system, g->tps[i].name, &opts);
+		if (!link) {
+			err = -errno;
+			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+			       strerror(-err));
+			return err;
 		}
+		err = add_link(g, link);
+		if (err)
+			return err;
 	}
 	if (g->cpu_state) {
 		/* before arming: the points' programs remember nothing until then */
@@ -968,9 +1130,17 @@ int gate__attach(struct gate *g)
 								   : g->skel->progs.gate_uprobe_enter,
 							       -1, u->path, u->offset, &uo);
 			if (!link) {
+				struct point pt = { .kind = POINT_UPROBE };
+				char text[4096 + 600], near[1024] = "";
+
 				err = -errno;
-				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
-				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				snprintf(pt.path, sizeof(pt.path), "%s", u->path);
+				snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
+				snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
+				if (err == -ENOENT)
+					point_catalog__suggest_point(&pt, text, near, sizeof(near));
+				pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
 				return err;
 			}
 			err = add_link(g, link);
@@ -999,6 +1169,108 @@ int gate__attach(struct gate *g)
 		return err;
 	}
 	return 0;
+}
+
+static void describe_flags(FILE *f, __u32 flags)
+{
+	static const struct {
+		__u32 bit;
+		const char *name;
+	} names[] = {
+		{ GATE_TP_RECORD, "record" },		{ GATE_TP_USER_REGS, "user_regs" },
+		{ GATE_TP_SYSCALL_ENTER, "syscall_enter" }, { GATE_TP_SYSCALL_EXIT, "syscall_exit" },
+		{ GATE_TP_SYSCALL_ANY, "syscall_any" },	{ GATE_TP_IN_ANY, "in_any" },
+		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		fprintf(f, "%s%s", sep, names[i].name);
+		sep = ",";
+		flags &= ~names[i].bit;
+	}
+	if (flags)
+		fprintf(f, "%s%#x", sep, flags);
+	else if (!*sep)
+		fprintf(f, "-");
+}
+
+static void describe_tp(FILE *f, const struct gate_tp *tp)
+{
+	fprintf(f, " open=%#llx close=%#llx trig=%#x flags=", (unsigned long long)tp->open_mask,
+		(unsigned long long)tp->close_mask, tp->trig_mask);
+	describe_flags(f, tp->flags);
+}
+
+int gate__describe(const struct gate *g, FILE *f)
+{
+	const struct gate_bpf__rodata *ro = g->skel->rodata;
+	size_t order[GATE_MAX_TPS], n = 0;
+	struct bpf_program *prog;
+	char text[4096 + 600];
+	long start = ftell(f);
+
+	fprintf(f, "gate: filter_targets=%u target_threads=%u filter_cpus=%u no_windows=%u have_where=%u "
+		   "need_elapsed=%u signal_edges=%u hold_windows=%u min_ns=%llu max_ns=%llu\n",
+		ro->filter_targets, ro->target_threads, ro->filter_cpus, ro->no_windows, ro->have_where,
+		ro->need_elapsed, ro->signal_edges, ro->hold_windows, (unsigned long long)ro->min_duration_ns,
+		(unsigned long long)ro->max_duration_ns);
+	fprintf(f, "types: mark=%u resume=%u pause=%u uprobe_enter=%u uprobe_exit=%u\n", g->config.mark_type,
+		ro->resume_type, ro->pause_type, ro->uprobe_enter_type, ro->uprobe_exit_type);
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		fprintf(f, "tp %s:%s id=%u size=%u dyn=%u", g->tps[i].system, g->tps[i].name, g->tps[i].id,
+			g->tps[i].tp.size, g->tps[i].tp.nr_dyn);
+		describe_tp(f, &g->tps[i].tp);
+		fprintf(f, "\n");
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "point %zu %s", i, text);
+		describe_tp(f, &g->points[i].tp);
+		fprintf(f, "\n");
+	}
+	for (int i = 0; i < g->nr_triggers; i++) {
+		const volatile struct gate_trigger *t = &ro->gate_triggers[i];
+
+		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
+			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
+			t->has_cond ? "yes" : "no");
+	}
+	fprintf(f, "programs:");
+	bpf_object__for_each_program(prog, g->skel->obj)
+		if (bpf_program__autoload(prog))
+			fprintf(f, " %s", bpf_program__name(prog));
+	fprintf(f, "\n");
+	/* what gate__attach() attaches, in its order */
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		const struct gate_tp_entry *e = &g->tps[order[k]];
+
+		fprintf(f, "attach %zu: %s %s:%s cookie=%u\n", ++n,
+			tp_front_eligible(&e->tp) || tp_record_eligible(g, &e->tp) ? "own-program-or-gate_tracepoint"
+										   : "gate_tracepoint", e->system,
+			e->name, e->id);
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "attach %zu: %s %s cookie=%#x%s\n", ++n, bpf_program__name(point_prog(g, g->points[i].pt.kind)),
+			text, GATE_POINT_BASE + (unsigned int)i,
+			g->points[i].pt.kind == POINT_MEM ? " (a breakpoint per CPU)" : "");
+	}
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		const struct gate_uprobe *u = &g->uprobes[i];
+
+		fprintf(f, "attach %zu: gate_uprobe_enter %s:%s+%#lx cookie=%d\n", ++n, u->path, u->symbol, u->offset,
+			u->window);
+		if (!u->offset)
+			fprintf(f, "attach %zu: gate_uprobe_exit %s:%s cookie=%d\n", ++n, u->path, u->symbol, u->window);
+	}
+	fprintf(f, "attach %zu: gate_follow_fork sched:sched_process_fork\n", ++n);
+	fprintf(f, "attach %zu: gate_follow_exec sched:sched_process_exec\n", ++n);
+	fprintf(f, "attach %zu: gate_thread_exit sched:sched_process_exit\n", ++n);
+	return start >= 0 ? (int)(ftell(f) - start) : 0;
 }
 
 void gate__arm(struct gate *g)
@@ -1031,15 +1303,72 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	}
 }
 
+/* Threads that destroy links side by side: stripe k of n. */
+struct link_reaper {
+	struct bpf_link **links;
+	size_t nr, k, n;
+	size_t *done;
+};
+
+static void *link_reaper__run(void *arg)
+{
+	struct link_reaper *r = arg;
+
+	for (size_t i = r->k; i < r->nr; i += r->n) {
+		bpf_link__destroy(r->links[i]);
+		__atomic_add_fetch(r->done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Each tracepoint's detach waits for RCU grace periods in the kernel, tens
+ * of milliseconds each on a small machine; detaching side by side lets the
+ * waits overlap.
+ */
+static void destroy_links(struct bpf_link **links, size_t nr, struct progress *progress)
+{
+	enum { REAPERS = 16 };
+	struct link_reaper r[REAPERS];
+	pthread_t t[REAPERS];
+	size_t n = nr < REAPERS ? nr : REAPERS, started = 0, done = 0;
+
+	if (nr < 8) {
+		for (size_t i = 0; i < nr; i++)
+			bpf_link__destroy(links[i]);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r[k] = (struct link_reaper){ .links = links, .nr = nr, .k = k, .n = n, .done = &done };
+		if (pthread_create(&t[k], NULL, link_reaper__run, &r[k]))
+			break;
+		started++;
+	}
+	for (size_t k = started; k < n; k++)
+		link_reaper__run(&r[k]);	/* no thread: this one does its stripe */
+	for (bool first = true; progress && __atomic_load_n(&done, __ATOMIC_RELAXED) < nr; first = false) {
+		progress__show(progress, first, "auxtrig: detaching: %zu of %zu (the kernel waits for each)",
+			       __atomic_load_n(&done, __ATOMIC_RELAXED), nr);
+		usleep(50 * 1000);
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	progress__clear(progress);
+}
+
+void gate__set_progress(struct gate *g, struct progress *p)
+{
+	g->progress = p;
+}
+
 void gate__close(struct gate *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->nr_links; i++)
-		bpf_link__destroy(g->links[i]);
+	destroy_links(g->links, g->nr_links, g->progress);
 	free(g->links);
 	for (size_t i = g->nr_fds; i-- > 0;)
-		close(g->fds[i]);
+		perf_sys__close(g->sys, g->fds[i]);
 	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_session.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/hw_trace.h"
@@ -19,50 +19,35 @@
 
 /*
  * Can the AUX event start paused and be paused/resumed by its group's
- * triggers? Tried, not guessed (as auxtrig probe does): the PMU's own event
+ * triggers? Tried, not guessed (as auxtrig probe does): the plan's event
  * with aux_start_paused, opened through the session's kernel. EOPNOTSUPP: the
  * kernel knows aux_action, the PMU lacks it; EINVAL: the kernel has no
  * aux_action. With --sysfs-root on the running kernel the PMU is a fixture,
  * not this machine's: the kernel is asked with a software event and the PMU
  * is taken to support it as its driver does upstream.
  */
-static enum probe_pause pause_support(const struct record_plan *p, const struct aux_session_ops *ops)
+static enum probe_pause pause_support(const struct record_plan *p, const struct perf_sys *sys)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .disabled = 1 };
-	struct aux_event_opts eo = { .per_thread = true };
-	struct pmu_set *set = NULL;
-	struct aux_event ev;
-	char pmu_name[64];
 	int fd, err;
 
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	snprintf(pmu_name, sizeof(pmu_name), "%.*s", (int)strcspn(p->aux_event, "/"), p->aux_event);
-	/* Without the PMU here, aux_session__new() will say so: ask only the kernel. */
-	if ((p->sysfs_root && ops->kernel) || pmu__scan(p->sysfs_root, &set) || !pmu_set__find(set, pmu_name) ||
-	    aux_event__parse(&ev, set, p->aux_event, &eo)) {
-		pmu_set__delete(set);
+	if (p->sysfs_root && perf_sys__is_kernel(sys)) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
 		*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
-		fd = perf_sys__event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_sys__event_open(&perf_sys__kernel, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		err = fd < 0 ? -fd : 0;
-		if (fd >= 0)
-			close(fd);
+		perf_sys__close(&perf_sys__kernel, fd);
 		if (err == EINVAL)
 			return PROBE_PAUSE_NO_KERNEL;
-		return aux_pmu__kind(p->aux_event) == AUX_PMU_ARM_SPE ? PROBE_PAUSE_NO_PMU : PROBE_PAUSE_YES;
+		return p->aux->kind == AUX_PMU_ARM_SPE ? PROBE_PAUSE_NO_PMU : PROBE_PAUSE_YES;
 	}
-	a = ev.attr;
+	a = p->aux->attr;
 	a.disabled = 1;
 	*perf_attr_aux_action(&a) = AUXTRIG_AUX_START_PAUSED;
-	fd = ops->event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, ops->ctx);
+	fd = perf_sys__event_open(sys, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	err = fd < 0 ? -fd : 0;
-	if (fd >= 0) {
-		if (ops->close)
-			ops->close(fd, ops->ctx);
-		else
-			close(fd);
-	}
-	pmu_set__delete(set);
+	perf_sys__close(sys, fd);
 	return !err ? PROBE_PAUSE_YES : err == EOPNOTSUPP ? PROBE_PAUSE_NO_PMU
 		: err == EINVAL ? PROBE_PAUSE_NO_KERNEL : PROBE_PAUSE_UNKNOWN;
 }
@@ -100,15 +85,19 @@ static void where_decide(struct hw_trace *hw, const struct record_plan *p)
  */
 static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 {
-	if (hw->edges)
-		return;
+	/*
+	 * -w prog windows have no member of their own in the AUX group: the
+	 * session learns that the run has windows only from this, even where
+	 * the kernel already forces the gate (no aux_action), else it builds
+	 * a whole-run group that disagrees with the gate's edges.
+	 */
 	for (size_t i = 0; i < p->nr_windows; i++)
 		if (p->windows[i].kind == WINDOW_PROG) {
 			snprintf(hw->prog_why, sizeof(hw->prog_why), "the windows of -w prog (trigger programs)");
 			hw->prog_gated = hw->prog_why;
 			break;
 		}
-	for (size_t i = 0; !hw->prog_gated && i < p->nr_triggers; i++) {
+	for (size_t i = 0; !hw->edges && !hw->prog_gated && i < p->nr_triggers; i++) {
 		const struct plan_trigger *on = &p->triggers[i];
 
 		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) &&
@@ -121,12 +110,12 @@ static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 		hw->edges = true;
 }
 
-void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct aux_session_ops *ops)
+void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys)
 {
-	hw->ops = ops;
-	if (!p->aux_event)
+	hw->sys = sys;
+	if (!p->aux)
 		return;
-	hw->pause = pause_support(p, ops ?: &aux_session_ops__kernel);
+	hw->pause = pause_support(p, sys);
 	hw->edges = record_plan__has_windows(p) && hw->pause != PROBE_PAUSE_YES;
 	where_decide(hw, p);
 	prog_decide(hw, p);
@@ -183,7 +172,7 @@ int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct win
 	int *cpus = NULL, err = -ENOMEM;
 	size_t nr_cpus = 0;
 
-	if (!p->aux_event)
+	if (!p->aux)
 		return 0;
 	aux_session__delete(hw->aux); /* --dry-run's, if any */
 	hw->aux = NULL;
@@ -193,7 +182,8 @@ int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct win
 	for (int c = 0; c < p->nr_possible; c++)
 		if (p->cpu_mask[c])
 			cpus[nr_cpus++] = c;
-	ao.event_spec = p->aux_event;
+	ao.event = p->aux;
+	ao.pmus = p->pmus;
 	ao.sysfs_root = p->sysfs_root;
 	ao.cpus = cpus;
 	ao.nr_cpus = nr_cpus;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "auxtrig/record/plan.h"
+#include "auxtrig/sys/pmu.h"
 
 void record_plan__exit(struct record_plan *p)
 {
@@ -18,5 +19,7 @@ void record_plan__exit(struct record_plan *p)
 	free(p->trigger_progs);
 	free(p->pids);
 	free(p->cpu_mask);
+	free(p->aux);
+	pmu_set__delete(p->pmus);
 	memset(p, 0, sizeof(*p));
 }

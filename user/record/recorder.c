@@ -50,6 +50,8 @@
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
+#include "auxtrig/sys/progress.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -68,6 +70,7 @@ _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
 struct session {
 	const struct record_plan *plan;
+	struct progress status;		/* the live line on a terminal */
 	struct window_map map;
 	struct gate *gate;
 	struct target target;
@@ -110,65 +113,41 @@ static __u64 monotonic_ns(void)
 static int gate_setup(struct session *s)
 {
 	const struct record_plan *p = s->plan;
-	struct gate_opts gopts = {
-		.nr_cpus = p->nr_possible,
-		.all_processes = p->all,
-		.threads = p->threads,
-	};
 
-	s->gate = gate__open(&gopts);
+	s->gate = gate__open_plan(p, &s->map);
 	if (!s->gate)
 		return -errno;
-	if (!record_plan__has_windows(p))
-		gate__record_always(s->gate);
-	if (p->user_window)
-		gate__set_edge_types(s->gate, p->resume_type, p->pause_type);
 	if (p->min_duration || p->max_duration) {
-		gate__time_windows(s->gate, p->min_duration ? p->min_duration_ns : 0,
-				   p->max_duration ? p->max_duration_ns : 0);
 		s->hold = window_hold__new();
 		if (!s->hold)
 			return -errno;
-	}
-	if (p->cpus_given)
-		gate__record_only_cpus(s->gate);
-	for (size_t i = 0; i < p->events.nr; i++) {
-		const struct rec_event *e = &p->events.ev[i];
-		const struct window_map_tp *m = &s->map.tp[i];
-
-		if (e->own_format)
-			continue; /* emitted by the gate's own programs, not attached */
-		if (gate__add_tp(s->gate, &e->fmt, m->open_mask, m->close_mask, e->flags | m->flags))
-			return -EINVAL;
-	}
-	for (size_t i = 0; i < s->map.nr_calls; i++) {
-		const struct point *fn = s->map.calls[i].fn;
-
-		if (gate__add_uprobe_window(s->gate, s->map.calls[i].window, fn->path, fn->symbol, fn->offset))
-			return -EINVAL;
-	}
-	for (size_t i = 0; i < s->map.nr_points; i++)
-		if (gate__add_point(s->gate, s->map.points[i].pt, s->map.points[i].open_mask,
-				    s->map.points[i].close_mask) < 0)
-			return -EINVAL;
-	if (p->uprobe_enter_type)
-		gate__set_own_types(s->gate, p->uprobe_enter_type, p->uprobe_exit_type);
-	if (p->mark_type)
-		gate__set_mark_type(s->gate, p->mark_type);
-	if (p->where && gate__set_where(s->gate, p->where))
-		return -EINVAL;
-	for (size_t i = 0; i < p->nr_triggers; i++) {
-		const struct plan_trigger *on = &p->triggers[i];
-
-		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(s->gate, &on->pt, &on->t, on->cond)
-					      : gate__add_trigger(s->gate, &on->fmt, &on->t, on->cond)) < 0)
-			return -EINVAL;
 	}
 	if (s->hw.edges)
 		gate__signal_edges(s->gate);
 	if (s->hw.veto)
 		gate__aux_veto(s->gate);
 	return gate__load(s->gate);
+}
+
+/* Each CPU's output event to the gate; with -C, the gate records only on those CPUs. */
+static int gate_outputs(struct session *s)
+{
+	for (size_t i = 0; i < s->ce.nr_cpus; i++) {
+		const struct cpu_slot *c = &s->ce.cpus[i];
+		int err;
+
+		if (s->plan->cpus_given) {
+			err = gate__record_cpu(s->gate, c->cpu);
+			if (err)
+				return err;
+		}
+		err = gate__set_output(s->gate, c->cpu, c->out_fd);
+		if (err) {
+			pr_err("cannot hand CPU %d's ring to the gate: %s\n", c->cpu, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* ---- records ------------------------------------------------------------------ */
@@ -550,6 +529,7 @@ static int write_header(struct session *s)
 	const struct event_list *ev = &p->events;
 	struct perf_event_attr a;
 	struct tracing_event *events;
+	char **texts;
 	void *td = NULL;
 	size_t td_len = 0;
 	char name[2 * TP_NAME_MAX + 2];
@@ -582,12 +562,24 @@ static int write_header(struct session *s)
 		return err;
 
 	events = calloc(ev->nr + 1, sizeof(*events));
-	if (!events)
+	texts = calloc(ev->nr + 1, sizeof(*texts));	/* formats of records that carry a string */
+	if (!events || !texts) {
+		free(events);
+		free(texts);
 		return -ENOMEM;
-	for (size_t i = 0; i < ev->nr; i++) {
+	}
+	for (size_t i = 0; i < ev->nr && !err; i++) {
 		events[i].system = ev->ev[i].fmt.system;
 		events[i].name = ev->ev[i].fmt.name;
 		events[i].format = ev->ev[i].own_format;
+		if (!events[i].format) {
+			err = event_list__file_format(&ev->ev[i], &texts[i]);
+			events[i].format = texts[i];
+		}
+	}
+	if (err) {
+		pr_err("cannot write the format of a syscall with a string argument: %s\n", strerror(-err));
+		goto out_texts;
 	}
 	if (p->snapshot) {
 		events[ev->nr].system = "auxtrig";
@@ -595,6 +587,10 @@ static int write_header(struct session *s)
 		events[ev->nr].format = ev->marker_format;
 	}
 	err = tracing_data__build(tracefs__root(), events, ev->nr + p->snapshot, &td, &td_len);
+out_texts:
+	for (size_t i = 0; i < ev->nr; i++)
+		free(texts[i]);
+	free(texts);
 	free(events);
 	if (err) {
 		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
@@ -766,6 +762,23 @@ static int handle_signals(struct session *s)
 	return err;
 }
 
+/* The live line: windows, records, bytes, losses, a few times a second on a terminal. */
+static void status_show(struct session *s)
+{
+	struct gate_stats st;
+	__u64 lost, bytes;
+
+	if (!progress__due(&s->status))
+		return;
+	gate__stats(s->gate, &st);
+	bytes = s->w ? pdata_writer__stats(s->w)->bytes : 0;
+	lost = (s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost) + st.too_big + s->lost_kernel_side;
+	progress__show(&s->status, false, "auxtrig: recording: %llu window%s, %llu record%s, %.1f KiB, lost %llu",
+		       (unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
+		       (unsigned long long)s->written, s->written == 1 ? "" : "s", bytes / 1024.0,
+		       (unsigned long long)lost);
+}
+
 static int loop(struct session *s)
 {
 	struct epoll_event evs[16];
@@ -799,7 +812,9 @@ static int loop(struct session *s)
 			return err;
 		if (target__poll_exit(&s->target))
 			s->stop = true;
+		status_show(s);
 	}
+	progress__clear(&s->status);
 	return 0;
 }
 
@@ -994,7 +1009,7 @@ int recorder__run(const struct record_plan *p)
 	return recorder__run_with(p, NULL);
 }
 
-int recorder__run_with(const struct record_plan *p, const struct aux_session_ops *aux_ops)
+int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys)
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
@@ -1002,7 +1017,7 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 
 	control__init(&s.ctl);
 	/* decided before the gate loads: it sends window edges only for the userspace-gated path */
-	hw_trace__decide(&s.hw, p, aux_ops);
+	hw_trace__decide(&s.hw, p, aux_sys);
 	hw_trace__map_aux(&s.hw, p, &maux);
 	err = window_map__build(&s.map, p, &maux);
 	if (!err && p->dry_run)
@@ -1052,12 +1067,16 @@ int recorder__run_with(const struct record_plan *p, const struct aux_session_ops
 					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
-	if (cpu_events__open(&s.ce, p->cpu_mask, p->nr_possible, p->cpus_given, p->mmap_pages, p->snapshot, s.gate) ||
-	    cpu_events__follow(&s.ce, &s.target))
+	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot) ||
+	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
-	if (s.hw.aux && aux_session__open(s.hw.aux, aux_ops))
+	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
+	progress__init(&s.status, stderr, 250, !p->quiet);
+	progress__set_global(&s.status);
+	gate__set_progress(s.gate, &s.status);
 	err = gate__attach(s.gate);
+	progress__clear(&s.status);
 	if (err) {
 		ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME; /* e.g. no such symbol */
 		goto out;
@@ -1161,5 +1180,6 @@ out:
 		target__kill(&s.target);
 	pdata_writer__delete(s.w);
 	session_exit(&s);
+	progress__set_global(NULL);
 	return ret;
 }

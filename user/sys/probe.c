@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +21,7 @@
 
 #include "uapi/linux/perf_event_aux.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
 #include "skel/probe.skel.h"
@@ -81,9 +81,7 @@ const char *probe__errno_name(int err, char *buf, size_t size)
 static int kernel_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			     unsigned long flags)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-
-	return fd < 0 ? -errno : (int)fd;
+	return perf_sys__event_open(&perf_sys__kernel, attr, pid, cpu, group_fd, flags);
 }
 
 static int kernel_event_read(int fd, __u64 *count)
@@ -97,12 +95,12 @@ static int kernel_event_read(int fd, __u64 *count)
 
 static int kernel_event_ioctl(int fd, unsigned long request)
 {
-	return ioctl(fd, request, 0) ? -errno : 0;
+	return perf_sys__ioctl(&perf_sys__kernel, fd, request, 0);
 }
 
 static void kernel_event_close(int fd)
 {
-	close(fd);
+	perf_sys__close(&perf_sys__kernel, fd);
 }
 
 __attribute__((noinline, used)) int probe_uprobe_target(int x)
@@ -438,6 +436,16 @@ bool probe__hw_breakpoint_fires(const struct probe_ops *ops)
 
 	probe__hw_breakpoint(&r, ops);
 	return r.bp_opened && !r.bp_err && r.bp_hits;
+}
+
+enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_ops *ops, int *err)
+{
+	struct probe_aux_pmu a = { .pmu = pmu };
+
+	probe__aux_pause(&a, ops);
+	if (err)
+		*err = a.err;
+	return a.pause;
 }
 
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind)

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CMD_H
 #define AUXTRIG_CMD_H
 
+/*
+ * cmd/ layer, the front-ends: one function per subcommand (a file each in user/cmd/),
+ * called by main.c; each parses its command line and hands over to record/ or decode/.
+ */
+
 /**
  * DOC: subcommands
  *
@@ -17,7 +22,11 @@ int cmd_record(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
 int cmd_repair(int argc, char **argv);
-/** cmd_script() - `auxtrig script`: user/decode/script.c */
+/** cmd_list() - `auxtrig list`: user/cmd/list.c */
+int cmd_list(int argc, char **argv);
+/** cmd_report() - `auxtrig report`: user/cmd/report.c */
+int cmd_report(int argc, char **argv);
+/** cmd_script() - `auxtrig script`: user/cmd/script_cmd.c (decoding: user/decode/script.c) */
 int cmd_script(int argc, char **argv);
 
 #endif

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CMD_PROBE_H
 #define AUXTRIG_CMD_PROBE_H
 
+/*
+ * cmd/ layer: `auxtrig probe`'s printing (user/cmd/probe.c), text or JSON,
+ * of the report sys/probe.h collects.
+ */
+
 #include <stdio.h>
 
 #include "auxtrig/sys/probe.h"

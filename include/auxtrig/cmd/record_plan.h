@@ -2,10 +2,17 @@
 #ifndef AUXTRIG_CMD_RECORD_PLAN_H
 #define AUXTRIG_CMD_RECORD_PLAN_H
 
+/*
+ * cmd/ layer: `auxtrig record`'s command line into a plan (user/cmd/record_plan.c):
+ * the one place options are parsed; the plan it builds is record/plan.h's.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "auxtrig/record/plan.h"
+
+struct probe_ops;
 
 /**
  * DOC: `auxtrig record`'s command line, into a plan
@@ -51,6 +58,8 @@ struct record_args {
 	bool help;			/* -h: print the usage, nothing else */
 	int full_argc;
 	char **full_argv;
+	const struct probe_ops *probe;	/* not from argv: set between the two steps, what asks
+					 * the kernel whether probe points fire (NULL: probe_ops__kernel) */
 };
 
 /**

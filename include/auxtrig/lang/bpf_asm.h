@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_BPF_ASM_H
 #define AUXTRIG_BPF_ASM_H
 
+/*
+ * lang/ layer: a BPF instruction buffer (user/lang/bpf_asm.c), for the programs
+ * expr_bpf.c and record/gate_front.c build at run time.
+ */
+
 /**
  * DOC: a BPF instruction buffer with forward labels
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_EXPR_BPF_H
 #define AUXTRIG_EXPR_BPF_H
 
+/*
+ * lang/ layer: conditions compiled to BPF instructions (user/lang/expr_bpf.c),
+ * for record/gate_front.c's per-point programs.
+ */
+
 /**
  * DOC: conditions compiled to BPF instructions
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_WINDOW_H
 #define AUXTRIG_WINDOW_H
 
+/*
+ * lang/ layer: the -w window grammar (user/lang/window_spec.c), parsed for
+ * cmd/record_plan.c; the plan carries the parsed specs.
+ */
+
 #include "auxtrig/lang/point.h"
 
 /**

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CONTROL_H
 #define AUXTRIG_CONTROL_H
 
+/*
+ * record/ layer: the --control channel (user/record/control.c), read by the
+ * recorder's loop.
+ */
+
 #include <stdbool.h>
 
 struct plan_control;

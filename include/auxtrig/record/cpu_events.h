@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CPU_EVENTS_H
 #define AUXTRIG_CPU_EVENTS_H
 
+/*
+ * record/ layer: the per-CPU output events, sideband and rings of a recording
+ * (user/record/cpu_events.c), opened by the recorder through sys/perf_sys.h.
+ */
+
 #include <linux/perf_event.h>
 #include <linux/types.h>
 #include <stdbool.h>
@@ -10,8 +15,8 @@
 
 #include "auxtrig/record/data_ring.h"
 
-struct gate;
 struct pdata_writer;
+struct perf_sys;
 struct target;
 
 /**
@@ -53,6 +58,7 @@ struct cpu_slot {
  * @side_fds, @side_ids, @nr_side: the sideband events
  * @snapshot_mode:	flight recorder
  * @pages:		ring pages per CPU
+ * @sys:		the perf system calls they go through (NULL: the kernel)
  */
 struct cpu_events {
 	struct cpu_slot *cpus;
@@ -62,6 +68,7 @@ struct cpu_events {
 	size_t nr_side;
 	bool snapshot_mode;
 	size_t pages;
+	const struct perf_sys *sys;
 };
 
 /** cpu_events__attr_output() - the bpf-output event's attr. */
@@ -72,12 +79,14 @@ void cpu_events__attr_sideband(struct perf_event_attr *a, bool enable_on_exec);
 void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type);
 
 /**
- * cpu_events__open() - the output event and ring of each CPU in @mask
- * (@nr_possible long), handed to @g; with @only_mask, the gate records only
- * on them. Return: 0 or -errno, with a message.
+ * cpu_events__open() - the output event and ring of each online CPU in
+ * @mask (@nr_possible long), through @sys (NULL: the kernel); offline CPUs
+ * are skipped. The caller hands each &cpu_slot.out_fd to the gate.
+ * Return: 0 or -errno, with a message; on failure, cpu_events__close()
+ * closes what was opened.
  */
-int cpu_events__open(struct cpu_events *ce, const bool *mask, int nr_possible, bool only_mask, size_t pages,
-		     bool snapshot_mode, struct gate *g);
+int cpu_events__open(struct cpu_events *ce, const struct perf_sys *sys, const bool *mask, int nr_possible,
+		     size_t pages, bool snapshot_mode);
 
 /** cpu_events__follow() - the targets' sideband on every CPU. Return: 0 or -errno, with a message. */
 int cpu_events__follow(struct cpu_events *ce, const struct target *t);

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_EVENT_LIST_H
 #define AUXTRIG_EVENT_LIST_H
 
+/*
+ * record/ layer: the events a recording writes to its file
+ * (user/record/event_list.c), built by cmd/record_plan.c into the plan.
+ */
+
 #include <linux/types.h>
 #include <stddef.h>
 
@@ -121,6 +126,23 @@ static inline const struct rec_event *event_list__by_type(const struct event_lis
 
 	return idx ? &l->ev[idx - 1] : NULL;
 }
+
+/**
+ * event_list__string_field() - the user string a syscall entry's record
+ * carries (gate_abi.h, GATE_STR_MAX): its first "const char *" argument that
+ * is not a buffer (filename, pathname, name...), or NULL for other events.
+ */
+const struct tp_field *event_list__string_field(const struct tp_format *fmt);
+
+/**
+ * event_list__file_format() - the format the file gives @e when its records
+ * carry a string (event_list__string_field()): the kernel's, with a field
+ * "__data_loc char[] NAME_str" at the record's fixed size and the print fmt
+ * showing the string instead of the pointer ("filename: \"/etc/passwd\"").
+ * Return: a malloc()ed text (*@text, the caller frees it), 0 when the event
+ * has no string (*@text NULL), or -errno.
+ */
+int event_list__file_format(const struct rec_event *e, char **text);
 
 /** event_list__exit() - free everything (the list may be half built). */
 void event_list__exit(struct event_list *l);

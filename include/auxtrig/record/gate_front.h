@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_GATE_FRONT_H
 #define AUXTRIG_GATE_FRONT_H
 
+/*
+ * record/ layer: a tracepoint's own trigger program (user/record/gate_front.c),
+ * built by gate.c with lang/bpf_asm.h and lang/expr_bpf.h.
+ */
+
 /**
  * DOC: a point's own gate program
  *

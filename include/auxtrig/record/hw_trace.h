@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_HW_TRACE_H
 #define AUXTRIG_HW_TRACE_H
 
+/*
+ * record/ layer: hardware trace in a recording (user/record/hw_trace.c): the path
+ * its windows take and the AUX session's setup, for the recorder.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -10,7 +15,7 @@
 #include "auxtrig/sys/probe.h"
 
 struct aux_session;
-struct aux_session_ops;
+struct perf_sys;
 struct gate;
 struct record_plan;
 struct window_map;
@@ -35,7 +40,7 @@ struct window_map_aux;
 /**
  * struct hw_trace - hardware trace of one recording
  * @aux:	the AUX session, or NULL
- * @ops:	its kernel: NULL = the running one
+ * @sys:	its kernel: NULL = the running one
  * @pause:	can the AUX PMU pause and resume in the kernel?
  * @edges:	no (or by choice): the gate signals window edges, auxtrig gates the trace
  * @prog_gated:	a -w prog window or a conditional --on resume/pause moved the
@@ -45,7 +50,7 @@ struct window_map_aux;
  */
 struct hw_trace {
 	struct aux_session *aux;
-	const struct aux_session_ops *ops;
+	const struct perf_sys *sys;
 	enum probe_pause pause;
 	bool edges;
 	const char *prog_gated;
@@ -55,7 +60,7 @@ struct hw_trace {
 };
 
 /** hw_trace__decide() - which path the plan's windows take (nothing without -e PMU//). */
-void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct aux_session_ops *ops);
+void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys);
 
 /** hw_trace__map_aux() - what window_map__build() needs to know of it. */
 void hw_trace__map_aux(const struct hw_trace *hw, const struct record_plan *p, struct window_map_aux *out);

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PLAN_H
 #define AUXTRIG_PLAN_H
 
+/*
+ * record/ layer: the plan, what the recorder receives (user/record/plan.c frees it);
+ * built from the command line by cmd/record_plan.c.
+ */
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,7 +28,9 @@
  * reads it and parses no string. The texts it keeps are for messages.
  */
 
+struct aux_event;
 struct expr_prog;
+struct pmu_set;
 
 /**
  * struct plan_trigger - one --on, resolved
@@ -77,7 +84,10 @@ struct plan_control {
  * @trigger_progs, @nr_trigger_progs: --trigger-prog files
  * @min_duration_ns, @max_duration_ns: --min/--max-duration (0: none)
  * @min_duration, @max_duration: their texts, NULL if not given
- * @aux_event:			-e PMU/TERMS/MODS: hardware trace, or NULL
+ * @aux_event:			-e PMU/TERMS/MODS as typed (for messages): hardware trace, or NULL
+ * @aux:			that event resolved against @pmus for this recording (per
+ *				CPU, -m's AUX size, -S): the attr to open, its PMU and sink
+ * @pmus:			the PMUs of --sysfs-root (or /sys), read once (with @aux)
  * @sysfs_root:			--sysfs-root, or NULL
  *
  * Of whom, where:
@@ -112,6 +122,8 @@ struct record_plan {
 	unsigned long long min_duration_ns, max_duration_ns;
 	const char *min_duration, *max_duration;
 	const char *aux_event;
+	struct aux_event *aux;
+	struct pmu_set *pmus;
 	const char *sysfs_root;
 
 	char **command;

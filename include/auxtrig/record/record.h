@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_RECORD_H
 #define AUXTRIG_RECORD_H
 
+/*
+ * record/ layer: the recorder (user/record/recorder.c), which runs a plan
+ * through the objects of record/; called by cmd/record.c.
+ */
+
 #include <stdbool.h>
 
 #include "auxtrig/record/plan.h"
@@ -28,14 +33,16 @@ bool recorder__privileged(void);
 /** recorder__run() - record as @p says. Return: a process exit code (cmd.h). */
 int recorder__run(const struct record_plan *p);
 
-struct aux_session_ops;
+struct perf_sys;
 
 /**
  * recorder__run_with() - recorder__run() with hardware trace (-e PMU//)
- * opened through @aux_ops, the kernel as the AUX session sees it
- * (aux_session.h); NULL = the running kernel. The same code runs either way:
- * tests hand in a model of the kernel's AUX ring for PMUs this machine lacks.
+ * opened through @aux_sys, the perf system calls of the AUX session
+ * (perf_sys.h); NULL = the running kernel. The per-CPU output events and
+ * the gate's always use the running kernel (the gate's BPF programs need
+ * real perf events). The same code runs either way: tests hand in a model
+ * of the kernel's AUX ring for PMUs this machine lacks.
  */
-int recorder__run_with(const struct record_plan *p, const struct aux_session_ops *aux_ops);
+int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys);
 
 #endif

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SINK_H
 #define AUXTRIG_SINK_H
 
+/*
+ * record/ layer: the one writer of a recording's records, in order, with its rounds
+ * (user/record/sink.c), over format/pdata_writer.h.
+ */
+
 #include <linux/perf_event.h>
 #include <linux/types.h>
 #include <stdbool.h>

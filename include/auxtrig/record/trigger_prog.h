@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TRIGGER_PROG_H
 #define AUXTRIG_TRIGGER_PROG_H
 
+/*
+ * record/ layer: --trigger-prog objects (user/record/trigger_prog.c),
+ * loaded onto the gate's maps by the recorder.
+ */
+
 struct gate;
 struct trigger_prog;
 

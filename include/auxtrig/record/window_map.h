@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_WINDOW_MAP_H
 #define AUXTRIG_WINDOW_MAP_H
 
+/*
+ * record/ layer: the plan's windows translated once (user/record/window_map.c),
+ * into the gate's masks and the AUX group's triggers.
+ */
+
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>

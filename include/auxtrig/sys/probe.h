@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PROBE_H
 #define AUXTRIG_PROBE_H
 
+/*
+ * sys/ layer: what this machine can do, tried (user/sys/probe.c); printed by
+ * cmd/probe.c, asked by cmd/record_plan.c and record/hw_trace.c.
+ */
+
 /**
  * DOC: auxtrig probe
  *
@@ -169,6 +174,12 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
  * watchpoint on our own variable count our writes? (What --on mem: needs.)
  */
 bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
+
+/**
+ * probe__aux_pmu_pause() - the pause/resume verdict on one AUX PMU alone (as
+ * probe_report__collect() finds it for each), -errno behind it in @err.
+ */
+enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_ops *ops, int *err);
 
 /** probe__bpf_fires() - one BPF self-test alone: did it attach and run for our trigger? */
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);

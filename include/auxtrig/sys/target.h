@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TARGET_H
 #define AUXTRIG_TARGET_H
 
+/*
+ * sys/ layer: the processes recorded, a forked command or -p/-t (user/sys/target.c),
+ * for the recorder, cpu_events.c and format/synth.c.
+ */
+
 #include <stdbool.h>
 #include <sys/types.h>
 
