@@ -1098,9 +1098,10 @@ int gate_follow_exec(void *ctx)
 /*
  * Every context switch: the syscall points' own programs (gate_front.c) know
  * nothing yet of the thread about to run (gate_trig_pcpu.cur_state). A raw
- * tracepoint, attached only when such a program is: no record is built.
+ * tracepoint (no record is built), loaded and attached only when such a
+ * program may be.
  */
-SEC("raw_tp/sched_switch")
+SEC("?raw_tp/sched_switch")
 int gate_sched_switch(void *ctx)
 {
 	struct gate_trig_pcpu *pc = trig_pcpu();

@@ -618,6 +618,28 @@ struct gate *gate__open_plan(const struct record_plan *p, const struct window_ma
 	return g;
 }
 
+/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
+static bool tp_front_eligible(const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
+}
+
+/*
+ * Is the tracepoint recorded at every hit by a target (no windows), with no
+ * triggers and no strings after its fixed fields (__data_loc fields, a
+ * syscall entry's user string)? Its own program records it
+ * (gate_front__build_record()).
+ */
+static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
+	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
+}
+
 int gate__load(struct gate *g)
 {
 	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
@@ -637,6 +659,11 @@ int gate__load(struct gate *g)
 	 * the uprobe windows' programs, $count's counters, the syscall entry
 	 * stamps of $elapsed.
 	 */
+	/* a syscall point with a program of its own may remember the running thread (gate_front.h) */
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if ((g->tps[i].tp.flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) &&
+		    (tp_front_eligible(&g->tps[i].tp) || tp_record_eligible(g, &g->tps[i].tp)))
+			bpf_program__set_autoload(g->skel->progs.gate_sched_switch, true);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_enter, g->nr_uprobes > 0);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_exit, g->nr_uprobes > 0);
 	if (!uses_count)
@@ -927,28 +954,6 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
-/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
-static bool tp_front_eligible(const struct gate_tp *tp)
-{
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
-
-	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
-}
-
-/*
- * Is the tracepoint recorded at every hit by a target (no windows), with no
- * triggers and no strings after its fixed fields (__data_loc fields, a
- * syscall entry's user string)? Its own program records it
- * (gate_front__build_record()).
- */
-static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
-{
-	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
-
-	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
-	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
-}
-
 /*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
@@ -973,6 +978,7 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		.stats_off = offsetof(struct gate_bpf__bss, stats),
 		.filter_cpus = g->skel->rodata->filter_cpus,
 		.tp_id = e->id,
+		.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch),
 		.filter_targets = g->skel->rodata->filter_targets,
 		.target_threads = g->skel->rodata->target_threads,
 		.nr_pids = g->nr_pids,

@@ -76,7 +76,8 @@ static int needs_ids(const struct gate_front_spec *s)
 int gate_front__uses_cpu_state(const struct gate_front_spec *s)
 {
 	/* a syscall tracepoint runs in its thread's context, never in an interrupt or inside the scheduler */
-	return (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) && (needs_ids(s) || !s->trig_mask);
+	return s->switch_hook && (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) &&
+	       (needs_ids(s) || !s->trig_mask);
 }
 
 /* r0 = the sign-extended @size-byte value just loaded into r0. */

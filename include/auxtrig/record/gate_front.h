@@ -61,6 +61,8 @@ struct gate_front_task {
  * @policy_off:	offset of trig_policy[] in .bss; @stats_off of stats[].
  * @filter_cpus: -C: record only on the CPUs gate_cpus marks.
  * @tp_id:	the tracepoint's id (common_type of its records).
+ * @switch_hook: gate_sched_switch is loaded: the program may remember the
+ *		running thread (gate_front__uses_cpu_state()).
  * @filter_targets, @target_threads: as the gate's rodata.
  * @pids:	targets known at build time, compared as constants.
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
@@ -73,6 +75,7 @@ struct gate_front_spec {
 	__u32 policy_off, stats_off;
 	int filter_cpus;
 	__u32 tp_id;
+	int switch_hook;
 	int filter_targets, target_threads;
 	__u32 pids[GATE_FRONT_MAX_PIDS];
 	int nr_pids;
