@@ -151,12 +151,14 @@ struct gate_trigger_stats {
  *		gate_follow_exec (an exec can change a thread's id) reset it
  * @cur_pid_tgid: bpf_get_current_pid_tgid() of the running thread, while
  *		@cur_state is not GATE_CUR_UNKNOWN
+ * @cur_regs:	the address of its user registers (bpf_task_pt_regs()), ditto
  */
 struct gate_trig_pcpu {
 	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
 	__u32 fire_mask;
 	__u32 cur_state;
 	__u64 cur_pid_tgid;
+	__u64 cur_regs;
 };
 
 /**

@@ -450,6 +450,13 @@ static void prologue_ids(struct bpf_asm *a, const struct gate_front_spec *s, int
 		if (s->filter_targets)
 			bpf_asm__jmp_imm(a, BPF_JEQ, R1, GATE_CUR_OTHER, out);
 	}
+	if (cpu_state) {
+		/* where its user registers are: for the sample IP of the records of recording points */
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_task_pt_regs));
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R0, offsetof(struct gate_trig_pcpu, cur_regs)));
+	}
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_pid_tgid));
 	if (cpu_state)
 		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R0, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
@@ -645,7 +652,10 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 	 */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip), 0));
 	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, window), 0));
-	if (s->tp_flags & GATE_TP_USER_REGS) {
+	if ((s->tp_flags & GATE_TP_USER_REGS) && fr.cpu_state) {
+		/* remembered with the thread's ids (prologue_ids()): one read per record */
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_PCPU, offsetof(struct gate_trig_pcpu, cur_regs)));
+	} else if (s->tp_flags & GATE_TP_USER_REGS) {
 		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
 		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
 		bpf_asm__emit(a, BA_CALL(BPF_FUNC_task_pt_regs));
