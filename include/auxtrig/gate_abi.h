@@ -172,6 +172,8 @@ struct gate_trig_pcpu {
  * @ret:	the syscall's return value at an exit point, else 0
  * @args:	the syscall's arguments at an entry point, else 0
  * @delay_ns:	the action is due at @time_ns + @delay_ns (CLOCK_MONOTONIC)
+ * @point:	a snapshot trigger: the number of its point record
+ *		(GATE_OUT_POINT) in the data ring, 0 none
  */
 struct gate_ctl_msg {
 	__u16 type;
@@ -180,7 +182,7 @@ struct gate_ctl_msg {
 	__u32 action;
 	__u32 pid;
 	__u32 tid;
-	__u32 __pad;
+	__u32 point;
 	__u64 time_ns;
 	__s64 ret;
 	__u64 args[6];
@@ -295,6 +297,14 @@ struct gate_sys_entry {
 #define GATE_OUT_HELD		(1u << 0)	/* wait for the window's verdict */
 #define GATE_OUT_VERDICT	(1u << 1)	/* the window @window closed */
 #define GATE_OUT_KEEP		(1u << 2)	/* with VERDICT: write the window */
+/*
+ * A snapshot trigger's moment, in the data ring of its CPU (@window: the
+ * point's number, struct gate_ctl_msg.point; the record: 8 bytes of
+ * nothing, common_type 0). Its sample time is where the snapshot ends: a
+ * record another CPU was emitting at that very instant and timed later
+ * belongs to no snapshot. Never written to the file.
+ */
+#define GATE_OUT_POINT		(1u << 3)
 
 /**
  * struct gate_out_hdr - before every emitted record
@@ -367,6 +377,8 @@ struct gate_uprobe_exit_rec {
  * @unknown_tp:		hits on a tracepoint with no gate_tp entry (should be 0)
  * @frozen:		records not emitted because a snapshot trigger had frozen
  *			the recorder (on purpose: the trace ends at the trigger)
+ * @stopped:		records not emitted because a stop action had fired
+ *			(on purpose: nothing later than the stop is written)
  */
 struct gate_stats {
 	__u64 windows_opened;
@@ -378,6 +390,7 @@ struct gate_stats {
 	__u64 threads_full;
 	__u64 unknown_tp;
 	__u64 frozen;
+	__u64 stopped;
 };
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
@@ -393,6 +406,10 @@ struct gate_stats {
  *                                            trigger programs); userspace only
  *                                            clears it after the snapshot it
  *                                            asked for (gate__unfreeze())
+ *   struct gate_stop     (map gate_stop)     written by BPF only: a stop is
+ *                                            never undone, not even by the
+ *                                            unfreeze of a snapshot taken
+ *                                            meanwhile
  *
  * Arming, disarming or any other configuration update can then never clear
  * a freeze a snapshot trigger set meanwhile. Both maps are shared by name
@@ -406,25 +423,48 @@ struct gate_stats {
  * @all:	every process is a target (-a); else gate_targets lists them
  * @edges:	hardware trace is gated from userspace: trigger programs send
  *		their windows' edges (GATE_MSG_EDGE) on gate_ctl too
+ * @stop_type:	record type of auxtrig:stop (0: no stop action in this run)
  */
 struct gate_config {
 	__u32 armed;
 	__u32 mark_type;
 	__u32 all;
 	__u32 edges;
+	__u32 stop_type;
+	__u32 __pad;
 };
 
 /**
  * struct gate_runtime - set by BPF
  * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
- *		has taken the snapshot and clears it
+ *		has taken the snapshot and clears it. Set with a
+ *		compare-and-swap (64 bits: what BPF has): only the trigger that
+ *		froze asks for a snapshot; one that fires while frozen has had its
+ *		own records held back, so it asks for none (it counts as
+ *		suppressed) and no snapshot lacks its triggering call
  * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
  *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
  */
 struct gate_runtime {
-	__u32 frozen;
-	__u32 __pad;
+	__u64 frozen;
 	__u64 freeze_at;
+};
+
+/**
+ * struct gate_stop - a stop action fired (map gate_stop, set by BPF only)
+ * @at:		bpf_ktime_get_ns() from which nothing more is emitted: the
+ *		stopping event's, or its deadline (stop+T); 0: no stop
+ * @trigger:	what stopped: the --on trigger (1-based), or 1000 + the reason
+ *		of a trigger program
+ * @marked:	the auxtrig:stop record was emitted (once, by the stopping
+ *		event itself; with stop+T the recorder writes it); 64 bits for
+ *		the compare-and-swap BPF has
+ */
+struct gate_stop {
+	__u64 at;
+	__u32 trigger;
+	__u32 __pad;
+	__u64 marked;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */
@@ -468,9 +508,11 @@ GATE_ABI_AT(gate_uprobe_exit_rec, ret, 16);
 GATE_ABI_SIZE(gate_mark_rec, 72);
 GATE_ABI_AT(gate_mark_rec, ret, 16);
 GATE_ABI_AT(gate_mark_rec, args, 24);
-GATE_ABI_SIZE(gate_stats, 72);
-GATE_ABI_SIZE(gate_config, 16);
+GATE_ABI_SIZE(gate_stats, 80);
+GATE_ABI_SIZE(gate_config, 24);
+GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);
 GATE_ABI_AT(gate_runtime, freeze_at, 8);
+GATE_ABI_SIZE(gate_stop, 24);
 
 #endif

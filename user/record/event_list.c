@@ -31,9 +31,11 @@
 	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
 	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
 	"\tfield:int tid;\toffset:40;\tsize:4;\tsigned:1;\n" \
+	"\tfield:unsigned int lost;\toffset:44;\tsize:4;\tsigned:0;\n" \
 	"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n" \
 	"\n" \
-	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld\", REC->nr, REC->reason, REC->records, REC->tid, REC->value\n"
+	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld lost=%%u\", REC->nr, REC->reason, REC->records, " \
+	"REC->tid, REC->value, REC->lost\n"
 _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struct own_snapshot_rec, value) == 48,
 	       "auxtrig:snapshot format");
 
@@ -57,7 +59,10 @@ _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struc
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n" \
 	"print fmt: \"window=%%u depth=%%u ret=%%ld\", REC->window, REC->depth, REC->ret\n"
 
-/* auxtrig:mark, and auxtrig:resume / auxtrig:pause (the edges of --on resume/pause windows). */
+/*
+ * auxtrig:mark, auxtrig:resume / auxtrig:pause (the edges of --on resume/pause
+ * windows) and auxtrig:stop (where a stop action ended the run).
+ */
 #define MARK_LIKE_FORMAT(NAME) \
 	"name: " NAME "\nID: %u\nformat:\n" OWN_HEADER "\n" \
 	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
@@ -95,6 +100,8 @@ static const struct {
 	[OWN_RESUME] = { "resume", MARK_LIKE_FORMAT("resume"), sizeof(struct gate_mark_rec) },
 	[OWN_PAUSE] = { "pause", MARK_LIKE_FORMAT("pause"), sizeof(struct gate_mark_rec) },
 	[OWN_TRIGGER_STATS] = { "trigger_stats", TRIGGER_STATS_FORMAT, sizeof(struct own_trigger_stats_rec) },
+	/* where a stop action ended the run: nothing later is in the file */
+	[OWN_STOP] = { "stop", MARK_LIKE_FORMAT("stop"), sizeof(struct gate_mark_rec) },
 };
 
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name)

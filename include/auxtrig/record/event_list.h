@@ -75,7 +75,8 @@ struct own_snapshot_rec {
 	__u64 records;
 	char reason[16];
 	__s32 tid;	/* the thread that fired the trigger, or 0 */
-	__u32 __pad;
+	__u32 lost;	/* the targets' records since the previous snapshot in none:
+			 * held back while a snapshot was taken, or lost to the ring */
 	__s64 value;	/* the return value that made the condition true, or 0 */
 };
 
@@ -98,6 +99,7 @@ enum own_event {
 	OWN_RESUME,
 	OWN_PAUSE,
 	OWN_TRIGGER_STATS,
+	OWN_STOP,
 };
 
 /**
