@@ -610,14 +610,21 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 }
 
 /* Does --where hold for this window start? */
-static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
+static __always_inline int where_holds(void *ctx, const struct gate_tp *tp, __u32 key)
 {
+	struct gate_trig_pcpu *pc;
 	struct expr_prog *prog;
 	struct expr_env *env;
 	__u32 zero = 0;
 
 	if (!have_where)
 		return 1;
+	/* compiled: the program before this one at this tracepoint decided it for this hit */
+	pc = bpf_map_lookup_elem(&gate_trig_pcpu, &zero);
+	if (pc && pc->where_tp == key) {
+		pc->where_tp = 0;
+		return pc->where_verdict;
+	}
 	prog = bpf_map_lookup_elem(&gate_where, &zero);
 	env = fill_env(ctx, tp);
 	if (!prog || !env)
@@ -1100,7 +1107,7 @@ int gate_tracepoint(void *ctx)
 
 	if (tp->open_mask) {
 		opened = tp->open_mask & ~open;
-		if (opened && !where_holds(ctx, tp)) {
+		if (opened && !where_holds(ctx, tp, key)) {
 			/* A sys_enter_X's refusal is counted at its raw_syscalls:sys_enter. */
 			if (!(tp->flags & GATE_TP_IN_ANY))
 				st->windows_filtered += __builtin_popcountll(opened);

@@ -152,6 +152,12 @@ struct gate_trigger_stats {
  * @cur_pid_tgid: bpf_get_current_pid_tgid() of the running thread, while
  *		@cur_state is not GATE_CUR_UNKNOWN
  * @cur_regs:	the address of its user registers (bpf_task_pt_regs()), ditto
+ * @where_tp:	a window start's --where, compiled (gate_front__build_where()):
+ *		the program that runs before the shared one at that tracepoint
+ *		leaves the verdict of this hit for it, keyed by the tracepoint's
+ *		id; the shared program takes it (and clears @where_tp) instead
+ *		of interpreting the condition
+ * @where_verdict: 1 the --where holds, 0 it does not
  */
 struct gate_trig_pcpu {
 	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
@@ -159,6 +165,8 @@ struct gate_trig_pcpu {
 	__u32 cur_state;
 	__u64 cur_pid_tgid;
 	__u64 cur_regs;
+	__u32 where_tp;
+	__u32 where_verdict;
 };
 
 /**

@@ -107,4 +107,12 @@ grep -q 'd?mo":mark,every:1000000000: evaluated 40, matched 20' "$tmp/s.err" ||
 	-- sh -c "sleep 0.1; exec $DEMO -r 1" >/dev/null 2>"$tmp/x.err" || fail "record failed: $(cat "$tmp/x.err")"
 grep -q 'sched_process_exec: its own gate program' "$tmp/x.err" || fail "not a program of its own: $(cat "$tmp/x.err")"
 grep -q "evaluated 2, matched 1" "$tmp/x.err" || fail "the execs of sleep and the demo, by filename: $(grep evaluated "$tmp/x.err")"
+# 7. A window start's --where, compiled, decided by a program the kernel runs before the shared
+# one at that tracepoint (state included: every 2 counts the condition's own evaluations).
+"$AUXTRIG" record -o "$tmp/w.data" -w syscall:openat --where 'str(arg1) ~ "/non*ent/*-d?mo" && every 2' \
+	-- "$DEMO" -r 20 >/dev/null 2>"$tmp/w.err" || fail "record failed: $(cat "$tmp/w.err")"
+grep -q 'sys_enter_openat: --where compiled' "$tmp/w.err" || fail "--where not compiled: $(cat "$tmp/w.err")"
+grep -q 'auxtrig record: 10 windows' "$tmp/w.err" || fail "every other failing openat: $(cat "$tmp/w.err")"
+grep -q '30 window starts did not match --where' "$tmp/w.err" || fail "the others refused: $(cat "$tmp/w.err")"
+assert_eq "$(perf script -F event -i "$tmp/w.data" 2>/dev/null | grep -c sys_exit_openat)" 10 "windows recorded"
 echo ok

@@ -980,7 +980,7 @@ static int tp_attach_pass(const struct gate_tp *tp)
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
  * -EOPNOTSUPP with @why when the shared program is to run it instead.
  */
-static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
+static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool where, char *why, size_t why_size)
 {
 	struct gate_front_spec spec = {
 		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
@@ -1017,9 +1017,12 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	int fd, pfd, lfd, err;
 	size_t nr;
 
-	int record = tp_record_eligible(g, &e->tp);
+	int record = !where && tp_record_eligible(g, &e->tp);
 
-	if (!record && !tp_front_eligible(&e->tp)) {
+	if (where) {
+		spec.open_mask = e->tp.open_mask;
+		spec.where = g->where;
+	} else if (!record && !tp_front_eligible(&e->tp)) {
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
@@ -1037,7 +1040,8 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
+	err = where ? gate_front__build_where(a, &spec, why, why_size)
+	      : record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
 	if (!err)
 		err = bpf_asm__finish(a, &insns, &nr);
 	if (err) {
@@ -1045,7 +1049,8 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
 	}
 	/* no log unless it fails: logging slows the verifier, and a log too small fails the load */
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, NULL);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", "Dual BSD/GPL", insns, nr,
+			   NULL);
 	if (fd < 0) {
 		err = -errno;
 		log[0] = 0;
@@ -1077,8 +1082,12 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	}
 	if (gate_front__uses_cpu_state(&spec))
 		g->cpu_state = 1;
-	pr_info("%s:%s: its own gate program, %zu instructions, %s\n", e->system, e->name, nr,
-		record ? "recorded at every hit" : "triggers compiled");
+	if (where)
+		pr_info("%s:%s: --where compiled, %zu instructions, before the shared gate program\n", e->system,
+			e->name, nr);
+	else
+		pr_info("%s:%s: its own gate program, %zu instructions, %s\n", e->system, e->name, nr,
+			record ? "recorded at every hit" : "triggers compiled");
 	return 0;
 }
 
@@ -1108,8 +1117,9 @@ int gate__attach(struct gate *g)
 
 		if (g->progress)
 			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
-		err = g->tps[i].tp.trig_mask || tp_record_eligible(g, &g->tps[i].tp) ? attach_front(g, &g->tps[i], why, sizeof(why))
-										       : -EOPNOTSUPP;
+		err = g->tps[i].tp.trig_mask || tp_record_eligible(g, &g->tps[i].tp)
+			      ? attach_front(g, &g->tps[i], false, why, sizeof(why))
+			      : -EOPNOTSUPP;
 		if (!err)
 			continue;
 		if (err != -EOPNOTSUPP)
@@ -1117,6 +1127,18 @@ int gate__attach(struct gate *g)
 		if (g->tps[i].tp.trig_mask)
 			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
 				g->tps[i].system, g->tps[i].name, why);
+		/*
+		 * A window start with a --where: its compiled verdict comes from a
+		 * program attached before the shared one, which the kernel runs first.
+		 */
+		if (g->where && g->tps[i].tp.open_mask && !g->skel->rodata->no_windows) {
+			err = attach_front(g, &g->tps[i], true, why, sizeof(why));
+			if (err == -EOPNOTSUPP)
+				pr_info("%s:%s: --where interpreted by the shared gate program: %s\n", g->tps[i].system,
+					g->tps[i].name, why);
+			else if (err)
+				return err;
+		}
 		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
 							   g->tps[i].system, g->tps[i].name, &opts);
 		if (!link) {

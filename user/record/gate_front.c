@@ -50,6 +50,8 @@ static int reads_field(const struct expr_prog *p, unsigned int f)
 
 int gate_front__needs_task(const struct gate_front_spec *s)
 {
+	if (s->where && reads_field(s->where, EXPR_F_PPID))
+		return 1;
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
 		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_field(s->conds[i], EXPR_F_PPID))
 			return 1;
@@ -65,7 +67,7 @@ static int reads_ids(const struct expr_prog *p)
 
 static int needs_ids(const struct gate_front_spec *s)
 {
-	if (s->filter_targets)
+	if (s->filter_targets || (s->where && reads_ids(s->where)))
 		return 1;
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
 		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_ids(s->conds[i]))
@@ -696,6 +698,63 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, stat));
 	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
 	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, stat));
+	bpf_asm__bind(a, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_EXIT());
+	return bpf_asm__error(a);
+}
+
+int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	struct expr_bpf_opts o = {
+		.ops = &src_ops,
+		.ctx = &fr,
+		.stack_off = FRAME_OFF,
+		.state_fd = s->expr_state_fd,
+		.counts_fd = s->counts_fd,
+		.slot = 0, /* GATE_SLOT_WHERE */
+	};
+	const int key = offsetof(struct gate_trig_pcpu, where_tp);
+	int out = bpf_asm__label(a), err;
+
+	if (why && why_size)
+		why[0] = 0;
+	if (!s->where || !s->open_mask)
+		return refuse(why, why_size, "no --where at a window start here (%u)", 0);
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	/* no verdict for this hit unless one is made below */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, key, 0));
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	prologue_ids(a, s, fr.cpu_state, out);
+	/* the windows the thread has open (gate_threads, key tid): none of ours still to open, no --where */
+	load_ids(a, &fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__emit(a, BA_MOV64_IMM(R1, 0));
+	bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_XOR, R1, -1));
+	bpf_asm__ld_imm64(a, R2, s->open_mask);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_AND, R1, R2));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	err = expr_bpf__compile(a, s->where, &o, why, why_size);
+	if (err)
+		return err;
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, R_PCPU, R0, offsetof(struct gate_trig_pcpu, where_verdict)));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, key, (__s32)s->tp_id));
 	bpf_asm__bind(a, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
 	bpf_asm__emit(a, BA_EXIT());

@@ -63,6 +63,8 @@ struct gate_front_task {
  * @tp_id:	the tracepoint's id (common_type of its records).
  * @switch_hook: gate_sched_switch is loaded: the program may remember the
  *		running thread (gate_front__uses_cpu_state()).
+ * @open_mask, @where: the windows the tracepoint opens and the --where
+ *		condition (gate_front__build_where()).
  * @filter_targets, @target_threads: as the gate's rodata.
  * @pids:	targets known at build time, compared as constants.
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
@@ -76,6 +78,8 @@ struct gate_front_spec {
 	int filter_cpus;
 	__u32 tp_id;
 	int switch_hook;
+	__u64 open_mask;
+	const struct expr_prog *where;
 	int filter_targets, target_threads;
 	__u32 pids[GATE_FRONT_MAX_PIDS];
 	int nr_pids;
@@ -105,6 +109,20 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *spec, cha
  * Return: 0, -EOPNOTSUPP, or -errno.
  */
 int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__build_where() - the program that decides a window start's
+ * --where at a tracepoint, attached before the shared gate_tracepoint there:
+ * for a target's hit that would open one of @spec->open_mask's windows (as
+ * the shared program decides it: not all of them open on the thread yet),
+ * it evaluates the compiled condition, state and all, and leaves the
+ * verdict in this CPU's gate_trig_pcpu for the shared program, which then
+ * interprets nothing (struct gate_trig_pcpu.where_tp).
+ * @why: on -EOPNOTSUPP, why the shared program interprets it instead.
+ *
+ * Return: 0, -EOPNOTSUPP, or -errno.
+ */
+int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
 
 /**
  * gate_front__uses_cpu_state() - does @spec's program remember the running
