@@ -210,11 +210,6 @@ _Static_assert(GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1) < EXPR_MAX_SLOTS, "a sta
  * it. Stamped at the entry tracepoints flagged GATE_TP_STAMP_ENTRY (those of
  * exit points whose conditions read $elapsed); LRU, so it never fills.
  */
-struct gate_sys_entry {
-	__u64 ns;
-	__s64 nr;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, GATE_MAX_THREADS);
@@ -585,7 +580,11 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	if (env_fields & (1u << EXPR_F_COUNT)) /* comm */
 		bpf_get_current_comm(env->comm, sizeof(env->comm));
 	env->rec = (__u64)ctx;
-	env->rec_size = tp->size;
+	/*
+	 * The readable bytes: the fixed fields, and with __data_loc fields the
+	 * strings after them, which lie within the perf trace buffer.
+	 */
+	env->rec_size = tp->nr_dyn ? GATE_RECORD_MAX : tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
 	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
@@ -611,14 +610,21 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 }
 
 /* Does --where hold for this window start? */
-static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
+static __always_inline int where_holds(void *ctx, const struct gate_tp *tp, __u32 key)
 {
+	struct gate_trig_pcpu *pc;
 	struct expr_prog *prog;
 	struct expr_env *env;
 	__u32 zero = 0;
 
 	if (!have_where)
 		return 1;
+	/* compiled: the program before this one at this tracepoint decided it for this hit */
+	pc = bpf_map_lookup_elem(&gate_trig_pcpu, &zero);
+	if (pc && pc->where_tp == key) {
+		pc->where_tp = 0;
+		return pc->where_verdict;
+	}
 	prog = bpf_map_lookup_elem(&gate_where, &zero);
 	env = fill_env(ctx, tp);
 	if (!prog || !env)
@@ -1118,7 +1124,7 @@ int gate_tracepoint(void *ctx)
 
 	if (tp->open_mask) {
 		opened = tp->open_mask & ~open;
-		if (opened && !where_holds(ctx, tp)) {
+		if (opened && !where_holds(ctx, tp, key)) {
 			/* A sys_enter_X's refusal is counted at its raw_syscalls:sys_enter. */
 			if (!(tp->flags & GATE_TP_IN_ANY))
 				st->windows_filtered += __builtin_popcountll(opened);
@@ -1213,8 +1219,12 @@ SEC("tp/sched/sched_process_exec")
 int gate_follow_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct gate_trig_pcpu *pc = trig_pcpu();
 	__u8 one = 1;
 
+	/* what this CPU's point programs know of the thread: an exec can change its id and its target-ness */
+	if (pc)
+		pc->cur_state = GATE_CUR_UNKNOWN;
 	if (!bpf_map_lookup_elem(&gate_exec_targets, &pid))
 		return 1;
 	bpf_map_update_elem(&gate_targets, &pid, &one, BPF_ANY);
@@ -1252,6 +1262,22 @@ struct {
 } gate_aux_veto SEC(".maps");
 
 const volatile __u32 aux_veto = 0;	/* the veto programs are loaded: gate_aux_veto has entries */
+
+/*
+ * Every context switch: the syscall points' own programs (gate_front.c) know
+ * nothing yet of the thread about to run (gate_trig_pcpu.cur_state). A raw
+ * tracepoint (no record is built), loaded and attached only when such a
+ * program may be.
+ */
+SEC("?raw_tp/sched_switch")
+int gate_sched_switch(void *ctx)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+
+	if (pc)
+		pc->cur_state = GATE_CUR_UNKNOWN;
+	return 0;
+}
 
 /*
  * A thread that exits with a window open leaves no state behind; a timed

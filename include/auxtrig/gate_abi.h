@@ -134,17 +134,39 @@ struct gate_trigger_stats {
 #define GATE_MSG_EDGE		2	/* a thread's window edge: @action GATE_ACT_EDGE_OPEN/CLOSE */
 #define GATE_MSG_VERDICT	3	/* a timed window's verdict: @action GATE_ACT_VERDICT */
 
+/* struct gate_trig_pcpu.cur_state: what is known of the thread running on this CPU */
+#define GATE_CUR_UNKNOWN	0	/* nothing since the last context switch (or exec) */
+#define GATE_CUR_OTHER		1	/* not a target; cur_pid_tgid is its */
+#define GATE_CUR_TARGET		2	/* a target (or every thread is); cur_pid_tgid is its */
+
 /**
  * struct gate_trig_pcpu - one CPU's trigger counters (per-CPU array gate_trig_pcpu, key 0)
  * @stats:	per trigger: no atomics, the loader sums the CPUs
  * @fire_mask:	a point's own program (see gate_front.h) hands the triggers
  *		whose condition and policy passed at this hit to gate_fire,
  *		which it tail-calls: bit i = trigger i
+ * @cur_state:	GATE_CUR_*: the syscall points' own programs remember whether
+ *		the running thread is a target, and its ids, until the CPU
+ *		switches threads: gate_sched_switch (every context switch) and
+ *		gate_follow_exec (an exec can change a thread's id) reset it
+ * @cur_pid_tgid: bpf_get_current_pid_tgid() of the running thread, while
+ *		@cur_state is not GATE_CUR_UNKNOWN
+ * @cur_regs:	the address of its user registers (bpf_task_pt_regs()), ditto
+ * @where_tp:	a window start's --where, compiled (gate_front__build_where()):
+ *		the program that runs before the shared one at that tracepoint
+ *		leaves the verdict of this hit for it, keyed by the tracepoint's
+ *		id; the shared program takes it (and clears @where_tp) instead
+ *		of interpreting the condition
+ * @where_verdict: 1 the --where holds, 0 it does not
  */
 struct gate_trig_pcpu {
 	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
 	__u32 fire_mask;
-	__u32 __pad;
+	__u32 cur_state;
+	__u64 cur_pid_tgid;
+	__u64 cur_regs;
+	__u32 where_tp;
+	__u32 where_verdict;
 };
 
 /**
@@ -250,6 +272,17 @@ struct gate_thread {
 	__u64 opened_ns;
 	__u8 depth[GATE_MAX_WINDOWS];	/* uprobe windows: calls in progress (recursion) */
 	__u64 id;
+};
+
+/**
+ * struct gate_sys_entry - a thread's syscall entry (map gate_sys_entries, key
+ * tid), for $elapsed at the syscall's exit with no window open
+ * @ns:		bpf_ktime_get_ns() at the entry
+ * @nr:		the syscall's number (sign-extended int)
+ */
+struct gate_sys_entry {
+	__u64 ns;
+	__s64 nr;
 };
 
 /**

@@ -13,6 +13,9 @@
 #   lost      expected - recorded, and as a percentage
 #   cpu       user+system seconds of the recorder process
 #   wall      the workload's own elapsed time; slowdown against no recorder
+#   ns/event  what recording costs the workload per event: its elapsed time
+#             minus that without a recorder, over the events it made (both
+#             tools write the same events: every sys_enter_getppid of its pid)
 # Environment: BENCH_THREADS (default: CPUs), BENCH_COUNT (500000),
 # BENCH_PAGES (128), BENCH_RUNS (3; the median run per tool is reported).
 set -u
@@ -67,14 +70,15 @@ for tool in none auxtrig perf; do
 	for n in $(seq "$runs"); do run $tool "$n"; done | median >"$tmp/$tool.result"
 done
 base=$(awk '{ print $3 }' "$tmp/none.result")
-printf '%-8s %12s %12s %8s %10s %10s %9s\n' tool recorded lost lost% "cpu(s)" "wall(s)" slowdown
+printf '%-8s %12s %12s %8s %10s %10s %9s %9s\n' tool recorded lost lost% "cpu(s)" "wall(s)" slowdown ns/event
 for tool in none auxtrig perf; do
 	read -r rec cpu wall <"$tmp/$tool.result"
 	if [ $tool = none ]; then
-		printf '%-8s %12s %12s %8s %10s %10.3f %9s\n' "(none)" - - - - "$wall" 1.00x
+		printf '%-8s %12s %12s %8s %10s %10.3f %9s %9s\n' "(none)" - - - - "$wall" 1.00x -
 		continue
 	fi
 	lost=$((expected - rec))
 	awk -v t=$tool -v r="$rec" -v l="$lost" -v e="$expected" -v c="$cpu" -v w="$wall" -v b="$base" \
-		'BEGIN { printf "%-8s %12d %12d %7.2f%% %10.3f %10.3f %8.2fx\n", t, r, l, 100 * l / e, c, w, w / b }'
+		-v th="$threads" 'BEGIN { printf "%-8s %12d %12d %7.2f%% %10.3f %10.3f %8.2fx %9.1f\n", t, r, l, 100 * l / e, c, w,
+			w / b, (w - b) * 1e9 * th / e }'
 done

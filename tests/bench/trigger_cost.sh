@@ -46,7 +46,11 @@
 #                  median of RUNS separate runs (stats on adds its own clock reads,
 #                  so those runs are not used for ns/call). This is the in-kernel
 #                  cost of the program per hit, without the tracepoint's dispatch.
+#                  For auxtrig, every program of its that ran during the loop
+#                  counts: the point's own, the shared one, and the context-switch
+#                  hook (gate_sched_switch) a syscall point's program relies on.
 #   net            bpf ns/hit minus bpf-empty's: the program's own work
+#   sw ns          of bpf ns/hit, auxtrig's context-switch hook, per loop call
 #   start ms       from starting the tool to its armed line (auxtrig's
 #                  "recording", bpftrace's BEGIN), median of the loop runs
 #   runs/call      program runs over the loop per call (other processes' openat
@@ -116,6 +120,96 @@ cond_perf() { # prints "EVENT FILTER"
 	esac
 }
 
+# gen_c COND PID: the mechanism not chosen, as a prototype: the same armed
+# trigger (the running thread remembered per CPU until a context switch,
+# per-CPU counters, the condition, every:1000000000 atomic) written as C for
+# clang, which auxtrig compiles at start (--trigger-prog FILE.bpf.c).
+gen_c() {
+	local ev=sys_exit_openat ctxt=trace_event_raw_sys_exit cond=1
+	case $1 in
+	retcomm) cond="ctx->ret == -2 && comm_is(\"$comm\", ${#comm})" ;;
+	path) ev=sys_enter_openat ctxt=trace_event_raw_sys_enter cond="arg_starts((const void *)ctx->args[1], \"/nonexistent/\", 13)" ;;
+	retuid) cond="ctx->ret == -2 && (__u32)bpf_get_current_uid_gid() == 0" ;;
+	esac
+	cat <<-EOF
+	#include "vmlinux.h"
+	#include <bpf/bpf_helpers.h>
+	#include <bpf/bpf_tracing.h>
+	#include <bpf/bpf_core_read.h>
+	#include "auxtrig/trigger.bpf.h"
+	char LICENSE[] SEC("license") = "Dual BSD/GPL";
+	struct gen_cpu { __u64 evaluated, matched, suppressed, pid_tgid; __u32 state; };
+	struct {
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+		__uint(max_entries, 1);
+		__type(key, __u32);
+		__type(value, struct gen_cpu);
+	} gen_cpus SEC(".maps");
+	__u64 gen_every;
+	static __always_inline int comm_is(const char *s, int n)
+	{
+		char c[16] = {};
+		bpf_get_current_comm(c, sizeof(c));
+	#pragma unroll
+		for (int i = 0; i <= n && i < 16; i++)
+			if (c[i] != s[i])
+				return 0;
+		return 1;
+	}
+	static __always_inline int arg_starts(const void *p, const char *s, int n)
+	{
+		char b[64];
+		if (bpf_probe_read_user_str(b, sizeof(b), p) < 0)
+			return 0;
+	#pragma unroll
+		for (int i = 0; i < n && i < 64; i++)
+			if (b[i] != s[i])
+				return 0;
+		return 1;
+	}
+	SEC("raw_tp/sched_switch")
+	int gen_switch(void *ctx)
+	{
+		__u32 z = 0;
+		struct gen_cpu *c = bpf_map_lookup_elem(&gen_cpus, &z);
+		if (c)
+			c->state = 0;
+		return 0;
+	}
+	SEC("tp/syscalls/$ev")
+	int gen_cond(struct $ctxt *ctx)
+	{
+		__u32 z = 0;
+		struct gen_cpu *c;
+		if (!auxtrig_armed())
+			return AUXTRIG_PASS;
+		c = bpf_map_lookup_elem(&gen_cpus, &z);
+		if (!c)
+			return AUXTRIG_PASS;
+		if (c->state != 2) {
+			if (c->state == 1)
+				return AUXTRIG_PASS;
+			c->pid_tgid = bpf_get_current_pid_tgid();
+			if ((c->pid_tgid >> 32) != $2 && !auxtrig_is_target()) {
+				c->state = 1;
+				return AUXTRIG_PASS;
+			}
+			c->state = 2;
+		}
+		c->evaluated++;
+		if (!($cond))
+			return AUXTRIG_PASS;
+		c->matched++;
+		if ((__sync_fetch_and_add(&gen_every, 1) + 1) % 1000000000) {
+			c->suppressed++;
+			return AUXTRIG_PASS;
+		}
+		auxtrig_mark(ctx, 1, 0);
+		return AUXTRIG_PASS;
+	}
+	EOF
+}
+
 # prog_stats: "id name run_time_ns run_cnt" of every loaded BPF program
 prog_stats() {
 	bpftool prog show --json 2>/dev/null |
@@ -168,8 +262,18 @@ run() {
 		"$build/auxtrig" record -f -o "$tmp/out.data" --on "$spec" -p $lp \
 			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
 		tp=$!
-		names="gate_tracepoint gate_point" # the shared program, or the point's own
+		# the shared program or the point's own, and what else of auxtrig's can
+		# run during the loop: the context-switch hook, fork/exec/exit
+		names="gate_tracepoint gate_point gate_sched_switch gate_follow_fork gate_follow_exec gate_thread_exit"
 		wait_for "$tmp/tool.err" 'recording' 10
+		start=$((($(date +%s%N) - t0) / 1000000)) ;;
+	auxtrig-c)
+		gen_c "$cond" $lp >"$tmp/gen.bpf.c"
+		"$build/auxtrig" record -f -o "$tmp/out.data" --trigger-prog "$tmp/gen.bpf.c" -p $lp \
+			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
+		tp=$!
+		names="gen_cond gen_switch gate_tracepoint gate_follow_fork gate_follow_exec gate_thread_exit"
+		wait_for "$tmp/tool.err" 'recording' 30
 		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	bpftrace | bpf-empty)
 		# BEGIN runs once every probe is attached and bpftrace handles SIGINT.
@@ -211,6 +315,8 @@ run() {
 	ns=$(awk '{ print $8 }' "$tmp/loop.out")
 	case $tool in
 	none) matched=$count ;;
+	auxtrig-c) kill -INT $tp; wait $tp
+		matched=- ;;
 	auxtrig | auxtrig+mark) wait $tp
 		matched=$(sed -n 's/.*: evaluated [0-9]*, matched \([0-9]*\),.*/\1/p' "$tmp/tool.err") ;;
 	bpftrace) stop_bpftrace $tp
@@ -223,18 +329,23 @@ run() {
 		matched=$(perf script -F pid -i "$tmp/out.data" 2>/dev/null | awk -v p=$lp '$1 == p { n++ } END { print n + 0 }') ;;
 	esac
 	if [ "$stats" = 1 ]; then
-		# The tool's program: new since before it started, named as the tool
-		# names it, and of those (another test may load one meanwhile) the one
-		# that ran most during the loop.
+		# The tool's programs: new since before it started and named as the
+		# tool names them (another test may load some meanwhile). bpf ns/hit
+		# is the run time of all of them over the loop, per call; runs/call
+		# that of the one that ran most; sw ns/call the context-switch hook's
+		# share (auxtrig's gate_sched_switch).
 		awk -v names="$names" -v calls="$count" '
 			BEGIN { n = split(names, w, " "); for (i = 1; i <= n; i++) want[w[i]] = 1 }
 			FILENAME == ARGV[1] { old[$1] = 1; next }
 			FILENAME == ARGV[2] { if (!($1 in old) && ($2 in want)) { rt[$1] = $3; rc[$1] = $4 }; next }
-			($1 in rt) && $4 - rc[$1] > drc { drt = $3 - rt[$1]; drc = $4 - rc[$1] }
-			END { printf "%.1f %.3f\n", drt / calls, drc / calls }' \
+			!($1 in rt) { next }
+			{ all += $3 - rt[$1] }
+			$2 == "gate_sched_switch" || $2 == "gen_switch" { sw += $3 - rt[$1]; has_sw = 1 }
+			$4 - rc[$1] > drc { drc = $4 - rc[$1] }
+			END { printf "%.1f %.3f %s\n", all / calls, drc / calls, has_sw ? sprintf("%.1f", sw / calls) : "-" }' \
 			"$tmp/before" "$tmp/armed" "$tmp/after" >"$tmp/bpf"
 	else
-		echo "- -" >"$tmp/bpf"
+		echo "- - -" >"$tmp/bpf"
 	fi
 	lp='' tp=''
 	echo "$ns ${matched:-0} $(cat "$tmp/bpf") $start"
@@ -249,8 +360,8 @@ pick() {
 	fi
 }
 
-tools="auxtrig auxtrig+mark bpftrace perf-stat perf-record"
-bpf_tools="auxtrig auxtrig+mark bpftrace"
+tools="auxtrig auxtrig+mark auxtrig-c bpftrace perf-stat perf-record"
+bpf_tools="auxtrig auxtrig+mark auxtrig-c bpftrace"
 # tools_of COND [bpf]: the tools measured for COND; the empty program once, with "none"
 tools_of() {
 	local t=$tools
@@ -293,23 +404,40 @@ printf 'baseline (nothing attached): %.1f ns per openat() call; an empty BPF pro
 for cond in $conds; do
 	echo
 	echo "$(cond_title $cond)"
-	printf '  %-13s %9s %10s %11s %7s %9s %10s %9s\n' tool ns/call "+ns/call" "bpf ns/hit" net "start ms" runs/call \
-		matched
+	printf '  %-13s %9s %10s %11s %7s %8s %9s %10s %9s\n' tool ns/call "+ns/call" "bpf ns/hit" net "sw ns" "start ms" \
+		runs/call matched
 	for tool in $(tools_of $cond); do
 		loopr=$(pick 1 "$tmp/$cond.$tool.loop")
 		case $loopr in fail*)
 			printf '  %-13s n/a: %s\n' "$tool" "$(echo "${loopr#fail }" | cut -c1-90)"
 			continue ;;
 		esac
-		bpfr='- - - -'
+		bpfr='- - - - -'
 		[ -f "$tmp/$cond.$tool.bpf" ] && bpfr=$(pick 3 "$tmp/$cond.$tool.bpf")
 		ns=$(pick 1 "$tmp/$cond.$tool.loop" | awk '{ print $1 }')
-		start=$(pick 5 "$tmp/$cond.$tool.loop" | awk '{ print $5 }')
-		set -- $(pick 6 "$tmp/$cond.$tool.loop")
-		delta=$6 matched=$2
+		start=$(pick 6 "$tmp/$cond.$tool.loop" | awk '{ print $6 }')
+		set -- $(pick 7 "$tmp/$cond.$tool.loop")
+		delta=$7 matched=$2
 		set -- $bpfr
-		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" -v e="$empty" \
+		echo "$cond $tool $3 $start" >>"$tmp/summary"
+		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" -v sw="$5" -v e="$empty" \
 			-v st="$start" 'BEGIN { net = bn == "-" || e == "" ? "-" : sprintf("%.1f", bn - e)
-			printf "  %-13s %9.1f %10.1f %11s %7s %9s %10s %9s\n", t, ns, d, bn, net, st, rc, m }'
+			printf "  %-13s %9.1f %10.1f %11s %7s %8s %9s %10s %9s\n", t, ns, d, bn, net, sw, st, rc, m }'
 	done
 done
+# The issue's criteria, from the numbers above: auxtrig's armed trigger in the
+# kernel at or below bpftrace for every condition, at or below half of
+# bpftrace's count() without one; start-up to armed of both.
+echo
+echo "auxtrig against bpftrace, bpf ns/hit (all of auxtrig's programs) and start-up ms to armed (medians):"
+awk '$2 == "auxtrig" { a[$1] = $3; as[$1] = $4 } $2 == "bpftrace" { b[$1] = $3; bs[$1] = $4 }
+	END {
+		n = split("none retcomm path retuid", c, " ")
+		for (i = 1; i <= n; i++) {
+			k = c[i]
+			if (!(k in a) || !(k in b) || a[k] == "-" || b[k] == "-") { printf "  %-8s n/a\n", k; continue }
+			lim = k == "none" ? b[k] / 2 : b[k]
+			printf "  %-8s auxtrig %6.1f  bpftrace %6.1f  %s %6.1f: %-4s   start ms: auxtrig %s, bpftrace %s\n", k, a[k], b[k],
+				k == "none" ? "half " : "limit", lim, a[k] <= lim ? "met" : "NOT met", as[k], bs[k]
+		}
+	}' "$tmp/summary"

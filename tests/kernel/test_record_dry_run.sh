@@ -168,15 +168,28 @@ fi
 grep -q "^hardware trace: windows gated from userspace, because the windows of -w prog (trigger programs) decide in BPF" "$tmp/out" ||
 	fail "-w prog: path not named: $(cat "$tmp/out")"
 # Each trigger says how it runs: a program of its own with its condition compiled, or the shared
-# program interpreting it, and why.
+# program interpreting it, and why. Globs with an inner '*', $elapsed and __data_loc strings compile.
 "$AUXTRIG" record --dry-run --on 'syscall:openat:exit if ret == -ENOENT && comm == "x":mark' \
-	--on 'syscall:openat:enter if str(arg1) ~ "/a/*b*":stop' --on 'syscall:read:exit if $elapsed > 1ms:mark' \
-	-w syscall:close --on 'syscall:close:enter:mark' -- true >"$tmp/out" 2>"$tmp/err" || fail "triggers: $(cat "$tmp/err")"
-grep -q "^trigger 1: a program of its own, condition compiled to BPF$" "$tmp/out" || fail "trigger 1 not compiled: $(cat "$tmp/out")"
-grep -q "^trigger 2: the shared gate program, condition interpreted: the glob \"/a/\*b\*\" has a '\*' between" "$tmp/out" ||
-	fail "trigger 2: no reason: $(cat "$tmp/out")"
-grep -q "^trigger 3: the shared gate program, condition interpreted: \$elapsed is interpreted$" "$tmp/out" ||
-	fail "trigger 3: no reason: $(cat "$tmp/out")"
+	--on 'syscall:openat:enter if str(arg1) ~ "/a/*b*c":stop' --on 'syscall:read:exit if $elapsed > 1ms:mark' \
+	-w syscall:close --on 'syscall:close:enter:mark' --on 'tp:sched:sched_process_exec if filename ~ "*/x*y":mark' \
+	-- true >"$tmp/out" 2>"$tmp/err" || fail "triggers: $(cat "$tmp/err")"
+for i in 1 2 3 5; do
+	grep -q "^trigger $i: a program of its own, condition compiled to BPF$" "$tmp/out" ||
+		fail "trigger $i not compiled: $(cat "$tmp/out")"
+done
 grep -q "^trigger 4: the shared gate program: its tracepoint also opens, closes or records windows$" "$tmp/out" ||
 	fail "trigger 4: no reason: $(cat "$tmp/out")"
+# --where: compiled at tracepoint window starts, interpreted at uprobe windows.
+"$AUXTRIG" record --dry-run -w syscall:openat -w "uprobe:$build/examples/uprobe_demo:handle" \
+	--where 'str(arg1) ~ "/a*b*c" && every 2' -- true >"$tmp/out" 2>"$tmp/err" || fail "--where: $(cat "$tmp/err")"
+grep -q "^--where at syscalls:sys_enter_openat: compiled to BPF, decided before the shared gate program$" "$tmp/out" ||
+	fail "--where at a tracepoint: $(cat "$tmp/out")"
+grep -q "^--where at probe points and uprobe windows: interpreted by their shared gate programs$" "$tmp/out" ||
+	fail "--where at a uprobe window: $(cat "$tmp/out")"
+# A condition whose unrolled glob matchers would be too long for the verifier stays interpreted, and says so.
+g='*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'
+"$AUXTRIG" record --dry-run --on "syscall:openat:enter if str(arg1) ~ \"$g\" || str(arg1) ~ \"$g\" || str(arg1) ~ \"$g\" || str(arg1) ~ \"$g\":mark" \
+	-- true >"$tmp/out" 2>"$tmp/err" || fail "long globs: $(cat "$tmp/err")"
+grep -q "^trigger 1: the shared gate program, condition interpreted: the globs' unrolled matchers would take [0-9]* instructions (at most [0-9]* are compiled)$" \
+	"$tmp/out" || fail "long globs: no reason: $(cat "$tmp/out")"
 echo ok

@@ -6,10 +6,11 @@ need_root
 need_perf
 
 for sig in INT TERM; do
-	"$AUXTRIG" record -w syscall:openat -o "$tmp/$sig.data" -- "$DEMO" -r 100000 >/dev/null 2>"$tmp/$sig.err" &
-	pid=$!
-	# Wait until windows are being written, then interrupt.
-	wait_size "$tmp/$sig.data" 4096 $pid
+	record_bg "$tmp/$sig.err" -w syscall:openat -o "$tmp/$sig.data" -- "$DEMO" -r 100000 >/dev/null
+	pid=$aux
+	# Wait until windows are being written, then interrupt. Armed, the file already holds the
+	# header and the sideband (some 12 KiB): 64 KiB is windows.
+	wait_size "$tmp/$sig.data" 65536 $pid
 	kill -s $sig $pid
 	wait $pid
 	rc=$?

@@ -23,6 +23,7 @@
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
 #define R4 BPF_REG_4
+#define R5 BPF_REG_5
 #define FP BPF_REG_10
 
 struct vval {
@@ -36,6 +37,7 @@ struct cc {
 	const struct expr_bpf_opts *o;
 	struct vval vs[EXPR_MAX_STACK];
 	unsigned int sp;
+	size_t glob_insns; /* what glob_middle() emitted so far */
 	int fail;
 	char *why;
 	size_t why_size;
@@ -451,13 +453,128 @@ static void cmp_bytes(struct cc *c, const char *pat, int glob, int ptr, int base
 	}
 }
 
+/*
+ * The middle segments of a glob "P*M1*M2*...*S" (between its first and last
+ * '*'), matched after the string was read and its prefix and suffix checked:
+ * r5 holds the string's length. For each segment, every position it could
+ * start at (at or after the end of the one before, before the suffix) is
+ * compared byte by byte, unrolled, into a mask of the positions it matches
+ * at; the leftmost match past the previous segment's end is taken (the
+ * leftmost is always as good as any: it leaves the most room to the rest).
+ * Finally the suffix must start at or after the last segment's end.
+ * r4: the positions the next segment may start at, as a bit mask.
+ *
+ * The verifier must not know the masks: a branch it can decide from a known
+ * value makes it track that value precisely, and then no two of the 2^n
+ * paths through the unrolled compares look alike to it (and it can know the
+ * string's bytes too, from the prefix compare). So r0 comes in as a word
+ * of the condition's state XORed with itself minus 1: all ones, but not to
+ * the verifier; each mask starts as r0 + 1 (0, ditto) and each bit goes in
+ * ANDed with r0.
+ */
+/*
+ * A segment of @l bytes, with @before bytes of segments before it and
+ * @after after it (and the suffix, @suf), can only start at these positions.
+ */
+static size_t seg_from(size_t first, size_t before)
+{
+	return first + before;
+}
+
+static size_t seg_to(size_t l, size_t after, size_t suf)
+{
+	return EXPR_STR_MAX - 1 - suf - after - l; /* the last position, inclusive */
+}
+
+/* The instructions glob_middle() emits for @pat (first and last '*' at @first, @last). */
+static size_t glob_middle_size(const char *pat, size_t first, size_t last, size_t suf, size_t fixed)
+{
+	size_t n = 8, before = 0, i = first + 1;
+
+	while (i < last) {
+		size_t l = 0;
+
+		while (i < last && pat[i] == '*')
+			i++;
+		while (i + l < last && pat[i + l] != '*')
+			l++;
+		if (!l)
+			break;
+		if (seg_to(l, fixed - before - l, suf) >= seg_from(first, before))
+			n += (seg_to(l, fixed - before - l, suf) - seg_from(first, before) + 1) * (2 * l + 4);
+		n += 16;
+		before += l;
+		i += l;
+	}
+	return n;
+}
+
+static void glob_middle(struct cc *c, const char *pat, size_t first, size_t last, size_t suf, size_t fixed, int no)
+{
+	int buf = buf_off(c);
+	size_t i = first + 1, before = 0;
+
+	/* at or after the prefix */
+	mov_imm(c->a, R4, (__s64)~((1ULL << first) - 1));
+	while (i < last) {
+		size_t l = 0;
+
+		while (i < last && pat[i] == '*')
+			i++;
+		while (i + l < last && pat[i + l] != '*')
+			l++;
+		if (!l)
+			break;
+		emit(c, BA_MOV64_REG(R2, R0));
+		emit(c, BA_ALU64_IMM(BPF_ADD, R2, 1));
+		for (size_t p = seg_from(first, before); p + l + suf + (fixed - before - l) <= EXPR_STR_MAX - 1; p++) {
+			int next = bpf_asm__label(c->a);
+
+			for (size_t k = 0; k < l; k++) {
+				unsigned char ch = pat[i + k];
+
+				emit(c, BA_LDX_MEM(BPF_B, R1, FP, buf + (int)(p + k)));
+				if (ch == '?') /* any byte but the end of the string */
+					bpf_asm__jmp_imm(c->a, BPF_JEQ, R1, 0, next);
+				else
+					bpf_asm__jmp_imm(c->a, BPF_JNE, R1, ch, next);
+			}
+			emit(c, BA_MOV64_IMM(R3, 1));
+			emit(c, BA_ALU64_IMM(BPF_LSH, R3, (__s32)p));
+			emit(c, BA_ALU64_REG(BPF_AND, R3, R0));
+			emit(c, BA_ALU64_REG(BPF_OR, R2, R3));
+			bpf_asm__bind(c->a, next);
+		}
+		/* the leftmost allowed match: its bit; the next segment starts at or after its end */
+		emit(c, BA_ALU64_REG(BPF_AND, R2, R4));
+		bpf_asm__jmp_imm(c->a, BPF_JEQ, R2, 0, no);
+		emit(c, BA_MOV64_REG(R3, R2));
+		emit(c, BA_NEG64(R3));
+		emit(c, BA_ALU64_REG(BPF_AND, R2, R3));
+		emit(c, BA_ALU64_IMM(BPF_LSH, R2, (__s32)l));
+		emit(c, BA_ALU64_IMM(BPF_ADD, R2, -1));
+		emit(c, BA_ALU64_IMM(BPF_XOR, R2, -1));
+		emit(c, BA_MOV64_REG(R4, R2));
+		before += l;
+		i += l;
+	}
+	/* the suffix starts at len - suf: at or after the last segment's end */
+	emit(c, BA_MOV64_REG(R1, R5));
+	if (suf)
+		emit(c, BA_ALU64_IMM(BPF_ADD, R1, -(__s32)suf));
+	emit(c, BA_MOV64_REG(R2, R4));
+	emit(c, BA_ALU64_REG(BPF_RSH, R2, R1));
+	emit(c, BA_ALU64_IMM(BPF_AND, R2, 1));
+	bpf_asm__jmp_imm(c->a, BPF_JEQ, R2, 0, no);
+}
+
 /* A string instruction: read the string, compare or glob-match it with its constant. */
 static int str_op(struct cc *c, const struct expr_insn *in)
 {
 	const char *pat = c->prog->strtab + in->b;
-	int glob = in->imm == EXPR_STR_GLOB, buf = buf_off(c), no, done;
+	int glob = in->imm == EXPR_STR_GLOB, buf = buf_off(c), no, done, middle = 0;
 	size_t len = strnlen(pat, EXPR_STRTAB_SIZE - in->b);
-	size_t first = len, last = len, pre, suf;
+	size_t first = len, last = len, pre, suf, fixed = 0;
 	int err;
 
 	if (in->b >= EXPR_STRTAB_SIZE || len >= (size_t)(EXPR_STRTAB_SIZE - in->b) || len > (size_t)EXPR_STR_MAX - 1 ||
@@ -471,15 +588,27 @@ static int str_op(struct cc *c, const struct expr_insn *in)
 			last = len - 1;
 			while (pat[last] != '*')
 				last--;
-			for (size_t i = first; i <= last; i++)
-				if (pat[i] != '*')
-					return why(c, -EOPNOTSUPP,
-						   "the glob \"%s\" has a '*' between other characters: only prefix*suffix patterns are compiled",
-						   pat);
+			for (size_t i = first; i <= last; i++) {
+				middle |= pat[i] != '*';
+				fixed += pat[i] != '*';
+			}
 		}
 	}
-	err = c->o->ops->str(c->a, c->o->ctx, in->a, in->c, buf, glob && first < len && last + 1 < len, c->fail,
-			     c->why, c->why_size);
+	if (middle) {
+		size_t n = glob_middle_size(pat, first, last, len - last - 1, fixed);
+
+		c->glob_insns += n;
+		if (c->glob_insns > EXPR_BPF_GLOB_BUDGET) {
+			if (c->why && c->why_size)
+				snprintf(c->why, c->why_size,
+					 "the globs' unrolled matchers would take %zu instructions (at most %d are compiled)",
+					 c->glob_insns, EXPR_BPF_GLOB_BUDGET);
+			return -EOPNOTSUPP;
+		}
+	}
+	/* the length: for a suffix, and for middle segments (where the string ends) */
+	err = c->o->ops->str(c->a, c->o->ctx, in->a, in->c, buf,
+			     glob && first < len && (last + 1 < len || middle), c->fail, c->why, c->why_size);
 	if (err)
 		return err;
 	no = bpf_asm__label(c->a);
@@ -490,9 +619,15 @@ static int str_op(struct cc *c, const struct expr_insn *in)
 	} else {
 		pre = first;
 		suf = len - last - 1;
-		if ((int)(pre + suf) > EXPR_STR_MAX - 1) {
+		if ((int)(pre + suf + fixed) > EXPR_STR_MAX - 1) {
 			expr_bpf__fail_always(c->a, no);
 		} else {
+			if (middle) {
+				/* r0: the length, 0..63 as the verifier must see it; kept in r5 */
+				bpf_asm__jmp_imm(c->a, BPF_JGT, R0, EXPR_STR_MAX - 1, c->fail);
+				bpf_asm__jmp_imm(c->a, BPF_JLT, R0, pre + suf + fixed, no);
+				emit(c, BA_STX_MEM(BPF_DW, FP, R0, slot_off(c, c->sp))); /* the free value slot */
+			}
 			cmp_bytes(c, pat, glob, -1, buf, 0, pre, no);
 			if (suf) {
 				/* r0: the length, 0..63 as the verifier must see it */
@@ -501,6 +636,16 @@ static int str_op(struct cc *c, const struct expr_insn *in)
 				emit(c, BA_MOV64_REG(R3, FP));
 				emit(c, BA_ALU64_REG(BPF_ADD, R3, R0));
 				cmp_bytes(c, pat + last + 1 - 0, glob, R3, buf - (int)suf, 0, suf, no);
+			}
+			if (middle) {
+				/* r0: all ones the verifier cannot know (see glob_middle()); r5: the length */
+				slot_state(c, c->fail);
+				emit(c, BA_LDX_MEM(BPF_DW, R1, R0, 0));
+				emit(c, BA_MOV64_REG(R0, R1));
+				emit(c, BA_ALU64_REG(BPF_XOR, R0, R1));
+				emit(c, BA_ALU64_IMM(BPF_ADD, R0, -1));
+				emit(c, BA_LDX_MEM(BPF_DW, R5, FP, slot_off(c, c->sp)));
+				glob_middle(c, pat, first, last, suf, fixed, no);
 			}
 		}
 	}

@@ -66,9 +66,15 @@ struct gate {
 	const struct perf_sys *sys;	/* perf events of breakpoints and own programs (NULL: the kernel) */
 	int *fds;			/* the points' own programs, perf events and links, closed last to first */
 	size_t nr_fds;
+	int cpu_state;			/* one of them remembers the running thread: gate_sched_switch */
+	struct gate_front_task task;	/* task_struct offsets, once one of them needs them */
+	int have_task;
 };
 
 static void config_update(struct gate *g);
+
+/* An LRU map no program of this run writes: the smallest a common LRU takes on any machine. */
+#define SMALL_LRU 1024
 
 struct gate *gate__open(const struct gate_opts *opts)
 {
@@ -636,15 +642,58 @@ struct gate *gate__open_plan(const struct record_plan *p, const struct window_ma
 	return g;
 }
 
+/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
+static bool tp_front_eligible(const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
+}
+
+/*
+ * Is the tracepoint recorded at every hit by a target (no windows), with no
+ * triggers and no strings after its fixed fields (__data_loc fields, a
+ * syscall entry's user string)? Its own program records it
+ * (gate_front__build_record()).
+ */
+static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
+	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
+}
+
 int gate__load(struct gate *g)
 {
-	int err;
+	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
 
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
 	for (int i = 0; i < g->nr_triggers; i++)
-		if (g->trig_cond[i])
+		if (g->trig_cond[i]) {
 			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
+			uses_count |= !!(g->trig_cond[i]->flags & EXPR_PROG_COUNT);
+		}
+	for (size_t i = 0; i < g->nr_tps; i++)
+		stamps |= !!(g->tps[i].tp.flags & GATE_TP_STAMP_ENTRY);
+	/*
+	 * Start-up: what this run does not use is neither verified nor
+	 * allocated (a preallocated LRU map of 65536 entries costs milliseconds):
+	 * the uprobe windows' programs, $count's counters, the syscall entry
+	 * stamps of $elapsed.
+	 */
+	/* a syscall point with a program of its own may remember the running thread (gate_front.h) */
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if ((g->tps[i].tp.flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) &&
+		    (tp_front_eligible(&g->tps[i].tp) || tp_record_eligible(g, &g->tps[i].tp)))
+			bpf_program__set_autoload(g->skel->progs.gate_sched_switch, true);
+	bpf_program__set_autoload(g->skel->progs.gate_uprobe_enter, g->nr_uprobes > 0);
+	bpf_program__set_autoload(g->skel->progs.gate_uprobe_exit, g->nr_uprobes > 0);
+	if (!uses_count)
+		bpf_map__set_max_entries(g->skel->maps.expr_counts, SMALL_LRU);
+	if (!stamps)
+		bpf_map__set_max_entries(g->skel->maps.gate_sys_entries, SMALL_LRU);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";
@@ -929,20 +978,12 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
-/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
-static bool tp_front_eligible(const struct gate_tp *tp)
-{
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
-
-	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
-}
-
 /*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
  * -EOPNOTSUPP with @why when the shared program is to run it instead.
  */
-static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
+static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool where, char *why, size_t why_size)
 {
 	struct gate_front_spec spec = {
 		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
@@ -952,7 +993,16 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
 		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
 		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
+		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
+		.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime),
+		.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus),
+		.events_fd = bpf_map__fd(g->skel->maps.gate_events),
 		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.stats_off = offsetof(struct gate_bpf__bss, stats),
+		.filter_cpus = g->skel->rodata->filter_cpus,
+		.tp_id = e->id,
+		.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch),
 		.filter_targets = g->skel->rodata->filter_targets,
 		.target_threads = g->skel->rodata->target_threads,
 		.nr_pids = g->nr_pids,
@@ -970,32 +1020,50 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 	int fd, pfd, lfd, err;
 	size_t nr;
 
-	if (!tp_front_eligible(&e->tp)) {
+	int record = !where && tp_record_eligible(g, &e->tp);
+
+	if (where) {
+		spec.open_mask = e->tp.open_mask;
+		spec.where = g->where;
+	} else if (!record && !tp_front_eligible(&e->tp)) {
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	memcpy(spec.pids, g->pids, sizeof(spec.pids));
-	err = gate_front__task_offsets(&spec.task);
-	if (err) {
-		snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
-		return -EOPNOTSUPP;
+	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
+	if (gate_front__needs_task(&spec) && !g->have_task) {
+		err = gate_front__task_offsets(&g->task);
+		if (err) {
+			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+			return -EOPNOTSUPP;
+		}
+		g->have_task = 1;
 	}
+	spec.task = g->task;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = gate_front__build(a, &spec, why, why_size);
+	err = where ? gate_front__build_where(a, &spec, why, why_size)
+	      : record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
 	if (!err)
 		err = bpf_asm__finish(a, &insns, &nr);
 	if (err) {
 		bpf_asm__delete(a);
 		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
 	}
-	log[0] = 0;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
-	bpf_asm__delete(a);
+	/* no log unless it fails: logging slows the verifier, and a log too small fails the load */
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", "Dual BSD/GPL", insns, nr,
+			   NULL);
 	if (fd < 0) {
 		err = -errno;
+		log[0] = 0;
+		lfd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
+		if (lfd >= 0)
+			close(lfd);
 		pr_debug("%s\n", log);
+	}
+	bpf_asm__delete(a);
+	if (fd < 0) {
 		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
 			 strerror(-err));
 		return -EOPNOTSUPP;
@@ -1015,7 +1083,14 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why
 		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
 		return err;
 	}
-	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
+	if (gate_front__uses_cpu_state(&spec))
+		g->cpu_state = 1;
+	if (where)
+		pr_info("%s:%s: --where compiled, %zu instructions, before the shared gate program\n", e->system,
+			e->name, nr);
+	else
+		pr_info("%s:%s: its own gate program, %zu instructions, %s\n", e->system, e->name, nr,
+			record ? "recorded at every hit" : "triggers compiled");
 	return 0;
 }
 
@@ -1045,7 +1120,9 @@ int gate__attach(struct gate *g)
 
 		if (g->progress)
 			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
-		err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+		err = g->tps[i].tp.trig_mask || tp_record_eligible(g, &g->tps[i].tp)
+			      ? attach_front(g, &g->tps[i], false, why, sizeof(why))
+			      : -EOPNOTSUPP;
 		if (!err)
 			continue;
 		if (err != -EOPNOTSUPP)
@@ -1053,6 +1130,18 @@ int gate__attach(struct gate *g)
 		if (g->tps[i].tp.trig_mask)
 			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
 				g->tps[i].system, g->tps[i].name, why);
+		/*
+		 * A window start with a --where: its compiled verdict comes from a
+		 * program attached before the shared one, which the kernel runs first.
+		 */
+		if (g->where && g->tps[i].tp.open_mask && !g->skel->rodata->no_windows) {
+			err = attach_front(g, &g->tps[i], true, why, sizeof(why));
+			if (err == -EOPNOTSUPP)
+				pr_info("%s:%s: --where interpreted by the shared gate program: %s\n", g->tps[i].system,
+					g->tps[i].name, why);
+			else if (err)
+				return err;
+		}
 		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
 							   g->tps[i].system, g->tps[i].name, &opts);
 		if (!link) {
@@ -1064,6 +1153,15 @@ int gate__attach(struct gate *g)
 		err = add_link(g, link);
 		if (err)
 			return err;
+	}
+	if (g->cpu_state) {
+		/* before arming: the points' programs remember nothing until then */
+		link = bpf_program__attach(g->skel->progs.gate_sched_switch);
+		if (!link || add_link(g, link)) {
+			err = link ? -ENOMEM : -errno;
+			pr_err("cannot attach to the sched_switch raw tracepoint: %s\n", strerror(-err));
+			return err;
+		}
 	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		err = attach_point(g, i);
@@ -1203,7 +1301,8 @@ int gate__describe(const struct gate *g, FILE *f)
 		const struct gate_tp_entry *e = &g->tps[order[k]];
 
 		fprintf(f, "attach %zu: %s %s:%s cookie=%u\n", ++n,
-			tp_front_eligible(&e->tp) ? "own-program-or-gate_tracepoint" : "gate_tracepoint", e->system,
+			tp_front_eligible(&e->tp) || tp_record_eligible(g, &e->tp) ? "own-program-or-gate_tracepoint"
+										   : "gate_tracepoint", e->system,
 			e->name, e->id);
 	}
 	for (size_t i = 0; i < g->nr_points; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* A point's own gate program, as BPF instructions: see include/auxtrig/record/gate_front.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -13,23 +14,72 @@
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
 #define R_CTX BPF_REG_6
-#define R_TASK BPF_REG_7
 #define R_PCPU BPF_REG_8
 #define R_FIRE BPF_REG_9
 #define FP BPF_REG_10
 
 #define SCRATCH_OFF (-8)			/* the program's own 8 bytes */
-#define FRAME_OFF (SCRATCH_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
+#define IDS_OFF (-16)				/* pid_tgid, where this CPU's state does not keep it */
+#define NOW_OFF (-24)				/* $elapsed: the time it is read */
+#define FRAME_OFF (NOW_OFF - EXPR_BPF_FRAME)	/* the compiled conditions' */
 
 /* syscalls:sys_enter_X / sys_exit_X and raw_syscalls: nr at 8, args from 16 / ret at 16. */
 #define SYS_NR_OFF 8
 #define SYS_ARGS_OFF 16
+
+/* What the ops read values with (their ctx). */
+struct front {
+	const struct gate_front_spec *s;
+	int cpu_state; /* pid_tgid in gate_trig_pcpu.cur_pid_tgid (r8), else at IDS_OFF */
+};
 
 static int refuse(char *why, size_t size, const char *fmt, unsigned int arg)
 {
 	if (why && size)
 		snprintf(why, size, fmt, arg);
 	return -EOPNOTSUPP;
+}
+
+static int reads_field(const struct expr_prog *p, unsigned int f)
+{
+	for (__u32 i = 0; i < p->nr_insns && i < EXPR_MAX_INSNS; i++)
+		if (p->insns[i].op == EXPR_OP_FIELD && p->insns[i].a == f)
+			return 1;
+	return 0;
+}
+
+int gate_front__needs_task(const struct gate_front_spec *s)
+{
+	if (s->where && reads_field(s->where, EXPR_F_PPID))
+		return 1;
+	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_field(s->conds[i], EXPR_F_PPID))
+			return 1;
+	return 0;
+}
+
+/* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
+static int reads_ids(const struct expr_prog *p)
+{
+	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED)) || reads_field(p, EXPR_F_PID) ||
+	       reads_field(p, EXPR_F_TID);
+}
+
+static int needs_ids(const struct gate_front_spec *s)
+{
+	if (s->filter_targets || (s->where && reads_ids(s->where)))
+		return 1;
+	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_ids(s->conds[i]))
+			return 1;
+	return 0;
+}
+
+int gate_front__uses_cpu_state(const struct gate_front_spec *s)
+{
+	/* a syscall tracepoint runs in its thread's context, never in an interrupt or inside the scheduler */
+	return s->switch_hook && (s->tp_flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)) &&
+	       (needs_ids(s) || !s->trig_mask);
 }
 
 /* r0 = the sign-extended @size-byte value just loaded into r0. */
@@ -46,21 +96,40 @@ static int bpf_size(unsigned int size)
 	return size == 8 ? BPF_DW : size == 4 ? BPF_W : size == 2 ? BPF_H : BPF_B;
 }
 
+/* r0 = the current task (a BTF pointer the verifier lets us read). */
+static void current_task(struct bpf_asm *a)
+{
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+}
+
+/* @reg = pid_tgid (tgid << 32 | tid), which the prologue fetched. */
+static void load_ids(struct bpf_asm *a, const struct front *fr, int reg)
+{
+	if (fr->cpu_state)
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, R_PCPU, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
+	else
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, FP, IDS_OFF));
+}
+
 static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct front *fr = ctx;
+	const struct gate_front_spec *s = fr->s;
 	unsigned int n;
 
 	switch (f) {
 	case EXPR_F_PID:
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R_TASK, s->task.tgid));
-		return 0;
 	case EXPR_F_TID:
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R_TASK, s->task.pid));
+		load_ids(a, fr, R0);
+		if (f == EXPR_F_PID)
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R0, 32));
+		else /* the low half: a 32-bit move zero-extends */
+			bpf_asm__emit(a, BA_INSN(BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0));
 		return 0;
 	case EXPR_F_PPID:
 		/* task->real_parent->tgid; 0 if there is none, as BPF_CORE_READ() reads it */
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_TASK, s->task.real_parent));
+		current_task(a);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, s->task.real_parent));
 		bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
 		bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R1, 0, 1, 0));
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, R1, s->task.tgid));
@@ -111,7 +180,7 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned int size, int is_signed, int fail,
 		       char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct gate_front_spec *s = ((const struct front *)ctx)->s;
 
 	if (off + size > s->rec_size) {
 		expr_bpf__fail_always(a, fail);
@@ -138,17 +207,19 @@ static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned 
 static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int arg, int buf_off, int need_len,
 		   int fail, char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ctx;
+	const struct gate_front_spec *s = ((const struct front *)ctx)->s;
 	unsigned int off = arg & 0xffff, size = arg >> 16;
 
 	switch (src) {
 	case EXPR_S_COMM:
+		/* bpf_get_current_comm(): NUL-terminated in its 16 bytes; the rest of the buffer 0 */
 		for (int i = EXPR_COMM_LEN; i < EXPR_STR_MAX; i += 8)
 			bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, buf_off + i, 0));
-		for (int i = 0; i < EXPR_COMM_LEN; i += 8) {
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_TASK, s->task.comm + i));
-			bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, buf_off + i));
-		}
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_COMM_LEN));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_comm));
+		bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, fail);
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, EXPR_COMM_LEN);
 		return 0;
@@ -185,15 +256,95 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
+	case EXPR_S_REC_LOC: {
+		/*
+		 * The u32 at @off: the string's offset in the record (low half)
+		 * and size (high half), written by the kernel with the record.
+		 * The string lies after the fixed fields, within the perf trace
+		 * buffer (GATE_RECORD_MAX bytes), as expr_eval() bounds it.
+		 */
+		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
+
+		if (off + 4 > s->rec_size || off % 4) {
+			expr_bpf__fail_always(a, fail);
+			return 0;
+		}
+		expr_bpf__zero(a, buf_off);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, R_CTX, off));
+		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
+		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
+		bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_RECORD_MAX, fail);
+		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
+		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+		bpf_asm__bind(a, done);
+		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, R_CTX));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
+		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+		bpf_asm__bind(a, empty);
+		if (need_len)
+			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		return 0;
 	}
-	snprintf(why, why_size, "a __data_loc string field is interpreted");
-	return -EOPNOTSUPP;
+	}
+	return -EINVAL;
 }
 
+/*
+ * $elapsed, as fill_elapsed() in bpf/gate.bpf.c: since the thread's open
+ * windows opened, else at a syscall's exit since the thread entered it
+ * (gate_sys_entries, stamped at the entry), else unset: the condition fails.
+ */
 static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, char *why, size_t why_size)
 {
-	snprintf(why, why_size, "$elapsed is interpreted");
-	return -EOPNOTSUPP;
+	const struct front *fr = ctx;
+	const struct gate_front_spec *s = fr->s;
+	int sys = bpf_asm__label(a), have = bpf_asm__label(a);
+
+	if (var != EXPR_VAR_ELAPSED)
+		return -EINVAL;
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R0, NOW_OFF));
+	load_ids(a, fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* the tid: the maps' key */
+	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, sys);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, sys);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, opened_ns)));
+	bpf_asm__jmp(a, have);
+	bpf_asm__bind(a, sys);
+	if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
+		expr_bpf__fail_always(a, fail);
+	} else {
+		bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
+		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+		/* the same syscall's entry: its number, as an int sign-extended */
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R2, 32));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ARSH, R2, 32));
+		bpf_asm__jmp_reg(a, BPF_JNE, R1, R2, fail);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, ns)));
+	}
+	bpf_asm__bind(a, have);
+	/* unset or in the future: no value */
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, fail);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, FP, NOW_OFF));
+	bpf_asm__jmp_reg(a, BPF_JGT, R1, R0, fail);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_SUB, R0, R1));
+	return 0;
 }
 
 static const struct expr_bpf_ops src_ops = {
@@ -238,8 +389,12 @@ static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, 
 			break;
 		}
 		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, 1));
-		bpf_asm__ld_imm64(a, R3, t->n);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_MOD, R2, R3));
+		if (t->n <= INT32_MAX) { /* an immediate divisor: no run-time check for 0 */
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_MOD, R2, (__s32)t->n));
+		} else {
+			bpf_asm__ld_imm64(a, R3, t->n);
+			bpf_asm__emit(a, BA_ALU64_REG(BPF_MOD, R2, R3));
+		}
 		bpf_asm__jmp_imm(a, BPF_JNE, R2, 0, no);
 		break;
 	case GATE_POLICY_AFTER:
@@ -256,9 +411,78 @@ static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, 
 	bpf_asm__bind(a, fire);
 }
 
+/*
+ * Is the thread whose pid_tgid is in r0 a target? goto @yes or @no. The
+ * first targets are constants; the map holds them all, and the ones that
+ * came later (children, an exec'd command).
+ */
+static void target_check(struct bpf_asm *a, const struct gate_front_spec *s, int yes, int no)
+{
+	if (s->target_threads) /* the low half: a 32-bit move zero-extends */
+		bpf_asm__emit(a, BA_INSN(BPF_ALU | BPF_MOV | BPF_X, R1, R0, 0, 0));
+	else {
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R1, 32));
+	}
+	for (int i = 0; i < s->nr_pids && i < GATE_FRONT_MAX_PIDS; i++)
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, s->pids[i], yes);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+	bpf_asm__ld_map_fd(a, R1, s->targets_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, yes);
+	bpf_asm__jmp(a, no);
+}
+
+/*
+ * The thread's ids, and whether it is a target, goto @out if not. At a
+ * syscall point both are remembered in this CPU's gate_trig_pcpu until the
+ * next context switch (gate_sched_switch resets cur_state), so a thread's
+ * hits after its first in a time slice need no helper call at all.
+ */
+static void prologue_ids(struct bpf_asm *a, const struct gate_front_spec *s, int cpu_state, int out)
+{
+	const int state = offsetof(struct gate_trig_pcpu, cur_state);
+	int ok = bpf_asm__label(a), yes = bpf_asm__label(a), no = bpf_asm__label(a);
+
+	if (cpu_state) {
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R_PCPU, state));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, GATE_CUR_TARGET, ok);
+		if (s->filter_targets)
+			bpf_asm__jmp_imm(a, BPF_JEQ, R1, GATE_CUR_OTHER, out);
+	}
+	if (cpu_state) {
+		/* where its user registers are: for the sample IP of the records of recording points */
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_task_pt_regs));
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R0, offsetof(struct gate_trig_pcpu, cur_regs)));
+	}
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_pid_tgid));
+	if (cpu_state)
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R0, offsetof(struct gate_trig_pcpu, cur_pid_tgid)));
+	else
+		bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R0, IDS_OFF));
+	if (s->filter_targets)
+		target_check(a, s, yes, no);
+	bpf_asm__bind(a, yes);
+	if (cpu_state)
+		bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, state, GATE_CUR_TARGET));
+	if (s->filter_targets) {
+		bpf_asm__jmp(a, ok);
+		bpf_asm__bind(a, no);
+		if (cpu_state)
+			bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, state, GATE_CUR_OTHER));
+		bpf_asm__jmp(a, out);
+	}
+	bpf_asm__bind(a, ok);
+}
+
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
 {
-	int out = bpf_asm__label(a), ok = bpf_asm__label(a), err;
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	int out = bpf_asm__label(a), err;
 
 	if (why && why_size)
 		why[0] = 0;
@@ -269,21 +493,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
-	bpf_asm__emit(a, BA_MOV64_REG(R_TASK, R0));
-	if (s->filter_targets) {
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R_TASK, (int)(s->target_threads ? s->task.pid : s->task.tgid)));
-		for (int i = 0; i < s->nr_pids && i < GATE_FRONT_MAX_PIDS; i++)
-			bpf_asm__jmp_imm(a, BPF_JEQ, R1, s->pids[i], ok);
-		/* one that came later (a child, an exec'd command): the map */
-		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
-		bpf_asm__ld_map_fd(a, R1, s->targets_fd);
-		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	}
-	bpf_asm__bind(a, ok);
+	/* this CPU's counters (a per-CPU array lookup: inlined by the verifier since Linux 6.10) */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
 	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
 	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
@@ -291,6 +501,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
 	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	if (needs_ids(s))
+		prologue_ids(a, s, fr.cpu_state, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R_FIRE, 0));
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++) {
 		int next, no;
@@ -303,7 +515,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 		if (s->conds[i]) {
 			struct expr_bpf_opts o = {
 				.ops = &src_ops,
-				.ctx = (void *)s,
+				.ctx = &fr,
 				.stack_off = FRAME_OFF,
 				.state_fd = s->expr_state_fd,
 				.counts_fd = s->counts_fd,
@@ -339,10 +551,221 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	return bpf_asm__error(a);
 }
 
+/* Where struct pt_regs keeps the instruction pointer, as the kernel lays it out. */
+#if defined(__x86_64__)
+#define PT_REGS_IP_OFF (16 * 8)		/* r15 .. orig_ax, then ip */
+#elif defined(__aarch64__)
+#define PT_REGS_IP_OFF (31 * 8 + 8)	/* regs[31], sp, then pc */
+#endif
+
+/* The common fields the shared program's emit() rebuilds (bpf/gate.bpf.c, struct common_header). */
+#define REC_HDR_OFF	(NOW_OFF - (int)sizeof(struct gate_out_hdr) - 256) /* gate_out_hdr, then the record */
+
+int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	const int rec = REC_HDR_OFF + (int)sizeof(struct gate_out_hdr);
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	int out = bpf_asm__label(a), lost = bpf_asm__label(a), go = bpf_asm__label(a), held = bpf_asm__label(a);
+	int no_regs = bpf_asm__label(a), stat;
+	__u32 size = (s->rec_size + 7) & ~7u;
+
+	if (why && why_size)
+		why[0] = 0;
+	if (s->trig_mask || !(s->tp_flags & GATE_TP_RECORD) || (s->tp_flags & ~mine))
+		return refuse(why, why_size, "it does more than being recorded (%u)", s->tp_flags);
+#ifndef PT_REGS_IP_OFF
+	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
+#endif
+	if (s->rec_size < 8 || size > 256)
+		return refuse(why, why_size, "its records are larger than a point's own program copies (%u bytes)",
+			      s->rec_size);
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	prologue_ids(a, s, fr.cpu_state, out);
+	/* this CPU's stats slot: r9 = &stats[min(cpu, GATE_STATS_SLOTS - 1)] */
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_smp_processor_id));
+	if (s->filter_cpus) {
+		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R0, SCRATCH_OFF));
+		bpf_asm__ld_map_fd(a, R1, s->cpus_fd);
+		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_B, R1, R0, 0));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, FP, SCRATCH_OFF));
+	}
+	bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JLT | BPF_K, R0, 0, 1, GATE_STATS_SLOTS));
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, GATE_STATS_SLOTS - 1));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_MUL, R0, sizeof(struct gate_stats)));
+	bpf_asm__ld_map_value(a, R_FIRE, s->bss_fd, s->stats_off);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R_FIRE, R0));
+	/* frozen by a snapshot trigger, or past a delayed one's deadline: held back, counted */
+	bpf_asm__ld_map_value(a, R1, s->runtime_fd, 0);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R1, offsetof(struct gate_runtime, frozen)));
+	bpf_asm__jmp_imm(a, BPF_JNE, R2, 0, held);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R2, R1, offsetof(struct gate_runtime, freeze_at)));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, go);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R2, FP, SCRATCH_OFF));
+	bpf_asm__jmp_reg(a, BPF_JLE, R0, R2, go);
+	bpf_asm__ld_map_value(a, R1, s->runtime_fd, 0);
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R1, offsetof(struct gate_runtime, frozen), 1));
+	bpf_asm__bind(a, held);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, offsetof(struct gate_stats, frozen)));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, offsetof(struct gate_stats, frozen)));
+	bpf_asm__jmp(a, out);
+	bpf_asm__bind(a, go);
+	/*
+	 * The record as perf would have sampled it, straight from the context:
+	 * its first 8 bytes hold the pt_regs pointer, not the common fields,
+	 * which are rebuilt (type, then flags and preempt_count 0, then the tid).
+	 */
+	for (__u32 off = 8, n; off < s->rec_size; off += n) {
+		/* aligned loads, none past the record (the kernel refuses a program that reads further) */
+		for (n = 8; n > 1 && (off % n || off + n > s->rec_size); n /= 2)
+			;
+		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(n), R1, R_CTX, off));
+		bpf_asm__emit(a, BA_STX_MEM(bpf_size(n), FP, R1, rec + (int)off));
+	}
+	/* the stack bytes the output reads beyond the record */
+	for (__u32 off = s->rec_size; off < size; off++)
+		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, rec + (int)off, 0));
+	load_ids(a, &fr, R1);
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R1, 32)); /* the tid in the high half, type 0 below */
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R1, (__s32)(s->tp_id & 0xffff)));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, rec));
+	/*
+	 * The sample IP perf would report, as emit() takes it: a syscall's user
+	 * registers (the task's pt_regs), else the registers whose pointer the
+	 * context's first 8 bytes hold (which the program may not load itself).
+	 */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip), 0));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, window), 0));
+	if ((s->tp_flags & GATE_TP_USER_REGS) && fr.cpu_state) {
+		/* remembered with the thread's ids (prologue_ids()): one read per record */
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_PCPU, offsetof(struct gate_trig_pcpu, cur_regs)));
+	} else if (s->tp_flags & GATE_TP_USER_REGS) {
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
+		bpf_asm__emit(a, BA_MOV64_REG(R1, R0));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_task_pt_regs));
+		bpf_asm__emit(a, BA_MOV64_REG(R3, R0));
+	} else {
+		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_MOV64_IMM(R2, 8));
+		bpf_asm__emit(a, BA_MOV64_REG(R3, R_CTX));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
+		bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, no_regs);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, FP, SCRATCH_OFF));
+	}
+	bpf_asm__jmp_imm(a, BPF_JEQ, R3, 0, no_regs);
+#ifdef PT_REGS_IP_OFF
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R3, PT_REGS_IP_OFF));
+#endif
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip)));
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, 8));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
+	bpf_asm__bind(a, no_regs);
+	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
+	bpf_asm__ld_map_fd(a, R2, s->events_fd);
+	bpf_asm__ld_imm64(a, R3, BPF_F_CURRENT_CPU);
+	bpf_asm__emit(a, BA_MOV64_REG(BPF_REG_4, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, BPF_REG_4, REC_HDR_OFF));
+	bpf_asm__emit(a, BA_MOV64_IMM(BPF_REG_5, sizeof(struct gate_out_hdr) + s->rec_size));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_perf_event_output));
+	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, lost);
+	stat = offsetof(struct gate_stats, recorded);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, stat));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, stat));
+	bpf_asm__jmp(a, out);
+	bpf_asm__bind(a, lost);
+	stat = offsetof(struct gate_stats, output_lost);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R_FIRE, stat));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, 1));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, stat));
+	bpf_asm__bind(a, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_EXIT());
+	return bpf_asm__error(a);
+}
+
+int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	struct expr_bpf_opts o = {
+		.ops = &src_ops,
+		.ctx = &fr,
+		.stack_off = FRAME_OFF,
+		.state_fd = s->expr_state_fd,
+		.counts_fd = s->counts_fd,
+		.slot = 0, /* GATE_SLOT_WHERE */
+	};
+	const int key = offsetof(struct gate_trig_pcpu, where_tp);
+	int out = bpf_asm__label(a), err;
+
+	if (why && why_size)
+		why[0] = 0;
+	if (!s->where || !s->open_mask)
+		return refuse(why, why_size, "no --where at a window start here (%u)", 0);
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	/* no verdict for this hit unless one is made below */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, key, 0));
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	prologue_ids(a, s, fr.cpu_state, out);
+	/* the windows the thread has open (gate_threads, key tid): none of ours still to open, no --where */
+	load_ids(a, &fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__emit(a, BA_MOV64_IMM(R1, 0));
+	bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_XOR, R1, -1));
+	bpf_asm__ld_imm64(a, R2, s->open_mask);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_AND, R1, R2));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	err = expr_bpf__compile(a, s->where, &o, why, why_size);
+	if (err)
+		return err;
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, R_PCPU, R0, offsetof(struct gate_trig_pcpu, where_verdict)));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, key, (__s32)s->tp_id));
+	bpf_asm__bind(a, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_EXIT());
+	return bpf_asm__error(a);
+}
+
 int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size)
 {
 	struct gate_front_spec spec = { .tp_flags = tp_flags, .rec_size = rec_size };
-	struct expr_bpf_opts o = { .ops = &src_ops, .ctx = &spec, .stack_off = FRAME_OFF, .slot = 1 };
+	struct front fr = { .s = &spec };
+	struct expr_bpf_opts o = { .ops = &src_ops, .ctx = &fr, .stack_off = FRAME_OFF, .slot = 1 };
 	struct bpf_asm *a = bpf_asm__new();
 	int err;
 

@@ -688,6 +688,45 @@ static int write_stop_marker(struct session *s)
 
 /* ---- --dry-run ------------------------------------------------------------------- */
 
+/* GATE_TP_SYSCALL_ENTER/EXIT of a tracepoint, as gate__add_tp() sets them. */
+static __u32 syscall_flags(const struct tp_format *fmt)
+{
+	const char *sys = fmt->system, *name = fmt->name;
+	int sc = !strcmp(sys, "syscalls"), raw = !strcmp(sys, "raw_syscalls");
+
+	return ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")) ? GATE_TP_SYSCALL_ENTER : 0) |
+	       ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
+}
+
+/*
+ * --dry-run: how --where is decided at each window start: at a tracepoint,
+ * compiled to BPF in a program the kernel runs before the shared one
+ * (gate_front__build_where()); at probe points, interpreted.
+ */
+static void dry_run_print_where(const struct session *s)
+{
+	const struct record_plan *p = s->plan;
+	char why[256];
+
+	if (!p->where || !record_plan__has_windows(p))
+		return;
+	for (size_t k = 0; k < p->events.nr; k++) {
+		const struct rec_event *e = &p->events.ev[k];
+
+		if (!s->map.tp[k].open_mask)
+			continue;
+		why[0] = 0;
+		if (gate_front__check_cond(p->where, syscall_flags(&e->fmt), e->fmt.size, why, sizeof(why)))
+			printf("--where at %s:%s: interpreted by the shared gate program: %s\n", e->fmt.system, e->fmt.name,
+			       why[0] ? why : "?");
+		else
+			printf("--where at %s:%s: compiled to BPF, decided before the shared gate program\n",
+			       e->fmt.system, e->fmt.name);
+	}
+	if (s->map.nr_calls || s->map.nr_points)
+		printf("--where at probe points and uprobe windows: interpreted by their shared gate programs\n");
+}
+
 /*
  * --dry-run: how trigger @i runs in the kernel: a tracepoint that only runs
  * triggers gets a program of its own with the condition compiled to BPF
@@ -697,10 +736,7 @@ static void dry_run_print_trigger(const struct session *s, size_t i)
 {
 	const struct record_plan *p = s->plan;
 	const struct plan_trigger *t = &p->triggers[i];
-	const char *sys = t->fmt.system, *name = t->fmt.name;
-	int sc = !strcmp(sys, "syscalls"), raw = !strcmp(sys, "raw_syscalls");
-	__u32 flags = ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")) ? GATE_TP_SYSCALL_ENTER : 0) |
-		      ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
+	__u32 flags = syscall_flags(&t->fmt);
 	char why[256] = "";
 
 	if (point__is_probe(&t->pt)) {
@@ -774,6 +810,7 @@ static void dry_run_print(struct session *s)
 	}
 	for (size_t i = 0; i < p->nr_triggers; i++)
 		dry_run_print_trigger(s, i);
+	dry_run_print_where(s);
 }
 
 /* ---- the output file ------------------------------------------------------ */

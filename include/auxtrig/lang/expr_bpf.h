@@ -30,15 +30,23 @@
  * array map, addressed directly, one atomic add per term), $count in
  * expr_counts ({tid, slot} -> count, an LRU hash), per slot.
  *
- * What it cannot express yet is refused with -EOPNOTSUPP and a reason
- * (globs with a '*' between two other characters, and whatever the ops
- * refuse): the caller then runs the interpreter.
+ * Globs with '*' between other characters ("lib*ssl*.so") are matched by
+ * an unrolled, bounded matcher against the constant pattern: each segment
+ * between two stars is compared at every position it could start at, the
+ * leftmost match after the segment before is taken.
+ *
+ * What it cannot express is refused with -EOPNOTSUPP and a reason (more
+ * than EXPR_BPF_GLOB_BUDGET instructions of such matchers in one condition,
+ * and whatever the ops refuse): the caller then runs the interpreter.
  */
 
 #include <stddef.h>
 
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/lang/bpf_asm.h"
+
+/* Instructions of unrolled inner-'*' glob matchers one condition may take (the verifier walks each). */
+#define EXPR_BPF_GLOB_BUDGET 16384
 
 /* Stack bytes the compiled code uses: the value stack, a string buffer, $count and a map key. */
 #define EXPR_BPF_FRAME (8 * EXPR_MAX_STACK + EXPR_STR_MAX + 16)

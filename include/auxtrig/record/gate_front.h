@@ -21,8 +21,19 @@
  * conditions the compiler leaves to the interpreter) stays with the shared
  * program, and gate_front__build() says why.
  *
- * Registers: r6 the context, r7 the current task (bpf_get_current_task_btf()),
- * r8 this CPU's struct gate_trig_pcpu, r9 the triggers that fire.
+ * The thread's ids come from one helper call, bpf_get_current_pid_tgid(), and
+ * at a syscall point not even that after the thread's first hit since it
+ * was switched in: the program remembers them, and whether the thread is a
+ * target, in this CPU's gate_trig_pcpu (cur_state, cur_pid_tgid), which the
+ * gate's gate_sched_switch raw tracepoint resets at every context switch and
+ * gate_follow_exec at every exec. That is sound at syscall tracepoints only:
+ * they run in their thread's context, never in an interrupt or inside the
+ * scheduler between the switch tracepoint and the switch. comm comes from
+ * bpf_get_current_comm(), ppid from the current task, where a condition
+ * reads them.
+ *
+ * Registers: r6 the context, r8 this CPU's struct gate_trig_pcpu, r9 the
+ * triggers that fire.
  */
 
 #include <stddef.h>
@@ -42,18 +53,33 @@ struct gate_front_task {
 /**
  * struct gate_front_spec - what a point's program must do.
  * @*_fd:	the gate's maps (gate_config, gate_targets, gate_trig_pcpu, .bss,
- *		gate_fire_prog, expr_state, expr_counts); any value to only
- *		check that the program can be built.
- * @policy_off:	offset of trig_policy[] in .bss.
+ *		gate_fire_prog, expr_state, expr_counts, gate_threads,
+ *		gate_sys_entries); any value to only check that the program
+ *		can be built.
+ * @runtime_fd, @cpus_fd, @events_fd: gate_runtime, gate_cpus, gate_events
+ *		(a recording point's program, gate_front__build_record()).
+ * @policy_off:	offset of trig_policy[] in .bss; @stats_off of stats[].
+ * @filter_cpus: -C: record only on the CPUs gate_cpus marks.
+ * @tp_id:	the tracepoint's id (common_type of its records).
+ * @switch_hook: gate_sched_switch is loaded: the program may remember the
+ *		running thread (gate_front__uses_cpu_state()).
+ * @open_mask, @where: the windows the tracepoint opens and the --where
+ *		condition (gate_front__build_where()).
  * @filter_targets, @target_threads: as the gate's rodata.
  * @pids:	targets known at build time, compared as constants.
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
  * @trig_mask:	its triggers; @triggers and @conds (NULL: none) indexed by trigger.
- * @task:	task_struct offsets.
+ * @task:	task_struct offsets, where gate_front__needs_task() says so.
  */
 struct gate_front_spec {
-	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd;
-	__u32 policy_off;
+	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
+	int runtime_fd, cpus_fd, events_fd;
+	__u32 policy_off, stats_off;
+	int filter_cpus;
+	__u32 tp_id;
+	int switch_hook;
+	__u64 open_mask;
+	const struct expr_prog *where;
 	int filter_targets, target_threads;
 	__u32 pids[GATE_FRONT_MAX_PIDS];
 	int nr_pids;
@@ -73,12 +99,51 @@ struct gate_front_spec {
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
 
 /**
+ * gate_front__build_record() - the program of a tracepoint whose only role
+ * is to be recorded, every hit by a target (no windows): armed, target, -C,
+ * a snapshot's freeze, then the record and its sample IP straight from the
+ * context to the bpf-output event, counted in the gate's stats, as the
+ * shared program's emit() does.
+ * @why: on -EOPNOTSUPP, why the shared program records it instead.
+ *
+ * Return: 0, -EOPNOTSUPP, or -errno.
+ */
+int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__build_where() - the program that decides a window start's
+ * --where at a tracepoint, attached before the shared gate_tracepoint there:
+ * for a target's hit that would open one of @spec->open_mask's windows (as
+ * the shared program decides it: not all of them open on the thread yet),
+ * it evaluates the compiled condition, state and all, and leaves the
+ * verdict in this CPU's gate_trig_pcpu for the shared program, which then
+ * interprets nothing (struct gate_trig_pcpu.where_tp).
+ * @why: on -EOPNOTSUPP, why the shared program interprets it instead.
+ *
+ * Return: 0, -EOPNOTSUPP, or -errno.
+ */
+int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__uses_cpu_state() - does @spec's program remember the running
+ * thread in gate_trig_pcpu? The caller must then attach gate_sched_switch
+ * before arming.
+ */
+int gate_front__uses_cpu_state(const struct gate_front_spec *spec);
+
+/**
  * gate_front__check_cond() - can a point's own program run condition @cond
  * at a tracepoint with @tp_flags (GATE_TP_SYSCALL_*) and a record of
  * @rec_size bytes? Nothing is loaded (for --dry-run).
  * Return: 0, or -EOPNOTSUPP with @why.
  */
 int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size);
+
+/**
+ * gate_front__needs_task() - does @spec's program read the task_struct (a
+ * condition reading ppid)? Only then does @spec need @task.
+ */
+int gate_front__needs_task(const struct gate_front_spec *spec);
 
 /**
  * gate_front__task_offsets() - @t from the running kernel's BTF.
