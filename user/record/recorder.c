@@ -330,8 +330,9 @@ static unsigned int own_type(const struct session *s, unsigned int after)
 /* An event of auxtrig's own, described to perf like a tracepoint. */
 static int add_own_event(struct session *s, const char *name, const char *format, unsigned int size)
 {
-	struct rec_tp *tmp = realloc(s->tps, (s->nr_tps + 1) * sizeof(*tmp)), *tp;
+	/* Before the realloc, which may move s->tps. */
 	unsigned int type = own_type(s, s->nr_tps ? s->tps[s->nr_tps - 1].fmt.id : 0);
+	struct rec_tp *tmp = realloc(s->tps, (s->nr_tps + 1) * sizeof(*tmp)), *tp;
 
 	if (!tmp)
 		return -ENOMEM;
@@ -2427,6 +2428,8 @@ static void session_exit(struct session *s)
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		if (s->cpus[i].mapped)
 			data_ring__munmap(&s->cpus[i].ring);
+		if (s->cpus[i].side_mapped)
+			data_ring__munmap(&s->cpus[i].side_ring);
 		close(s->cpus[i].out_fd);
 	}
 	for (size_t i = 0; i < s->nr_progs; i++)
