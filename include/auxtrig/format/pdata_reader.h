@@ -13,7 +13,10 @@
  *
  * Everything is bounds-checked against the file: a truncated or corrupt file
  * gives -EINVAL (or -EPROTO for a bad record) and a pr_err() naming the
- * offset, never a read outside the buffer. Byte-swapped (other-endian) files
+ * offset, never a read outside the buffer. The file's bytes are read with
+ * memcpy(), never through a misaligned pointer, and every record handed out
+ * is 8-byte aligned: a record size or an AUXTRACE payload size that is not a
+ * multiple of 8 (perf pads both) is a corrupt data section. Byte-swapped (other-endian) files
  * and pipe-mode files are refused with -EPROTONOSUPPORT.
  *
  * All pointers handed out point into the reader's buffer and stay valid
