@@ -41,6 +41,11 @@ static const char record_usage[] =
 "                           known only at the end, so every window's records\n"
 "                           reach auxtrig and wait there for the verdict\n"
 "      --max-duration=T     write only windows that lasted at most T\n"
+"      --hold-size=SIZE     hold at most SIZE bytes of records waiting for their\n"
+"                           window's duration (default 64M); past it the window\n"
+"                           held longest is written (--min-duration alone) or\n"
+"                           dropped (with --max-duration) before its verdict,\n"
+"                           and the summary counts it\n"
 "  -e, --event=TP[,TP...]   tracepoints to record inside windows (SYSTEM:NAME, globs\n"
 "                           like syscalls:sys_enter_* allowed); repeatable. Without\n"
 "                           --window every hit of the target is recorded.\n"
@@ -124,7 +129,7 @@ static const char record_usage[] =
 "  auxtrig record -w syscall:openat --min-duration 1ms -p 4242\n"
 "  perf script -i auxtrig.data\n";
 
-enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG, OPT_MIN_DURATION,
+enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG, OPT_MIN_DURATION, OPT_HOLD_SIZE,
        OPT_MAX_DURATION };
 
 static const struct option record_options[] = {
@@ -133,6 +138,7 @@ static const struct option record_options[] = {
 	{ "where", required_argument, NULL, OPT_WHERE },
 	{ "on", required_argument, NULL, OPT_ON },
 	{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
+	{ "hold-size", required_argument, NULL, OPT_HOLD_SIZE },
 	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "trigger-prog", required_argument, NULL, OPT_TRIGGER_PROG },
@@ -196,11 +202,33 @@ static int add_window(struct record_opts *o, const char *arg)
 }
 
 /* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
+/* "4096", "64K", "1M", "4G" (B, K, M, G; either case) within [@min, @max]. */
+static int parse_bytes(const char *arg, unsigned long long min, unsigned long long max,
+		       unsigned long long *bytes)
+{
+	unsigned long long b;
+	char *end;
+
+	errno = 0;
+	b = strtoull(arg, &end, 0);
+	if (errno || end == arg || *arg == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'G': case 'g': b = b > (~0ULL >> 30) ? ~0ULL : b << 10; /* fallthrough */
+	case 'M': case 'm': b = b > (~0ULL >> 20) ? ~0ULL : b << 10; /* fallthrough */
+	case 'K': case 'k': b = b > (~0ULL >> 10) ? ~0ULL : b << 10; end++; break;
+	case 'B': case 'b': end++; break;
+	}
+	if (*end || b < min || b > max)
+		return -EINVAL;
+	*bytes = b;
+	return 0;
+}
+
 static int parse_snapshot(struct record_opts *o, const char *arg)
 {
 	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
 	unsigned long long bytes;
-	char *end;
 
 	o->snapshot = true;
 	if (!arg || !*arg)
@@ -211,17 +239,7 @@ static int parse_snapshot(struct record_opts *o, const char *arg)
 		if (!*arg)
 			return 0;
 	}
-	errno = 0;
-	bytes = strtoull(arg, &end, 0);
-	if (errno || end == arg)
-		return -EINVAL;
-	switch (*end) {
-	case 'G': case 'g': bytes <<= 10; /* fallthrough */
-	case 'M': case 'm': bytes <<= 10; /* fallthrough */
-	case 'K': case 'k': bytes <<= 10; end++; break;
-	case 'B': case 'b': end++; break;
-	}
-	if (*end || bytes < page || bytes > (1ULL << 32))
+	if (parse_bytes(arg, page, 1ULL << 32, &bytes))
 		return -EINVAL;
 	while (pages * page < bytes)
 		pages <<= 1;
@@ -350,6 +368,12 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_HOLD_SIZE:
+			if (parse_bytes(optarg, 64 << 10, 1ULL << 40, &o.hold_size)) {
+				pr_err("--hold-size %s: expected a size from 64K to 1T (e.g. 256M, 2G)\n", optarg);
+				goto out;
+			}
+			break;
 		case OPT_SYSFS_ROOT:
 			o.sysfs_root = optarg;
 			break;
@@ -377,6 +401,10 @@ int cmd_record(int argc, char **argv)
 	if ((o.command != NULL) + (o.pids != NULL) + (o.tids != NULL) > 1 ||
 	    (o.all && (o.pids || o.tids))) {
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
+		goto out;
+	}
+	if (o.hold_size && !o.min_duration && !o.max_duration) {
+		pr_err("--hold-size bounds the records held for --min-duration or --max-duration; give one of them\n");
 		goto out;
 	}
 	if (!o.command && !o.pids && !o.tids && !o.all && !o.dry_run) {

@@ -2316,14 +2316,14 @@ static void print_summary(struct session *s)
 
 	gate__stats(s->gate, &st);
 	if (hs)
-		s->written -= hs->records_dropped + hs->records_unfinished;
+		s->written -= hs->records_dropped + hs->records_unfinished + hs->records_early_dropped;
 	/*
 	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
 	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
 	 * the kernel's count may lag at exit, the gate's cannot.
 	 */
 	lost = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
-	lost += st.too_big + s->lost_kernel_side;
+	lost += st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0);
 	if (s->opts->quiet && !lost && !st.threads_full)
 		return;
 	fprintf(stderr,
@@ -2332,9 +2332,9 @@ static void print_summary(struct session *s)
 		(unsigned long long)s->written, s->written == 1 ? "" : "s",
 		s->salvaged ? "recorded" : "written", bytes / 1024.0, s->salvaged ? "kept in" : "to",
 		s->opts->output, (unsigned long long)lost, lost == 1 ? "" : "s");
-	if (lost)
+	if (lost - (hs ? hs->records_lost : 0))
 		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
-			(unsigned long long)lost,
+			(unsigned long long)(lost - (hs ? hs->records_lost : 0)),
 			(unsigned long long)(s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost),
 			(unsigned long long)s->lost_kernel_side, GATE_RECORD_MAX,
 			(unsigned long long)st.too_big);
@@ -2372,18 +2372,38 @@ static void print_summary(struct session *s)
 		pr_info("%llu window starts did not match --where\n",
 			(unsigned long long)st.windows_filtered);
 	if (hs) {
-		char lim[96];
+		unsigned long long limit = s->opts->hold_size ? s->opts->hold_size : WINDOW_HOLD_DEFAULT_LIMIT;
+		char lim[96], hold[32];
 
+		if (limit % (1 << 20))
+			snprintf(hold, sizeof(hold), "%llu KiB", limit >> 10);
+		else
+			snprintf(hold, sizeof(hold), "%llu MiB", limit >> 20);
 		snprintf(lim, sizeof(lim), "%s%s%s%s%s", s->opts->min_duration ? "shorter than " : "",
 			 s->opts->min_duration ? s->opts->min_duration : "",
 			 s->opts->min_duration && s->opts->max_duration ? " or " : "",
 			 s->opts->max_duration ? "longer than " : "", s->opts->max_duration ? s->opts->max_duration : "");
-		pr_info("windows by duration: %llu written, %llu dropped (%s; %llu records not written)\n",
-			(unsigned long long)hs->kept, (unsigned long long)hs->dropped, lim,
-			(unsigned long long)hs->records_dropped);
+		pr_info("windows by duration: %llu written, %llu dropped (%s; %llu records not written)%s\n",
+			(unsigned long long)(hs->kept + hs->early_written),
+			(unsigned long long)(hs->dropped + hs->early_dropped), lim,
+			(unsigned long long)(hs->records_dropped + hs->records_early_dropped),
+			hs->early_written + hs->early_dropped ? ", some before their verdict (below)" : "");
 		if (hs->unfinished)
 			pr_warn("%llu windows were still open at the end (duration unknown): their %llu records were not written\n",
 				(unsigned long long)hs->unfinished, (unsigned long long)hs->records_unfinished);
+		if (hs->early_written)
+			pr_warn("held records reached --hold-size %s: %llu window%s held longest %s written before "
+				"their verdict (%llu records); %llu of them then proved %s\n", hold,
+				(unsigned long long)hs->early_written, hs->early_written == 1 ? "" : "s",
+				hs->early_written == 1 ? "was" : "were", (unsigned long long)hs->records_early_written,
+				(unsigned long long)hs->early_written_wrong, lim);
+		if (hs->early_dropped)
+			pr_warn("held records reached --hold-size %s: %llu window%s held longest %s dropped before "
+				"their verdict (%llu records); %llu of them then proved within the limits: %llu records lost\n",
+				hold, (unsigned long long)hs->early_dropped, hs->early_dropped == 1 ? "" : "s",
+				hs->early_dropped == 1 ? "was" : "were", (unsigned long long)hs->records_early_dropped,
+				(unsigned long long)hs->early_dropped_wrong, (unsigned long long)hs->records_lost);
+		pr_info("held for their verdict: at most %.1f MiB\n", hs->peak_bytes / 1048576.0);
 	}
 }
 
@@ -2545,6 +2565,9 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 		gate__time_windows(s.gate, o->min_duration ? o->min_duration_ns : 0,
 				   o->max_duration ? o->max_duration_ns : 0);
 		s.hold = window_hold__new();
+		if (s.hold)	/* past the limit: --min-duration writes, --max-duration drops, the oldest */
+			window_hold__set_limit(s.hold, o->hold_size ? o->hold_size : WINDOW_HOLD_DEFAULT_LIMIT,
+					       o->max_duration ? WINDOW_HOLD_DROP_OLDEST : WINDOW_HOLD_WRITE_OLDEST);
 		if (!s.hold)
 			goto out;
 	}

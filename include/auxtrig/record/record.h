@@ -60,6 +60,7 @@ struct record_opts {
 	const char *min_duration;	/* --min-duration T: write only windows that lasted >= T */
 	const char *max_duration;	/* --max-duration T: write only windows that lasted <= T */
 	unsigned long long min_duration_ns, max_duration_ns;	/* the same, parsed */
+	unsigned long long hold_size;	/* --hold-size: bytes held for their verdict; 0 = default */
 	int verbose;
 	bool quiet;
 	int full_argc;		/* the whole command line, for the file's CMDLINE */
