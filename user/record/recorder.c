@@ -1958,7 +1958,8 @@ static int write_gate_losses(struct session *s)
 	rec.h.size = sizeof(rec);
 	rec.lost = lost;
 	rec.sid.pid = rec.sid.tid = getpid();
-	rec.sid.time = s->last_time;
+	/* Not older than anything written: perf may have flushed up to written_max already. */
+	rec.sid.time = s->written_max > s->last_time ? s->written_max : s->last_time;
 	rec.sid.id = s->cpus[0].out_id;
 	return pdata_writer__write(s->w, &rec, sizeof(rec));
 }
