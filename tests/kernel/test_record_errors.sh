@@ -30,6 +30,16 @@ expect 2 "power of 2" -- record -w syscall:openat -m 3 "${o[@]}" -- "$DEMO"
 expect 1 "does not exist" -- record -w syscall:openat -o "$tmp/no/such/dir/x.data" -- "$DEMO"
 expect 1 "no such process" -- record -w syscall:openat -p 999999999 "${o[@]}"
 expect 2 "unknown command" -- frobnicate
+# A file that is not ELF, as a uprobe/usdt binary or a trigger program: named, not "Unknown error 4001".
+printf '#!/bin/sh\necho hi\n' >"$tmp/script.sh"
+cp "$tmp/script.sh" "$tmp/fake.bpf.o"
+expect 2 "script.sh is not an ELF file: a uprobe point needs an executable" -- \
+	record -w "uprobe:$tmp/script.sh:main" "${o[@]}" -- "$DEMO"
+expect 2 "script.sh is not an ELF file: a usdt point needs an executable" -- \
+	record -e syscalls:sys_enter_close --on "usdt:$tmp/script.sh:demo:start:mark" "${o[@]}" -- "$DEMO"
+expect 2 "fake.bpf.o: not a BPF object: BPF object format invalid" -- \
+	record -e syscalls:sys_enter_close --trigger-prog "$tmp/fake.bpf.o" "${o[@]}" -- "$DEMO"
+grep -q "Unknown error" "$tmp/stderr" && fail "libbpf's errno shown raw: $(cat "$tmp/stderr")"
 
 # An existing file is kept unless -f; a symlink is never followed, even with -f.
 echo keep >"$tmp/exists.data"
