@@ -41,6 +41,18 @@ expect 2 "fake.bpf.o: not a BPF object: BPF object format invalid" -- \
 	record -e syscalls:sys_enter_close --trigger-prog "$tmp/fake.bpf.o" "${o[@]}" -- "$DEMO"
 grep -q "Unknown error" "$tmp/stderr" && fail "libbpf's errno shown raw: $(cat "$tmp/stderr")"
 
+# A read-only file system: said once (the writer and the recorder both said it).
+mkdir "$tmp/ro"
+if mount -t tmpfs -o ro,size=64k auxtrig-test-ro "$tmp/ro"; then
+	"$AUXTRIG" record -w syscall:openat -o "$tmp/ro/x.data" -- "$DEMO" -r 1 >/dev/null 2>"$tmp/stderr"
+	rc=$?
+	umount "$tmp/ro"
+	assert_eq $rc 1 "exit code on a read-only file system"
+	assert_eq "$(cat "$tmp/stderr")" "auxtrig: cannot create $tmp/ro/x.data: Read-only file system" "the error"
+else
+	fail "cannot mount a read-only tmpfs for the test"
+fi
+
 # An existing file is kept unless -f; a symlink is never followed, even with -f.
 echo keep >"$tmp/exists.data"
 "$AUXTRIG" record -q -w syscall:openat -o "$tmp/exists.data" -- "$DEMO" -r 1 >/dev/null 2>"$tmp/stderr" &&

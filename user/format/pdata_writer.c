@@ -165,6 +165,7 @@ struct pdata_writer *pdata_writer__open(const char *path, bool force)
 	int fd, err;
 
 	if (!path || !*path) {
+		pr_err("no output file name\n");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -233,6 +234,7 @@ err_nomem:
 	}
 	unlink(path);
 	close(fd);
+	pr_err("cannot create %s: out of memory\n", path);
 	errno = ENOMEM;
 	return NULL;
 }

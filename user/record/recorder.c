@@ -2683,10 +2683,8 @@ int recorder__run_with(const struct record_opts *o, const struct aux_session_ops
 	}
 
 	s.w = pdata_writer__open(o->output, o->force);
-	if (!s.w) {
-		pr_err("cannot create %s: %s\n", o->output, strerror(errno));
-		goto out;
-	}
+	if (!s.w)
+		goto out;	/* pdata_writer__open() said why */
 	s.created_file = true;
 	err = write_header(&s);
 	if (!err)
