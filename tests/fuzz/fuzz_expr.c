@@ -52,7 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = expr_vector_compile(&v, &prog, err, sizeof(err));
 	if (ret) {
 		/* Refused: -EINVAL or -E2BIG, with a NUL-terminated message naming the column. */
+		char q[EXPR_QUOTE_MAX + 64];
+
 		if ((ret != -EINVAL && ret != -E2BIG) || !memchr(err, 0, sizeof(err)) || !err[0])
+			abort();
+		/* What the user sees of the expression: one bounded line. */
+		expr__quote(src, err, q, sizeof(q));
+		if (strlen(q) >= sizeof(q) - 1 || strchr(q, '\n'))
 			abort();
 		return 0;
 	}

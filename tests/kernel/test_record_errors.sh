@@ -23,6 +23,14 @@ expect 2 "unknown tracepoint" -- record -w tp:sched:sched_switch..tp:sched:nope 
 expect 2 "unknown tracepoint" -- record -w syscall:openat -e sched:no_such_event "${o[@]}" -- "$DEMO"
 expect 2 "expected a tracepoint" -- record -e sched_switch "${o[@]}" -- "$DEMO"
 expect 2 "column" -- record -w syscall:openat --where 'comm ==' "${o[@]}" -- "$DEMO"
+# A long expression is not echoed whole: a bounded excerpt at the column.
+long=$(for i in $(seq 3000); do printf 'pid == %d && ' "$i"; done)
+expect 2 "pid == 3000 && pid ==' (characters .* of .*): column .*: expected a value after '=='" -- \
+	record -w syscall:openat --where "${long}pid ==" "${o[@]}" -- "$DEMO"
+[ "$(wc -c <"$tmp/stderr")" -lt 300 ] || fail "a long --where echoed whole: $(wc -c <"$tmp/stderr") bytes"
+expect 2 "condition '.*(characters .*): column" -- \
+	record -e syscalls:sys_enter_close --on "syscall:openat:exit if ${long}pid ==:mark" "${o[@]}" -- "$DEMO"
+[ "$(wc -c <"$tmp/stderr")" -lt 400 ] || fail "a long --on condition echoed whole: $(wc -c <"$tmp/stderr") bytes"
 expect 2 "nothing to record" -- record -w syscall:openat "${o[@]}"
 expect 2 "command not found" -- record -w syscall:openat "${o[@]}" -- /no/such/program
 expect 2 "unrecognized option\|invalid option" -- record --no-such-option "${o[@]}" -- "$DEMO"

@@ -561,7 +561,10 @@ static int compile_where(struct session *s)
 		return -ENOMEM;
 	ret = expr__compile(s->opts->where, &copts, prog, err, sizeof(err));
 	if (ret) {
-		pr_err("--where '%s': %s\n", s->opts->where, err);
+		char q[EXPR_QUOTE_MAX + 64];
+
+		expr__quote(s->opts->where, err, q, sizeof(q));
+		pr_err("--where %s: %s\n", q, err);
 		free(prog);
 		return -EINVAL;
 	}
@@ -786,7 +789,11 @@ static int on_parse(struct session *s, struct on_spec *on, const char *text)
 		}
 		ret = expr__compile(cond, &copts, on->cond, err, sizeof(err));
 		if (ret) {
-			pr_err("--on '%s': condition: %s\n", text, err);
+			char qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
+
+			expr__quote(text, NULL, qt, sizeof(qt));
+			expr__quote(cond, err, qc, sizeof(qc));
+			pr_err("--on %s: condition %s: %s\n", qt, qc, err);
 			ret = -EINVAL;
 			goto out;
 		}
