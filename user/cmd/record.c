@@ -2,6 +2,7 @@
 /* `auxtrig record`: the command line, into struct record_opts. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/record/record.h"
 #include "auxtrig/lang/duration.h"
+#include "auxtrig/sys/pmu.h"
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"
@@ -402,6 +404,14 @@ int cmd_record(int argc, char **argv)
 	    (o.all && (o.pids || o.tids))) {
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
 		goto out;
+	}
+	if (o.sysfs_root) {
+		char why[PATH_MAX + 128];
+
+		if (pmu__check_root(o.sysfs_root, why, sizeof(why))) {
+			pr_err("--sysfs-root %s\n", why);
+			goto out;
+		}
 	}
 	if (o.hold_size && !o.min_duration && !o.max_duration) {
 		pr_err("--hold-size bounds the records held for --min-duration or --max-duration; give one of them\n");
