@@ -2,12 +2,16 @@
 #
 # auxtrig: one entry point.
 #   make            build everything (auxtrig, BPF objects, examples, unit tests)
-#   make deps       install the Debian 12 packages auxtrig needs and mount tracefs (root)
+#   make deps       install the Debian 12 packages auxtrig needs, mount tracefs (root), and
+#                   install the timeline viewer the tests use (speedscope, npm registry)
 #   make run        record the built-in demo (examples/openat_demo) and show what was captured
-#   make test       build and run every test (unit tests anywhere, kernel tests as root)
-#   make install    install to $(DESTDIR)$(prefix) (bin, man page, trigger header)
+#   make test       build and run every test (unit tests anywhere; kernel tests and the lab as root)
+#   make lab-test   the lab alone: the kernel tests and tests/lab/ in guests booted from Debian's
+#                   6.12 and 6.1 kernels, with the emulated trace unit (tests/lab/vm; root)
+#   make install    install to $(DESTDIR)$(prefix) (bin, man pages, bash completion, trigger header)
 #   make bench      side-by-side benchmarks: recording against perf record, trigger cost
-#                   against bpftrace and perf's tracepoint filters (root; not part of make test)
+#                   against bpftrace and perf's tracepoint filters, decoding against perf script
+#                   (root; not part of make test)
 #   make fuzz       fuzz every tests/fuzz/fuzz_*.c target FUZZ_TIME seconds each (libFuzzer,
 #                   ASan+UBSan, build-fuzz/); make test runs them FUZZ_TEST_TIME seconds each
 #   make asan-test  unit tests and a few kernel tests on an ASan+UBSan build (build-asan/);
@@ -25,12 +29,24 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-# Debian 12 packages: build tools, libraries, the perf that tests read our files with, and
-# bpftrace, which make bench measures trigger cost against; libclang-rt-14-dev for libFuzzer and
-# the sanitizer runtimes of clang (make fuzz, make test).
+# Debian 12 packages: build tools, libraries, the perf that tests read our files with,
+# bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
+# build) and valgrind (the leak check of auxtrig script); headless Chromium with its WebDriver,
+# which the timeline test loads `script --format=chrome` output into; libclang-rt-14-dev for
+# libFuzzer and clang's sanitizer runtimes (make fuzz, make test).
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
-             systemtap-sdt-dev libclang-rt-14-dev
+             systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver libclang-rt-14-dev
+# The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
+# to build the trace unit. The kernels and their headers are Debian packages too, fetched with
+# apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
+# would install its kernel image on this machine.
+DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
+# The timeline viewer the browser test drives: speedscope from the npm registry (make deps
+# needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
+# the build directory, never into the tree. It runs offline from there.
+SPEEDSCOPE := speedscope@1.25.0
+VIEWER     := $(OUTPUT)/viewer/node_modules/speedscope/dist/release/index.html
 
 ifeq ($(V),1)
 Q =
@@ -49,7 +65,7 @@ WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-init
 WARN      += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-Wno-unknown-warning-option)
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
@@ -78,6 +94,9 @@ TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
 KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
 
+# Input generators of the benches (tests/bench/*.c).
+BENCH_BINS := $(patsubst tests/bench/%.c,$(OUTPUT)/tests/bench/%,$(wildcard tests/bench/*.c))
+
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_SRCS))
 # User trigger programs (--trigger-prog), written against include/auxtrig/trigger.bpf.h.
@@ -87,13 +106,19 @@ TRIGGER_OBJS := $(patsubst examples/triggers/%.bpf.c,$(OUTPUT)/examples/triggers
 TRIGGER_OBJS += $(patsubst tests/kernel/%.bpf.c,$(OUTPUT)/tests/kernel/%.bpf.o,$(wildcard tests/kernel/*.bpf.c))
 
 # Sanitizer builds, each in its own directory: every defect ASan or UBSan sees is fatal.
-SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+# gcc's -Wmaybe-uninitialized misfires at -O1 under the sanitizers (decode_pool.c: a parameter);
+# the normal build keeps it.
+SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -Wno-maybe-uninitialized
 ASAN_OUTPUT  ?= build-asan
 FUZZ_OUTPUT  ?= build-fuzz
 # Kernel tests make test also runs on the ASan+UBSan build: a uprobe recording, snapshots and the
 # control FIFO, --min-duration windows, bad inputs, signals and a full disk.
 ASAN_KTESTS  ?= test_record_uprobe.sh test_record_snapshot.sh test_record_actions.sh \
                 test_record_errors.sh test_record_faults.sh
+# Unit tests left out of the ASan+UBSan run: valgrind cannot run an ASan binary (there,
+# LeakSanitizer checks the same leaks in every test).
+ASAN_UNIT_EXCLUDE ?= test_script_leaks
 
 # Fuzz targets: tests/fuzz/fuzz_<name>.c, libFuzzer + ASan + UBSan (conventions in tests/fuzz/README.md).
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
@@ -103,12 +128,12 @@ FUZZ_TIME    ?= 300
 FUZZ_TEST_TIME ?= 15
 FUZZ_TARGETS ?=
 
-.PHONY: all deps run test unit-test kernel-test install uninstall bench clean \
+.PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean \
         asan-build asan-test fuzz-build fuzz-bins fuzz soak
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS)
+all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS) $(BENCH_BINS)
 
 deps:
 	$(Q)if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -116,6 +141,10 @@ deps:
 	fi
 	$(Q)if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then \
 		mount -t tracefs nodev /sys/kernel/tracing; \
+	fi
+	$(Q)command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(Q)if [ ! -f $(VIEWER) ]; then \
+		mkdir -p $(OUTPUT)/viewer && npm install --silent --no-audit --no-fund --prefix $(OUTPUT)/viewer $(SPEEDSCOPE); \
 	fi
 
 $(OUTPUT)/vmlinux/vmlinux.h:
@@ -157,10 +186,18 @@ $(BIN): $(OUTPUT)/obj/user/cmd/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# Several sources in one command: -MMD would keep only the last one's headers
+# (one .d named after -o), so the dependencies are listed first, for all of them.
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(TEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_HELPERS) $(LIB) $(LDLIBS) -lcmocka
+
+$(OUTPUT)/tests/bench/%: tests/bench/%.c tests/unit/cs_fixture.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< tests/unit/cs_fixture.c $(LIB) $(LDLIBS)
 
 # Kernel tests may drive the recorder onto the model of the kernel's AUX ring.
 KTEST_HELPERS := tests/unit/aux_model.c
@@ -168,7 +205,8 @@ KTEST_HELPERS := tests/unit/aux_model.c
 $(OUTPUT)/tests/kernel/%: tests/kernel/%.c $(KTEST_HELPERS) $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MM -MP -MT $@ $< $(KTEST_HELPERS) >$@.d
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(KTEST_HELPERS) $(LIB) $(LDLIBS)
 
 $(OUTPUT)/examples/triggers/%.bpf.o: examples/triggers/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -190,9 +228,9 @@ run: deps all
 
 # Every test: the unit and kernel tests, the same on the ASan+UBSan build (unit tests and
 # ASAN_KTESTS), the fuzz targets' crashers replayed and each target fuzzed FUZZ_TEST_TIME seconds.
-test: deps all asan-build fuzz-build
+test: all asan-build fuzz-build
 	$(Q)./tests/run.sh --asan $(ASAN_OUTPUT) --asan-kernel-tests "$(ASAN_KTESTS)" \
-		--fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) $(OUTPUT)
+		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" --fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) $(OUTPUT)
 
 unit-test: all
 	$(Q)./tests/run.sh --unit-only $(OUTPUT)
@@ -204,7 +242,8 @@ asan-build:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CFLAGS="$(SAN_CFLAGS)" all
 
 asan-test: asan-build
-	$(Q)./tests/run.sh --sanitized-only --asan $(ASAN_OUTPUT) --asan-kernel-tests "$(ASAN_KTESTS)" $(OUTPUT)
+	$(Q)./tests/run.sh --sanitized-only --asan $(ASAN_OUTPUT) --asan-kernel-tests "$(ASAN_KTESTS)" \
+		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" $(OUTPUT)
 
 # libFuzzer needs clang; the library is instrumented for coverage (fuzzer-no-link), the targets link it.
 fuzz-build:
@@ -223,10 +262,17 @@ $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_HELPERS) $(LIB) $(SKELS)
 fuzz: fuzz-build
 	$(Q)./tests/fuzz/run.sh $(FUZZ_OUTPUT) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
+lab-test: all
+	$(Q)./tests/run.sh --lab-only $(OUTPUT)
+
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
 	$(Q)echo
 	$(Q)./tests/bench/trigger_cost.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/attach.sh $(OUTPUT)
+	$(Q)echo
+	$(Q)./tests/bench/decode.sh $(OUTPUT)
 
 install: $(BIN)
 	$(call msg,INSTALL,$(DESTDIR)$(prefix))
@@ -234,12 +280,14 @@ install: $(BIN)
 	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(prefix)/bin/auxtrig
 	$(Q)install -m 0644 man/*.1 $(DESTDIR)$(prefix)/share/man/man1/
 	$(Q)install -m 0644 man/*.7 $(DESTDIR)$(prefix)/share/man/man7/
+	$(Q)install -d $(DESTDIR)$(prefix)/share/bash-completion/completions
+	$(Q)install -m 0644 completion/auxtrig.bash $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig
 	$(Q)install -d $(DESTDIR)$(prefix)/include/auxtrig
 	$(Q)install -m 0644 include/auxtrig/trigger.bpf.h include/auxtrig/gate_maps.bpf.h include/auxtrig/gate_abi.h \
 		$(VMLINUX_H) $(DESTDIR)$(prefix)/include/auxtrig/
 
 uninstall:
-	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
+	$(Q)rm -f $(DESTDIR)$(prefix)/bin/auxtrig $(DESTDIR)$(prefix)/share/bash-completion/completions/auxtrig $(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:
@@ -247,4 +295,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT)
 
 -include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+	$(OUTPUT)/tests/bench/*.d \
 	$(OUTPUT)/examples/triggers/*.d $(OUTPUT)/fuzz/*.d)

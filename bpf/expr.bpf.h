@@ -9,7 +9,7 @@
  *	struct expr_env env = {};
  *
  *	expr_env_fill_task(&env);
- *	env.nr = ctx->id;                  // what the attach point knows
+ *	env.nr = ctx->nr;                  // what the attach point knows
  *	env.args[0] = ctx->args[0];        // ... only args the record has
  *	env.rec = (__u64)(unsigned long)ctx;
  *	env.rec_size = RECORD_SIZE;        // or 0: unknown
@@ -20,6 +20,15 @@
  *	prog = bpf_map_lookup_elem(&progs, &key);
  *	if (prog && expr_eval(prog, &env, SLOT))  // SLOT: this condition's state
  *		...record...
+ *
+ * Mind the record's layout, from the tracepoint's format file, not from a
+ * vmlinux.h struct of a similar name: at syscalls:sys_enter_NAME and
+ * sys_exit_NAME the syscall number is a 4-byte int at offset 8 followed by 4
+ * bytes of padding (the kernel's struct syscall_trace_enter/exit), so ctx
+ * above is a struct with an int nr there (see bpf/expr_test.bpf.c); only
+ * raw_syscalls:sys_enter/sys_exit (struct trace_event_raw_sys_enter/exit)
+ * have an 8-byte 'long id'. Reading 8 bytes at a syscalls: tracepoint puts
+ * the padding into the number.
  *
  * Why bpf_loop(): the verifier checks a bpf_loop() callback once, whatever the
  * number of iterations, so the longest program costs the verifier no more than
@@ -170,6 +179,12 @@ static __always_inline int expr_load_str(const struct expr_insn *insn, const str
 			return -1;
 		if (size > EXPR_STR_MAX - 1)
 			size = EXPR_STR_MAX - 1;
+		/*
+		 * Keep the clamped value for the call: clang otherwise passes a copy
+		 * spilled before the clamp, whose bound (65535) Linux 6.1's verifier
+		 * does not narrow ("invalid access to map value ... size=65535").
+		 */
+		barrier_var(size);
 		if (bpf_probe_read_kernel(scr->str, size, (const void *)(env->rec + off)))
 			return -1;
 		scr->str[size & (EXPR_STR_MAX - 1)] = 0;
@@ -190,6 +205,7 @@ static __always_inline int expr_load_str(const struct expr_insn *insn, const str
 			scr->str[0] = 0;
 			return 0;
 		}
+		barrier_var(size); /* as above */
 		n = bpf_probe_read_kernel_str(scr->str, size, (const void *)(env->rec + off));
 		return n < 0 ? -1 : 0;
 	}
@@ -221,6 +237,19 @@ static __always_inline int expr_field(const struct expr_env *env, __u8 f, __s64 
 	case EXPR_F_ARG0 + 5: *v = env->args[5]; return 0;
 	}
 	return -1;
+}
+
+/* (type)x, EXPR_OP_CAST: the low 1, 2 or 4 bytes of x, sign-extended if a says so. */
+static __always_inline __s64 expr_cast(__s64 x, __u8 a)
+{
+	int sgn = a & EXPR_REC_SIGNED;
+
+	switch (a & EXPR_REC_SIZE_MASK) {
+	case 1: return sgn ? (__s64)(__s8)x : (__s64)(__u8)x;
+	case 2: return sgn ? (__s64)(__s16)x : (__s64)(__u16)x;
+	case 4: return sgn ? (__s64)(__s32)x : (__s64)(__u32)x;
+	}
+	return x;
 }
 
 static __always_inline int expr_rec(const struct expr_env *env, __u32 off, __u8 a, __s64 *v)
@@ -332,6 +361,7 @@ static int expr_step(__u32 i, void *ctx)
 	case EXPR_OP_BNOT:
 	case EXPR_OP_LNOT:
 	case EXPR_OP_BOOL:
+	case EXPR_OP_CAST:
 		if (sp < 1 || sp > EXPR_MAX_STACK)
 			goto fail;
 		x = scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)];
@@ -339,6 +369,7 @@ static int expr_step(__u32 i, void *ctx)
 		case EXPR_OP_NEG: v = -(__u64)x; break;
 		case EXPR_OP_BNOT: v = ~x; break;
 		case EXPR_OP_LNOT: v = !x; break;
+		case EXPR_OP_CAST: v = expr_cast(x, insn->a); break;
 		default: v = x != 0; break;
 		}
 		scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)] = v;

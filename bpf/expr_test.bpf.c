@@ -86,8 +86,27 @@ int expr_test_run_mapenv(struct expr_test_args *args)
 	return 0;
 }
 
+/*
+ * The record of a syscalls:sys_enter_NAME tracepoint (the kernel's struct
+ * syscall_trace_enter, as the format file says): the number is a 4-byte int
+ * at offset 8 followed by 4 bytes of padding, the arguments start at 16.
+ * vmlinux.h's struct trace_event_raw_sys_enter is raw_syscalls:sys_enter's
+ * record, whose 'long id' is 8 bytes: read here it would take the padding
+ * into the number. Declared here, not from vmlinux.h, because the layout is
+ * the tracepoint's ABI, not a kernel-internal struct to relocate.
+ */
+struct sys_enter_record {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[];
+};
+
 SEC("?tracepoint/syscalls/sys_enter_openat")
-int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
+int expr_test_openat(struct sys_enter_record *ctx)
 {
 	const struct expr_prog *prog;
 	struct expr_env env = {};
@@ -96,7 +115,7 @@ int expr_test_openat(struct trace_event_raw_sys_enter *ctx)
 	if (!expr_test_tgid || bpf_get_current_pid_tgid() >> 32 != expr_test_tgid)
 		return 0;
 	expr_env_fill_task(&env);
-	env.nr = ctx->id;
+	env.nr = ctx->nr;
 	env.ret = 0;
 	env.args[0] = ctx->args[0];
 	env.args[1] = ctx->args[1];

@@ -39,6 +39,8 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+/* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
+const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
 const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
 const volatile __u32 pause_type = 0;
@@ -51,23 +53,36 @@ const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env(
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
 struct gate_stats stats[GATE_STATS_SLOTS];
-struct gate_trigger_stats trig_stats[GATE_MAX_TRIGGERS];
+/*
+ * once/every/after: each trigger's matches, global as the policies are; an
+ * atomic add only while it can still change the outcome (see policy_fires()).
+ */
+__u64 trig_policy[GATE_MAX_TRIGGERS];
 struct gate_edge_stats edge_stats;
 __u64 trig_tat[GATE_MAX_TRIGGERS];	/* limit:N/s: each trigger's theoretical arrival time (GCRA) */
 __u64 window_seq;			/* the last window id handed out */
 
-static __always_inline struct gate_state *gstate(void)
+/* What the loader set (gate_abi.h, "who writes what"): read only here. */
+static __always_inline struct gate_config *gconfig(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&gate_state, &zero);
+	return bpf_map_lookup_elem(&gate_config, &zero);
+}
+
+/* What BPF sets: a freeze, a pending one. */
+static __always_inline struct gate_runtime *gruntime(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_runtime, &zero);
 }
 
 static __always_inline int armed(void)
 {
-	struct gate_state *gs = gstate();
+	struct gate_config *gc = gconfig();
 
-	return gs && gs->armed;
+	return gc && gc->armed;
 }
 
 /*
@@ -77,13 +92,13 @@ static __always_inline int armed(void)
  */
 static __always_inline int frozen(struct gate_stats *st)
 {
-	struct gate_state *gs = gstate();
+	struct gate_runtime *rt = gruntime();
 
-	if (!gs)
+	if (!rt)
 		return 0;
-	if (!gs->frozen && gs->freeze_at && bpf_ktime_get_ns() > gs->freeze_at)
-		gs->frozen = 1;
-	if (!gs->frozen)
+	if (!rt->frozen && rt->freeze_at && bpf_ktime_get_ns() > rt->freeze_at)
+		rt->frozen = 1;
+	if (!rt->frozen)
 		return 0;
 	st->frozen++;
 	return 1;
@@ -108,6 +123,8 @@ static __always_inline void emit_edge(__u32 action, __u64 before, __u64 after)
 	}
 	pid_tgid = bpf_get_current_pid_tgid();
 	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->type = GATE_MSG_EDGE;
+	msg->size = sizeof(*msg);
 	msg->trigger = GATE_EDGE_TRIGGER;
 	msg->action = action;
 	msg->pid = pid_tgid >> 32;
@@ -182,6 +199,22 @@ struct {
 	__type(value, struct expr_prog);
 } gate_trig_progs SEC(".maps");
 
+/* The triggers' counters, per CPU, and the hand-over to gate_fire. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_trig_pcpu);
+} gate_trig_pcpu SEC(".maps");
+
+/* gate_fire, for the points' own programs to tail-call (slot 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gate_fire_prog SEC(".maps");
+
 struct record_buf {
 	struct gate_out_hdr hdr;
 	__u8 data[GATE_SCRATCH];
@@ -200,7 +233,14 @@ static __always_inline struct gate_stats *my_stats(void)
 
 	if (cpu >= GATE_STATS_SLOTS)
 		cpu = GATE_STATS_SLOTS - 1;
-	return &stats[cpu];
+	/*
+	 * Linux 6.1's verifier loses the clamp's bound on the way to a 64-bit
+	 * offset ("R1 unbounded memory access" at st->unknown_tp++); the mask
+	 * (a no-op after the clamp, which barrier_var keeps clang from seeing)
+	 * bounds it for every verifier.
+	 */
+	barrier_var(cpu);
+	return &stats[cpu & (GATE_STATS_SLOTS - 1)];
 }
 
 /*
@@ -263,6 +303,8 @@ static __always_inline void window_end(void *ctx, const struct gate_thread *th, 
 		return;
 	}
 	__builtin_memset(m, 0, sizeof(*m));
+	m->type = GATE_MSG_VERDICT;
+	m->size = sizeof(*m);
 	m->action = GATE_ACT_VERDICT;
 	m->tid = v.rec.common_pid;
 	m->time_ns = bpf_ktime_get_ns();
@@ -425,9 +467,11 @@ static __always_inline void fill_elapsed(struct expr_env *env, const struct gate
 /*
  * The environment conditions see: the current thread and, at a syscall's
  * entry, its number and arguments (struct syscall_trace_enter: int nr at 8,
- * unsigned long args[6] from 16), at its exit, number and return value
- * (struct syscall_trace_exit: int nr at 8, long ret at 16); $elapsed when a
- * condition reads it.
+ * 4 bytes of padding, unsigned long args[] from 16, as many as the syscall
+ * has), at its exit, number and return value (struct syscall_trace_exit:
+ * int nr at 8, long ret at 16); $elapsed when a condition reads it. At
+ * raw_syscalls:sys_enter/sys_exit the number is a long at 8: its low 4 bytes
+ * (little-endian) are the int read here.
  */
 static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp *tp)
 {
@@ -461,8 +505,20 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	env->rec_size = tp->size;
 	if (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))
 		bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
-	if (tp->flags & GATE_TP_SYSCALL_ENTER)
-		bpf_probe_read_kernel(env->args, sizeof(env->args), ctx + 16);
+	if (tp->flags & GATE_TP_SYSCALL_ENTER) {
+		/*
+		 * Only the arguments the record has: sys_enter_NAME carries
+		 * NAME's own count (openat 4, close 1); what lies after the
+		 * record is not ours (on some kernels, the stack the record was
+		 * built on), so arguments beyond it stay 0.
+		 */
+		__u32 sz = tp->size > 16 ? tp->size - 16 : 0;
+
+		if (sz > sizeof(env->args))
+			sz = sizeof(env->args);
+		if (sz)
+			bpf_probe_read_kernel(env->args, sz, ctx + 16);
+	}
 	if (tp->flags & GATE_TP_SYSCALL_EXIT)
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
 	env->nr = nr;
@@ -524,6 +580,12 @@ static __always_inline int rate_allows(__u32 i, __u32 limit)
 
 	if (!limit || i >= GATE_MAX_TRIGGERS)
 		return 1;
+	/*
+	 * clang reloads @i from the stack, where the verifier no longer knows
+	 * the check above: bound the value the index is computed from.
+	 */
+	barrier_var(i);
+	i &= GATE_MAX_TRIGGERS - 1;
 	step = 1000000000ULL / limit;
 	tau = step * (limit - 1);
 	for (int k = 0; k < 4; k++) {
@@ -552,6 +614,10 @@ static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env
 	emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
 }
 
+static __always_inline int windows_open(__u32 tid, struct gate_thread *th, __u64 open, __u64 opened,
+					struct gate_stats *st);
+static __always_inline __u64 windows_close(void *ctx, __u32 tid, __u64 open, __u64 mask, struct gate_stats *st);
+
 /*
  * resume / pause: open or close the thread's recording window
  * (GATE_USER_WINDOW, the one auxtrig_resume()/auxtrig_pause() use). Each real
@@ -562,71 +628,137 @@ static __always_inline int user_window(void *ctx, __u64 ip, const struct expr_en
 {
 	__u64 bit = 1ULL << GATE_USER_WINDOW;
 	struct gate_stats *st = my_stats();
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	__u32 tid = env->tid;
-	int first = 0;
+	__u64 open;
 
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
+	open = th ? th->open : 0;
 	if (action == GATE_ACT_RESUME) {
-		if (th && (th->open & bit))
+		if (open & bit)
 			return 0;
-		if (!th) {
-			window_start(&fresh);
-			fresh.open = bit;
-			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-				st->threads_full++;
-				return 0;
-			}
-			first = 1;
-		} else {
-			if (!th->open) {
-				window_start(th);
-				first = 1;
-			}
-			th->open |= bit;
-		}
-		if (first)
-			emit_edge(GATE_ACT_EDGE_OPEN, 0, bit);
-		st->windows_opened++;
+		if (windows_open(tid, th, open, bit, st))
+			return 0;
 		emit_mark(ctx, ip, env, i, resume_type);
-		return first;
+		return !open;
 	}
-	if (!th || !(th->open & bit))
+	if (!(open & bit))
 		return 0;
 	emit_mark(ctx, ip, env, i, pause_type);
-	th->open &= ~bit;
-	st->windows_closed++;
-	if (!th->open) {
-		emit_edge(GATE_ACT_EDGE_CLOSE, bit, 0);
-		window_end(ctx, th, st);
-		bpf_map_delete_elem(&gate_threads, &tid);
-	}
+	windows_close(ctx, tid, open, bit, st);
 	return 0;
+}
+
+/*
+ * The rate policy of trigger @i after a match: once, every N, after N, on
+ * the trigger's global count of matches. The count is added to atomically,
+ * but once "once" has fired or "after N" has been reached a plain read
+ * decides: the per-point programs (gate_front.c) emit the same steps.
+ */
+static __always_inline int policy_fires(__u32 i, const volatile struct gate_trigger *t)
+{
+	__u64 *c = &trig_policy[i & (GATE_MAX_TRIGGERS - 1)], m;
+
+	switch (t->policy) {
+	case GATE_POLICY_ONCE:
+		if (*(volatile __u64 *)c)
+			return 0;
+		return __sync_add_and_fetch(c, 1) == 1;
+	case GATE_POLICY_EVERY:
+		m = __sync_add_and_fetch(c, 1);
+		return t->n && m % t->n == 0;
+	case GATE_POLICY_AFTER:
+		if (*(volatile __u64 *)c >= t->n)
+			return 1;
+		return __sync_add_and_fetch(c, 1) >= t->n;
+	}
+	return 1;
+}
+
+/*
+ * Trigger @i fires (condition and policy passed): the rate limit, then the
+ * action. A snapshot trigger freezes the flight recorder at once, here in the
+ * kernel, so the snapshot ends exactly at the record that fired it; the
+ * recorder unfreezes it once the snapshot is taken.
+ * Return: 1 if a resume opened the thread's first window.
+ */
+static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env, __u64 ip,
+					struct gate_trigger_stats *ts)
+{
+	const volatile struct gate_trigger *t = &gate_triggers[i & (GATE_MAX_TRIGGERS - 1)];
+	struct gate_ctl_msg *msg;
+
+	if (t->limit && !rate_allows(i, t->limit)) {
+		ts->suppressed++;
+		return 0;
+	}
+	ts->fired++;
+	if (t->action == GATE_ACT_MARK) {
+		struct gate_config *gc = gconfig();
+
+		emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
+		return 0; /* in the file, not on the control ring */
+	}
+	if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE)
+		return user_window(ctx, ip, env, i, t->action); /* in the kernel only */
+	if (t->action == GATE_ACT_SNAPSHOT) {
+		struct gate_runtime *rt = gruntime();
+
+		/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
+		if (rt && t->delay_ns && !rt->frozen && !rt->freeze_at)
+			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
+		else if (rt && !t->delay_ns)
+			rt->frozen = 1;
+	}
+	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+	if (!msg) {
+		ts->dropped++;
+		return 0;
+	}
+	msg->type = GATE_MSG_ACTION;
+	msg->size = sizeof(*msg);
+	msg->__pad = 0;
+	msg->trigger = i;
+	msg->action = t->action;
+	msg->pid = env->pid;
+	msg->tid = env->tid;
+	msg->time_ns = bpf_ktime_get_ns();
+	msg->ret = env->ret;
+	__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
+	msg->delay_ns = t->delay_ns;
+	bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+static __always_inline struct gate_trig_pcpu *trig_pcpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_trig_pcpu, &zero);
 }
 
 /*
  * The triggers in @trig_mask (bit i = trigger i), at a point whose values the
  * caller has put in @env (tracepoint, uprobe, usdt, kprobe: each fills it its
- * own way): condition, then rate policy, then the action. @ip is the sample
- * IP of marks and of resume/pause edges. A snapshot trigger freezes the
- * flight recorder at once, here in the kernel, so the snapshot ends exactly
- * at the record that fired it; the recorder unfreezes it once the snapshot
- * is taken.
+ * own way): condition, then rate policy, then the action (trigger_fire()).
+ * @ip is the sample IP of marks and of resume/pause edges. The points that
+ * have their own program (gate_front.c) run the same steps with the
+ * condition compiled, and gate_fire for the actions.
  * Return: 1 if a resume opened the thread's first window (the caller then
  * records this hit too, as a window's start is recorded).
  */
 static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip)
 {
+	struct gate_trig_pcpu *pc = trig_pcpu();
 	int resumed = 0;
 
+	if (!pc)
+		return 0;
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		const volatile struct gate_trigger *t;
 		struct gate_trigger_stats *ts;
-		struct gate_ctl_msg *msg;
 		struct expr_prog *prog;
 		__u32 i = n;
-		__u64 m;
-		int fire;
 
 		if (!(trig_mask & (1u << n)))
 			continue;
@@ -634,67 +766,19 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 		barrier_var(i);
 		i &= GATE_MAX_TRIGGERS - 1;
 		t = &gate_triggers[i];
-		ts = &trig_stats[i];
-		__sync_fetch_and_add(&ts->evaluated, 1);
+		ts = &pc->stats[i];
+		ts->evaluated++;
 		if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
 			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
 				continue;
 		}
-		m = __sync_add_and_fetch(&ts->matched, 1);
-		switch (t->policy) {
-		case GATE_POLICY_ONCE:
-			fire = m == 1;
-			break;
-		case GATE_POLICY_EVERY:
-			fire = t->n && m % t->n == 0;
-			break;
-		case GATE_POLICY_AFTER:
-			fire = m >= t->n;
-			break;
-		default:
-			fire = 1;
-		}
-		if (fire && t->limit && !rate_allows(i, t->limit))
-			fire = 0;
-		if (!fire) {
-			__sync_fetch_and_add(&ts->suppressed, 1);
+		ts->matched++;
+		if (!policy_fires(i, t)) {
+			ts->suppressed++;
 			continue;
 		}
-		__sync_fetch_and_add(&ts->fired, 1);
-		if (t->action == GATE_ACT_MARK) {
-			struct gate_state *gs = gstate();
-
-			emit_mark(ctx, ip, env, i, gs ? gs->mark_type : 0);
-			continue; /* in the file, not on the control ring */
-		}
-		if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE) {
-			resumed |= user_window(ctx, ip, env, i, t->action);
-			continue; /* in the kernel only */
-		}
-		if (t->action == GATE_ACT_SNAPSHOT) {
-			struct gate_state *gs = gstate();
-
-			/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
-			if (gs && t->delay_ns && !gs->frozen && !gs->freeze_at)
-				gs->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
-			else if (gs && !t->delay_ns)
-				gs->frozen = 1;
-		}
-		msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
-		if (!msg) {
-			__sync_fetch_and_add(&ts->dropped, 1);
-			continue;
-		}
-		msg->trigger = i;
-		msg->action = t->action;
-		msg->pid = env->pid;
-		msg->tid = env->tid;
-		msg->time_ns = bpf_ktime_get_ns();
-		msg->ret = env->ret;
-		__builtin_memcpy(msg->args, env->args, sizeof(msg->args));
-		msg->delay_ns = t->delay_ns;
-		bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+		resumed |= trigger_fire(ctx, i, env, ip, ts);
 	}
 	return resumed;
 }
@@ -894,6 +978,46 @@ int gate_tracepoint(void *ctx)
 	return 1;
 }
 
+/*
+ * The actions of the triggers a point's own program (gate_front.c) let
+ * through at this hit (gate_trig_pcpu.fire_mask), tail-called by it: the
+ * values of the hit as tp_triggers() fills them, then trigger_fire() for
+ * each, in trigger order.
+ */
+SEC("tracepoint")
+int gate_fire(void *ctx)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+	struct pt_regs *regs = 0;
+	struct expr_env *env;
+	struct gate_tp *tp;
+	__u32 key, mask;
+
+	if (!pc)
+		return 1;
+	mask = pc->fire_mask;
+	pc->fire_mask = 0;
+	key = bpf_get_attach_cookie(ctx);
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp || !mask)
+		return 1;
+	env = fill_env(ctx, tp);
+	if (!env)
+		return 1;
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
+		__u32 i = n;
+
+		if (!(mask & (1u << n)))
+			continue;
+		barrier_var(i);
+		i &= GATE_MAX_TRIGGERS - 1;
+		trigger_fire(ctx, i, env, regs ? PT_REGS_IP_CORE(regs) : 0, &pc->stats[i]);
+	}
+	return 1;
+}
+
 /* Follow the target's children: a fork by a target process makes a target. */
 SEC("tp/sched/sched_process_fork")
 int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
@@ -1010,7 +1134,7 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, w = bpf_get_attach_cookie(ctx);
 	struct gate_uprobe_enter_rec rec = {};
-	struct gate_thread *th, fresh = {};
+	struct gate_thread *th;
 	struct gate_stats *st;
 	__u32 depth;
 
@@ -1026,22 +1150,12 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 			st->windows_filtered++;
 			return 0;
 		}
-		if (!th) {
-			window_start(&fresh);
-			if (bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST)) {
-				st->threads_full++;
-				return 0;
-			}
+		if (windows_open(tid, th, th ? th->open : 0, 1ULL << w, st))
+			return 0;
+		if (!th)
 			th = bpf_map_lookup_elem(&gate_threads, &tid);
-			if (!th)
-				return 0;
-		} else if (!th->open) {
-			window_start(th);
-		}
-		if (!th->open)
-			emit_edge(GATE_ACT_EDGE_OPEN, 0, 1ULL << w);
-		th->open |= 1ULL << w;
-		st->windows_opened++;
+		if (!th)
+			return 0;
 	}
 	if (th->depth[w] < 255)
 		th->depth[w]++;
@@ -1083,18 +1197,11 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	rec.common_pid = tid;
 	rec.window = w;
 	rec.depth = th->depth[w];
-	rec.ret = PT_REGS_RC(ctx);
+	rec.ret = expr_cast(PT_REGS_RC(ctx), uprobe_window_ret[w]);
 	emit_own(ctx, PT_REGS_IP(ctx), &rec, sizeof(rec), st);
 
-	if (--th->depth[w] == 0) {
-		th->open &= ~(1ULL << w);
-		st->windows_closed++;
-		if (!th->open) {
-			emit_edge(GATE_ACT_EDGE_CLOSE, 1ULL << w, 0);
-			window_end(ctx, th, st);
-			bpf_map_delete_elem(&gate_threads, &tid);
-		}
-	}
+	if (--th->depth[w] == 0)
+		windows_close(ctx, tid, th->open, 1ULL << w, st);
 	return 0;
 }
 
@@ -1122,6 +1229,9 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		st->unknown_tp++;
 		return;
 	}
+	/* a function returning int: its ret typed before anything reads it */
+	if (tp->flags & GATE_TP_RET_MASK)
+		env->ret = expr_cast(env->ret, (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
 	if (!no_windows && (tp->open_mask || tp->close_mask)) {
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (th)

@@ -9,6 +9,10 @@ echo "+ auxtrig record -w syscall:openat -e sched:sched_switch,syscalls:sys_ente
 "$build/auxtrig" record -w syscall:openat -e sched:sched_switch,syscalls:sys_enter_read \
 	-o "$out" -f -- "$build/examples/openat_demo" -r 3
 echo
+echo "+ auxtrig script --format=chrome -i $out > $build/demo.json"
+"$build/auxtrig" script --format=chrome -i "$out" >"$build/demo.json"
+echo "(the timeline: open $build/demo.json in ui.perfetto.dev, chrome://tracing or speedscope)"
+echo
 echo "+ perf script -i $out"
 if command -v perf >/dev/null; then
 	perf script -i "$out"

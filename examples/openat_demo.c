@@ -11,17 +11,20 @@
  *   close(fd)
  *   clock_nanosleep(1 ms)                  sleeps: a context switch
  *
- * usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K]
+ * usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K] [-W]
  *   -r  rounds per thread (default 5)
  *   -t  extra threads doing the same rounds (default 0)
  *   -c  also fork a child process named CHILD_COMM doing the same rounds
  *   -K  crash (SIGSEGV) after the rounds, for fault tests
+ *   -W  start the threads, print "openat_demo: pid N waiting", and start the rounds only at
+ *       SIGUSR1: a tracer attaches with -p/-t first (no openat is made while waiting)
  *
  * Built statically, so no dynamic loader opens files before main().
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@
 #include <unistd.h>
 
 static int rounds = 5;
+static int wait_go;
+static pthread_barrier_t go;
 
 static void *do_rounds(void *arg)
 {
@@ -39,6 +44,8 @@ static void *do_rounds(void *arg)
 	char buf[1];
 
 	(void)arg;
+	if (wait_go)
+		pthread_barrier_wait(&go);
 	for (int i = 0; i < rounds; i++) {
 		long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
 		long bad = syscall(SYS_openat, AT_FDCWD, "/nonexistent/auxtrig-demo", O_RDONLY);
@@ -63,7 +70,7 @@ int main(int argc, char **argv)
 	pthread_t *tids;
 	pid_t child = -1, self = syscall(SYS_gettid); /* = pid; not getpid(), which is counted */
 
-	while ((c = getopt(argc, argv, "r:t:c:K")) != -1) {
+	while ((c = getopt(argc, argv, "r:t:c:KW")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -77,14 +84,29 @@ int main(int argc, char **argv)
 		case 'K':
 			crash = 1;
 			break;
+		case 'W':
+			wait_go = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K]\n");
+			fprintf(stderr, "usage: openat_demo [-r ROUNDS] [-t THREADS] [-c CHILD_COMM] [-K] [-W]\n");
 			return 2;
 		}
 	}
 	if (rounds < 0 || threads < 0 || threads > 64) {
 		fprintf(stderr, "openat_demo: bad -r or -t\n");
 		return 2;
+	}
+	if (wait_go && child_comm) {
+		fprintf(stderr, "openat_demo: -W and -c do not go together\n");
+		return 2;
+	}
+	if (wait_go) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL); /* inherited by the threads */
+		pthread_barrier_init(&go, NULL, threads + 1);
 	}
 	if (child_comm) {
 		child = fork();
@@ -97,6 +119,16 @@ int main(int argc, char **argv)
 	tids = calloc(threads ? threads : 1, sizeof(*tids));
 	for (int i = 0; i < threads; i++)
 		pthread_create(&tids[i], NULL, do_rounds, NULL);
+	if (wait_go) {
+		sigset_t usr1;
+		int sig;
+
+		printf("openat_demo: pid %d waiting\n", self);
+		fflush(stdout);
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigwait(&usr1, &sig);
+	}
 	do_rounds(NULL);
 	for (int i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);

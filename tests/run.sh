@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Runs every test: the cmocka unit binaries (no privileges) and the kernel
-# tests in tests/kernel/ (root, real kernel). A kernel test exits 0 (pass),
-# 77 (skip: names why on stderr) or anything else (fail). Under CI=true a
-# skip counts as a failure: CI is root on a machine that can run them all.
+# Runs every test: the cmocka unit binaries (no privileges), the kernel
+# tests in tests/kernel/ (root, real kernel) and, as root, the lab: the
+# kernel tests and tests/lab/ in guests booted from Debian's 6.12 and 6.1
+# kernels with an emulated trace unit (tests/lab/run.sh). A kernel test exits
+# 0 (pass), 77 (skip: names why on stderr) or anything else (fail). Under
+# CI=true a skip counts as a failure: CI is root on a machine that can run
+# them all.
 #
 # With --asan DIR it runs the unit tests again, and the kernel tests named by
 # --asan-kernel-tests, on the ASan+UBSan build in DIR (make asan-build); any
 # sanitizer report fails the test, whatever its exit status. With --fuzz DIR
 # it replays each fuzz target's crashers and fuzzes it --fuzz-time seconds
-# (tests/fuzz/run.sh). One summary line counts them all.
+# (tests/fuzz/run.sh). These come after the host's kernel tests, before the
+# lab; one summary line counts them all.
 #
-# usage: tests/run.sh [--unit-only|--kernel-only] [--sanitized-only]
-#                     [--asan DIR [--asan-kernel-tests "test_a.sh test_b ..."]]
+# usage: tests/run.sh [--unit-only|--kernel-only|--lab-only|--lab-guest] [--sanitized-only] [--logs DIR]
+#                     [--asan DIR [--asan-kernel-tests "test_a.sh test_b ..."] [--asan-exclude "test_c ..."]]
 #                     [--fuzz DIR [--fuzz-time SECONDS]] BUILD_DIR
+#   --sanitized-only  only the --asan and --fuzz parts
+#   --lab-guest   what runs inside a lab guest: the kernel tests, then tests/lab/test_*.sh
+#   AUXTRIG_TEST_FILTER=GLOB   only tests whose name matches GLOB (extglob: 'test_record_*', '@(test_a|test_b)')
+#   AUXTRIG_LAB=0              leave the lab out of a full run (a failure under CI=true)
+#   AUXTRIG_KNOWN_FAILURES=1   in the lab guests, also run tests/lab/known_*.sh (known failures)
 set -u
-mode=all asan= asan_ktests= fuzz= fuzz_time=15 plain=1
-while [ $# -gt 1 ]; do
+shopt -s extglob
+mode=all
+logs=
+plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=15
+while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit-only) mode=unit; shift ;;
 	--kernel-only) mode=kernel; shift ;;
+	--lab-only) mode=lab; shift ;;
+	--lab-guest) mode=guest; shift ;;
+	--logs) logs=$2; shift 2 ;;
 	--sanitized-only) plain=; shift ;;
 	--asan) asan=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--asan-kernel-tests) asan_ktests=$2; shift 2 ;;
+	--asan-exclude) asan_exclude=$2; shift 2 ;;
 	--fuzz) fuzz=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--fuzz-time) fuzz_time=$2; shift 2 ;;
 	*) break ;;
@@ -31,6 +47,7 @@ while [ $# -gt 1 ]; do
 done
 build=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
+logs=${logs:-$build/tests/logs}
 export AUXTRIG_BUILD="$build" AUXTRIG_TOP="$top"
 
 passed=0 failed=0 skipped=0
@@ -38,19 +55,24 @@ failures=()
 
 run_one() {
 	local name=$1; shift
-	local log="$build/tests/logs/$name.log" san="$build/tests/logs/$name.san"
+	local log="$logs/$name.log" san="$logs/$name.san"
+	# shellcheck disable=SC2053
+	[ -z "${AUXTRIG_TEST_FILTER:-}" ] || [[ ${name##*/} == $AUXTRIG_TEST_FILTER ]] || return 0
 	mkdir -p "$(dirname "$log")"
 	rm -rf "$san" && mkdir -p "$san"
-	# Sanitizer reports go to files, so that a test that expects a failing
-	# exit (or swallows stderr) cannot hide one.
-	ASAN_OPTIONS="log_path=$san/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
+	# Every test under a timeout: a hang fails it (exit 124) instead of stopping the run. A guard,
+	# not a speed bound: the lab's emulated guests are slow. Sanitizer reports (of the --asan
+	# builds) go to files, so that a test that expects a failing exit, or swallows stderr,
+	# cannot hide one; leaks inside third-party libraries are suppressed (tests/sanitizer/).
+	ASAN_OPTIONS="log_path=$san/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
 	UBSAN_OPTIONS="log_path=$san/ubsan:print_stacktrace=1:halt_on_error=1" \
 	LSAN_OPTIONS="suppressions=$top/tests/sanitizer/lsan.supp:print_suppressions=0" \
-		"$@" >"$log" 2>&1
+		timeout -k 10 "${AUXTRIG_TEST_TIMEOUT:-1800}" "$@" >"$log" 2>&1 </dev/null
 	local rc=$?
+	[ $rc -eq 124 ] && echo "(killed after AUXTRIG_TEST_TIMEOUT=${AUXTRIG_TEST_TIMEOUT:-1800}s)" >>"$log"
 	if [ -n "$(ls -A "$san")" ]; then
 		{ echo "sanitizer reports:"; cat "$san"/*; } >>"$log"
-		[ $rc -eq 0 ] || [ $rc -eq 77 ] && echo "(the test passed, but a sanitizer reported)" >>"$log"
+		{ [ $rc -eq 0 ] || [ $rc -eq 77 ]; } && echo "(the test passed, but a sanitizer reported)" >>"$log"
 		rc=99
 	fi
 	rm -rf "$san"
@@ -66,16 +88,20 @@ run_one() {
 	fi
 }
 
-# The unit tests of build $1, named with prefix $2.
+# The unit tests of build $1, named with prefix $2; $3: names to leave out.
 unit_tests() {
-	local b=$1 prefix=$2 t
-	for t in "$b"/tests/test_*; do
-		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
-		AUXTRIG_BUILD=$b run_one "${prefix}unit/$(basename "$t")" "$t"
-	done
-	for t in "$top"/tests/unit/test_*.sh; do
-		[ -f "$t" ] || continue
-		AUXTRIG_BUILD=$b run_one "${prefix}unit/$(basename "$t" .sh)" bash "$t"
+	local b=$1 prefix=$2 skip=${3:-} t n
+	for t in "$b"/tests/test_* "$top"/tests/unit/test_*.sh; do
+		case $t in
+		*.sh) [ -f "$t" ] || continue ;;
+		*) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue ;;
+		esac
+		n=$(basename "$t" .sh)
+		[[ " $skip " == *" $n "* ]] && continue
+		case $t in
+		*.sh) AUXTRIG_BUILD=$b run_one "${prefix}unit/$n" bash "$t" ;;
+		*) AUXTRIG_BUILD=$b run_one "${prefix}unit/$n" "$t" ;;
+		esac
 	done
 }
 
@@ -84,9 +110,10 @@ kernel_tests() {
 	local b=$1 prefix=$2 only=${3:-} t n
 	for t in "$b"/tests/kernel/test_* "$top"/tests/kernel/test_*.sh; do
 		case $t in
-		*.sh) [ -f "$t" ] || continue; n=$(basename "$t") ;;
-		*) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue; n=$(basename "$t") ;;
+		*.sh) [ -f "$t" ] || continue ;;
+		*) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue ;;
 		esac
+		n=$(basename "$t")
 		[ -z "$only" ] || [[ " $only " == *" $n "* ]] || continue
 		case $t in
 		*.sh) AUXTRIG_BUILD=$b run_one "${prefix}kernel/${n%.sh}" bash "$t" ;;
@@ -95,34 +122,67 @@ kernel_tests() {
 	done
 }
 
-if [ -n "$plain" ]; then
-	if [ $mode != kernel ]; then
-		echo "unit tests:"
-		unit_tests "$build" ""
-	fi
-	if [ $mode != unit ]; then
-		echo "kernel tests:"
-		kernel_tests "$build" ""
-	fi
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
+	echo "unit tests:"
+	unit_tests "$build" ""
+fi
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = kernel ] || [ $mode = guest ]; }; then
+	echo "kernel tests:"
+	kernel_tests "$build" ""
 fi
 if [ -n "$asan" ]; then
-	if [ $mode != kernel ]; then
+	if [ $mode = all ] || [ $mode = unit ]; then
 		echo "unit tests on the ASan+UBSan build ($asan):"
-		unit_tests "$asan" "asan/"
+		unit_tests "$asan" "asan/" "$asan_exclude"
 	fi
-	if [ $mode != unit ] && [ -n "$asan_ktests" ]; then
+	if { [ $mode = all ] || [ $mode = kernel ]; } && [ -n "$asan_ktests" ] && [ "$(id -u)" = 0 ]; then
 		echo "kernel tests on the ASan+UBSan build:"
 		kernel_tests "$asan" "asan/" "$asan_ktests"
 	fi
 fi
-if [ -n "$fuzz" ] && [ $mode != kernel ]; then
+if [ -n "$fuzz" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
 	echo "fuzz targets (crashers replayed, then ${fuzz_time}s each; make fuzz runs longer):"
 	for f in "$top"/tests/fuzz/fuzz_*.c; do
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .c)
-		run_one "fuzz/${n#fuzz_}" "$top/tests/fuzz/run.sh" --one "$fuzz" "$fuzz_time" "${n#fuzz_}"
-		tail -n 1 "$build/tests/logs/fuzz/${n#fuzz_}.log" | sed 's/^/        /'
+		n=${n#fuzz_}
+		run_one "fuzz/$n" "$top/tests/fuzz/run.sh" --one "$fuzz" "$fuzz_time" "$n"
+		[ -f "$logs/fuzz/$n.log" ] && tail -n 1 "$logs/fuzz/$n.log" | sed 's/^/        /'
 	done
+fi
+if [ $mode = guest ]; then
+	echo "lab tests:"
+	for t in "$top"/tests/lab/test_*.sh; do
+		[ -f "$t" ] || continue
+		run_one "lab/$(basename "$t" .sh)" bash "$t"
+	done
+	# Tests of what the lab shows broken, until it is fixed (tests/lab/known_*.sh).
+	if [ "${AUXTRIG_KNOWN_FAILURES:-0}" = 1 ]; then
+		for t in "$top"/tests/lab/known_*.sh; do
+			[ -f "$t" ] || continue
+			run_one "lab/$(basename "$t" .sh)" bash "$t"
+		done
+	fi
+fi
+if [ $mode = lab ] || { [ $mode = all ] && [ -n "$plain" ] && [ "$(id -u)" = 0 ]; }; then
+	echo
+	if [ "${AUXTRIG_LAB:-1}" = 0 ]; then
+		echo "lab: not run (AUXTRIG_LAB=0)"
+		if [ "${CI:-}" = true ]; then
+			failed=$((failed + 1)); failures+=(lab)
+		else
+			skipped=$((skipped + 1))
+		fi
+	else
+		echo "lab (tests/lab/run.sh: the kernel tests and the lab tests in Debian's 6.12 and 6.1 kernels):"
+		"$top/tests/lab/run.sh" "$build"
+		if read -r lp lf <"$build/lab/totals" 2>/dev/null; then
+			passed=$((passed + lp)); failed=$((failed + lf))
+			[ "$lf" -eq 0 ] || failures+=(lab)
+		else
+			failed=$((failed + 1)); failures+=(lab)
+		fi
+	fi
 fi
 
 echo

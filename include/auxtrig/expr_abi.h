@@ -12,7 +12,9 @@
  *
  * - every value is a 64-bit signed integer; + - * wrap around; comparisons
  *   are signed; / and % truncate toward zero like C, and a division or
- *   modulo by zero makes the whole condition false;
+ *   modulo by zero makes the whole condition false; a cast (EXPR_OP_CAST)
+ *   keeps the low 1, 2 or 4 bytes and sign- or zero-extends them, as C
+ *   converts to a narrower type and back;
  * - strings never live on the stack: one fused instruction (EXPR_OP_STR)
  *   reads a string (comm, str(argN), a tracepoint string field) into a
  *   63-byte buffer and compares or glob-matches it with a string-table
@@ -97,6 +99,7 @@
 #define EXPR_OP_BNOT     0x21 /* ~x */
 #define EXPR_OP_LNOT     0x22 /* !x */
 #define EXPR_OP_BOOL     0x23 /* x != 0 */
+#define EXPR_OP_CAST     0x24 /* (type)x: keep the low a & 0xf bytes (1, 2, 4), sign-extend if a & EXPR_REC_SIGNED */
 
 #define EXPR_OP_JFALSE   0x30 /* top == 0: keep it, jump to b; else pop (&&) */
 #define EXPR_OP_JTRUE    0x31 /* top != 0: replace with 1, jump to b; else pop (||) */
@@ -239,5 +242,12 @@ _Static_assert(sizeof(struct expr_insn) == 16, "expr_insn ABI size");
 _Static_assert(sizeof(struct expr_prog) == 32 + 16 * EXPR_MAX_INSNS + EXPR_STRTAB_SIZE, "expr_prog ABI size");
 _Static_assert(sizeof(struct expr_env) == 9 * 8 + 8 * EXPR_NR_ARGS + 16 + EXPR_COMM_LEN + 8 * EXPR_MAX_VARS,
 	       "expr_env ABI size");
+_Static_assert(__builtin_offsetof(struct expr_insn, imm) == 8, "expr_insn.imm");
+_Static_assert(__builtin_offsetof(struct expr_prog, insns) == 32, "expr_prog.insns");
+_Static_assert(__builtin_offsetof(struct expr_env, args) == 72, "expr_env.args");
+_Static_assert(__builtin_offsetof(struct expr_env, rec_size) == 72 + 8 * EXPR_NR_ARGS + 8, "expr_env.rec_size");
+_Static_assert(__builtin_offsetof(struct expr_env, comm) == 72 + 8 * EXPR_NR_ARGS + 16, "expr_env.comm");
+_Static_assert(sizeof(struct expr_slot_state) == 8 * EXPR_MAX_HITS + 32, "expr_slot_state ABI size");
+_Static_assert(sizeof(struct expr_count_key) == 8, "expr_count_key ABI size");
 
 #endif

@@ -46,6 +46,14 @@
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
+/*
+ * A return probe point (uretprobe, kretprobe) of a function whose return
+ * type is narrower than the register (int): bits 16..20 hold the cast that
+ * types ret before anything reads it, as EXPR_OP_CAST's operand (size 1, 2
+ * or 4 | EXPR_REC_SIGNED); 0: ret is the whole register.
+ */
+#define GATE_TP_RET_SHIFT	16
+#define GATE_TP_RET_MASK	(0x1fu << GATE_TP_RET_SHIFT)
 
 /*
  * Triggers (--on): a tracepoint hit whose condition holds fires an action,
@@ -60,8 +68,8 @@
 #define GATE_ACT_PAUSE		5	/* close it */
 /*
  * Not an --on action: a window's verdict (GATE_OUT_VERDICT) that did not fit
- * in the full data ring, sent on the control ring instead: args[0] the window
- * id, args[1] its duration, ret 1 to keep it, 0 to drop it.
+ * in the full data ring, sent on the control ring instead (GATE_MSG_VERDICT):
+ * args[0] the window id, args[1] its duration, ret 1 to keep it, 0 to drop it.
  */
 #define GATE_ACT_VERDICT	6
 
@@ -82,7 +90,7 @@
  *		Applied after @policy; what it holds back counts as suppressed.
  * @delay_ns:	snapshot+T / stop+T: the action takes effect T after the
  *		trigger. snapshot: the gate keeps emitting until
- *		gate_state.freeze_at, then freezes; the recorder takes the
+ *		gate_runtime.freeze_at, then freezes; the recorder takes the
  *		snapshot once that time has passed. stop: the recorder stops then.
  */
 struct gate_trigger {
@@ -95,7 +103,7 @@ struct gate_trigger {
 };
 
 /**
- * struct gate_trigger_stats - per trigger, in .bss (shared by all CPUs, atomic)
+ * struct gate_trigger_stats - per trigger and CPU (struct gate_trig_pcpu), summed by the loader
  * @evaluated:	hits of the trigger's tracepoint by a target
  * @matched:	of those, where the condition held
  * @fired:	of those, where the rate policy let the action happen
@@ -110,10 +118,33 @@ struct gate_trigger_stats {
 	__u64 dropped;
 };
 
+/*
+ * Control messages (BPF ringbuf gate_ctl, to the recorder), apart from the
+ * trace data so a flood of it cannot drop them. Each starts with its type
+ * and size, so the reader dispatches on the type and never guesses:
+ */
+#define GATE_MSG_ACTION		1	/* a fired --on or trigger program: @action GATE_ACT_SNAPSHOT/STOP */
+#define GATE_MSG_EDGE		2	/* a thread's window edge: @action GATE_ACT_EDGE_OPEN/CLOSE */
+#define GATE_MSG_VERDICT	3	/* a timed window's verdict: @action GATE_ACT_VERDICT */
+
 /**
- * struct gate_ctl_msg - a fired trigger, on the control ring (BPF ringbuf
- * gate_ctl), separate from the trace data so a flood of it cannot drop this
- * @trigger:	index of the --on
+ * struct gate_trig_pcpu - one CPU's trigger counters (per-CPU array gate_trig_pcpu, key 0)
+ * @stats:	per trigger: no atomics, the loader sums the CPUs
+ * @fire_mask:	a point's own program (see gate_front.h) hands the triggers
+ *		whose condition and policy passed at this hit to gate_fire,
+ *		which it tail-calls: bit i = trigger i
+ */
+struct gate_trig_pcpu {
+	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
+	__u32 fire_mask;
+	__u32 __pad;
+};
+
+/**
+ * struct gate_ctl_msg - one control message
+ * @type:	GATE_MSG_*
+ * @size:	sizeof(struct gate_ctl_msg)
+ * @trigger:	index of the --on (GATE_USER_TRIGGER_BASE + reason: a trigger program)
  * @action:	GATE_ACT_*
  * @pid, @tid:	who made the condition true
  * @time_ns:	bpf_ktime_get_ns()
@@ -122,10 +153,13 @@ struct gate_trigger_stats {
  * @delay_ns:	the action is due at @time_ns + @delay_ns (CLOCK_MONOTONIC)
  */
 struct gate_ctl_msg {
+	__u16 type;
+	__u16 size;
 	__u32 trigger;
 	__u32 action;
 	__u32 pid;
 	__u32 tid;
+	__u32 __pad;
 	__u64 time_ns;
 	__s64 ret;
 	__u64 args[6];
@@ -147,8 +181,9 @@ struct gate_ctl_msg {
  * thread's first window opens and when its last one closes (or it exits
  * inside one), stamped with bpf_ktime_get_ns() (CLOCK_MONOTONIC). The
  * recorder enables the AUX events while any thread has a window open.
- * A struct gate_ctl_msg with @trigger GATE_EDGE_TRIGGER, @action one of
- * these, @args[0] the thread's open windows before, @args[1] after.
+ * A struct gate_ctl_msg of type GATE_MSG_EDGE with @trigger
+ * GATE_EDGE_TRIGGER, @action one of these, @args[0] the thread's open
+ * windows before, @args[1] after.
  * The codes are far from the --on actions so both can grow.
  */
 #define GATE_ACT_EDGE_OPEN	16
@@ -311,29 +346,51 @@ struct gate_stats {
 	__u64 frozen;
 };
 
-#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last */
+#define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
 
 /**
- * struct gate_state - the switches every program obeys (map gate_state, one
- * entry), shared by name with user trigger programs (include/auxtrig/trigger.bpf.h)
- * @armed:	set by the loader once everything is attached; programs do nothing before
- * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
- *		has taken the snapshot and clears it
+ * DOC: who writes what
+ *
+ * The switches every program obeys are split by their writer, so that no
+ * write of one side can undo the other's:
+ *
+ *   struct gate_config   (map gate_config)   written by userspace only
+ *   struct gate_runtime  (map gate_runtime)  written by BPF (the gate and user
+ *                                            trigger programs); userspace only
+ *                                            clears it after the snapshot it
+ *                                            asked for (gate__unfreeze())
+ *
+ * Arming, disarming or any other configuration update can then never clear
+ * a freeze a snapshot trigger set meanwhile. Both maps are shared by name
+ * with user trigger programs (include/auxtrig/trigger.bpf.h).
+ */
+
+/**
+ * struct gate_config - set by the loader
+ * @armed:	set once everything is attached; programs do nothing before
  * @mark_type:	record type of auxtrig:mark (0: no marks in this run)
  * @all:	every process is a target (-a); else gate_targets lists them
- * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
- *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
  * @edges:	hardware trace is gated from userspace: trigger programs send
- *		their windows' edges (GATE_ACT_EDGE_*) on gate_ctl too
+ *		their windows' edges (GATE_MSG_EDGE) on gate_ctl too
  */
-struct gate_state {
+struct gate_config {
 	__u32 armed;
-	__u32 frozen;
 	__u32 mark_type;
 	__u32 all;
-	__u64 freeze_at;
-	__u32 edges;	/* hardware trace gated from userspace: window edges go to gate_ctl */
+	__u32 edges;
+};
+
+/**
+ * struct gate_runtime - set by BPF
+ * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
+ *		has taken the snapshot and clears it
+ * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
+ *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
+ */
+struct gate_runtime {
+	__u32 frozen;
 	__u32 __pad;
+	__u64 freeze_at;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */
@@ -341,5 +398,44 @@ struct gate_state {
 
 /* Control messages from user trigger programs carry trigger numbers from here. */
 #define GATE_USER_TRIGGER_BASE	1000
+
+/*
+ * The layouts both sides compile against: this header is included by
+ * bpf/gate.bpf.c, user trigger programs and user/, so each of them checks
+ * the same sizes and offsets.
+ */
+#define GATE_ABI_AT(type, field, off) _Static_assert(__builtin_offsetof(struct type, field) == (off), #type "." #field)
+#define GATE_ABI_SIZE(type, size) _Static_assert(sizeof(struct type) == (size), #type " size")
+GATE_ABI_SIZE(gate_trigger, 32);
+GATE_ABI_AT(gate_trigger, n, 8);
+GATE_ABI_AT(gate_trigger, delay_ns, 24);
+GATE_ABI_SIZE(gate_trigger_stats, 40);
+GATE_ABI_SIZE(gate_ctl_msg, 96);
+GATE_ABI_AT(gate_ctl_msg, trigger, 4);
+GATE_ABI_AT(gate_ctl_msg, time_ns, 24);
+GATE_ABI_AT(gate_ctl_msg, args, 40);
+GATE_ABI_AT(gate_ctl_msg, delay_ns, 88);
+GATE_ABI_SIZE(gate_edge_stats, 16);
+GATE_ABI_SIZE(gate_tp, 56);
+GATE_ABI_AT(gate_tp, trig_mask, 28);
+GATE_ABI_AT(gate_tp, dyn_off, 32);
+GATE_ABI_AT(gate_tp, dyn_flags, 48);
+GATE_ABI_SIZE(gate_thread, 88);
+GATE_ABI_AT(gate_thread, depth, 16);
+GATE_ABI_AT(gate_thread, id, 80);
+GATE_ABI_SIZE(gate_out_hdr, 16);
+GATE_ABI_AT(gate_out_hdr, flags, 12);
+GATE_ABI_SIZE(gate_verdict_rec, 16);
+GATE_ABI_SIZE(gate_uprobe_enter_rec, 64);
+GATE_ABI_AT(gate_uprobe_enter_rec, args, 16);
+GATE_ABI_SIZE(gate_uprobe_exit_rec, 24);
+GATE_ABI_AT(gate_uprobe_exit_rec, ret, 16);
+GATE_ABI_SIZE(gate_mark_rec, 72);
+GATE_ABI_AT(gate_mark_rec, ret, 16);
+GATE_ABI_AT(gate_mark_rec, args, 24);
+GATE_ABI_SIZE(gate_stats, 72);
+GATE_ABI_SIZE(gate_config, 16);
+GATE_ABI_SIZE(gate_runtime, 16);
+GATE_ABI_AT(gate_runtime, freeze_at, 8);
 
 #endif

@@ -11,13 +11,21 @@
  * works only while their definitions agree.
  */
 
-/* armed, frozen, mark type, -a: the switches every program obeys. */
+/* armed, mark type, -a, edges: written by userspace only (gate_abi.h, "who writes what"). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct gate_state);
-} gate_state SEC(".maps");
+	__type(value, struct gate_config);
+} gate_config SEC(".maps");
+
+/* frozen, freeze_at: written by BPF; userspace clears them after a snapshot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_runtime);
+} gate_runtime SEC(".maps");
 
 /* Per-CPU bpf-output perf events: where records go (size set by the loader). */
 struct {

@@ -48,28 +48,37 @@
 #define AUXTRIG_PASS		1
 #define AUXTRIG_USER_WINDOW	GATE_USER_WINDOW
 
-static __always_inline struct gate_state *auxtrig__state(void)
+/* What auxtrig set (armed, targets, mark type, edges): read only. */
+static __always_inline struct gate_config *auxtrig__config(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&gate_state, &zero);
+	return bpf_map_lookup_elem(&gate_config, &zero);
+}
+
+/* What BPF sets (a freeze): the gate's and yours. */
+static __always_inline struct gate_runtime *auxtrig__runtime(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_runtime, &zero);
 }
 
 /* auxtrig_armed() - recording has started (nothing before that counts). */
 static __always_inline int auxtrig_armed(void)
 {
-	struct gate_state *gs = auxtrig__state();
+	struct gate_config *gc = auxtrig__config();
 
-	return gs && gs->armed;
+	return gc && gc->armed;
 }
 
 /* auxtrig_is_target() - the current process is one auxtrig records. */
 static __always_inline int auxtrig_is_target(void)
 {
-	struct gate_state *gs = auxtrig__state();
+	struct gate_config *gc = auxtrig__config();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	return gs && (gs->all || bpf_map_lookup_elem(&gate_targets, &tgid));
+	return gc && (gc->all || bpf_map_lookup_elem(&gate_targets, &tgid));
 }
 
 /* auxtrig_in_window() - the current thread is inside window @w. */
@@ -89,6 +98,8 @@ static __always_inline int auxtrig__ctl(__u32 reason, __u32 action, __s64 value)
 	if (!m)
 		return -1;
 	__builtin_memset(m, 0, sizeof(*m));
+	m->type = GATE_MSG_ACTION;
+	m->size = sizeof(*m);
 	m->trigger = GATE_USER_TRIGGER_BASE + reason;
 	m->action = action;
 	m->pid = pid_tgid >> 32;
@@ -102,10 +113,10 @@ static __always_inline int auxtrig__ctl(__u32 reason, __u32 action, __s64 value)
 /* auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot. */
 static __always_inline int auxtrig_snapshot(void *ctx, __u32 reason, __s64 value)
 {
-	struct gate_state *gs = auxtrig__state();
+	struct gate_runtime *rt = auxtrig__runtime();
 
-	if (gs)
-		gs->frozen = 1;
+	if (rt)
+		rt->frozen = 1;
 	return auxtrig__ctl(reason, GATE_ACT_SNAPSHOT, value);
 }
 
@@ -118,7 +129,8 @@ static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
 /* auxtrig_mark() - an auxtrig:mark record (trigger = 1000 + reason, ret = value). */
 static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 {
-	struct gate_state *gs = auxtrig__state();
+	struct gate_config *gc = auxtrig__config();
+	struct gate_runtime *rt = auxtrig__runtime();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct gate_thread *th = bpf_map_lookup_elem(&gate_threads, &tid);
 	struct {
@@ -126,14 +138,14 @@ static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 		struct gate_mark_rec rec;
 	} m = {};
 
-	if (!gs || !gs->mark_type || gs->frozen)
+	if (!gc || !gc->mark_type || !rt || rt->frozen)
 		return -1;
 	if (th && th->open && th->id) {
 		/* Inside a window the gate times (--min/--max-duration): it waits for the verdict. */
 		m.hdr.window = th->id;
 		m.hdr.flags = GATE_OUT_HELD;
 	}
-	m.rec.common_type = gs->mark_type;
+	m.rec.common_type = gc->mark_type;
 	m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
 	m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
 	m.rec.nr = -1;
@@ -148,15 +160,17 @@ static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 static __always_inline void auxtrig__edge(__u32 action, __u64 before, __u64 after)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct gate_state *gs = auxtrig__state();
+	struct gate_config *gc = auxtrig__config();
 	struct gate_ctl_msg *m;
 
-	if (!gs || !gs->edges)
+	if (!gc || !gc->edges)
 		return;
 	m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
 	if (!m)
 		return;
 	__builtin_memset(m, 0, sizeof(*m));
+	m->type = GATE_MSG_EDGE;
+	m->size = sizeof(*m);
 	m->trigger = GATE_EDGE_TRIGGER;
 	m->action = action;
 	m->pid = pid_tgid >> 32;

@@ -11,6 +11,10 @@
 # condition under test, so the whole condition is evaluated every time.
 #
 # Conditions (the same one written for each tool):
+#   none      at sys_exit_openat: no condition, the armed trigger itself against
+#             bpftrace's /pid == PID/ { @n = count(); } (and, as bpf-empty, a
+#             bpftrace program with an empty body: what any program costs here,
+#             the clock reads of the stats included)
 #   ret+comm  at sys_exit_openat:  ret == -ENOENT && comm == "openat_loop"
 #   path      at sys_enter_openat: the path argument starts with /nonexistent/
 #             (auxtrig str(arg1) ~ glob, bpftrace strncmp(str(..)), perf
@@ -42,6 +46,9 @@
 #                  median of RUNS separate runs (stats on adds its own clock reads,
 #                  so those runs are not used for ns/call). This is the in-kernel
 #                  cost of the program per hit, without the tracepoint's dispatch.
+#   net            bpf ns/hit minus bpf-empty's: the program's own work
+#   start ms       from starting the tool to its armed line (auxtrig's
+#                  "recording", bpftrace's BEGIN), median of the loop runs
 #   runs/call      program runs over the loop per call (other processes' openat
 #                  calls on this machine are counted too, as they are by the tool)
 #   matched        the tool's own count of hits that matched: COUNT, but perf
@@ -74,10 +81,11 @@ for t in perf bpftrace bpftool jq taskset; do
 done
 [ -x "$loop" ] || { echo "trigger_cost: $loop not built (make)"; exit 1; }
 
-conds="retcomm path retuid"
+conds="none retcomm path retuid"
 # cond_* NAME: the condition for each tool
 cond_title() {
 	case $1 in
+	none) echo "sys_exit_openat: no condition" ;;
 	retcomm) echo "sys_exit_openat: ret == -ENOENT && comm == \"$comm\"" ;;
 	path) echo "sys_enter_openat: path argument starts with /nonexistent/" ;;
 	retuid) echo "sys_exit_openat: ret == -ENOENT && uid == 0" ;;
@@ -85,6 +93,7 @@ cond_title() {
 }
 cond_auxtrig() {
 	case $1 in
+	none) echo "syscall:openat:exit" ;;
 	retcomm) echo "syscall:openat:exit if ret == -ENOENT && comm == \"$comm\"" ;;
 	path) echo 'syscall:openat:enter if str(arg1) ~ "/nonexistent/*"' ;;
 	retuid) echo 'syscall:openat:exit if ret == -ENOENT && uid == 0' ;;
@@ -92,6 +101,7 @@ cond_auxtrig() {
 }
 cond_bpftrace() { # COND PID: bpftrace has no -p for tracepoints, so the target is a first term
 	case $1 in
+	none) echo "tracepoint:syscalls:sys_exit_openat /pid == $2/" ;;
 	retcomm) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && comm == \"$comm\"/" ;;
 	path) echo "tracepoint:syscalls:sys_enter_openat /pid == $2 && strncmp(str(args->filename), \"/nonexistent/\", 13) == 0/" ;;
 	retuid) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && uid == 0/" ;;
@@ -99,6 +109,7 @@ cond_bpftrace() { # COND PID: bpftrace has no -p for tracepoints, so the target 
 }
 cond_perf() { # prints "EVENT FILTER"
 	case $1 in
+	none) echo "syscalls:sys_exit_openat" ;;
 	retcomm) echo "syscalls:sys_exit_openat ret == -2 && comm == \"$comm\"" ;;
 	path) echo 'syscalls:sys_enter_openat filename.ustring ~ "/nonexistent/*"' ;;
 	retuid) echo 'syscalls:sys_exit_openat ret == -2 && uid == 0' ;;
@@ -114,9 +125,9 @@ prog_stats() {
 # wait_for FILE PATTERN SECONDS: poll until FILE has a line matching PATTERN
 wait_for() {
 	local i
-	for i in $(seq $(($3 * 20))); do
+	for i in $(seq $(($3 * 100))); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
+		sleep 0.01
 	done
 	return 1
 }
@@ -140,7 +151,7 @@ stop_bpftrace() {
 # run TOOL COND STATS: one measured run; prints "ns_per_call matched bpf_ns_per_call runs_per_call",
 # or "fail REASON" when the tool refused or a count is off
 run() {
-	local tool=$1 cond=$2 stats=$3 ns matched=0 ev filt names='' spec
+	local tool=$1 cond=$2 stats=$3 ns matched=0 ev filt names='' spec t0 start=-
 	rm -f "$tmp/go" "$tmp/loop.out" "$tmp/tool.out" "$tmp/tool.err" "$tmp/out.data"
 	mkfifo "$tmp/go"
 	taskset -c "$cpu" "$loop" "$count" "$path" <"$tmp/go" >"$tmp/loop.out" &
@@ -148,6 +159,7 @@ run() {
 	exec 9>"$tmp/go"
 	[ "$stats" = 1 ] && prog_stats >"$tmp/before"
 	# Every tool starts with 9>&-: only this shell holds the loop's input open.
+	t0=$(date +%s%N)
 	case $tool in
 	none) tp= ;;
 	auxtrig | auxtrig+mark)
@@ -156,21 +168,29 @@ run() {
 		"$build/auxtrig" record -f -o "$tmp/out.data" --on "$spec" -p $lp \
 			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
 		tp=$!
-		names=gate_tracepoint
-		wait_for "$tmp/tool.err" 'recording' 10 ;;
-	bpftrace)
+		names="gate_tracepoint gate_point" # the shared program, or the point's own
+		wait_for "$tmp/tool.err" 'recording' 10
+		start=$((($(date +%s%N) - t0) / 1000000)) ;;
+	bpftrace | bpf-empty)
 		# BEGIN runs once every probe is attached and bpftrace handles SIGINT.
-		bpftrace -B line -e "BEGIN { printf(\"armed\\n\"); } $(cond_bpftrace "$cond" $lp) { @n = count(); }" \
+		if [ $tool = bpftrace ]; then
+			spec="$(cond_bpftrace "$cond" $lp) { @n = count(); }"
+		else
+			spec="tracepoint:syscalls:sys_exit_openat { }"
+		fi
+		bpftrace -B line -e "BEGIN { printf(\"armed\\n\"); } $spec" \
 			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
 		tp=$!
 		names="sys_exit_openat sys_enter_opena sys_enter_openat"
-		wait_for "$tmp/tool.out" '^armed' 60 ;;
+		wait_for "$tmp/tool.out" '^armed' 60
+		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	perf-stat | perf-record)
 		read -r ev filt <<<"$(cond_perf "$cond")"
+		set -- ${filt:+--filter "$filt"}
 		if [ $tool = perf-stat ]; then
-			perf stat -x, -o "$tmp/tool.out" -e "$ev" --filter "$filt" -p $lp 2>"$tmp/tool.err" 9>&- &
+			perf stat -x, -o "$tmp/tool.out" -e "$ev" "$@" -p $lp 2>"$tmp/tool.err" 9>&- &
 		else
-			perf record -o "$tmp/out.data" -e "$ev" --filter "$filt" -p $lp 2>"$tmp/tool.err" 9>&- &
+			perf record -o "$tmp/out.data" -e "$ev" "$@" -p $lp 2>"$tmp/tool.err" 9>&- &
 		fi
 		tp=$!
 		sleep 1.5 ;;
@@ -195,6 +215,8 @@ run() {
 		matched=$(sed -n 's/.*: evaluated [0-9]*, matched \([0-9]*\),.*/\1/p' "$tmp/tool.err") ;;
 	bpftrace) stop_bpftrace $tp
 		matched=$(awk '$1 == "@n:" { print $2 }' "$tmp/tool.out") ;;
+	bpf-empty) stop_bpftrace $tp
+		matched=- ;;
 	perf-stat) wait $tp
 		matched=$(awk -F, -v e="$ev" '$3 == e { print $1 }' "$tmp/tool.out") ;;
 	perf-record) wait $tp
@@ -215,7 +237,7 @@ run() {
 		echo "- -" >"$tmp/bpf"
 	fi
 	lp='' tp=''
-	echo "$ns ${matched:-0} $(cat "$tmp/bpf")"
+	echo "$ns ${matched:-0} $(cat "$tmp/bpf") $start"
 }
 
 # pick COL FILE: the median line of FILE by column COL (numeric), or its first "fail" line
@@ -229,13 +251,20 @@ pick() {
 
 tools="auxtrig auxtrig+mark bpftrace perf-stat perf-record"
 bpf_tools="auxtrig auxtrig+mark bpftrace"
+# tools_of COND [bpf]: the tools measured for COND; the empty program once, with "none"
+tools_of() {
+	local t=$tools
+	[ "${2:-}" = bpf ] && t=$bpf_tools
+	[ "$1" = none ] && t="$t bpf-empty"
+	echo $t
+}
 echo "auxtrig trigger cost: $count openat() calls of a missing path per run, loop on CPU $cpu, $runs runs per tool and condition"
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(perf version 2>/dev/null), $(bpftrace --version 2>/dev/null)"
 for n in $(seq "$runs"); do
 	for cond in $conds; do
 		# Each tool's run is paired with a baseline run just before it, so load
 		# that drifts over minutes cancels out of the difference.
-		for tool in $tools; do
+		for tool in $(tools_of $cond); do
 			run none $cond 0 >"$tmp/base.1"
 			cat "$tmp/base.1" >>"$tmp/$cond.none.loop"
 			run $tool $cond 0 >"$tmp/tool.1"
@@ -248,7 +277,7 @@ done
 sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
 for n in $(seq "$runs"); do
 	for cond in $conds; do
-		for tool in $bpf_tools; do
+		for tool in $(tools_of $cond bpf); do
 			run $tool $cond 1 >>"$tmp/$cond.$tool.bpf"
 		done
 	done
@@ -256,14 +285,17 @@ done
 sysctl -q -w kernel.bpf_stats_enabled="$stats_was" >/dev/null
 cat "$tmp"/*.none.loop >"$tmp/none.all"
 base=$(pick 1 "$tmp/none.all" | awk '{ print $1 }')
+empty=$(pick 3 "$tmp/none.bpf-empty.bpf" | awk '{ print $3 }')
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf 'baseline (nothing attached): %.1f ns per openat() call\n' "$base"
+printf 'baseline (nothing attached): %.1f ns per openat() call; an empty BPF program (bpf-empty): %s ns per hit\n' \
+	"$base" "$empty"
 for cond in $conds; do
 	echo
 	echo "$(cond_title $cond)"
-	printf '  %-13s %9s %10s %11s %10s %9s\n' tool ns/call "+ns/call" "bpf ns/hit" runs/call matched
-	for tool in $tools; do
+	printf '  %-13s %9s %10s %11s %7s %9s %10s %9s\n' tool ns/call "+ns/call" "bpf ns/hit" net "start ms" runs/call \
+		matched
+	for tool in $(tools_of $cond); do
 		loopr=$(pick 1 "$tmp/$cond.$tool.loop")
 		case $loopr in fail*)
 			printf '  %-13s n/a: %s\n' "$tool" "$(echo "${loopr#fail }" | cut -c1-90)"
@@ -272,10 +304,12 @@ for cond in $conds; do
 		bpfr='- - - -'
 		[ -f "$tmp/$cond.$tool.bpf" ] && bpfr=$(pick 3 "$tmp/$cond.$tool.bpf")
 		ns=$(pick 1 "$tmp/$cond.$tool.loop" | awk '{ print $1 }')
-		set -- $(pick 5 "$tmp/$cond.$tool.loop")
-		delta=$5 matched=$2
+		start=$(pick 5 "$tmp/$cond.$tool.loop" | awk '{ print $5 }')
+		set -- $(pick 6 "$tmp/$cond.$tool.loop")
+		delta=$6 matched=$2
 		set -- $bpfr
-		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" \
-			'BEGIN { printf "  %-13s %9.1f %10.1f %11s %10s %9s\n", t, ns, d, bn, rc, m }'
+		awk -v t="$tool" -v ns="$ns" -v d="$delta" -v m="$matched" -v bn="$3" -v rc="$4" -v e="$empty" \
+			-v st="$start" 'BEGIN { net = bn == "-" || e == "" ? "-" : sprintf("%.1f", bn - e)
+			printf "  %-13s %9.1f %10.1f %11s %7s %9s %10s %9s\n", t, ns, d, bn, net, st, rc, m }'
 	done
 done

@@ -36,4 +36,85 @@ seqs() {
 		while read -r h; do echo $((h - 1000000)); done
 }
 
+# The CPUs of a kernel CPU list ("0-3,6", as in /sys/devices/system/cpu/online), one per word.
+cpulist() {
+	local part
+	for part in ${1//,/ }; do
+		case $part in
+		*-*) seq "${part%-*}" "${part#*-}" ;;
+		*) echo "$part" ;;
+		esac
+	done | tr '\n' ' '
+}
+# The CPUs this test may run on: online and in its affinity (a cpuset may leave CPU 0 out).
+my_cpus() { cpulist "$(taskset -pc $$ | sed 's/.*: //')"; }
+# One of them, to pin a workload to.
+one_cpu() { local c; c=$(my_cpus); echo "${c%% *}"; }
+
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected $2, got $1"; }
+
+# How long a test waits for something that must happen (auxtrig armed, a workload's line, an ack):
+# a guard against hanging for ever, never a bound on speed. Generous, because the lab's guests
+# (tests/lab/vm) run 20-50 times slower than the machine under emulation (TCG).
+WAIT=${AUXTRIG_TEST_WAIT:-300}
+
+# wait_for FILE TEXT [PID]: until FILE has a line matching TEXT (grep -E). Fails when PID (the
+# process that should write it) ends first, or after $WAIT seconds.
+wait_for() {
+	local file=$1 text=$2 pid=${3:-} i
+	for ((i = 0; i < WAIT * 20; i++)); do
+		grep -qE -- "$text" "$file" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -qE -- "$text" "$file" 2>/dev/null && return 0
+			fail "'$text' never came in $file: the process that writes it ended: $(tail -n 3 "$file" 2>/dev/null)"
+		fi
+		sleep 0.05
+	done
+	fail "timed out after ${WAIT}s waiting for '$text' in $file"
+}
+
+# wait_size FILE BYTES PID: until FILE is larger than BYTES; fails when PID ends first, or after
+# $WAIT seconds.
+wait_size() {
+	local i
+	for ((i = 0; i < WAIT * 20; i++)); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ] && return 0
+		kill -0 "$3" 2>/dev/null || fail "$1 never grew past $2 bytes: the process that writes it ended"
+		sleep 0.05
+	done
+	fail "timed out after ${WAIT}s waiting for $1 to grow past $2 bytes"
+}
+
+# record_bg ERR ARGS...: `auxtrig record ARGS` in the background (its PID in $aux, its stderr in
+# ERR), returning once auxtrig says it is armed: every program attached and the target running.
+# -q is dropped from ARGS: it would silence that line.
+record_bg() {
+	local err=$1 a args=()
+	shift
+	for a in "$@"; do [ "$a" = -q ] || args+=("$a"); done
+	"$AUXTRIG" record "${args[@]}" 2>"$err" &
+	aux=$!
+	wait_for "$err" '^auxtrig: recording .*Ctrl-C to stop' $aux
+}
+
+# perf_record_bg ERR ARGS...: `perf record ARGS` in the background (PID in $perf_pid) with a
+# workload that waits for perf_record_end, returning once perf answers a ping on its control
+# FIFO, which it reads only when recording.
+perf_record_bg() {
+	local err=$1 reply
+	shift
+	mkfifo "$tmp/perf.ctl" "$tmp/perf.ack" "$tmp/perf.end"
+	exec 4<>"$tmp/perf.end" 5<>"$tmp/perf.ctl" 6<>"$tmp/perf.ack"
+	perf record --control "fifo:$tmp/perf.ctl,$tmp/perf.ack" "$@" -- sh -c 'read -r _ <"$1"' sh "$tmp/perf.end" \
+		2>"$err" &
+	perf_pid=$!
+	echo ping >&5
+	read -r -t "$WAIT" reply <&6 || fail "perf record did not answer a ping: $(tail -n 3 "$err")"
+	[ "$reply" = ack ] || fail "perf record answered '$reply' to a ping"
+}
+
+# perf_record_end: perf_record_bg's workload ends, and so does perf.
+perf_record_end() {
+	echo >&4
+	wait "$perf_pid" || fail "perf record failed: $(tail -n 3 "$1")"
+}

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "auxtrig/lang/expr_bpf.h"
 #include "auxtrig/sys/log.h"
 #include "expr_vectors.h"
 #include "skel/expr_test.skel.h"
@@ -40,6 +41,7 @@ struct expr_test_args {
 /* The slots of the two test callers: their states are apart, as two conditions' are. */
 #define SLOT_STACK  0
 #define SLOT_MAPENV 1
+#define SLOT_COMPILED 2 /* the compiled path (user/lang/expr_bpf.c) */
 
 _Static_assert(sizeof(struct expr_test_args) == sizeof(struct expr_env) + 8, "expr_test_args layout");
 
@@ -61,6 +63,126 @@ static int bpf_eval(struct expr_test_bpf *skel, struct bpf_program *run, const s
 	if (err)
 		return -errno;
 	return args.result; /* the kernel copies the context back into ctx_in */
+}
+
+/*
+ * The compiled path: the condition as BPF instructions (expr_bpf__compile()),
+ * in a syscall program of its own that reads the environment from its
+ * context, as the interpreter's caller does. One program per condition and
+ * record presence, kept while the same condition is checked again.
+ */
+static struct {
+	struct expr_prog prog;
+	int fd[2];		/* without, with a record; -1: not loaded */
+	int refused[2];		/* -EOPNOTSUPP: interpreted, not compiled */
+	char why[2][256];
+} compiled = { .fd = { -1, -1 } };
+static int nr_compiled, nr_interpreted;
+
+static int compiled_load(struct expr_test_bpf *skel, const struct expr_prog *prog, int with_rec, char *why, size_t size)
+{
+	struct expr_bpf_env env = {
+		.env_reg = BPF_REG_6,
+		.rec_fd = with_rec ? bpf_map__fd(skel->maps.bss) : -1,
+		.rec_off = offsetof(struct expr_test_bpf__bss, expr_test_rec),
+		.rec_size = with_rec ? EXPR_VECTOR_REC_SIZE : 0,
+	};
+	struct expr_bpf_opts o = {
+		.ops = &expr_bpf_env_ops,
+		.ctx = &env,
+		.stack_off = -EXPR_BPF_FRAME,
+		.state_fd = bpf_map__fd(skel->maps.expr_state),
+		.counts_fd = bpf_map__fd(skel->maps.expr_counts),
+		.slot = SLOT_COMPILED,
+	};
+	static char log[1 << 20];
+	LIBBPF_OPTS(bpf_prog_load_opts, lo, .prog_flags = BPF_F_SLEEPABLE, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
+	struct bpf_asm *a = bpf_asm__new();
+	const struct bpf_insn *insns;
+	size_t nr;
+	int fd, err;
+
+	if (!a)
+		return -ENOMEM;
+	bpf_asm__emit(a, BA_MOV64_REG(BPF_REG_6, BPF_REG_1));
+	err = expr_bpf__compile(a, prog, &o, why, size);
+	if (!err) {
+		bpf_asm__emit(a, BA_STX_MEM(BPF_W, BPF_REG_6, BPF_REG_0, offsetof(struct expr_test_args, result)));
+		bpf_asm__emit(a, BA_MOV64_IMM(BPF_REG_0, 0));
+		bpf_asm__emit(a, BA_EXIT());
+		err = bpf_asm__finish(a, &insns, &nr);
+	}
+	if (err) {
+		bpf_asm__delete(a);
+		return err;
+	}
+	log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "expr_compiled", "Dual BSD/GPL", insns, nr, &lo);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, size, "the verifier refused %zu instructions: %s", nr, strerror(-err));
+		fprintf(stderr, "%s\n", log);
+	}
+	bpf_asm__delete(a);
+	return fd < 0 ? err : fd;
+}
+
+/* Runs @prog compiled on @env: 0 or 1, -EOPNOTSUPP when the compiler refused it, or -errno. */
+static int compiled_eval(struct expr_test_bpf *skel, const struct expr_prog *prog, const struct expr_env *env,
+			 char *why, size_t size)
+{
+	struct expr_test_args args = { .env = *env, .result = -1, .slot = SLOT_COMPILED };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	int r = env->rec != 0, fd;
+
+	if (memcmp(&compiled.prog, prog, sizeof(*prog))) {
+		for (int i = 0; i < 2; i++) {
+			if (compiled.fd[i] >= 0)
+				close(compiled.fd[i]);
+			compiled.fd[i] = -1;
+			compiled.refused[i] = 0;
+		}
+		compiled.prog = *prog;
+	}
+	if (compiled.fd[r] < 0 && !compiled.refused[r]) {
+		fd = compiled_load(skel, prog, r, compiled.why[r], sizeof(compiled.why[r]));
+		if (fd < 0)
+			compiled.refused[r] = fd;
+		else
+			compiled.fd[r] = fd;
+	}
+	if (compiled.refused[r]) {
+		snprintf(why, size, "%s", compiled.why[r]);
+		return compiled.refused[r];
+	}
+	if (bpf_prog_test_run_opts(compiled.fd[r], &opts))
+		return -errno;
+	return args.result;
+}
+
+/*
+ * The compiled path's answer against @expect: equal, or refused by the
+ * compiler for the one reason it has (a glob with a '*' inside), never by
+ * the verifier.
+ */
+static int compiled_check(struct expr_test_bpf *skel, const char *what, const struct expr_prog *prog,
+			  const struct expr_env *env, int expect)
+{
+	char why[256] = "";
+	int comp = compiled_eval(skel, prog, env, why, sizeof(why));
+
+	if (comp == -EOPNOTSUPP && strstr(why, "between other characters")) {
+		nr_interpreted++;
+		return 0;
+	}
+	if (comp == expect) {
+		nr_compiled++;
+		return 0;
+	}
+	fprintf(stderr, "FAIL %s: expected %d, compiled %d%s%s\n", what, expect, comp, why[0] ? ": " : "", why);
+	expr__dump(prog, stderr);
+	return 1;
 }
 
 /* Every slot's counters back to 0, every thread's $count forgotten. */
@@ -95,7 +217,7 @@ static int check_step(struct expr_test_bpf *skel, const char *what, const struct
 	int kern_mapenv = bpf_eval(skel, skel->progs.expr_test_run_mapenv, prog, env, SLOT_MAPENV);
 
 	if (user == expect && kern == expect && kern_mapenv == expect)
-		return 0;
+		return compiled_check(skel, what, prog, env, expect);
 	fprintf(stderr, "FAIL %s: expected %d, userspace %d, BPF %d (env in a map: %d)\n", what, expect, user,
 		kern, kern_mapenv);
 	expr__dump(prog, stderr);
@@ -154,7 +276,7 @@ static int run_sequences(struct expr_test_bpf *skel, int *nr_steps)
 		}
 		expr_state__delete(st);
 		/* both BPF slots counted the same hits, and nothing was lost */
-		for (__u32 slot = SLOT_STACK; slot <= SLOT_MAPENV; slot++) {
+		for (__u32 slot = SLOT_STACK; slot <= SLOT_COMPILED; slot++) {
 			if (slot_state(skel, slot, &ss) || ss.count_lost) {
 				fprintf(stderr, "FAIL sequence %zu: slot %u lost %llu $count updates\n", i, slot,
 					(unsigned long long)ss.count_lost);
@@ -531,7 +653,7 @@ static void gen_expr(char *buf, size_t size, int depth)
 	static const char *const binops[] = {
 		"+", "-", "*", "/", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	};
-	static const char *const unops[] = { "!", "~", "-" };
+	static const char *const unops[] = { "!", "~", "-", "(int)", "(u8)", "(s16)", "(unsigned int)", "(signed char)" };
 	char a[2048], b[2048];
 
 	if (depth == 0 || rnd(10) < 3) {
@@ -540,7 +662,7 @@ static void gen_expr(char *buf, size_t size, int depth)
 	}
 	if (rnd(5) == 0) {
 		gen_expr(a, sizeof(a), depth - 1);
-		snprintf(buf, size, "%s(%s)", unops[rnd(3)], a);
+		snprintf(buf, size, "%s(%s)", unops[rnd(sizeof(unops) / sizeof(unops[0]))], a);
 		return;
 	}
 	gen_expr(a, sizeof(a), depth - 1);
@@ -579,6 +701,10 @@ static int run_random(struct expr_test_bpf *skel, int count, int *nr_run)
 			expr_vector_env(&v, &env, rec);
 			user = expr__eval(&prog, &env, st);
 			kern = bpf_eval(skel, skel->progs.expr_test_run, &prog, &env, SLOT_STACK);
+			if (user == kern && user >= 0 && compiled_check(skel, src, &prog, &env, user)) {
+				failures++;
+				continue;
+			}
 			if (user != kern || user < 0) {
 				fprintf(stderr, "FAIL random '%s' (env %zu): userspace %d, BPF %d\n", src, e, user, kern);
 				expr__dump(&prog, stderr);
@@ -678,9 +804,13 @@ int main(void)
 		       OPENAT_FORMAT);
 	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
+	for (int i = 0; i < 2; i++)
+		if (compiled.fd[i] >= 0)
+			close(compiled.fd[i]);
 	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), %zu "
-	       "sequences (%d steps) with state, limits checked, %d random conditions agreed%s: %d failures\n",
+	       "sequences (%d steps) with state, limits checked, %d random conditions agreed%s; compiled to BPF: "
+	       "%d evaluations agreed, %d interpreted (globs with an inner '*'): %d failures\n",
 	       nr_run, EXPR_NR_VECTORS - nr_run, EXPR_NR_SEQS, nr_steps, nr_random,
-	       have_tp ? ", tracepoint caller checked" : "", failures);
+	       have_tp ? ", tracepoint caller checked" : "", nr_compiled, nr_interpreted, failures);
 	return failures ? 1 : 0;
 }

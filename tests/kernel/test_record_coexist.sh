@@ -7,17 +7,14 @@ need_root
 need_perf
 
 rounds=20
-perf record -q -e syscalls:sys_enter_openat,syscalls:sys_exit_openat -a -o "$tmp/perf.data" -- sleep 3 \
-	>/dev/null 2>"$tmp/perf.err" &
-perf_pid=$!
-sleep 1
+perf_record_bg "$tmp/perf.err" -q -e syscalls:sys_enter_openat,syscalls:sys_exit_openat -a -o "$tmp/perf.data"
 # auxtrig records windows for one demo, while another demo runs outside any window.
 "$AUXTRIG" record -q -w syscall:openat -o "$tmp/a.data" -- "$DEMO" -r $rounds >/dev/null &
 aux_pid=$!
 "$DEMO" -r $rounds >"$tmp/other.out"
 other=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/other.out")
 wait $aux_pid || fail "auxtrig failed"
-wait $perf_pid || fail "perf record failed: $(cat "$tmp/perf.err")"
+perf_record_end "$tmp/perf.err"
 
 n=$(perf script -F comm,pid,event -i "$tmp/perf.data" 2>/dev/null | awk -v p="$other" '$1 == "openat_demo" && $2 == p' | grep -c sys_enter_openat)
 assert_eq "$n" $((2 * rounds)) "perf's openat events of the demo auxtrig did not trace"

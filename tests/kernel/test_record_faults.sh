@@ -13,11 +13,7 @@ count() { pscript "$1" | grep -c 'sys_enter_openat:'; }
 # (Up to 20 s for 64 KiB: a loaded 2-CPU machine can be slow to get going.)
 "$AUXTRIG" record -q -w syscall:openat -o "$tmp/k.data" -- "$DEMO" -r 1000000 >/dev/null 2>"$tmp/k.err" &
 aux=$!
-for _ in $(seq 400); do
-	[ "$(stat -c %s "$tmp/k.data" 2>/dev/null || echo 0)" -gt 65536 ] && break
-	kill -0 $aux 2>/dev/null || fail "auxtrig ended before it was killed: $(cat "$tmp/k.err")"
-	sleep 0.05
-done
+wait_size "$tmp/k.data" 65536 $aux
 kill -KILL $aux || fail "auxtrig ended before it was killed: $(cat "$tmp/k.err")"
 wait $aux 2>/dev/null
 pkill -f "openat_demo -r 1000000"

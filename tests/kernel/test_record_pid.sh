@@ -6,11 +6,14 @@
 need_root
 need_perf
 
-"$DEMO" -r 400 -t 2 >"$tmp/demo.out" &
+# The demo's threads exist, waiting, until auxtrig is armed; then they make their rounds.
+"$DEMO" -r 400 -t 2 -W >"$tmp/demo.out" &
 demo=$!
-sleep 0.2
-"$AUXTRIG" record -q -w syscall:openat -o "$tmp/p.data" -p $demo 2>"$tmp/err" || fail "record -p failed: $(cat "$tmp/err")"
+wait_for "$tmp/demo.out" "waiting" $demo
+record_bg "$tmp/err" -w syscall:openat -o "$tmp/p.data" -p $demo
+kill -USR1 $demo
 wait $demo
+wait $aux || fail "record -p failed: $(cat "$tmp/err")"
 assert_perf_reads_cleanly "$tmp/p.data"
 pscript "$tmp/p.data" >"$tmp/p.txt"
 n=$(grep -c 'sys_enter_openat:' "$tmp/p.txt")

@@ -9,10 +9,7 @@ for sig in INT TERM; do
 	"$AUXTRIG" record -w syscall:openat -o "$tmp/$sig.data" -- "$DEMO" -r 100000 >/dev/null 2>"$tmp/$sig.err" &
 	pid=$!
 	# Wait until windows are being written, then interrupt.
-	for _ in $(seq 50); do
-		sleep 0.1
-		[ -s "$tmp/$sig.data" ] && [ "$(stat -c %s "$tmp/$sig.data")" -gt 4096 ] && break
-	done
+	wait_size "$tmp/$sig.data" 4096 $pid
 	kill -s $sig $pid
 	wait $pid
 	rc=$?

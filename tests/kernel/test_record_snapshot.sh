@@ -13,13 +13,9 @@ N=2000
 mkfifo "$tmp/ctl" "$tmp/ack" "$tmp/in"
 exec 7<>"$tmp/in" 8<>"$tmp/ack"
 
-wait_for() { # wait_for FILE TEXT
-	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	fail "timed out waiting for '$2' in $1"
-}
 ctl() { # ctl COMMAND: send it and wait for its ack
 	echo "$1" >"$tmp/ctl"
-	read -r -t 5 reply <&8 || fail "no ack for '$1'"
+	read -r -t "$WAIT" reply <&8 || fail "no ack for '$1'"
 	assert_eq "$reply" ack "reply to '$1'"
 }
 contiguous() { # contiguous FILE FIRST_LINE LAST_LINE LAST_VALUE
@@ -27,7 +23,7 @@ contiguous() { # contiguous FILE FIRST_LINE LAST_LINE LAST_VALUE
 }
 
 # The workload runs on one CPU so that CPU's ring holds the newest records of all.
-taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control "fifo:$tmp/ctl,$tmp/ack" \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -S64K -e syscalls:sys_enter_close --control "fifo:$tmp/ctl,$tmp/ack" \
 	-o "$tmp/s.data" -- "$SEQ" $N 3 <"$tmp/in" >"$tmp/demo.out" 2>"$tmp/err" &
 aux=$!
 ctl ping
@@ -36,7 +32,7 @@ ctl snapshot                      # 1: from the control FIFO, at the end of phas
 echo >&7
 wait_for "$tmp/demo.out" "phase 1 done"
 kill -USR2 $aux                   # 2: from a signal, at the end of phase 1
-sleep 0.3
+wait_for "$tmp/err" 'snapshot 2 \(SIGUSR2\)' $aux
 ctl ping
 echo >&7                          # phase 2 runs and nothing snapshots it
 wait $aux || fail "record failed: $(cat "$tmp/err")"
@@ -60,7 +56,7 @@ grep -q "nr=1 reason=control records=$first" "$tmp/marks.txt" || fail "no marker
 grep -q "nr=2 reason=SIGUSR2 records=$second" "$tmp/marks.txt" || fail "no marker for snapshot 2: $(cat "$tmp/marks.txt")"
 
 # -Se: one more snapshot at exit, holding the newest records of the run.
-echo | taskset -c 0 "$AUXTRIG" record -q -Se64K -e syscalls:sys_enter_close -o "$tmp/e.data" -- "$SEQ" $N 2 \
+echo | taskset -c "$(one_cpu)" "$AUXTRIG" record -q -Se64K -e syscalls:sys_enter_close -o "$tmp/e.data" -- "$SEQ" $N 2 \
 	>/dev/null 2>"$tmp/err" || fail "record -Se failed: $(cat "$tmp/err")"
 assert_perf_reads_cleanly "$tmp/e.data"
 seqs "$tmp/e.data" >"$tmp/e.txt"
@@ -71,14 +67,14 @@ perf script -i "$tmp/e.data" 2>/dev/null | grep -q "reason=exit records=$n" || f
 # --control fd:CTL,ACK with descriptors auxtrig inherits: ping, snapshot, stop.
 mkfifo "$tmp/c2" "$tmp/a2"
 exec 5<>"$tmp/c2" 6<>"$tmp/a2"
-taskset -c 0 "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control fd:5,6 -o "$tmp/fd.data" \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -q -S64K -e syscalls:sys_enter_close --control fd:5,6 -o "$tmp/fd.data" \
 	-- "$SEQ" $N 2 <"$tmp/in" >"$tmp/demo2.out" 2>"$tmp/err" &
 aux=$!
-echo ping >&5; read -r -t 5 reply <&6 || fail "no ack on fd 6"
+echo ping >&5; read -r -t "$WAIT" reply <&6 || fail "no ack on fd 6"
 assert_eq "$reply" ack "reply on fd 6"
 wait_for "$tmp/demo2.out" "phase 0 done"
-echo snapshot >&5; read -r -t 5 reply <&6 || fail "no ack for snapshot on fd 6"
-echo stop >&5; read -r -t 5 reply <&6 || fail "no ack for stop on fd 6"
+echo snapshot >&5; read -r -t "$WAIT" reply <&6 || fail "no ack for snapshot on fd 6"
+echo stop >&5; read -r -t "$WAIT" reply <&6 || fail "no ack for stop on fd 6"
 wait $aux || fail "record with --control fd: failed: $(cat "$tmp/err")"
 exec 5>&- 6>&-
 assert_perf_reads_cleanly "$tmp/fd.data"

@@ -10,7 +10,7 @@ SEQ=$build/examples/seq_demo
 
 
 # 1. Flight recorder frozen by a failing openat at a known point (call #1500).
-taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close,syscalls:sys_exit_openat \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -S64K -e syscalls:sys_enter_close,syscalls:sys_exit_openat \
 	--on 'syscall:openat:exit if ret == -ENOENT:snapshot,once' -o "$tmp/f.data" -- "$SEQ" 3000 1 1500 \
 	>/dev/null 2>"$tmp/f.err" || fail "record failed: $(cat "$tmp/f.err")"
 assert_perf_reads_cleanly "$tmp/f.data"
@@ -27,7 +27,7 @@ grep -q "auxtrig:snapshot: nr=1 reason=on#1 records=$((n + 1)) tid=[0-9]* value=
 grep -q 'evaluated 1, matched 1, fired 1, suppressed 0, dropped 0' "$tmp/f.err" || fail "counters: $(cat "$tmp/f.err")"
 
 # 2. A condition on the tracepoint's own field, by name.
-taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -S64K -e syscalls:sys_enter_close \
 	--on 'tp:syscalls:sys_enter_close if fd == 1000700:snapshot' -o "$tmp/t.data" -- "$SEQ" 2000 1 \
 	>/dev/null 2>"$tmp/t.err" || fail "record failed: $(cat "$tmp/t.err")"
 assert_eq "$(seqs "$tmp/t.data" | tail -1)" 700 "the record that fired the field condition"

@@ -10,7 +10,7 @@ TRIG=$build/examples/triggers
 
 
 # 1. State of its own: the third failing read in a row (the read before close #700) freezes the recorder.
-taskset -c 0 "$AUXTRIG" record -S64K -e syscalls:sys_enter_close --trigger-prog "$TRIG/read_fails.bpf.o" \
+taskset -c "$(one_cpu)" "$AUXTRIG" record -S64K -e syscalls:sys_enter_close --trigger-prog "$TRIG/read_fails.bpf.o" \
 	-o "$tmp/r.data" -- "$build/examples/read_pattern" 2000 FSFFSFFF >/dev/null 2>"$tmp/r.err" ||
 	fail "record failed: $(cat "$tmp/r.err")"
 assert_perf_reads_cleanly "$tmp/r.data"

@@ -76,6 +76,17 @@ static const struct expr_vector_env expr_vector_env_extreme = {
 	.elapsed = INT64_MAX, .has_elapsed = 1,
 };
 
+/*
+ * A function returning int, seen at its return point: -2 in eax, the upper
+ * half of rax zero, so ret is 4294967294 unless typed or cast.
+ */
+static const struct expr_vector_env expr_vector_env_int_ret = {
+	.comm = "app",
+	.pid = 77, .tid = 77, .ppid = 1, .uid = 1000, .gid = 1000, .cpu = 1, .nr = -1, .ret = 0xfffffffeLL,
+	.args = { 0xffffff9cULL, 0x1234567880ULL, 0xffffffffffff8001ULL },
+	.no_rec = 1,
+};
+
 #define V(s, r)          { .src = (s), .expect = (r) }
 #define VE(s, e, r)      { .src = (s), .expect = (r), .env = &(e) }
 #define VERR(s, m)       { .src = (s), .err = (m) }
@@ -342,6 +353,47 @@ static const struct expr_vector expr_vectors[] = {
 	V("ret > 0 && once", 0),
 	V("once + once + once == 3", 1), /* three counters, each at its first */
 	VE("$count == 1", expr_vector_env_extreme, 1), /* tid INT64_MIN: the counter is per 32-bit tid */
+
+	/* casts: (TYPE)x keeps TYPE's low bytes and sign- or zero-extends them, as C does */
+	VE("ret == -2", expr_vector_env_int_ret, 0),
+	VE("ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(int)ret == -2", expr_vector_env_int_ret, 1),
+	VE("(int)ret == -ENOENT && (int)ret < 0", expr_vector_env_int_ret, 1),
+	VE("(signed int)ret == -2", expr_vector_env_int_ret, 1),
+	VE("(s32)ret == -2 && (__s32)ret == -2 && (int32_t)ret == -2", expr_vector_env_int_ret, 1),
+	VE("(unsigned int)ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(unsigned)ret == -2", expr_vector_env_int_ret, 0),
+	VE("(u32)ret == 4294967294 && (uint32_t)ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(short)ret == -2 && (short int)ret == -2 && (s16)ret == -2", expr_vector_env_int_ret, 1),
+	VE("(unsigned short)ret == 65534 && (u16)ret == 65534", expr_vector_env_int_ret, 1),
+	VE("(signed char)ret == -2 && (s8)ret == -2 && (int8_t)ret == -2", expr_vector_env_int_ret, 1),
+	VE("(unsigned char)ret == 254 && (u8)ret == 254", expr_vector_env_int_ret, 1),
+	VE("(long)ret == 4294967294 && (long long)ret == 4294967294 && (s64)ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(u64)ret == 4294967294 && (unsigned long long)ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(int)ret + 1 == -1", expr_vector_env_int_ret, 1),        /* binds like a unary operator */
+	VE("(int)(ret + 2) == 0", expr_vector_env_int_ret, 1),       /* 0x100000000: low half 0 */
+	VE("-(int)ret == 2 && (int)-ret == 2", expr_vector_env_int_ret, 1),
+	VE("(u8)(int)ret == 254 && (int)(u8)ret == 254", expr_vector_env_int_ret, 1),
+	VE("( int )ret == -2 && (int) ret == -2", expr_vector_env_int_ret, 1),
+	VE("(int)arg0 == -100 && arg0 == 4294967196", expr_vector_env_int_ret, 1),   /* int argument, upper half 0 */
+	VE("(int)arg1 == 0x34567880 && (u8)arg1 == 0x80 && (s8)arg1 == -128", expr_vector_env_int_ret, 1),
+	VE("(s16)arg2 == -32767 && (u16)arg2 == 32769 && (int)arg2 == -32767", expr_vector_env_int_ret, 1),
+	VE("(int)ret == 0 && (s8)tid == 0", expr_vector_env_extreme, 1),          /* INT64_MIN */
+	V("(int)0x1fffffffe == -2", 1),                                           /* constants fold */
+	V("(unsigned char)-1 == 255 && (short)65535 == -1 && (u32)-1 == 4294967295", 1),
+	V("(u8)pid == 210", 1),                                                   /* 1234 & 0xff */
+	V("(u8)neg32 == 251 && (s8)neg32 == -5 && (s16)big == -1", 1),            /* record fields */
+	V("(int)(pid * 4000000) == 641032704 && pid * 4000000 == 4936000000", 1), /* int overflow wraps */
+	VERR("(int)comm == 1", "column 1: the cast '(int)' needs an integer, but 'comm' is a string"),
+	VERR("(int)str(arg1) == \"x\"", "column 1: the cast '(int)' needs an integer, but 'str(arg1)' is a string"),
+	VERR("(char)ret < 0", "column 2: 'char' is signed on x86 and unsigned on arm64: write (signed char) or (unsigned char)"),
+	VERR("(long long long)ret < 0", "column 2: 'long long long' is not a C integer type"),
+	VERR("(unsigned signed)ret < 0", "column 2: 'unsigned signed' is not a C integer type"),
+	VERR("(short long)ret < 0", "column 2: 'short long' is not a C integer type"),
+	VERR("(int ret) < 0", "column 6: expected ')' after the type 'int' of the cast at column 1, got name 'ret'"),
+	VERR("(u32 int)ret < 0", "column 6: expected ')' after the type 'u32' of the cast at column 1, got name 'int'"),
+	VERR("(int)", "column 6: expected a value after the cast '(int)', got end of input"),
+	VERR("(float)ret < 0", "column 2: unknown field 'float'"),
 
 	/* where fields are valid is the resolver's decision */
 	VERRAT("ret == 0", VEC_ENTRY, "column 1: 'ret' is not available here: only at an exit point"),

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
 #include "perf_oracle.h"
@@ -196,10 +196,19 @@ static void test_aux_event_arm_spe(void **state)
 	assert_int_equal(ev.attr.sample_period, 1024); /* caps/min_interval */
 	assert_int_equal(ev.attr.exclude_user + ev.attr.exclude_kernel, 0);
 
+	/* per CPU, timestamps by default (ts_enable, config:0), as perf records SPE */
 	assert_int_equal(aux_event__parse(&ev, *state, "arm_spe_0//", NULL), 0);
-	assert_int_equal(ev.attr.config, 0);
+	assert_int_equal(ev.attr.config, 1ULL << 0);
 	assert_int_equal(ev.attr.config1, 0);
 	assert_int_equal(ev.attr.aux_watermark, 0);
+	assert_int_equal(aux_event__parse(&ev, *state, "arm_spe_0/ts_enable=0/", NULL), 0);
+	assert_int_equal(ev.attr.config, 0);
+	{
+		struct aux_event_opts per_thread = { .per_thread = true };
+
+		assert_int_equal(aux_event__parse(&ev, *state, "arm_spe_0//", &per_thread), 0);
+		assert_int_equal(ev.attr.config, 0);
+	}
 
 	assert_int_equal(aux_event__parse(&ev, *state, "arm_spe/min_latency=20,event_filter=0x2/u", NULL), 0);
 	assert_int_equal(ev.attr.config2, 20);

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "auxtrig/record/attr_print.h"
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
 #include "auxtrig/sys/pmu.h"
 #include "perf_oracle.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
@@ -334,7 +334,32 @@ static void test_auxtrace_info_cs_trcconfigr_follows_config(void **state)
 	assert_int_equal(auxtrace_info__cs_trcconfigr(0xf), 0);			 /* preset: not in TRCCONFIGR */
 	assert_int_equal(auxtrace_info__cs_trace_id(0), 0x10);
 	assert_int_equal(auxtrace_info__cs_trace_id(5), 0x1a);
-	assert_int_equal(auxtrace_info__cs_trace_id(48), 0x10);
+	assert_int_equal(auxtrace_info__cs_trace_id(47), 0x6e);
+}
+
+/*
+ * Trace IDs are 7 bits, 0x01..0x6f valid: CPUs 0..47 have the legacy even IDs,
+ * the next 56 the odd ones in allocation order (the kernel's allocator), all
+ * distinct, so that perf 6.1 (which refuses two CPUs with one ID) reads a
+ * 104-CPU file; beyond that there is no ID.
+ */
+static void test_auxtrace_info_cs_trace_ids_distinct_and_valid(void **state)
+{
+	unsigned char seen[0x80] = { 0 };
+
+	(void)state;
+	for (int cpu = 0; cpu < 104; cpu++) {
+		__u64 id = auxtrace_info__cs_trace_id(cpu);
+
+		if (id < 0x01 || id > 0x6f)
+			fail_msg("cpu %d: trace ID %#llx is not a valid one", cpu, (unsigned long long)id);
+		if (seen[id]++)
+			fail_msg("cpu %d: trace ID %#llx given twice", cpu, (unsigned long long)id);
+	}
+	assert_int_equal(auxtrace_info__cs_trace_id(48), 0x01);
+	assert_int_equal(auxtrace_info__cs_trace_id(49), 0x03);
+	assert_int_equal(auxtrace_info__cs_trace_id(103), 0x6f);
+	assert_int_equal(auxtrace_info__cs_trace_id(104), 0);
 }
 
 static void test_auxtrace_info_cs_etm_perf_reads_it(void **state)
@@ -444,6 +469,7 @@ int main(void)
 		T(test_auxtrace_info_intel_pt_perf_reads_it),
 		T(test_auxtrace_info_cs_etm_layout),
 		T(test_auxtrace_info_cs_trcconfigr_follows_config),
+		T(test_auxtrace_info_cs_trace_ids_distinct_and_valid),
 		T(test_auxtrace_info_cs_etm_perf_reads_it),
 		T(test_auxtrace_info_ete_perf_reads_it),
 		T(test_auxtrace_info_arm_spe_perf_reads_it),

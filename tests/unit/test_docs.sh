@@ -7,7 +7,7 @@ set -u
 top=${AUXTRIG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${AUXTRIG_BUILD:-$top/build}
 bad=0
-for cmd in record probe repair script; do
+for cmd in record list probe repair report script; do
 	page=$top/man/auxtrig-$cmd.1
 	[ -f "$page" ] || { echo "missing man page $page"; bad=1; continue; }
 	help=$("$build/auxtrig" $cmd --help) || { echo "auxtrig $cmd --help failed"; bad=1; continue; }

@@ -230,8 +230,9 @@ static void test_pdata_reader_refuses_foreign(void **state)
 	magic = PDATA_MAGIC;
 	memcpy(buf, &magic, 8);
 	memcpy(buf + 8, &size, 8);
+	/* a pipe-mode header over zeroed records: a record of size 0 is corrupt */
 	assert_null(pdata_reader__new_mem(buf, sizeof(buf), "pipe"));
-	assert_int_equal(errno, EPROTONOSUPPORT);
+	assert_int_equal(errno, EINVAL);
 
 	memcpy(buf, "PERFILE1", 8);
 	assert_null(pdata_reader__new_mem(buf, sizeof(buf), "v1"));

@@ -83,11 +83,23 @@ expect 2 --bogus
 expect 2 --itrace=x -i "$pt"
 expect 2 --itrace=i -i "$pt"
 expect 2 -i "$pt" extra-argument
+expect 2 -i "$pt" --windows --call-trace		# documented as exclusive
+expect 2 -i "$pt" -F cpu,nosuchfield
+expect 2 -i "$pt" -j 0
 expect 1 -i "$tmp/does-not-exist"
 expect 1 -i "$data/README.md"
 head -c 5000 "$pt" >"$tmp/truncated.data"
 expect 1 -i "$tmp/truncated.data"
 expect 0 --help
+
+# --- A binary under --symfs that is a FIFO: skipped, never opened for reading (it would block).
+mkdir -p "$tmp/fifo/data/local/tmp"
+mkfifo "$tmp/fifo/data/local/tmp/etm_test_loop"
+timeout 20 "$auxtrig" script -i "$etm/perf_etm.data" --symfs "$tmp/fifo" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
+rc=$?
+[ $rc -ne 124 ] || fail "script hangs on a FIFO under --symfs"
+[ $rc -eq 0 ] || fail "script with a FIFO under --symfs exited $rc: $(cat "$tmp/fifo.err")"
+grep -q "none of the 9 traced binaries was found" "$tmp/fifo.err" || fail "FIFO: $(cat "$tmp/fifo.err")"
 
 # --- Corrupted copies: an error (1) or a decode of what survives (0), never a crash.
 RANDOM=20261122

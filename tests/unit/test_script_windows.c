@@ -27,7 +27,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/format/synth.h"
@@ -175,15 +177,17 @@ static void write_file_edges(struct file *f, bool edges)
 		.pid = (__u32)getpid(), .tid = (__u32)getpid(),
 	};
 	struct aux_session_opts o = {
-		.event_spec = "intel_pt//u", .sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
+		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = cpus,
 		.nr_cpus = 1, .pid = -1, .data_pages = 16, .aux_pages = 4, .pause_support = PROBE_PAUSE_YES,
 	};
 	struct fake_kernel *k = calloc(1, sizeof(*k));
 	struct perf_event_mmap_page *pc;
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
+	struct record_sink sink;
 	struct pmu_set *set;
+	struct aux_event ev;
 	struct pt_enc e = { 0 };
 
 	assert_non_null(k);
@@ -205,22 +209,26 @@ static void write_file_edges(struct file *f, bool edges)
 	enc_tip(&e, 0x01, f->ret);
 	enc_pad_to(&e, 32);
 
+	/* the plan's part: -e intel_pt//u resolved against the fixture's PMUs */
 	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
-	assert_int_equal(fake_kernel__init(k, pmu_set__find(set, "intel_pt")->type, &mc, cpus, 1), 0);
-	pmu_set__delete(set);
+	assert_int_equal(aux_event__parse(&ev, set, "intel_pt//u", NULL), 0);
+	o.event = &ev;
+	o.pmus = set;
+	assert_int_equal(fake_kernel__init(k, ev.attr.type, &mc, cpus, 1), 0);
 	/* a TSC conversion in the user page: 1 ns per tick (the model stamps its records 1, 2, ... ns: before the trace) */
 	pc = aux_model__user_page(&k->models[0]);
 	pc->time_shift = 0;
 	pc->time_mult = 1;
 	pc->time_zero = 0;
 	pc->cap_user_time_zero = 1;
-	ops = fake_kernel__ops(k);
+	ops = fake_kernel__sys(k);
 	assert_int_equal(aux_session__new(&s, &o), 0);
 	assert_int_equal(aux_session__open(s, &ops), 0);
 	f->dir = test_tmpdir__new();
 	assert_non_null(f->dir);
 	snprintf(f->path, sizeof(f->path), "%s/pt.data", f->dir);
 	w = pdata_writer__open(f->path, false);
+	record_sink__init(&sink, w, NULL, false);
 	assert_non_null(w);
 	assert_int_equal(aux_session__add_attrs(s, w), 0);
 	if (edges) {
@@ -254,10 +262,11 @@ static void write_file_edges(struct file *f, bool edges)
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
 	aux_model__output_end(&k->models[0], aux_flags);
 	fake_kernel__clock_sync(k);
-	assert_true(aux_session__drain(s, w) > 0);
-	assert_int_equal(aux_session__stop(s, w), 0);
+	assert_true(aux_session__drain(s, &sink) > 0);
+	assert_int_equal(aux_session__stop(s, &sink), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
 	aux_session__delete(s);
+	pmu_set__delete(set);
 	pdata_writer__delete(w);
 	assert_true(fake_kernel__all_closed(k));
 	fake_kernel__exit(k);
@@ -445,6 +454,72 @@ static void test_script_windows_name_their_edge_event(void **state)
 	test_tmpdir__delete(f.dir);
 }
 
+/*
+ * --format=chrome: both windows as slices on the traced thread, the call to
+ * win_callee nested inside window 1 (its time placed by instruction index
+ * between the window's ends), the two window-edge samples as instants.
+ */
+static void test_script_windows_chrome_timeline(void **state)
+{
+	struct file f = { 0 };
+	const char *our_args[] = { "-i", f.path, "--format=chrome", NULL };
+	char *out, json[4200], cmd[8600], line[512];
+	double win_ts[2], win_end[2], call_ts = -1, call_end = -1;
+	int nwin = 0, ncall = 0, ninstant = 0, win_tid[2], call_tid = -1;
+	FILE *p;
+
+	(void)state;
+	write_file_edges(&f, true);
+	assert_int_equal(run_auxtrig(our_args, &out), 0);
+	snprintf(json, sizeof(json), "%s/t.json", f.dir);
+	p = fopen(json, "w");
+	assert_non_null(p);
+	fputs(out, p);
+	fclose(p);
+	/* jq parses it (it is JSON) and lists every event */
+	snprintf(cmd, sizeof(cmd),
+		 "jq -r '.traceEvents[] | select(.ph != \"M\") | [.ph, .cat, .name, .tid, .ts, (.dur // 0)] | @tsv' '%s'",
+		 json);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char ph[8], cat[32], name[128];
+		int tid;
+		double ts, dur;
+
+		if (sscanf(line, "%7s\t%31s\t%127[^\t]\t%d\t%lf\t%lf", ph, cat, name, &tid, &ts, &dur) != 6)
+			fail_msg("unexpected event line: %s", line);
+		if (!strcmp(ph, "X") && !strcmp(name, "hardware trace window") && nwin < 2) {
+			win_tid[nwin] = tid;
+			win_ts[nwin] = ts;
+			win_end[nwin++] = ts + dur;
+		} else if (!strcmp(ph, "X") && !strcmp(cat, "call")) {
+			ncall++;
+			assert_string_equal(name, "win_callee");
+			call_tid = tid;
+			call_ts = ts;
+			call_end = ts + dur;
+		} else if (!strcmp(ph, "i")) {
+			ninstant++;
+			assert_string_equal(name, "syscalls:sys_enter_openat");
+		} else {
+			fail_msg("unexpected event: %s", line);
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(nwin, 2);
+	assert_int_equal(ncall, 1);
+	assert_int_equal(ninstant, 2);
+	assert_int_equal(win_tid[0], call_tid);
+	assert_int_equal(win_tid[1], call_tid);
+	assert_true(call_tid > 0);
+	/* nested: inside window 1, and window 1 before window 2 */
+	assert_true(win_ts[0] < win_ts[1]);
+	assert_true(call_ts > win_ts[0] && call_end < win_end[0]);
+	free(out);
+	test_tmpdir__delete(f.dir);
+}
+
 /* The AUX record's flags reach the header: a PARTIAL record (gaps in the trace). */
 static void test_script_windows_show_aux_flags(void **state)
 {
@@ -479,6 +554,12 @@ static void test_script_windows_usage(void **state)
 	test_tmpdir__delete(f.dir);
 }
 #else
+static void test_script_windows_chrome_timeline(void **state)
+{
+	(void)state;
+	skip();
+}
+
 static void test_script_windows_show_aux_flags(void **state)
 {
 	(void)state;
@@ -518,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_script_windows_usage),
 		cmocka_unit_test(test_script_windows_show_aux_flags),
 		cmocka_unit_test(test_script_windows_name_their_edge_event),
+		cmocka_unit_test(test_script_windows_chrome_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

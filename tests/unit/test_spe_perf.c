@@ -24,7 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/sys/pmu.h"
@@ -245,15 +247,17 @@ static void test_spe_through_session_into_perf(void **state)
 		.pid = (__u32)getpid(), .tid = (__u32)getpid(),
 	};
 	struct aux_session_opts o = {
-		.event_spec = "arm_spe_0//u", .sysfs_root = test_fixture_path("sysfs-arm_spe"), .cpus = cpus,
+		.sysfs_root = test_fixture_path("sysfs-arm_spe"), .cpus = cpus,
 		.nr_cpus = 1, .pid = -1, .data_pages = 16, .aux_pages = 4, .pause_support = PROBE_PAUSE_YES,
 	};
 	uint64_t load_ip = (uint64_t)(uintptr_t)spe_load_fn, branch_ip = (uint64_t)(uintptr_t)spe_branch_fn;
 	struct fake_kernel *k = calloc(1, sizeof(*k));
-	struct aux_session_ops ops;
+	struct perf_sys ops;
 	struct aux_session *s;
 	struct pdata_writer *w;
+	struct record_sink sink;
 	struct pmu_set *set;
+	struct aux_event ev;
 	struct spe_enc e = { 0 };
 	char *dir, path[4200], *out;
 	const char *dump[] = { "report", "-D", "-i", path, NULL };
@@ -266,16 +270,20 @@ static void test_spe_through_session_into_perf(void **state)
 	assert_int_equal(spe_branch_fn(1), 2);
 	spe_stream(&e, load_ip, branch_ip, getpid());
 
+	/* the plan's part: -e arm_spe_0//u resolved against the fixture's PMUs */
 	assert_int_equal(pmu__scan(o.sysfs_root, &set), 0);
-	assert_int_equal(fake_kernel__init(k, pmu_set__find(set, "arm_spe_0")->type, &mc, cpus, 1), 0);
-	pmu_set__delete(set);
-	ops = fake_kernel__ops(k);
+	assert_int_equal(aux_event__parse(&ev, set, "arm_spe_0//u", NULL), 0);
+	o.event = &ev;
+	o.pmus = set;
+	assert_int_equal(fake_kernel__init(k, ev.attr.type, &mc, cpus, 1), 0);
+	ops = fake_kernel__sys(k);
 	assert_int_equal(aux_session__new(&s, &o), 0);
 	assert_int_equal(aux_session__open(s, &ops), 0);
 	dir = test_tmpdir__new();
 	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/spe.data", dir);
 	w = pdata_writer__open(path, false);
+	record_sink__init(&sink, w, NULL, false);
 	assert_non_null(w);
 	assert_int_equal(aux_session__add_attrs(s, w), 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -303,10 +311,11 @@ static void test_spe_through_session_into_perf(void **state)
 	assert_int_equal(aux_model__hw_write(&k->models[0], e.buf, e.len), e.len);
 	aux_model__output_end(&k->models[0], 0);
 	fake_kernel__clock_sync(k);
-	assert_true(aux_session__drain(s, w) > 0);
-	assert_int_equal(aux_session__stop(s, w), 0);
+	assert_true(aux_session__drain(s, &sink) > 0);
+	assert_int_equal(aux_session__stop(s, &sink), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
 	aux_session__delete(s);
+	pmu_set__delete(set);
 	pdata_writer__delete(w);
 	assert_true(fake_kernel__all_closed(k));
 	fake_kernel__exit(k);

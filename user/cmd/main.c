@@ -19,9 +19,11 @@ static const struct subcommand {
 	const char *summary;
 } subcommands[] = {
 	{ "record", cmd_record, "record events inside in-kernel trigger windows into a perf.data file" },
+	{ "list", cmd_list, "list the points and events this machine offers" },
 	{ "probe", cmd_probe, "report what auxtrig can do on this machine, and why not" },
+	{ "report", cmd_report, "sum a recording up: windows per thread, latency, triggers, losses" },
 	{ "repair", cmd_repair, "complete a perf.data file whose recording was killed" },
-	{ "script", cmd_script, "decode hardware trace in a perf.data file" },
+	{ "script", cmd_script, "print the events and decode the hardware trace of a file" },
 };
 
 static void usage(FILE *f)

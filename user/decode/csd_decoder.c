@@ -3,10 +3,14 @@
  * csd_decoder: CoreSight ETMv4 decode with OpenCSD's C API.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
@@ -21,8 +25,20 @@ struct csd_mon_ctx {
 	__u8 trace_id;
 };
 
+/* A file region csd_decoder__map_file() mapped. */
+struct csd_region {
+	__u64 addr, len;
+	void *map;
+	size_t map_len;
+	const unsigned char *bytes;	/* the region's first byte */
+};
+
 struct csd_decoder {
 	dcd_tree_handle_t tree;
+	struct csd_region *regions;
+	size_t nr_regions;
+	csd_mem_fn mem_fn;
+	void *mem_ctx;
 	struct csd_mon_ctx mon[128];
 	csd_packet_fn packet_fn;
 	void *packet_ctx;
@@ -30,15 +46,59 @@ struct csd_decoder {
 	void *elem_ctx;
 	__u8 ids[128];		/* trace IDs with a decoder */
 	int nr_ids;
-	int nr_maps;		/* memory images added */
+	int nr_maps;		/* 1 once the memory accessor is attached */
 	int elem_sink_set;
 };
 
-/* The accessor of a tree with no image: every read fails (ADDR_NACC elements). */
-static uint32_t csd_decoder__no_memory(const void *ctx, const ocsd_vaddr_t address,
-				       const ocsd_mem_space_acc_t mem_space, const uint32_t bytes, uint8_t *buf)
+/* OpenCSD's memory callback: the regions, then the client's function. */
+static uint32_t csd_decoder__read(const void *ctx, const ocsd_vaddr_t address, const ocsd_mem_space_acc_t mem_space,
+				  const uint32_t bytes, uint8_t *buf)
 {
+	const struct csd_decoder *d = ctx;
+
+	for (size_t i = 0; i < d->nr_regions; i++) {
+		const struct csd_region *r = &d->regions[i];
+
+		if (address >= r->addr && address - r->addr < r->len) {
+			__u64 n = r->len - (address - r->addr);
+
+			if (n > bytes)
+				n = bytes;
+			memcpy(buf, r->bytes + (address - r->addr), n);
+			return n;
+		}
+	}
+	return d->mem_fn ? d->mem_fn(d->mem_ctx, address, buf, bytes) : 0;
+}
+
+static int csd_decoder__attach_mem(struct csd_decoder *d)
+{
+	if (d->nr_maps)
+		return 0;
+	if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__read, d) != OCSD_OK) {
+		pr_err("OpenCSD: cannot add the memory accessor\n");
+		return -EINVAL;
+	}
+	d->nr_maps++;
 	return 0;
+}
+
+void csd_el__from(struct csd_el *el, const struct csd_elem *elem)
+{
+	const ocsd_generic_trace_elem *e = elem->elem;
+
+	memset(el, 0, sizeof(*el));
+	el->index = elem->index;
+	el->trace_id = elem->trace_id;
+	el->type = e->elem_type;
+	el->isa = e->isa;
+	el->st_addr = e->st_addr;
+	el->en_addr = e->en_addr;
+	el->timestamp = e->timestamp;
+	el->last_i_type = e->last_i_type;
+	el->last_i_subtype = e->last_i_subtype;
+	el->last_instr_sz = e->last_instr_sz;
+	el->last_instr_exec = e->last_instr_exec;
 }
 
 static ocsd_datapath_resp_t csd_decoder__on_elem(const void *ctx, const ocsd_trc_index_t index,
@@ -92,6 +152,10 @@ void csd_decoder__delete(struct csd_decoder *d)
 		return;
 	if (d->tree)
 		ocsd_destroy_dcd_tree(d->tree);
+	for (size_t i = 0; i < d->nr_regions; i++)
+		if (d->regions[i].map)
+			munmap(d->regions[i].map, d->regions[i].map_len);
+	free(d->regions);
 	free(d);
 }
 
@@ -120,37 +184,80 @@ int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *r
 	return 0;
 }
 
-int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len)
+int csd_decoder__add_ete(struct csd_decoder *d, const struct csd_etmv4_regs *regs, __u32 devarch, int full)
 {
-	ocsd_file_mem_region_t region = { .file_offset = offset, .start_address = addr, .region_size = len };
+	ocsd_ete_cfg cfg = {
+		.reg_idr0 = regs->idr0, .reg_idr1 = regs->idr1, .reg_idr2 = regs->idr2, .reg_idr8 = regs->idr8,
+		.reg_devarch = devarch, .reg_configr = regs->configr, .reg_traceidr = regs->traceidr,
+		.arch_ver = ARCH_AA64, .core_prof = profile_CortexA,
+	};
+	unsigned char id = 0;
 	ocsd_err_t err;
-	FILE *f;
+	char msg[128];
 
-	f = fopen(path, "rb");
-	if (!f) {
-		int e = -errno;
-
-		pr_err("cannot open %s: %s\n", path, strerror(-e));
-		return e;
-	}
-	if (!len) {
-		long end;
-
-		fseek(f, 0, SEEK_END);
-		end = ftell(f);
-		region.region_size = end > (long)offset ? (__u64)end - offset : 0;
-	}
-	fclose(f);
-	err = ocsd_dt_add_binfile_region_mem_acc(d->tree, &region, 1, OCSD_MEM_SPACE_ANY, path);
+	err = ocsd_dt_create_decoder(d->tree, OCSD_BUILTIN_DCD_ETE,
+				     full ? OCSD_CREATE_FLG_FULL_DECODER : OCSD_CREATE_FLG_PACKET_PROC, &cfg, &id);
 	if (err != OCSD_OK) {
-		char msg[128];
-
 		ocsd_err_str(err, msg, sizeof(msg));
-		pr_err("OpenCSD cannot map %s at %#llx: %s\n", path, (unsigned long long)addr, msg);
+		pr_err("OpenCSD refused the ETE decoder for trace ID %#x: %s\n", regs->traceidr & 0x7f, msg);
 		return -EINVAL;
 	}
-	d->nr_maps++;
+	if (d->nr_ids < (int)sizeof(d->ids))
+		d->ids[d->nr_ids++] = id;
 	return 0;
+}
+
+int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx)
+{
+	d->mem_fn = fn;
+	d->mem_ctx = ctx;
+	return csd_decoder__attach_mem(d);
+}
+
+int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len)
+{
+	struct csd_region *v, *r;
+	struct stat st;
+	long page = sysconf(_SC_PAGESIZE);
+	__u64 at;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		err = fd < 0 ? -errno : -ENODEV;
+		pr_err("cannot open %s: %s\n", path, err == -ENODEV ? "not a regular file" : strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	if ((__u64)st.st_size <= offset) {
+		close(fd);
+		pr_err("%s: offset %#llx is past its end\n", path, (unsigned long long)offset);
+		return -EINVAL;
+	}
+	if (!len || len > (__u64)st.st_size - offset)
+		len = st.st_size - offset;
+	v = realloc(d->regions, (d->nr_regions + 1) * sizeof(*v));
+	if (!v) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d->regions = v;
+	r = &v[d->nr_regions];
+	at = offset & ~((__u64)page - 1);
+	r->map_len = len + (offset - at);
+	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, fd, at);
+	err = r->map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err) {
+		pr_err("cannot map %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	r->addr = addr;
+	r->len = len;
+	r->bytes = (const unsigned char *)r->map + (offset - at);
+	d->nr_regions++;
+	return csd_decoder__attach_mem(d);
 }
 
 int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ctx)
@@ -179,9 +286,16 @@ void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx)
 
 int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
 {
+	return csd_decoder__decode_at(d, buf, len, 0, NULL, 0);
+}
+
+int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, __u64 base, char *err_msg,
+			   size_t err_size)
+{
 	const uint8_t *p = buf;
 	size_t done = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+	char msg[256] = "";
 
 	/*
 	 * The element sink reaches only the decoders that exist when it is set,
@@ -194,37 +308,37 @@ int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
 		}
 		d->elem_sink_set = 1;
 	}
-	/* A full decoder refuses to run without memory: give it memory that is never there. */
-	if (!d->nr_maps) {
-		if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__no_memory,
-						 d) != OCSD_OK) {
-			pr_err("OpenCSD: cannot add an empty memory accessor\n");
-			return -EINVAL;
-		}
-		d->nr_maps++;
-	}
+	/* A full decoder refuses to run without memory: give it the accessor (empty if nothing is mapped). */
+	if (csd_decoder__attach_mem(d))
+		return -EINVAL;
 	while (done < len) {
 		uint32_t used = 0;
 		uint32_t chunk = len - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - done);
 
 		if (OCSD_DATA_RESP_IS_CONT(resp))
-			resp = ocsd_dt_process_data(d->tree, OCSD_OP_DATA, done, chunk, p + done, &used);
+			resp = ocsd_dt_process_data(d->tree, OCSD_OP_DATA, base + done, chunk, p + done, &used);
 		else
 			resp = ocsd_dt_process_data(d->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
 		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-			char msg[256] = "";
 			ocsd_trc_index_t at = 0;
 			uint8_t id = 0;
 
 			ocsd_get_last_err(&at, &id, msg, sizeof(msg));
-			pr_err("OpenCSD: fatal decode error at byte %zu: %s\n", done, msg);
+			msg[strcspn(msg, "\n")] = 0;
+			if (err_msg)
+				snprintf(err_msg, err_size, "%s", msg);
+			else
+				pr_err("OpenCSD: fatal decode error at byte %zu: %s\n", done, msg);
 			return -EIO;
 		}
 		done += used;
 	}
 	resp = ocsd_dt_process_data(d->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
 	if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-		pr_err("OpenCSD: fatal error at end of trace (response %d)\n", resp);
+		if (err_msg)
+			snprintf(err_msg, err_size, "fatal error at end of trace (response %d)", resp);
+		else
+			pr_err("OpenCSD: fatal error at end of trace (response %d)\n", resp);
 		return -EIO;
 	}
 	return 0;
@@ -270,11 +384,9 @@ static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
 		b->fn(&br, b->ctx);
 }
 
-void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem)
+void csd_branches__elem(struct csd_branches *b, const struct csd_el *e)
 {
-	const ocsd_generic_trace_elem *e = elem->elem;
-
-	switch (e->elem_type) {
+	switch (e->type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
 		b->nr_ranges++;
 		if (b->prev_type == CSD_PREV_DISCONT || (b->prev_type == CSD_PREV_RANGE && b->prev_taken))

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,13 +30,19 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 	if (!dec)
 		return -ENOMEM;
 	ret = pt_pkt_sync_forward(dec);
+	/* the offset is asked for after each sync only: packets follow each other */
+	bool have_off = false;
+
 	while (ret >= 0) {
 		struct pt_packet pkt;
 
-		if (pt_pkt_get_offset(dec, &off) < 0)
-			break;
-		if (off > synced_at)
-			st.skipped += off - synced_at;
+		if (!have_off) {
+			if (pt_pkt_get_offset(dec, &off) < 0)
+				break;
+			if (off > synced_at)
+				st.skipped += off - synced_at;
+			have_off = true;
+		}
 		ret = pt_pkt_next(dec, &pkt, sizeof(pkt));
 		if (ret == -pte_eos)
 			break;
@@ -45,6 +52,7 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 			ret = pt_pkt_sync_forward(dec);
 			if (ret >= 0 && pt_pkt_get_sync_offset(dec, &synced_at) >= 0)
 				st.skipped += synced_at - off;
+			have_off = false;
 			continue;
 		}
 		synced_at = off + pkt.size;
@@ -56,6 +64,7 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 			if (err)
 				break;
 		}
+		off += pkt.size;
 	}
 	if (ret == -pte_eos && st.packets == 0 && !st.errors)
 		st.skipped = len;
@@ -401,17 +410,220 @@ static int ipt_walk__packet(const struct pt_packet *pkt, __u64 offset, void *ctx
 	return 0;
 }
 
+/*
+ * The packets the branch walk reads, decoded here without libipt's packet
+ * decoder (its per-packet cost dominates large files): PAD, TNT, TIP,
+ * TIP.PGE, TIP.PGD, FUP, TSC, MTC, MODE, CYC, PSB, PSBEND, OVF, TMA, CBR
+ * and long TNT, each only when all its bytes are there and its encoding is
+ * valid (Intel SDM vol. 3, 33.4.2). Anything else (another packet, a
+ * reserved encoding, a packet cut by the end of the buffer) returns 0: libipt
+ * decodes it, so what is valid and what is an error stays libipt's call.
+ * Return: the packet's size, or 0.
+ */
+static size_t ipt_fast__packet(const uint8_t *p, size_t left, struct pt_packet *pkt)
+{
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+	uint8_t b = p[0];
+
+	if (b == 0x00) {
+		pkt->type = ppt_pad;
+		return pkt->size = 1;
+	}
+	if (b == 0x02) {
+		if (left < 2)
+			return 0;
+		switch (p[1]) {
+		case 0x23:
+			pkt->type = ppt_psbend;
+			return pkt->size = 2;
+		case 0xf3:
+			pkt->type = ppt_ovf;
+			return pkt->size = 2;
+		case 0x82:
+			if (left < 16 || memcmp(p, psb, 16))
+				return 0;
+			pkt->type = ppt_psb;
+			return pkt->size = 16;
+		case 0x73:
+			/* byte 4 and bits 7:1 of byte 6 are reserved: set, libipt calls it a bad packet */
+			if (left < 7 || p[4] || (p[6] & 0xfe))
+				return 0;
+			pkt->type = ppt_tma;
+			pkt->payload.tma.ctc = p[2] | (p[3] << 8);
+			pkt->payload.tma.fc = p[5] | ((p[6] & 1) << 8);
+			return pkt->size = 7;
+		case 0x03:
+			if (left < 4)
+				return 0;
+			pkt->type = ppt_cbr;
+			pkt->payload.cbr.ratio = p[2];
+			return pkt->size = 4;
+		case 0xa3:
+			/* the payload needs its stop bit */
+			if (left < 8 || !(p[2] | p[3] | p[4] | p[5] | p[6] | p[7]))
+				return 0;
+			pkt->type = ppt_tnt_64;
+			return pkt->size = 8;
+		default:
+			return 0;
+		}
+	}
+	if (!(b & 1)) {				/* TNT-8: a stop bit and up to 6 bits */
+		pkt->type = ppt_tnt_8;
+		return pkt->size = 1;
+	}
+	if ((b & 3) == 3) {			/* CYC, its extension bytes while bit 0 says so */
+		size_t n = 1;
+
+		if (b & 4) {
+			do {
+				if (n >= left)
+					return 0;
+			} while (p[n++] & 1);
+		}
+		pkt->type = ppt_cyc;
+		return pkt->size = n;
+	}
+	switch (b) {
+	case 0x19:
+		if (left < 8)
+			return 0;
+		pkt->type = ppt_tsc;
+		pkt->payload.tsc.tsc = 0;
+		memcpy(&pkt->payload.tsc.tsc, p + 1, 7);
+		return pkt->size = 8;
+	case 0x59:
+		if (left < 2)
+			return 0;
+		pkt->type = ppt_mtc;
+		pkt->payload.mtc.ctc = p[1];
+		return pkt->size = 2;
+	case 0x99:
+		return 0;			/* MODE: libipt fills its leaves */
+	}
+	switch (b & 0x1f) {
+	case 0x01: pkt->type = ppt_tip_pgd; break;
+	case 0x0d: pkt->type = ppt_tip; break;
+	case 0x11: pkt->type = ppt_tip_pge; break;
+	case 0x1d: pkt->type = ppt_fup; break;
+	default:
+		return 0;
+	}
+	{
+		static const uint8_t bytes[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
+		unsigned int ipc = b >> 5, n = bytes[ipc];
+
+		if (n == 0xff || left < 1 + n)
+			return 0;		/* reserved IPBytes, or cut */
+		pkt->payload.ip.ipc = ipc;
+		pkt->payload.ip.ip = 0;
+		memcpy(&pkt->payload.ip.ip, p + 1, n);
+		return pkt->size = 1 + n;
+	}
+}
+
+/* The offset of the first PSB at or after @from, or @len. */
+static size_t ipt_fast__find_psb(const uint8_t *p, size_t len, size_t from)
+{
+	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+
+	while (from + 16 <= len) {
+		const uint8_t *q = memchr(p + from, 0x02, len - 15 - from);
+
+		if (!q)
+			break;
+		if (!memcmp(q, psb, 16))
+			return q - p;
+		from = q - p + 1;
+	}
+	return len;
+}
+
+/*
+ * ipt_decoder__packets()' walk with the fast decoder above, libipt for the
+ * rest: the same packets, offsets, errors and resynchronisations.
+ */
+static int ipt_fast__walk(const void *buf, size_t len, ipt_packet_fn fn, void *ctx)
+{
+	const uint8_t *p = buf;
+	struct pt_packet_decoder *dec;
+	struct pt_config cfg;
+	size_t off, sync;
+	int err = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	if (!dec)
+		return -ENOMEM;
+	off = sync = ipt_fast__find_psb(p, len, 0);
+	while (off < len && !err) {
+		struct pt_packet pkt;
+		size_t n = ipt_fast__packet(p + off, len - off, &pkt);
+
+		if (!n) {
+			int ret = pt_pkt_sync_set(dec, off);
+
+			if (ret >= 0)
+				ret = pt_pkt_next(dec, &pkt, sizeof(pkt));
+			if (ret == -pte_eos)
+				break;
+			if (ret < 0) {
+				uint64_t at = sync, o;
+
+				/*
+				 * A bad packet. Where libipt resynchronises depends on its
+				 * decoder's last sync point as well (it looks back into a PSB
+				 * the bad packet may be part of): replay from that point to
+				 * the bad packet, then let libipt find the PSB.
+				 */
+				pt_pkt_sync_set(dec, sync);
+				while (pt_pkt_get_offset(dec, &o) >= 0 && o < off && pt_pkt_next(dec, &pkt, sizeof(pkt)) >= 0)
+					;
+				pt_pkt_next(dec, &pkt, sizeof(pkt));
+				if (pt_pkt_sync_forward(dec) < 0 || pt_pkt_get_sync_offset(dec, &at) < 0)
+					break;
+				off = sync = at;
+				continue;
+			}
+			n = pkt.size;
+		}
+		err = fn(&pkt, off, ctx);
+		off += n;
+	}
+	pt_pkt_free_decoder(dec);
+	return err;
+}
+
+static void ipt_walk__init(struct ipt_walk *w, const struct ipt_timing *timing, ipt_branch_fn fn, void *ctx)
+{
+	memset(w, 0, sizeof(*w));
+	w->state = IPT_NO_PSB;
+	w->fn = fn;
+	w->ctx = ctx;
+	if (timing)
+		w->timing = *timing;
+	if (w->timing.mtc_period > 15)
+		w->timing.mtc_period = 15;
+	if (w->timing.tsc_ctc_d && w->timing.tsc_ctc_n % w->timing.tsc_ctc_d == 0)
+		w->tsc_ctc_mult = w->timing.tsc_ctc_n / w->timing.tsc_ctc_d;
+}
+
 int ipt_decoder__branches(const void *buf, size_t len, const struct ipt_timing *timing,
 			  ipt_branch_fn fn, void *ctx)
 {
-	struct ipt_walk w = { .state = IPT_NO_PSB, .fn = fn, .ctx = ctx };
+	struct ipt_walk w;
 
-	if (timing)
-		w.timing = *timing;
-	if (w.timing.mtc_period > 15)
-		w.timing.mtc_period = 15;
-	if (w.timing.tsc_ctc_d && w.timing.tsc_ctc_n % w.timing.tsc_ctc_d == 0)
-		w.tsc_ctc_mult = w.timing.tsc_ctc_n / w.timing.tsc_ctc_d;
+	ipt_walk__init(&w, timing, fn, ctx);
+	return ipt_fast__walk(buf, len, ipt_walk__packet, &w);
+}
 
+int ipt_decoder__branches_ref(const void *buf, size_t len, const struct ipt_timing *timing,
+			      ipt_branch_fn fn, void *ctx)
+{
+	struct ipt_walk w;
+
+	ipt_walk__init(&w, timing, fn, ctx);
 	return ipt_decoder__packets(buf, len, ipt_walk__packet, &w, NULL);
 }

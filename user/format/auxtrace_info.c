@@ -129,7 +129,13 @@ __u64 auxtrace_info__cs_trcconfigr(__u64 config)
 
 __u64 auxtrace_info__cs_trace_id(int cpu)
 {
-	return 0x10 + 2 * (cpu % 48);
+	if (cpu < 0)
+		return 0;
+	if (cpu < 48)
+		return 0x10 + 2 * cpu;	/* the legacy IDs, even, 0x10..0x6e */
+	if (cpu < 48 + 56)
+		return 0x01 + 2 * (cpu - 48);	/* the odd ones, 0x01..0x6f, in allocation order */
+	return 0;
 }
 
 static const struct pmu_etm_cpu *auxtrace_info__etm(const struct pmu *pmu, int cpu)
@@ -165,6 +171,10 @@ int auxtrace_info__cs_etm(const struct pmu *pmu, const struct perf_event_attr *a
 			pr_err("cs_etm: cpu%d has no trcidr/trcidr0: an ETMv3/PTM, which auxtrig cannot describe yet\n",
 			       cpus[i]);
 			return -EOPNOTSUPP;
+		}
+		if (!auxtrace_info__cs_trace_id(cpus[i])) {
+			pr_err("cs_etm: cpu%d: CoreSight trace IDs (0x01..0x6f) name 104 CPUs at most\n", cpus[i]);
+			return -ERANGE;
 		}
 		nr_priv += 3 + (auxtrace_info__is_ete(c) ? AUXTRACE_CS_ETE_NR_PARAMS
 							  : AUXTRACE_CS_ETMV4_NR_PARAMS);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@ struct pdata_reader {
 	char *name;
 	unsigned char *buf;
 	size_t len;
+	bool mapped;		/* buf is an mmap of the file */
+	bool pipe;		/* pipe mode: attrs and features are records of the stream */
 	struct pdata_file_header hdr;
 	struct pdata_reader_attr *attrs;
 	size_t nr_attrs;
@@ -110,6 +113,158 @@ static int pdata_reader__parse_features(struct pdata_reader *r)
 	return 0;
 }
 
+int pdata_reader__next(const struct pdata_reader *r, __u64 *pos, struct pdata_event *ev);
+
+static int pdata_reader__add_attr(struct pdata_reader *r, const unsigned char *rec, size_t size)
+{
+	struct pdata_reader_attr *v, *a;
+	__u32 asz;
+
+	if (size < 8 + PERF_ATTR_SIZE_VER0) {
+		pr_err("%s: HEADER_ATTR record of %zu bytes is too short\n", r->name, size);
+		return -EINVAL;
+	}
+	memcpy(&asz, rec + 8 + offsetof(struct perf_event_attr, size), sizeof(asz));
+	if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8 || (size - 8 - asz) % 8) {
+		pr_err("%s: HEADER_ATTR record with attr.size %u in %zu bytes: corrupt\n", r->name, asz, size);
+		return -EINVAL;
+	}
+	v = realloc(r->attrs, (r->nr_attrs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->attrs = v;
+	a = &v[r->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, rec + 8, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+	a->nr_ids = (size - 8 - asz) / 8;
+	a->ids = calloc(a->nr_ids ? a->nr_ids : 1, sizeof(__u64));
+	if (!a->ids)
+		return -ENOMEM;
+	memcpy(a->ids, rec + 8 + asz, a->nr_ids * 8);
+	r->nr_attrs++;
+	return 0;
+}
+
+/*
+ * Pipe mode: the attrs are HEADER_ATTR records and the features
+ * HEADER_FEATURE records of the stream (perf-aux.md §1.5); read them all now.
+ */
+/*
+ * A pipe-mode stream keeps no alignment (HEADER_FEATURE records are any
+ * size): copy it so that every record, and every payload after one, starts
+ * at an 8-byte boundary, each padded with zeros to a multiple of 8 (the
+ * header's size grows to match). Pointers handed out are then aligned as in
+ * file mode. Return: 0, -ENOMEM, -EINVAL for a record that does not fit.
+ */
+static int pdata_reader__align_pipe(struct pdata_reader *r)
+{
+	size_t off = 16, out = 16, cap = r->len + r->len / 4 + 64;
+	unsigned char *n = calloc(1, cap);
+
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, r->buf, 16);
+	while (off < r->len) {
+		struct perf_event_header h;
+		__u64 payload = 0, rsz, psz;
+
+		if (r->len - off < sizeof(h))
+			goto bad;
+		memcpy(&h, r->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->len - off)
+			goto bad;
+		if (h.type == PDATA_RECORD_AUXTRACE && h.size >= AUXTRACE_RECORD_MIN)
+			memcpy(&payload, r->buf + off + 8, sizeof(payload));
+		else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && h.size >= 16) {
+			__u32 sz;
+
+			memcpy(&sz, r->buf + off + 8, sizeof(sz));
+			payload = sz;
+		}
+		if (payload > r->len - off - h.size)
+			goto bad;
+		rsz = (h.size + 7) & ~7ULL;
+		psz = (payload + 7) & ~7ULL;
+		if (rsz > 0xffff)
+			goto bad;
+		while (out + rsz + psz > cap) {
+			unsigned char *b = realloc(n, 2 * cap);
+
+			if (!b) {
+				free(n);
+				return -ENOMEM;
+			}
+			memset(b + cap, 0, cap);
+			n = b;
+			cap *= 2;
+		}
+		memcpy(n + out, r->buf + off, h.size);
+		memcpy(n + out + rsz, r->buf + off + h.size, payload);	/* the payload follows the record */
+		off += h.size + payload;
+		h.size = rsz;
+		memcpy(n + out, &h, sizeof(h));
+		if (h.type == PDATA_RECORD_AUXTRACE && payload) {
+			memcpy(n + out + 8, &psz, sizeof(psz));
+		} else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && payload) {
+			__u32 sz = psz;
+
+			memcpy(n + out + 8, &sz, sizeof(sz));
+		}
+		out += rsz + psz;
+	}
+	if (r->mapped)
+		munmap(r->buf, r->len);
+	else
+		free(r->buf);
+	r->mapped = false;
+	r->buf = n;
+	r->len = out;
+	return 0;
+bad:
+	free(n);
+	pr_err("%s: pipe-mode record at %#zx does not fit: corrupt or truncated stream\n", r->name, off);
+	return -EINVAL;
+}
+
+static int pdata_reader__parse_pipe(struct pdata_reader *r)
+{
+	__u64 pos = 0;
+	struct pdata_event ev;
+	int ret, err;
+
+	err = pdata_reader__align_pipe(r);
+	if (err)
+		return err;
+	r->pipe = true;
+	r->hdr.size = 16;
+	r->hdr.data.offset = 16;
+	r->hdr.data.size = r->len - 16;
+	while (!err && (ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		const unsigned char *rec = (const void *)ev.header;
+		__u64 feat;
+
+		if (ev.header->type == PDATA_RECORD_HEADER_ATTR) {
+			err = pdata_reader__add_attr(r, rec, ev.header->size);
+		} else if (ev.header->type == PDATA_RECORD_HEADER_FEATURE && ev.header->size >= 16) {
+			memcpy(&feat, rec + 8, sizeof(feat));
+			if (feat < PDATA_HEADER_LAST_FEATURE) {
+				r->feat[feat].offset = ev.file_offset + 16;
+				r->feat[feat].size = ev.header->size - 16;
+				r->hdr.adds_features[feat / 64] |= 1ULL << (feat % 64);
+			}
+		}
+	}
+	if (err)
+		return err;
+	if (ret < 0)
+		return -EINVAL;
+	r->has_identifier = r->nr_attrs > 0;
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		if (!(r->attrs[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			r->has_identifier = false;
+	return 0;
+}
+
 static struct pdata_reader *pdata_reader__setup(struct pdata_reader *r)
 {
 	int err;
@@ -121,8 +276,8 @@ static struct pdata_reader *pdata_reader__setup(struct pdata_reader *r)
 	}
 	memcpy(&r->hdr.magic, r->buf, sizeof(__u64));
 	if (r->hdr.magic == PDATA_MAGIC_SWAPPED) {
-		pr_err("%s: the file was written on a machine of the other endianness; not supported "
-		       "(convert it there with: perf inject -i FILE -o FILE2)\n", r->name);
+		pr_err("%s: the file was written on a machine of the other endianness, which auxtrig does not "
+		       "read: decode it with perf script\n", r->name);
 		err = -EPROTONOSUPPORT;
 		goto fail;
 	}
@@ -138,10 +293,10 @@ static struct pdata_reader *pdata_reader__setup(struct pdata_reader *r)
 	}
 	memcpy(&r->hdr.size, r->buf + 8, sizeof(__u64));
 	if (r->hdr.size == 16) {
-		pr_err("%s: a pipe-mode perf.data stream; only file mode is supported "
-		       "(convert: perf inject -i FILE -o FILE2)\n", r->name);
-		err = -EPROTONOSUPPORT;
-		goto fail;
+		err = pdata_reader__parse_pipe(r);
+		if (err)
+			goto fail;
+		return r;
 	}
 	if (r->hdr.size != sizeof(r->hdr) || r->len < sizeof(r->hdr)) {
 		pr_err("%s: file header size %llu (file %zu bytes): expected %zu (corrupt or truncated)\n",
@@ -188,15 +343,53 @@ struct pdata_reader *pdata_reader__new_mem(const void *buf, size_t len, const ch
 	return pdata_reader__setup(r);
 }
 
+/* All of a pipe (or anything that cannot be mapped) into a malloc()ed buffer. */
+static unsigned char *pdata_reader__slurp(int fd, const char *name, size_t *len)
+{
+	size_t cap = 1 << 20, got = 0;
+	unsigned char *buf = malloc(cap + 8);
+
+	while (buf) {
+		ssize_t n;
+
+		if (got == cap) {
+			unsigned char *b = realloc(buf, 2 * cap + 8);
+
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+		n = read(fd, buf + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			pr_err("cannot read %s: %s\n", name, strerror(err));
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if (n == 0) {
+			*len = got;
+			return buf;
+		}
+		got += n;
+	}
+	free(buf);
+	errno = ENOMEM;
+	return NULL;
+}
+
 struct pdata_reader *pdata_reader__open(const char *path)
 {
 	struct pdata_reader *r = NULL;
-	unsigned char *buf = NULL;
+	const char *name = strcmp(path, "-") ? path : "standard input";
 	struct stat st;
-	size_t got = 0;
-	int err, fd;
+	int err = 0, fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		err = -errno;
 		pr_err("cannot open %s: %s\n", path, strerror(-err));
@@ -204,40 +397,48 @@ struct pdata_reader *pdata_reader__open(const char *path)
 	}
 	if (fstat(fd, &st)) {
 		err = -errno;
-		pr_err("cannot stat %s: %s\n", path, strerror(-err));
+		pr_err("cannot stat %s: %s\n", name, strerror(-err));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) && fd != 0) {
 		err = -EINVAL;
 		pr_err("%s: not a regular file\n", path);
 		goto out;
 	}
-	buf = malloc(st.st_size + 8);
-	if (!buf) {
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->name = strdup(name))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			pr_err("cannot read %s: %s\n", path, strerror(-err));
+		if (map == MAP_FAILED) {
+			err = -errno;
+			pr_err("cannot map %s: %s\n", name, strerror(-err));
 			goto out;
 		}
-		got += n;
+		r->buf = map;
+		r->len = st.st_size;
+		r->mapped = true;
+	} else {
+		r->buf = pdata_reader__slurp(fd, name, &r->len);
+		if (!r->buf) {
+			err = -errno;
+			goto out;
+		}
 	}
-	r = pdata_reader__new_mem(buf, got, path);
-	err = r ? 0 : -errno;
-out:
-	free(buf);
-	if (fd >= 0)
+	if (fd > 0)
 		close(fd);
+	fd = -1;
+	return pdata_reader__setup(r);	/* frees r on failure */
+out:
+	if (fd > 0)
+		close(fd);
+	pdata_reader__delete(r);
 	if (err)
 		errno = -err;
-	return r;
+	return NULL;
 }
 
 void pdata_reader__delete(struct pdata_reader *r)
@@ -247,7 +448,10 @@ void pdata_reader__delete(struct pdata_reader *r)
 	for (size_t i = 0; r->attrs && i < r->nr_attrs; i++)
 		free(r->attrs[i].ids);
 	free(r->attrs);
-	free(r->buf);
+	if (r->mapped)
+		munmap(r->buf, r->len);
+	else
+		free(r->buf);
 	free(r->name);
 	free(r);
 }
@@ -414,6 +618,22 @@ int pdata_reader__next(const struct pdata_reader *r, __u64 *pos, struct pdata_ev
 		ev->aux = r->buf + off + h.size;
 		ev->aux_size = aux_size;
 		*pos += aux_size;
+	} else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && r->pipe && h.size >= 16) {
+		__u32 size;
+
+		/* pipe mode: the tracing data follows the record, outside it, padded to 8 bytes */
+		memcpy(&size, r->buf + off + 8, sizeof(size));
+		if (size > end - (off + h.size)) {
+			pr_err("%s: HEADER_TRACING_DATA record at %#llx announces %u bytes, only %llu left\n", r->name,
+			       (unsigned long long)off, size, (unsigned long long)(end - (off + h.size)));
+			return -EPROTO;
+		}
+		if (size % 8) {
+			pr_err("%s: HEADER_TRACING_DATA record at %#llx announces %u bytes, not a multiple of 8 "
+			       "(perf pads them): corrupt stream\n", r->name, (unsigned long long)off, size);
+			return -EPROTO;
+		}
+		*pos += size;
 	}
 	*pos += h.size;
 	return 1;
@@ -494,6 +714,24 @@ int pdata_reader__parse_sample(const struct pdata_reader *r, const struct pdata_
 			return -EINVAL;
 		s->present = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				   PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+		if (st & PERF_SAMPLE_READ)
+			return 0;	/* its layout depends on read_format: what follows is not read */
+		if (st & PERF_SAMPLE_CALLCHAIN) {
+			if (take_u64(&p, end, &s->nr_callchain) || s->nr_callchain > (__u64)(end - p) / 8)
+				return -EINVAL;
+			s->callchain = (const __u64 *)p;
+			p += 8 * s->nr_callchain;
+			s->present |= PERF_SAMPLE_CALLCHAIN;
+		}
+		if (st & PERF_SAMPLE_RAW) {
+			if (end - p < 4)
+				return -EINVAL;
+			memcpy(&s->raw_size, p, 4);
+			if (s->raw_size > (__u64)(end - p) - 4)
+				return -EINVAL;
+			s->raw = p + 4;
+			s->present |= PERF_SAMPLE_RAW;
+		}
 		return 0;
 	}
 	/* A kernel record's sample_id trailer, read backwards from the end. */

@@ -3,7 +3,6 @@
  * Synthesized COMM/FORK/MMAP2/kernel MMAP/TIME_CONV records, in the forms
  * perf 6.1 record writes them (util/synthetic-events.c, util/tsc.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/format/synth.h"
+#include "auxtrig/sys/target.h"
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
@@ -218,37 +218,15 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* The threads of @pid (target__threads()), sorted, the leader first. */
 static int list_tids(pid_t pid, int **tidsp, size_t *nrp)
 {
-	char path[64];
-	struct dirent *d;
-	int *tids = NULL;
-	size_t nr = 0, cap = 0;
-	DIR *dir;
+	pid_t *tids;
+	size_t nr;
+	int err = target__threads(pid, &tids, &nr);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((d = readdir(dir))) {
-		char *end;
-		long tid = strtol(d->d_name, &end, 10);
-
-		if (*end || tid <= 0)
-			continue;
-		if (nr == cap) {
-			int *n = realloc(tids, (cap = cap ? 2 * cap : 16) * sizeof(*tids));
-
-			if (!n) {
-				free(tids);
-				closedir(dir);
-				return -ENOMEM;
-			}
-			tids = n;
-		}
-		tids[nr++] = tid;
-	}
-	closedir(dir);
+	if (err)
+		return err;
 	if (!nr) {
 		free(tids);
 		return -ESRCH;

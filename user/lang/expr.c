@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -732,6 +733,122 @@ static int parse_unary(struct parser *p)
 	return c;
 }
 
+/* ---- casts: (int)ret ---- */
+
+/* The C integer type specifiers a cast may combine. */
+static const char *const cast_specifiers[] = { "signed", "unsigned", "char", "short", "int", "long" };
+
+/* Integer typedefs a cast may name: their size in bytes, negative when signed. */
+static const struct {
+	const char *name;
+	int size;
+} cast_typedefs[] = {
+	{ "s8", -1 },	     { "s16", -2 },	   { "s32", -4 },	 { "s64", -8 },
+	{ "u8", 1 },	     { "u16", 2 },	   { "u32", 4 },	 { "u64", 8 },
+	{ "__s8", -1 },	     { "__s16", -2 },	   { "__s32", -4 },	 { "__s64", -8 },
+	{ "__u8", 1 },	     { "__u16", 2 },	   { "__u32", 4 },	 { "__u64", 8 },
+	{ "int8_t", -1 },    { "int16_t", -2 },	   { "int32_t", -4 },	 { "int64_t", -8 },
+	{ "uint8_t", 1 },    { "uint16_t", 2 },	   { "uint32_t", 4 },	 { "uint64_t", 8 },
+	{ "size_t", (int)sizeof(size_t) }, { "ssize_t", -(int)sizeof(size_t) },
+};
+
+static int cast_specifier(const struct token *t)
+{
+	for (size_t i = 0; i < sizeof(cast_specifiers) / sizeof(cast_specifiers[0]); i++)
+		if (t->len == strlen(cast_specifiers[i]) && !strcmp(t->str, cast_specifiers[i]))
+			return (int)i;
+	return -1;
+}
+
+static int cast_typedef(const struct token *t)
+{
+	for (size_t i = 0; i < sizeof(cast_typedefs) / sizeof(cast_typedefs[0]); i++)
+		if (t->len == strlen(cast_typedefs[i].name) && !strcmp(t->str, cast_typedefs[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* Does this name after '(' begin a type? (Type names are not fields.) */
+static bool cast_word(const struct token *t)
+{
+	return cast_specifier(t) >= 0 || cast_typedef(t) >= 0;
+}
+
+/*
+ * "(TYPE)x": x converted to TYPE and back to 64 bits, as C does: the low
+ * bytes of TYPE's size, sign-extended if TYPE is signed. Bare char is
+ * refused: its sign differs between x86 and arm64.
+ */
+static int parse_cast(struct parser *p, const struct token *lp)
+{
+	int n[6] = { 0 }, words = 0, size = 0, sgn, i, c, k;
+	unsigned int start = p->tok.start, end = start;
+	char type[64], buf[64];
+
+	if ((k = cast_typedef(&p->tok)) >= 0) {
+		size = cast_typedefs[k].size;
+		end = p->tok.start + p->tok.len;
+		if (lex(p))
+			return -1;
+	} else {
+		while (p->tok.kind == T_IDENT && (k = cast_specifier(&p->tok)) >= 0) {
+			n[k]++;
+			words++;
+			end = p->tok.start + p->tok.len;
+			if (lex(p))
+				return -1;
+		}
+	}
+	snprintf(type, sizeof(type), "%.*s", (int)(end - start), p->src + start);
+	if (p->tok.kind != T_RP) {
+		tok_describe(p, &p->tok, buf, sizeof(buf));
+		return fail(p, p->tok.col, "expected ')' after the type '%s' of the cast at column %u, got %s", type,
+			    lp->col, buf), -1;
+	}
+	if (words) {
+		/* signed unsigned char short int long */
+		sgn = !n[1];
+		if (n[0] + n[1] > 1 || n[2] + n[3] > 1 || n[4] > 1 || n[5] > 2 || (n[2] && (n[4] || n[5])) ||
+		    (n[3] && n[5]))
+			return fail(p, lp->col + (start - lp->start), "'%s' is not a C integer type", type), -1;
+		if (n[2] && !n[0] && !n[1])
+			return fail(p, lp->col + (start - lp->start), "'char' is signed on x86 and unsigned on arm64: write "
+				    "(signed char) or (unsigned char)"), -1;
+		size = n[2] ? 1 : n[3] ? 2 : n[5] == 2 ? 8 : n[5] ? (int)sizeof(long) : 4;
+		if (sgn)
+			size = -size;
+	}
+	if (lex(p))
+		return -1;
+	if (p->tok.kind == T_END)
+		return fail(p, p->tok.col, "expected a value after the cast '(%s)', got end of input", type), -1;
+	i = parse_expr(p, BP_UNARY);
+	if (i < 0)
+		return -1;
+	if (p->nodes[i].type != V_INT)
+		return fail(p, lp->col, "the cast '(%s)' needs an integer, but %s is a string", type,
+			    node_text(p, &p->nodes[i], buf, sizeof(buf))), -1;
+	sgn = size < 0;
+	size = sgn ? -size : size;
+	if (size >= 8) {
+		/* every value is 64 bits already: nothing to do */
+	} else if (p->nodes[i].kind == N_INT) {
+		p->nodes[i].val = expr__cast(p->nodes[i].val, size | (sgn ? EXPR_REC_SIGNED : 0));
+	} else {
+		c = new_node(p, N_UNARY, lp);
+		if (c < 0)
+			return -1;
+		p->nodes[c].op = T_LP;
+		p->nodes[c].val = size | (sgn ? EXPR_REC_SIGNED : 0);
+		p->nodes[c].l = i;
+		p->nodes[c].end = p->nodes[i].end;
+		return c;
+	}
+	p->nodes[i].col = p->nodes[i].op_col = lp->col;
+	p->nodes[i].start = lp->start;
+	return i;
+}
+
 static int parse_prefix(struct parser *p)
 {
 	struct token t = p->tok;
@@ -760,6 +877,8 @@ static int parse_prefix(struct parser *p)
 	case T_LP:
 		if (lex(p))
 			return -1;
+		if (p->tok.kind == T_IDENT && cast_word(&p->tok))
+			return parse_cast(p, &t);
 		i = parse_expr(p, 0);
 		if (i < 0)
 			return -1;
@@ -929,7 +1048,10 @@ static void gen(struct parser *p, int i)
 		return; /* only inside string comparisons, see below */
 	case N_UNARY:
 		gen(p, n->l);
-		emit(p, n->op == T_MINUS ? EXPR_OP_NEG : n->op == T_NOT ? EXPR_OP_LNOT : EXPR_OP_BNOT, 0, 0, 0, 0);
+		if (n->op == T_LP)
+			emit(p, EXPR_OP_CAST, n->val, 0, 0, 0);
+		else
+			emit(p, n->op == T_MINUS ? EXPR_OP_NEG : n->op == T_NOT ? EXPR_OP_LNOT : EXPR_OP_BNOT, 0, 0, 0, 0);
 		return;
 	case N_BINARY:
 		break;
@@ -1232,6 +1354,18 @@ static int field_value(const struct expr_env *env, unsigned int f, __s64 *v)
 	return -1;
 }
 
+__s64 expr__cast(__s64 x, unsigned int a)
+{
+	int sgn = a & EXPR_REC_SIGNED;
+
+	switch (a & EXPR_REC_SIZE_MASK) {
+	case 1: return sgn ? (__s64)(__s8)x : (__s64)(__u8)x;
+	case 2: return sgn ? (__s64)(__s16)x : (__s64)(__u16)x;
+	case 4: return sgn ? (__s64)(__s32)x : (__s64)(__u32)x;
+	}
+	return x;
+}
+
 static int rec_value(const struct expr_env *env, __u32 off, __u8 a, __s64 *v)
 {
 	__u32 size = a & EXPR_REC_SIZE_MASK;
@@ -1342,6 +1476,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		case EXPR_OP_BNOT:
 		case EXPR_OP_LNOT:
 		case EXPR_OP_BOOL:
+		case EXPR_OP_CAST:
 			if (sp < 1)
 				return -EINVAL;
 			x = stack[sp - 1];
@@ -1351,6 +1486,8 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 				stack[sp - 1] = ~x;
 			else if (insn->op == EXPR_OP_LNOT)
 				stack[sp - 1] = !x;
+			else if (insn->op == EXPR_OP_CAST)
+				stack[sp - 1] = expr__cast(x, insn->a);
 			else
 				stack[sp - 1] = x != 0;
 			continue;
@@ -1437,6 +1574,7 @@ static const char *op_name(unsigned int op)
 	case EXPR_OP_BNOT: return "bnot";
 	case EXPR_OP_LNOT: return "lnot";
 	case EXPR_OP_BOOL: return "bool";
+	case EXPR_OP_CAST: return "cast";
 	case EXPR_OP_JFALSE: return "jfalse";
 	case EXPR_OP_JTRUE: return "jtrue";
 	case EXPR_OP_VAR: return "var";
@@ -1473,6 +1611,7 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		case EXPR_OP_JTRUE:
 		case EXPR_OP_VAR:
 		case EXPR_OP_HIT:
+		case EXPR_OP_CAST:
 			fprintf(f, "%-6s", name);
 			break;
 		default:
@@ -1508,6 +1647,9 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 			break;
 		case EXPR_OP_VAR:
 			fprintf(f, " %s\n", in->a < EXPR_NR_VAR_NAMES ? var_names[in->a] : "?");
+			break;
+		case EXPR_OP_CAST:
+			fprintf(f, " %c%u\n", in->a & EXPR_REC_SIGNED ? 's' : 'u', (in->a & EXPR_REC_SIZE_MASK) * 8);
 			break;
 		case EXPR_OP_HIT:
 			if (in->b == EXPR_HIT_ONCE)

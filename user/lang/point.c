@@ -145,6 +145,15 @@ bad:
 	return -EINVAL;
 }
 
+bool point__mem_read_only_ok(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return false; /* DR7 has no read-only condition: reads are watched only with writes (RW) */
+#else
+	return true;
+#endif
+}
+
 /* "ADDR[/LEN][:ACCESS]" or "PATH:SYMBOL[/LEN][:ACCESS]" */
 static int parse_mem(struct point *p, const char *s, char *why, size_t why_size)
 {
@@ -209,6 +218,11 @@ static int parse_mem(struct point *p, const char *s, char *why, size_t why_size)
 			return -EINVAL;
 		}
 	}
+	if (p->access == POINT_MEM_R && !point__mem_read_only_ok()) {
+		snprintf(why, why_size,
+			 "x86 has no read-only hardware breakpoints: it offers w (writes) and rw (reads and writes)");
+		return -EINVAL;
+	}
 	p->len = p->access == POINT_MEM_X ? sizeof(long) : 4;
 	if (slash) {
 		p->len = strtoul(slash + 1, &end, 0);
@@ -220,6 +234,11 @@ static int parse_mem(struct point *p, const char *s, char *why, size_t why_size)
 			snprintf(why, why_size, "an execute breakpoint watches %zu bytes", sizeof(long));
 			return -EINVAL;
 		}
+	}
+	if (!p->path[0] && !point__mem_read_only_ok() && (p->offset & (p->len - 1))) {
+		snprintf(why, why_size, "address 0x%lx: x86 watches %u bytes only at an address aligned to %u",
+			 p->offset, p->len, p->len);
+		return -EINVAL;
 	}
 	return 0;
 bad:

@@ -7,12 +7,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "auxtrig/record/aux_ring.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
 
 static uint64_t aux_ring__mask(const struct aux_ring *r)
 {
@@ -33,9 +33,7 @@ static int aux_ring__ctl(struct aux_ring *r, bool enable)
 {
 	if (r->cfg.enable)
 		return r->cfg.enable(r, enable, r->cfg.enable_arg);
-	if (ioctl(r->fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
-		return -errno;
-	return 0;
+	return perf_sys__enable(r->cfg.sys, r->fd, enable);
 }
 
 int aux_ring__init_mapped(struct aux_ring *r, int fd, void *user_page, void *aux, size_t aux_size,
@@ -79,15 +77,14 @@ int aux_ring__mmap(struct aux_ring *r, int fd, void *user_page, size_t aux_pages
 	pc->aux_offset = off;
 	pc->aux_size = size;
 	/* PROT_WRITE is what selects full-trace mode (RING_BUFFER_WRITABLE). */
-	base = mmap(NULL, size, cfg->overwrite ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-	if (base == MAP_FAILED) {
-		err = -errno;
+	err = perf_sys__mmap(cfg->sys, fd, size, cfg->overwrite ? PROT_READ : PROT_READ | PROT_WRITE, off, &base);
+	if (err) {
 		pr_debug("cannot map %zu AUX pages of %s: %s\n", aux_pages, cfg->ops->name, strerror(-err));
 		return err;
 	}
 	err = aux_ring__init_mapped(r, fd, user_page, base, size, cfg);
 	if (err) {
-		munmap(base, size);
+		perf_sys__munmap(cfg->sys, base, size);
 		return err;
 	}
 	r->mapped = true;
@@ -97,7 +94,7 @@ int aux_ring__mmap(struct aux_ring *r, int fd, void *user_page, size_t aux_pages
 void aux_ring__munmap(struct aux_ring *r)
 {
 	if (r->mapped && r->base)
-		munmap(r->base, r->size);
+		perf_sys__munmap(r->cfg.sys, r->base, r->size);
 	free(r->ref_buf);
 	r->ref_buf = NULL;
 	r->base = NULL;

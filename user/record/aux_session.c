@@ -10,21 +10,20 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <linux/perf_event.h>
-#include <bpf/bpf.h>
 
 #include "auxtrig/record/attr_print.h"
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
 #include "auxtrig/record/aux_ring.h"
 #include "auxtrig/record/aux_session.h"
+#include "auxtrig/record/sink.h"
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/record/data_ring.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/pmu.h"
 #include "uapi/linux/perf_event_aux.h"
 
@@ -46,12 +45,12 @@ struct aux_session {
 	struct aux_session_opts o;
 	int *cpu_list;
 	struct aux_session_trigger *triggers;
-	struct pmu_set *pmus;
+	const struct pmu_set *pmus;	/* borrowed: what @ev was resolved against */
 	struct aux_event ev;
 	const struct aux_pmu_ops *pmu_ops;
 	struct aux_group_caps caps;
 	struct aux_session_cpu *cpus;
-	struct aux_session_ops ops;
+	struct perf_sys sys;	/* the kernel it was opened on */
 	bool opened;
 	bool gated;
 	bool gate_open;		/* gated: the recorder enabled the AUX events */
@@ -65,43 +64,6 @@ struct aux_session {
 	struct aux_session_gate_stats gs;
 	__u64 *lat;
 	size_t nr_lat, cap_lat;
-};
-
-/* ---- the kernel ---------------------------------------------------------- */
-
-static int kernel_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			     unsigned long flags, void *ctx)
-{
-	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int kernel_ioctl(int fd, unsigned long req, unsigned long arg, void *ctx)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
-static void kernel_close(int fd, void *ctx)
-{
-	close(fd);
-}
-
-/* A perf link, not PERF_EVENT_IOC_SET_BPF: only a link carries the cookie the program reads. */
-static int kernel_attach_bpf(int fd, int prog_fd, __u64 cookie, void *ctx)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = cookie);
-	int link = bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, &opts);
-
-	return link < 0 ? -errno : link;
-}
-
-const struct aux_session_ops aux_session_ops__kernel = {
-	.event_open = kernel_event_open,
-	.ioctl = kernel_ioctl,
-	.close = kernel_close,
-	.attach_bpf = kernel_attach_bpf,
-	.kernel = true,
 };
 
 /* ---- describing ---------------------------------------------------------- */
@@ -196,12 +158,11 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 
 int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 {
-	struct aux_event_opts eo = { .snapshot = o->snapshot };
 	struct aux_session *s;
 	int err;
 
 	*out = NULL;
-	if (!o->event_spec || !o->nr_cpus || !o->cpus) {
+	if (!o->event || !o->pmus || !o->nr_cpus || !o->cpus) {
 		pr_err("an AUX session needs an event and at least one CPU\n");
 		return -EINVAL;
 	}
@@ -251,17 +212,9 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 			c->member_fds[j] = c->member_links[j] = -1;
 	}
 
-	err = pmu__scan(o->sysfs_root, &s->pmus);
-	if (err) {
-		pr_err("cannot read the PMUs under %s: %s\n", o->sysfs_root ?: PMU_SYSFS_ROOT_DEFAULT,
-		       strerror(-err));
-		goto err;
-	}
-	eo.per_thread = o->cpus[0] < 0;
-	eo.aux_mmap_size = o->aux_pages * sysconf(_SC_PAGESIZE);
-	err = aux_event__parse(&s->ev, s->pmus, o->event_spec, &eo);
-	if (err)
-		goto err;
+	s->pmus = o->pmus;
+	s->ev = *o->event;
+	s->o.event = &s->ev;
 	s->pmu_ops = aux_pmu__find(s->ev.pmu->name);
 	if (!s->pmu_ops) {
 		pr_err("%s: auxtrig cannot read %s's AUX area yet (supported: intel_pt, cs_etm, arm_spe)\n",
@@ -322,11 +275,6 @@ bool aux_session__gated(const struct aux_session *s)
 
 /* ---- opening ------------------------------------------------------------- */
 
-static int aux_session__ioctl(struct aux_session *s, int fd, unsigned long req, unsigned long arg)
-{
-	return s->ops.ioctl(fd, req, arg, s->ops.ctx);
-}
-
 static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
 {
 	struct aux_session *s = arg;
@@ -334,7 +282,7 @@ static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
 	/* a snapshot restarts the trace only where it ran: not through a closed userspace gate */
 	if (enable && s->gated && !s->gate_open)
 		return 0;
-	return aux_session__ioctl(s, r->fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	return perf_sys__enable(&s->sys, r->fd, enable);
 }
 
 /* The PMU type of the fixture we parsed against must be this machine's. */
@@ -367,7 +315,7 @@ static int aux_session__open_one(struct aux_session *s, struct aux_group_event *
 {
 	int err;
 
-	err = s->ops.event_open(&e->attr, s->o.pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, s->ops.ctx);
+	err = perf_sys__event_open(&s->sys, &e->attr, s->o.pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	if (err >= 0) {
 		*fd = err;
 		return 0;
@@ -426,6 +374,7 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 		.cpu = c->g.cpu,
 		.tid = s->o.pid,
 		.per_cpu = c->g.cpu >= 0,
+		.sys = &s->sys,
 		.enable = aux_session__ring_ctl,
 		.enable_arg = s,
 	};
@@ -444,7 +393,7 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 			const struct aux_session_trigger *t = &s->triggers[i];
 			__u64 cookie = ((__u64)(cpu + 1) << 32) | t->window;
 
-			err = t->veto_prog_fd > 0 ? s->ops.attach_bpf(c->member_fds[i], t->veto_prog_fd, cookie, s->ops.ctx)
+			err = t->veto_prog_fd > 0 ? perf_sys__attach_bpf(&s->sys, c->member_fds[i], t->veto_prog_fd, cookie)
 						  : -EBADF;
 			if (err < 0) {
 				pr_err("cannot attach the --where program to %s on CPU %d: %s\n", c->g.members[i].name, cpu,
@@ -460,14 +409,14 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 		if (err)
 			return err;
 	}
-	err = aux_session__ioctl(s, c->leader_fd, PERF_EVENT_IOC_ID, (unsigned long)&c->leader_id);
+	err = perf_sys__id(&s->sys, c->leader_fd, &c->leader_id);
 	if (!err && c->tracking_fd >= 0)
-		err = aux_session__ioctl(s, c->tracking_fd, PERF_EVENT_IOC_ID, (unsigned long)&c->tracking_id);
+		err = perf_sys__id(&s->sys, c->tracking_fd, &c->tracking_id);
 	if (err) {
 		pr_err("cannot read the event ids on CPU %d: %s\n", cpu, strerror(-err));
 		return err;
 	}
-	err = data_ring__mmap(&c->data, c->leader_fd, cpu, s->o.data_pages, 0);
+	err = data_ring__mmap(&c->data, &s->sys, c->leader_fd, cpu, s->o.data_pages, 0);
 	if (err) {
 		aux_session__mlock_hint(s, err);
 		return err;
@@ -485,7 +434,7 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 	c->aux_mapped = true;
 	/* Sideband into the leader's ring: one ring per CPU holds everything (after the mmap, as perf). */
 	if (c->tracking_fd >= 0) {
-		err = aux_session__ioctl(s, c->tracking_fd, PERF_EVENT_IOC_SET_OUTPUT, c->leader_fd);
+		err = perf_sys__set_output(&s->sys, c->tracking_fd, c->leader_fd);
 		if (err) {
 			pr_err("cannot redirect the tracking event into %s's ring on CPU %d: %s\n", s->ev.name, cpu,
 			       strerror(-err));
@@ -505,20 +454,14 @@ static void aux_session__close(struct aux_session *s)
 		if (c->data_mapped)
 			data_ring__munmap(&c->data);
 		c->aux_mapped = c->data_mapped = false;
-		if (!s->ops.close)
-			continue;
-		if (c->tracking_fd >= 0)
-			s->ops.close(c->tracking_fd, s->ops.ctx);
+		perf_sys__close(&s->sys, c->tracking_fd);
 		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++) {
-			if (c->member_links[j] >= 0)
-				close(c->member_links[j]); /* detaches the program */
+			perf_sys__close(&s->sys, c->member_links[j]); /* detaches the program */
 			c->member_links[j] = -1;
 		}
 		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
-			if (c->member_fds[j] >= 0)
-				s->ops.close(c->member_fds[j], s->ops.ctx);
-		if (c->leader_fd >= 0)
-			s->ops.close(c->leader_fd, s->ops.ctx);
+			perf_sys__close(&s->sys, c->member_fds[j]);
+		perf_sys__close(&s->sys, c->leader_fd);
 		c->tracking_fd = c->leader_fd = -1;
 		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
 			c->member_fds[j] = -1;
@@ -526,22 +469,14 @@ static void aux_session__close(struct aux_session *s)
 	s->opened = false;
 }
 
-int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops)
+int aux_session__open(struct aux_session *s, const struct perf_sys *sys)
 {
 	int err;
 
 	if (s->opened)
 		return -EBUSY;
-	s->ops = ops ? *ops : aux_session_ops__kernel;
-	if (!s->ops.event_open || !s->ops.ioctl) {
-		pr_err("aux_session__open: ops need event_open and ioctl\n");
-		return -EINVAL;
-	}
-	if (!s->ops.close)
-		s->ops.close = kernel_close;
-	if (!s->ops.attach_bpf)
-		s->ops.attach_bpf = kernel_attach_bpf;
-	if (s->ops.kernel) {
+	s->sys = sys ? *sys : perf_sys__kernel;
+	if (s->sys.kernel) {
 		err = aux_session__check_kernel_pmu(s);
 		if (err)
 			return err;
@@ -651,7 +586,7 @@ static int aux_session__ctl_all(struct aux_session *s, bool enable)
 	int err, ret = 0;
 
 	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		err = aux_session__ioctl(s, s->cpus[i].leader_fd, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		err = perf_sys__enable(&s->sys, s->cpus[i].leader_fd, enable);
 		if (err && !ret) {
 			pr_err("cannot %s %s on CPU %d: %s\n", enable ? "enable" : "disable", s->ev.name,
 			       s->cpus[i].g.cpu, strerror(-err));
@@ -670,7 +605,7 @@ int aux_session__start(struct aux_session *s)
 	for (size_t i = 0; i < s->o.nr_cpus; i++) {
 		if (s->cpus[i].tracking_fd < 0)
 			continue;
-		err = aux_session__ioctl(s, s->cpus[i].tracking_fd, PERF_EVENT_IOC_ENABLE, 0);
+		err = perf_sys__enable(&s->sys, s->cpus[i].tracking_fd, true);
 		if (err) {
 			pr_err("cannot enable the tracking event on CPU %d: %s\n", s->cpus[i].g.cpu, strerror(-err));
 			return err;
@@ -812,7 +747,7 @@ int aux_session__fd(const struct aux_session *s, size_t i)
 {
 	if (!s->opened || i >= s->o.nr_cpus)
 		return -1;
-	return s->ops.poll_fd ? s->ops.poll_fd(s->cpus[i].leader_fd, s->ops.ctx) : s->cpus[i].leader_fd;
+	return perf_sys__poll_fd(&s->sys, s->cpus[i].leader_fd);
 }
 
 /* The trailer-less fields of the kernel records the session looks at. */
@@ -840,7 +775,7 @@ static void aux_session__note(struct aux_session *s, struct aux_session_cpu *c, 
 	}
 }
 
-static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct pdata_writer *w)
+static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	const struct perf_event_header *h;
 	int n = 0, err;
@@ -848,7 +783,7 @@ static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu
 	data_ring__read_init(&c->data);
 	while ((h = data_ring__read_event(&c->data))) {
 		aux_session__note(s, c, h);
-		err = pdata_writer__write(w, h, h->size);
+		err = record_sink__write(k, h);
 		if (err)
 			return err;
 		n++;
@@ -872,13 +807,13 @@ static __u64 aux_session__reference(const struct aux_session *s)
 }
 
 static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, const struct aux_ring_read *rd,
-			    struct pdata_writer *w)
+			    struct record_sink *k)
 {
 	struct pdata_record_auxtrace rec;
 	int err;
 
 	aux_ring__auxtrace(&c->aux, rd, aux_session__reference(s), &rec);
-	err = pdata_writer__write_auxtrace(w, &rec, rd->data1, rd->len1, rd->data2, rd->len2);
+	err = record_sink__write_auxtrace(k, &rec, rd->data1, rd->len1, rd->data2, rd->len2);
 	if (err)
 		return err;
 	s->stats.auxtrace++;
@@ -886,7 +821,7 @@ static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, co
 	return 1;
 }
 
-int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
+int aux_session__drain(struct aux_session *s, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
@@ -897,7 +832,7 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 	for (size_t i = 0; i < s->o.nr_cpus; i++) {
 		struct aux_session_cpu *c = &s->cpus[i];
 
-		err = aux_session__drain_data(s, c, w);
+		err = aux_session__drain_data(s, c, k);
 		if (err < 0)
 			return err;
 		n += err;
@@ -910,7 +845,7 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 			return (int)got;
 		}
 		if (got > 0) {
-			err = aux_session__put(s, c, &rd, w);
+			err = aux_session__put(s, c, &rd, k);
 			if (err < 0)
 				return err;
 			n += err;
@@ -933,15 +868,10 @@ int aux_session__drain(struct aux_session *s, struct pdata_writer *w)
 		}
 		s->stats.reenables += truncated;
 	}
-	if (n) {
-		err = pdata_writer__finish_round(w);
-		if (err)
-			return err;
-	}
 	return n;
 }
 
-int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
+int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
@@ -953,7 +883,7 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++)
 		err = aux_ring__snapshot_start(&s->cpus[i].aux);
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		ret = aux_session__drain_data(s, &s->cpus[i], w);
+		ret = aux_session__drain_data(s, &s->cpus[i], k);
 		if (ret < 0)
 			err = ret;
 	}
@@ -963,7 +893,7 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 		got = aux_ring__snapshot(&c->aux, &rd);
 		if (got < 0)
 			err = (int)got;
-		else if (got > 0 && (ret = aux_session__put(s, c, &rd, w)) < 0)
+		else if (got > 0 && (ret = aux_session__put(s, c, &rd, k)) < 0)
 			err = ret;
 		else
 			n += got > 0;
@@ -979,11 +909,10 @@ int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w)
 		return err;
 	}
 	s->stats.snapshots++;
-	err = pdata_writer__finish_round(w);
-	return err ? err : n;
+	return n;
 }
 
-int aux_session__stop(struct aux_session *s, struct pdata_writer *w)
+int aux_session__stop(struct aux_session *s, struct record_sink *k)
 {
 	int err, ret;
 
@@ -992,9 +921,9 @@ int aux_session__stop(struct aux_session *s, struct pdata_writer *w)
 	s->stopping = true;
 	for (size_t i = 0; i < s->o.nr_cpus; i++)
 		if (s->cpus[i].tracking_fd >= 0)
-			aux_session__ioctl(s, s->cpus[i].tracking_fd, PERF_EVENT_IOC_DISABLE, 0);
+			perf_sys__enable(&s->sys, s->cpus[i].tracking_fd, false);
 	err = aux_session__ctl_all(s, false);
-	ret = aux_session__drain(s, w);
+	ret = aux_session__drain(s, k);
 	if (ret < 0 && !err)
 		err = ret;
 	return err;
@@ -1010,7 +939,6 @@ void aux_session__delete(struct aux_session *s)
 	if (!s)
 		return;
 	aux_session__close(s);
-	pmu_set__delete(s->pmus);
 	for (size_t i = 0; s->paths && i < s->o.nr_triggers; i++)
 		free(s->paths[i]);
 	free(s->paths);

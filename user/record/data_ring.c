@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include "auxtrig/record/data_ring.h"
+#include "auxtrig/sys/perf_sys.h"
 
-int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages, int overwrite)
+int data_ring__mmap(struct data_ring *r, const struct perf_sys *sys, int fd, int cpu, size_t data_pages,
+		    int overwrite)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	void *base;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -18,15 +21,16 @@ int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages, int
 		return -EINVAL;
 	r->mmap_len = (data_pages + 1) * page;
 	/* Read-only is what tells the kernel not to wait for data_tail. */
-	base = mmap(NULL, r->mmap_len, overwrite ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return -errno;
+	err = perf_sys__mmap(sys, fd, r->mmap_len, overwrite ? PROT_READ : PROT_READ | PROT_WRITE, 0, &base);
+	if (err)
+		return err;
 	/* A record is at most 64 KiB (u16 size). */
 	r->bounce = malloc(65536);
 	if (!r->bounce) {
-		munmap(base, r->mmap_len);
+		perf_sys__munmap(sys, base, r->mmap_len);
 		return -ENOMEM;
 	}
+	r->sys = sys;
 	r->base = base;
 	r->fd = fd;
 	r->cpu = cpu;
@@ -40,7 +44,7 @@ int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages, int
 void data_ring__munmap(struct data_ring *r)
 {
 	if (r->base)
-		munmap(r->base, r->mmap_len);
+		perf_sys__munmap(r->sys, r->base, r->mmap_len);
 	free(r->bounce);
 	free(r->snap_pos);
 	r->base = NULL;

@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/record/gate_front.h"
+#include "auxtrig/record/plan.h"
+#include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/perf_sys.h"
+#include "auxtrig/sys/progress.h"
 #include "skel/gate.skel.h"
 
 struct gate_tp_entry {
@@ -26,6 +33,7 @@ struct gate_tp_entry {
 };
 
 struct gate {
+	struct progress *progress;	/* a terminal's status line, or NULL */
 	struct gate_bpf *skel;
 	struct gate_tp_entry *tps;
 	size_t nr_tps;
@@ -35,7 +43,7 @@ struct gate {
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
 	int nr_triggers;
 	struct ring_buffer *ctl;
-	struct gate_state state;
+	struct gate_config config;	/* ours to write: the BPF side never does */
 	struct gate_uprobe {
 		int window;
 		char *path, *symbol;
@@ -45,12 +53,21 @@ struct gate {
 	struct gate_point {
 		struct point pt;
 		struct gate_tp tp;
+		struct func_type ret_type; /* return probes: the function's return type */
+		int ret_err;		   /* ... or why it is not known */
+		__u8 ret_cast;		   /* what types ret (EXPR_OP_CAST's operand), 0 none */
+		bool ret_noted;		   /* the user was told ret is untyped here */
 	} *points;		/* probe points: key GATE_POINT_BASE + index */
 	size_t nr_points;
 	int nr_cpus;
+	__u32 pids[GATE_FRONT_MAX_PIDS];	/* the first targets: constants in the points' own programs */
+	int nr_pids;
+	const struct perf_sys *sys;	/* perf events of breakpoints and own programs (NULL: the kernel) */
+	int *fds;			/* the points' own programs, perf events and links, closed last to first */
+	size_t nr_fds;
 };
 
-static void state_update(struct gate *g);
+static void config_update(struct gate *g);
 
 struct gate *gate__open(const struct gate_opts *opts)
 {
@@ -69,8 +86,9 @@ struct gate *gate__open(const struct gate_opts *opts)
 	}
 	g->skel->rodata->filter_targets = !opts->all_processes;
 	g->skel->rodata->target_threads = opts->threads;
-	g->state.all = opts->all_processes;
+	g->config.all = opts->all_processes;
 	g->nr_cpus = opts->nr_cpus;
+	g->sys = opts->sys;
 	bpf_map__set_max_entries(g->skel->maps.gate_events, opts->nr_cpus);
 	return g;
 }
@@ -227,6 +245,38 @@ static struct bpf_program *point_prog(const struct gate *g, enum point_kind kind
 	return NULL;
 }
 
+/*
+ * ret at a return probe: typed by the function's return type where BTF or
+ * DWARF tells it (func_type), as the cast EXPR_OP_CAST applies; 0 where the
+ * whole register is the value (64-bit types, pointers) or nothing tells.
+ * @t is filled, @err set to what the lookup returned.
+ */
+static __u8 ret_cast(const struct point *p, struct func_type *t, int *err)
+{
+	char where[4400];
+
+	memset(t, 0, sizeof(*t));
+	if (p->kind == POINT_URETPROBE)
+		*err = func_type__from_elf(p->path, p->symbol, NULL, t);
+	else if (p->kind == POINT_KRETPROBE)
+		*err = func_type__from_kernel(p->symbol, t);
+	else
+		return *err = -EINVAL, 0;
+	point__format(p, where, sizeof(where));
+	if (*err) {
+		pr_debug("%s: %s: ret is the whole return register\n", where,
+			 *err == -ENODATA ? "no BTF or DWARF in the file" :
+			 *err == -ENOTUNIQ ? "functions of that name return different types" :
+			 *err == -ENOENT ? "its debug information does not describe the function" : strerror(-*err));
+		return 0;
+	}
+	pr_debug("%s: ret is %s (%u bytes, %s, from %s)\n", where, t->name, t->size,
+		 t->is_signed ? "signed" : "unsigned", t->source);
+	if (!t->is_int || !t->size || t->size >= 8)
+		return 0;
+	return t->size | (t->is_signed ? EXPR_REC_SIGNED : 0);
+}
+
 int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u64 close_mask)
 {
 	struct gate_point *e = NULL, *tmp;
@@ -249,12 +299,42 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		e = &g->points[g->nr_points++];
 		memset(e, 0, sizeof(*e));
 		e->pt = *p;
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) {
+			e->ret_cast = ret_cast(p, &e->ret_type, &e->ret_err);
+			e->tp.flags |= (__u32)e->ret_cast << GATE_TP_RET_SHIFT;
+		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	return e - g->points;
+}
+
+/*
+ * A trigger that reads ret at a return probe whose type nothing tells (a
+ * condition on ret that is not cast, or a mark, which prints it): say that
+ * a function returning int returns -2 as 4294967294 there, and what to write.
+ */
+static void ret_note(struct gate_point *e, const struct gate_trigger *t, const struct expr_prog *cond)
+{
+	char where[4400];
+	bool raw = t->action == GATE_ACT_MARK;
+
+	if ((e->pt.kind != POINT_URETPROBE && e->pt.kind != POINT_KRETPROBE) || !e->ret_err || e->ret_noted)
+		return;
+	for (__u32 i = 0; cond && i < cond->nr_insns && i < EXPR_MAX_INSNS; i++)
+		raw |= cond->insns[i].op == EXPR_OP_FIELD && cond->insns[i].a == EXPR_F_RET &&
+		       (i + 1 >= cond->nr_insns || cond->insns[i + 1].op != EXPR_OP_CAST);
+	if (!raw)
+		return;
+	e->ret_noted = true;
+	point__format(&e->pt, where, sizeof(where));
+	pr_info("%s: %s, so ret is the whole return register: a function returning int returns -2 as 4294967294 "
+		"there (in a condition, write (int)ret)\n", where,
+		e->ret_err == -ENODATA ? "the file has no BTF or DWARF" :
+		e->ret_err == -ENOTUNIQ ? "functions of that name return different types" :
+		"no BTF or DWARF describes the function");
 }
 
 int gate__add_point_trigger(struct gate *g, const struct point *p, const struct gate_trigger *t,
@@ -268,6 +348,7 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	n = gate__add_point(g, p, 0, 0);
 	if (n < 0)
 		return n;
+	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
 	i = trigger_add(g, t, cond);
@@ -292,6 +373,16 @@ int gate__add_uprobe_window(struct gate *g, int w, const char *path, const char 
 	if (!tmp->path || !tmp->symbol)
 		return -ENOMEM;
 	g->nr_uprobes++;
+	/* its auxtrig:uprobe_exit records carry the return value typed as the function returns it */
+	if (!offset && w >= 0 && w < GATE_MAX_WINDOWS) {
+		struct point rp = { .kind = POINT_URETPROBE };
+		struct func_type ft;
+		int err;
+
+		snprintf(rp.path, sizeof(rp.path), "%s", path);
+		snprintf(rp.symbol, sizeof(rp.symbol), "%s", symbol);
+		g->skel->rodata->uprobe_window_ret[w] = ret_cast(&rp, &ft, &err);
+	}
 	return 0;
 }
 
@@ -304,7 +395,7 @@ void gate__set_own_types(struct gate *g, unsigned int enter, unsigned int exit)
 void gate__signal_edges(struct gate *g)
 {
 	g->skel->rodata->signal_edges = 1;
-	g->state.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
+	g->config.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
 }
 
 void gate__aux_veto(struct gate *g)
@@ -348,7 +439,7 @@ void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
 
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
-	g->state.mark_type = type; /* written with the state at arm time */
+	g->config.mark_type = type; /* written with the configuration at arm time */
 }
 
 int gate__map_fd(const struct gate *g, const char *name)
@@ -378,10 +469,12 @@ int gate__ctl_consume(struct gate *g)
 
 void gate__unfreeze(struct gate *g)
 {
-	/* Only the gate and triggers ever set them: clearing our copy is enough. */
-	g->state.frozen = 0;
-	g->state.freeze_at = 0;
-	state_update(g);
+	struct gate_runtime none = {};
+	__u32 zero = 0;
+
+	/* The one write of ours to what BPF owns: the snapshot it asked for is taken. */
+	if (bpf_map__update_elem(g->skel->maps.gate_runtime, &zero, sizeof(zero), &none, sizeof(none), BPF_ANY))
+		pr_warn("cannot let the gate record again after the snapshot: %s\n", strerror(errno));
 }
 
 __u64 gate__expr_lost(const struct gate *g)
@@ -397,7 +490,25 @@ __u64 gate__expr_lost(const struct gate *g)
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
-	*out = g->skel->bss->trig_stats[i];
+	int nr = libbpf_num_possible_cpus();
+	struct gate_trig_pcpu *pc;
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	pc = nr > 0 ? calloc(nr, sizeof(*pc)) : NULL;
+	if (!pc || i < 0 || i >= GATE_MAX_TRIGGERS ||
+	    bpf_map__lookup_elem(g->skel->maps.gate_trig_pcpu, &zero, sizeof(zero), pc, nr * sizeof(*pc), 0)) {
+		free(pc);
+		return;
+	}
+	for (int cpu = 0; cpu < nr; cpu++) {
+		out->evaluated += pc[cpu].stats[i].evaluated;
+		out->matched += pc[cpu].stats[i].matched;
+		out->fired += pc[cpu].stats[i].fired;
+		out->suppressed += pc[cpu].stats[i].suppressed;
+		out->dropped += pc[cpu].stats[i].dropped;
+	}
+	free(pc);
 }
 
 void gate__record_only_cpus(struct gate *g)
@@ -405,13 +516,13 @@ void gate__record_only_cpus(struct gate *g)
 	g->skel->rodata->filter_cpus = 1;
 }
 
-static void state_update(struct gate *g)
+static void config_update(struct gate *g)
 {
 	__u32 zero = 0;
 
-	if (bpf_map__update_elem(g->skel->maps.gate_state, &zero, sizeof(zero), &g->state, sizeof(g->state),
+	if (bpf_map__update_elem(g->skel->maps.gate_config, &zero, sizeof(zero), &g->config, sizeof(g->config),
 				 BPF_ANY))
-		pr_warn("cannot update the gate's state: %s\n", strerror(errno));
+		pr_warn("cannot update the gate's configuration: %s\n", strerror(errno));
 }
 
 void gate__record_always(struct gate *g)
@@ -430,6 +541,71 @@ int gate__set_where(struct gate *g, const struct expr_prog *prog)
 	if (prog->flags & EXPR_PROG_ELAPSED)
 		g->skel->rodata->need_elapsed = 1;
 	return 0;
+}
+
+int gate__add_plan(struct gate *g, const struct record_plan *p, const struct window_map *m)
+{
+	if (!record_plan__has_windows(p))
+		gate__record_always(g);
+	if (p->user_window)
+		gate__set_edge_types(g, p->resume_type, p->pause_type);
+	if (p->min_duration || p->max_duration)
+		gate__time_windows(g, p->min_duration ? p->min_duration_ns : 0, p->max_duration ? p->max_duration_ns : 0);
+	if (p->cpus_given)
+		gate__record_only_cpus(g);
+	for (size_t i = 0; i < p->events.nr; i++) {
+		const struct rec_event *e = &p->events.ev[i];
+		const struct window_map_tp *t = &m->tp[i];
+
+		if (e->own_format)
+			continue; /* emitted by the gate's own programs, not attached */
+		if (gate__add_tp(g, &e->fmt, t->open_mask, t->close_mask, e->flags | t->flags))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_calls; i++) {
+		const struct point *fn = m->calls[i].fn;
+
+		if (gate__add_uprobe_window(g, m->calls[i].window, fn->path, fn->symbol, fn->offset))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nr_points; i++)
+		if (gate__add_point(g, m->points[i].pt, m->points[i].open_mask, m->points[i].close_mask) < 0)
+			return -EINVAL;
+	if (p->uprobe_enter_type)
+		gate__set_own_types(g, p->uprobe_enter_type, p->uprobe_exit_type);
+	if (p->mark_type)
+		gate__set_mark_type(g, p->mark_type);
+	if (p->where && gate__set_where(g, p->where))
+		return -EINVAL;
+	for (size_t i = 0; i < p->nr_triggers; i++) {
+		const struct plan_trigger *on = &p->triggers[i];
+
+		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(g, &on->pt, &on->t, on->cond)
+					      : gate__add_trigger(g, &on->fmt, &on->t, on->cond)) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+struct gate *gate__open_plan(const struct record_plan *p, const struct window_map *m)
+{
+	struct gate_opts opts = {
+		.nr_cpus = p->nr_possible,
+		.all_processes = p->all,
+		.threads = p->threads,
+	};
+	struct gate *g = gate__open(&opts);
+	int err;
+
+	if (!g)
+		return NULL;
+	err = gate__add_plan(g, p, m);
+	if (err) {
+		gate__close(g);
+		errno = -err;
+		return NULL;
+	}
+	return g;
 }
 
 int gate__load(struct gate *g)
@@ -480,6 +656,16 @@ int gate__load(struct gate *g)
 			return err;
 		}
 	}
+	{
+		__u32 zero = 0;
+		int fd = bpf_program__fd(g->skel->progs.gate_fire);
+
+		err = bpf_map__update_elem(g->skel->maps.gate_fire_prog, &zero, sizeof(zero), &fd, sizeof(fd), BPF_ANY);
+		if (err) {
+			pr_err("cannot hand gate_fire to the points' programs: %s\n", strerror(-err));
+			return err;
+		}
+	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		__u32 key = GATE_POINT_BASE + i;
 
@@ -515,6 +701,9 @@ int gate__add_target(struct gate *g, pid_t pid)
 {
 	__u32 key = pid;
 	__u8 one = 1;
+
+	if (g->nr_pids < GATE_FRONT_MAX_PIDS)
+		g->pids[g->nr_pids++] = pid;
 
 	return bpf_map__update_elem(g->skel->maps.gate_targets, &key, sizeof(key), &one, sizeof(one),
 				    BPF_ANY);
@@ -552,51 +741,37 @@ static int add_link(struct gate *g, struct bpf_link *link)
 	return 0;
 }
 
+static int keep_fd(struct gate *g, int fd)
+{
+	int *tmp = realloc(g->fds, (g->nr_fds + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		perf_sys__close(g->sys, fd);
+		return -ENOMEM;
+	}
+	g->fds = tmp;
+	g->fds[g->nr_fds++] = fd;
+	return 0;
+}
+
 /* mem:PATH:SYMBOL: the symbol's address in a position-dependent executable. */
 static int elf_symbol_address(const char *path, const char *name, unsigned long *addr)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	int fd, err = -ENOENT;
-	Elf *e;
+	struct elf_image *img = elf_image__open(path);
+	__u64 v;
+	int err;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!img)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
+	if (elf_image__type(img) == 0)
 		err = -ENOEXEC;
-		goto out;
-	}
-	if (eh.e_type != ET_EXEC) {
+	else if (elf_image__type(img) != ET_EXEC)
 		err = -EOPNOTSUPP; /* PIE or library: the address is known only once it is mapped */
-		goto out;
-	}
-	while ((scn = elf_nextscn(e, scn)) && err == -ENOENT) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym) || !sym.st_value)
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name)) {
-				*addr = sym.st_value;
-				err = 0;
-				break;
-			}
-		}
-	}
-out:
-	elf_end(e);
-	close(fd);
+	else
+		err = elf_image__symbol_value(img, name, &v);
+	if (!err)
+		*addr = v;
+	elf_image__delete(img);
 	return err;
 }
 
@@ -608,7 +783,7 @@ out:
 static int attach_mem(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = GATE_POINT_BASE + n);
+	int prog_fd = bpf_program__fd(g->skel->progs.gate_point_mem);
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_BREAKPOINT,
@@ -618,8 +793,7 @@ static int attach_mem(struct gate *g, size_t n)
 		.exclude_hv = 1,
 	};
 	unsigned long addr = p->offset;
-	struct bpf_link *link;
-	int fd, err;
+	int fd, link, err;
 
 	if (p->path[0]) {
 		err = elf_symbol_address(p->path, p->symbol, &addr);
@@ -636,22 +810,22 @@ static int attach_mem(struct gate *g, size_t n)
 		    p->access == POINT_MEM_R ? HW_BREAKPOINT_R :
 		    p->access == POINT_MEM_W ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
 	for (int cpu = 0; cpu < g->nr_cpus; cpu++) {
-		fd = syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ENODEV)
+		fd = perf_sys__event_open(g->sys, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd == -ENODEV)
 			continue; /* an offline CPU */
 		if (fd < 0) {
-			err = -errno;
-			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-err));
-			return err;
+			pr_err("cannot set a hardware breakpoint at 0x%lx on CPU %d: %s\n", addr, cpu, strerror(-fd));
+			return fd;
 		}
-		link = bpf_program__attach_perf_event_opts(g->skel->progs.gate_point_mem, fd, &opts);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-err));
+		err = keep_fd(g, fd);
+		if (err)
 			return err;
+		link = perf_sys__attach_bpf(g->sys, fd, prog_fd, GATE_POINT_BASE + n);
+		if (link < 0) {
+			pr_err("cannot attach the gate to the breakpoint at 0x%lx: %s\n", addr, strerror(-link));
+			return link;
 		}
-		err = add_link(g, link); /* the link owns the event's fd */
+		err = keep_fd(g, link);
 		if (err)
 			return err;
 	}
@@ -695,14 +869,19 @@ static int attach_point(struct gate *g, size_t n)
 		return -EINVAL;
 	}
 	if (!link) {
+		char text[4096 + 600], near[1024] = "";
+
 		err = -errno;
+		point__format(p, text, sizeof(text));
+		if (err == -ENOENT)
+			point_catalog__suggest_point(p, text, near, sizeof(near));
 		if (p->kind == POINT_USDT)
-			pr_err("cannot attach to usdt:%s:%s:%s: %s\n", p->path, p->provider, p->symbol,
-			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err));
+			pr_err("cannot attach to usdt:%s:%s:%s: %s%s\n", p->path, p->provider, p->symbol,
+			       err == -ENOENT ? "no such USDT probe in that file" : strerror(-err), near);
 		else
-			pr_err("cannot attach to %s:%s%s%s: %s\n", point__kind_name(p->kind), p->path,
+			pr_err("cannot attach to %s:%s%s%s: %s%s\n", point__kind_name(p->kind), p->path,
 			       p->path[0] ? ":" : "", p->symbol,
-			       err == -ENOENT ? "no such symbol" : strerror(-err));
+			       err == -ENOENT ? "no such symbol" : strerror(-err), near);
 		return err;
 	}
 	return add_link(g, link);
@@ -722,30 +901,141 @@ static int tp_attach_pass(const struct gate_tp *tp)
 	return tp->close_mask ? 2 : 1;
 }
 
+/* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
+static bool tp_front_eligible(const struct gate_tp *tp)
+{
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+
+	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
+}
+
+/*
+ * A tracepoint that only runs triggers gets a program of its own
+ * (gate_front.h), compiled conditions and all. Return: 0 when attached,
+ * -EOPNOTSUPP with @why when the shared program is to run it instead.
+ */
+static int attach_front(struct gate *g, const struct gate_tp_entry *e, char *why, size_t why_size)
+{
+	struct gate_front_spec spec = {
+		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
+		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
+		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
+		.bss_fd = bpf_map__fd(g->skel->maps.bss),
+		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
+		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
+		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.filter_targets = g->skel->rodata->filter_targets,
+		.target_threads = g->skel->rodata->target_threads,
+		.nr_pids = g->nr_pids,
+		.tp_flags = e->tp.flags,
+		.rec_size = e->tp.size,
+		.trig_mask = e->tp.trig_mask,
+		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
+		.conds = (const struct expr_prog *const *)g->trig_cond,
+	};
+	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
+	static char log[256 * 1024];
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	int fd, pfd, lfd, err;
+	size_t nr;
+
+	if (!tp_front_eligible(&e->tp)) {
+		snprintf(why, why_size, "it also opens, closes or records windows");
+		return -EOPNOTSUPP;
+	}
+	memcpy(spec.pids, g->pids, sizeof(spec.pids));
+	err = gate_front__task_offsets(&spec.task);
+	if (err) {
+		snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	err = gate_front__build(a, &spec, why, why_size);
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
+	bpf_asm__delete(a);
+	if (fd < 0) {
+		err = -errno;
+		pr_debug("%s\n", log);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	err = keep_fd(g, fd);
+	if (err)
+		return err;
+	pfd = perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0 || keep_fd(g, pfd)) {
+		err = pfd < 0 ? pfd : -ENOMEM;
+		pr_err("cannot open %s:%s for its program: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	lfd = perf_sys__attach_bpf(g->sys, pfd, fd, e->id);
+	if (lfd < 0 || keep_fd(g, lfd)) {
+		err = lfd < 0 ? lfd : -ENOMEM;
+		pr_err("cannot attach the gate's program to %s:%s: %s\n", e->system, e->name, strerror(-err));
+		return err;
+	}
+	pr_info("%s:%s: its own gate program, %zu instructions, triggers compiled\n", e->system, e->name, nr);
+	return 0;
+}
+
+/* The tracepoints in the order they are attached: @order gets indices into g->tps. */
+static void tp_attach_order(const struct gate *g, size_t *order)
+{
+	size_t n = 0;
+
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < g->nr_tps; i++)
+			if (tp_attach_pass(&g->tps[i].tp) == pass)
+				order[n++] = i;
+}
+
 int gate__attach(struct gate *g)
 {
+	size_t order[GATE_MAX_TPS];
+	char why[256];
 	struct bpf_link *link;
 	int err;
 
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = 0; i < g->nr_tps; i++) {
-			/* One program for all tracepoints: the cookie tells it which one fired. */
-			LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		size_t i = order[k];
+		/* One program for all tracepoints: the cookie tells it which one fired. */
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
 
-			if (tp_attach_pass(&g->tps[i].tp) != pass)
-				continue;
-			link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
-								   g->tps[i].system, g->tps[i].name, &opts);
-			if (!link) {
-				err = -errno;
-				pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
-				       strerror(-err));
-				return err;
-			}
-			err = add_link(g, link);
-			if (err)
-				return err;
+		if (g->progress)
+			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
+		err = g->tps[i].tp.trig_mask ? attach_front(g, &g->tps[i], why, sizeof(why)) : -EOPNOTSUPP;
+		if (!err)
+			continue;
+		if (err != -EOPNOTSUPP)
+			return err;
+		if (g->tps[i].tp.trig_mask)
+			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+				g->tps[i].system, g->tps[i].name, why);
+		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+							   g->tps[i].system, g->tps[i].name, &opts);
+		if (!link) {
+			err = -errno;
+			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+			       strerror(-err));
+			return err;
 		}
+		err = add_link(g, link);
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		err = attach_point(g, i);
@@ -766,9 +1056,17 @@ int gate__attach(struct gate *g)
 								   : g->skel->progs.gate_uprobe_enter,
 							       -1, u->path, u->offset, &uo);
 			if (!link) {
+				struct point pt = { .kind = POINT_UPROBE };
+				char text[4096 + 600], near[1024] = "";
+
 				err = -errno;
-				pr_err("cannot attach to uprobe:%s:%s: %s\n", u->path, u->symbol,
-				       err == -ENOENT ? "no such symbol in that file" : strerror(-err));
+				snprintf(pt.path, sizeof(pt.path), "%s", u->path);
+				snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
+				snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
+				if (err == -ENOENT)
+					point_catalog__suggest_point(&pt, text, near, sizeof(near));
+				pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
+				       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
 				return err;
 			}
 			err = add_link(g, link);
@@ -799,16 +1097,117 @@ int gate__attach(struct gate *g)
 	return 0;
 }
 
+static void describe_flags(FILE *f, __u32 flags)
+{
+	static const struct {
+		__u32 bit;
+		const char *name;
+	} names[] = {
+		{ GATE_TP_RECORD, "record" },		{ GATE_TP_USER_REGS, "user_regs" },
+		{ GATE_TP_SYSCALL_ENTER, "syscall_enter" }, { GATE_TP_SYSCALL_EXIT, "syscall_exit" },
+		{ GATE_TP_SYSCALL_ANY, "syscall_any" },	{ GATE_TP_IN_ANY, "in_any" },
+		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		fprintf(f, "%s%s", sep, names[i].name);
+		sep = ",";
+		flags &= ~names[i].bit;
+	}
+	if (flags)
+		fprintf(f, "%s%#x", sep, flags);
+	else if (!*sep)
+		fprintf(f, "-");
+}
+
+static void describe_tp(FILE *f, const struct gate_tp *tp)
+{
+	fprintf(f, " open=%#llx close=%#llx trig=%#x flags=", (unsigned long long)tp->open_mask,
+		(unsigned long long)tp->close_mask, tp->trig_mask);
+	describe_flags(f, tp->flags);
+}
+
+int gate__describe(const struct gate *g, FILE *f)
+{
+	const struct gate_bpf__rodata *ro = g->skel->rodata;
+	size_t order[GATE_MAX_TPS], n = 0;
+	struct bpf_program *prog;
+	char text[4096 + 600];
+	long start = ftell(f);
+
+	fprintf(f, "gate: filter_targets=%u target_threads=%u filter_cpus=%u no_windows=%u have_where=%u "
+		   "need_elapsed=%u signal_edges=%u hold_windows=%u min_ns=%llu max_ns=%llu\n",
+		ro->filter_targets, ro->target_threads, ro->filter_cpus, ro->no_windows, ro->have_where,
+		ro->need_elapsed, ro->signal_edges, ro->hold_windows, (unsigned long long)ro->min_duration_ns,
+		(unsigned long long)ro->max_duration_ns);
+	fprintf(f, "types: mark=%u resume=%u pause=%u uprobe_enter=%u uprobe_exit=%u\n", g->config.mark_type,
+		ro->resume_type, ro->pause_type, ro->uprobe_enter_type, ro->uprobe_exit_type);
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		fprintf(f, "tp %s:%s id=%u size=%u dyn=%u", g->tps[i].system, g->tps[i].name, g->tps[i].id,
+			g->tps[i].tp.size, g->tps[i].tp.nr_dyn);
+		describe_tp(f, &g->tps[i].tp);
+		fprintf(f, "\n");
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "point %zu %s", i, text);
+		describe_tp(f, &g->points[i].tp);
+		fprintf(f, "\n");
+	}
+	for (int i = 0; i < g->nr_triggers; i++) {
+		const volatile struct gate_trigger *t = &ro->gate_triggers[i];
+
+		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
+			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
+			t->has_cond ? "yes" : "no");
+	}
+	fprintf(f, "programs:");
+	bpf_object__for_each_program(prog, g->skel->obj)
+		if (bpf_program__autoload(prog))
+			fprintf(f, " %s", bpf_program__name(prog));
+	fprintf(f, "\n");
+	/* what gate__attach() attaches, in its order */
+	tp_attach_order(g, order);
+	for (size_t k = 0; k < g->nr_tps; k++) {
+		const struct gate_tp_entry *e = &g->tps[order[k]];
+
+		fprintf(f, "attach %zu: %s %s:%s cookie=%u\n", ++n,
+			tp_front_eligible(&e->tp) ? "own-program-or-gate_tracepoint" : "gate_tracepoint", e->system,
+			e->name, e->id);
+	}
+	for (size_t i = 0; i < g->nr_points; i++) {
+		point__format(&g->points[i].pt, text, sizeof(text));
+		fprintf(f, "attach %zu: %s %s cookie=%#x%s\n", ++n, bpf_program__name(point_prog(g, g->points[i].pt.kind)),
+			text, GATE_POINT_BASE + (unsigned int)i,
+			g->points[i].pt.kind == POINT_MEM ? " (a breakpoint per CPU)" : "");
+	}
+	for (size_t i = 0; i < g->nr_uprobes; i++) {
+		const struct gate_uprobe *u = &g->uprobes[i];
+
+		fprintf(f, "attach %zu: gate_uprobe_enter %s:%s+%#lx cookie=%d\n", ++n, u->path, u->symbol, u->offset,
+			u->window);
+		if (!u->offset)
+			fprintf(f, "attach %zu: gate_uprobe_exit %s:%s cookie=%d\n", ++n, u->path, u->symbol, u->window);
+	}
+	fprintf(f, "attach %zu: gate_follow_fork sched:sched_process_fork\n", ++n);
+	fprintf(f, "attach %zu: gate_follow_exec sched:sched_process_exec\n", ++n);
+	fprintf(f, "attach %zu: gate_thread_exit sched:sched_process_exit\n", ++n);
+	return start >= 0 ? (int)(ftell(f) - start) : 0;
+}
+
 void gate__arm(struct gate *g)
 {
-	g->state.armed = 1;
-	state_update(g);
+	g->config.armed = 1;
+	config_update(g);
 }
 
 void gate__disarm(struct gate *g)
 {
-	g->state.armed = 0;
-	state_update(g);
+	g->config.armed = 0;
+	config_update(g);
 }
 
 void gate__stats(const struct gate *g, struct gate_stats *sum)
@@ -829,13 +1228,73 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	}
 }
 
+/* Threads that destroy links side by side: stripe k of n. */
+struct link_reaper {
+	struct bpf_link **links;
+	size_t nr, k, n;
+	size_t *done;
+};
+
+static void *link_reaper__run(void *arg)
+{
+	struct link_reaper *r = arg;
+
+	for (size_t i = r->k; i < r->nr; i += r->n) {
+		bpf_link__destroy(r->links[i]);
+		__atomic_add_fetch(r->done, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Each tracepoint's detach waits for RCU grace periods in the kernel, tens
+ * of milliseconds each on a small machine; detaching side by side lets the
+ * waits overlap.
+ */
+static void destroy_links(struct bpf_link **links, size_t nr, struct progress *progress)
+{
+	enum { REAPERS = 16 };
+	struct link_reaper r[REAPERS];
+	pthread_t t[REAPERS];
+	size_t n = nr < REAPERS ? nr : REAPERS, started = 0, done = 0;
+
+	if (nr < 8) {
+		for (size_t i = 0; i < nr; i++)
+			bpf_link__destroy(links[i]);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		r[k] = (struct link_reaper){ .links = links, .nr = nr, .k = k, .n = n, .done = &done };
+		if (pthread_create(&t[k], NULL, link_reaper__run, &r[k]))
+			break;
+		started++;
+	}
+	for (size_t k = started; k < n; k++)
+		link_reaper__run(&r[k]);	/* no thread: this one does its stripe */
+	for (bool first = true; progress && __atomic_load_n(&done, __ATOMIC_RELAXED) < nr; first = false) {
+		progress__show(progress, first, "auxtrig: detaching: %zu of %zu (the kernel waits for each)",
+			       __atomic_load_n(&done, __ATOMIC_RELAXED), nr);
+		usleep(50 * 1000);
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	progress__clear(progress);
+}
+
+void gate__set_progress(struct gate *g, struct progress *p)
+{
+	g->progress = p;
+}
+
 void gate__close(struct gate *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->nr_links; i++)
-		bpf_link__destroy(g->links[i]);
+	destroy_links(g->links, g->nr_links, g->progress);
 	free(g->links);
+	for (size_t i = g->nr_fds; i-- > 0;)
+		perf_sys__close(g->sys, g->fds[i]);
+	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
 	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/progress.h"
 
 static int log_level = LOG_INFO;
 
@@ -12,12 +13,18 @@ void log__set_level(int level)
 	log_level = level;
 }
 
+int log__level(void)
+{
+	return log_level;
+}
+
 void log__print(int level, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (level > log_level)
 		return;
+	progress__clear(progress__global());	/* a status line first goes away */
 	va_start(ap, fmt);
 	fputs("auxtrig: ", stderr);
 	if (level == LOG_WARN)

@@ -98,43 +98,24 @@ int target__fork_command(struct target *t, char **argv)
 	return 0;
 }
 
-int target__parse_pids(struct target *t, const char *list, bool threads)
+int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool threads)
 {
-	char *copy = strdup(list), *tok, *save = NULL, *end, path[64];
-	int err = 0;
+	char path[64];
 
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = -1;
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long v;
-		pid_t *tmp;
-
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || *end || v <= 0 || v > INT32_MAX) {
-			err = -EINVAL;
-			break;
-		}
-		snprintf(path, sizeof(path), "/proc/%ld", v);
-		if (access(path, F_OK)) {
-			err = -ESRCH;
-			break;
-		}
-		tmp = realloc(t->pids, (t->nr_pids + 1) * sizeof(pid_t));
-		if (!tmp) {
-			err = -ENOMEM;
-			break;
-		}
-		t->pids = tmp;
-		t->pids[t->nr_pids++] = v;
-	}
-	free(copy);
-	if (!err && !t->nr_pids)
-		err = -EINVAL;
 	t->threads = threads;
-	return err;
+	for (size_t i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", pids[i]);
+		if (access(path, F_OK))
+			return -ESRCH;
+	}
+	t->pids = malloc(nr * sizeof(pid_t));
+	if (!t->pids)
+		return -ENOMEM;
+	memcpy(t->pids, pids, nr * sizeof(pid_t));
+	t->nr_pids = nr;
+	return 0;
 }
 
 int target__start(struct target *t)

@@ -12,6 +12,11 @@
 
 static char root_found[PATH_MAX];
 
+void tracefs__set_root(const char *root)
+{
+	snprintf(root_found, sizeof(root_found), "%s", root ? root : "");
+}
+
 const char *tracefs__root(void)
 {
 	struct mntent *m;
@@ -132,35 +137,33 @@ static int parse_field(char *line, struct tp_field *f, bool common)
 	return f->name[0] ? 0 : -EINVAL;
 }
 
-int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt)
+int tp_format__parse(const char *text, struct tp_format *fmt)
 {
-	char path[PATH_MAX], *text = NULL, *line, *save = NULL;
-	const char *root = tracefs__root();
+	char *copy = strdup(text), *line, *save = NULL;
 	bool common = true;
 	size_t cap = 0;
-	int err;
+	int err = 0;
 
-	memset(fmt, 0, sizeof(*fmt));
-	if (!root)
-		return -errno;
-	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") || !strcmp(name, ".."))
-		return -ENOENT;
-	snprintf(fmt->system, sizeof(fmt->system), "%s", system);
-	snprintf(fmt->name, sizeof(fmt->name), "%s", name);
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, system, name);
-	err = read_file(path, &text);
-	if (err)
-		return err == -ENOTDIR ? -ENOENT : err;
-
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	fmt->id = 0;
+	fmt->size = 0;
+	fmt->nr_fields = 0;
+	fmt->fields = NULL;
+	fmt->print_fmt = NULL;
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct tp_field *f;
 
 		if (!strncmp(line, "ID:", 3)) {
 			fmt->id = strtoul(line + 3, NULL, 10);
 			continue;
 		}
-		if (!strncmp(line, "print fmt:", 10))
+		if (!strncmp(line, "print fmt:", 10)) {
+			fmt->print_fmt = strdup(line + 10 + (line[10] == ' '));
+			if (!fmt->print_fmt)
+				err = -ENOMEM;
 			break;
+		}
 		if (!strstr(line, "field:"))
 			continue;
 		if (fmt->nr_fields == cap) {
@@ -183,12 +186,34 @@ int tracefs__load_format(const char *system, const char *name, struct tp_format 
 			fmt->size = f->offset + f->size;
 		fmt->nr_fields++;
 	}
-	if (!fmt->id)
+	if (!err && !fmt->id)
 		err = -EINVAL;
 out:
-	free(text);
+	free(copy);
 	if (err)
 		tp_format__exit(fmt);
+	return err;
+}
+
+int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt)
+{
+	char path[PATH_MAX], *text = NULL;
+	const char *root = tracefs__root();
+	int err;
+
+	memset(fmt, 0, sizeof(*fmt));
+	if (!root)
+		return -errno;
+	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") || !strcmp(name, ".."))
+		return -ENOENT;
+	snprintf(fmt->system, sizeof(fmt->system), "%s", system);
+	snprintf(fmt->name, sizeof(fmt->name), "%s", name);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, system, name);
+	err = read_file(path, &text);
+	if (err)
+		return err == -ENOTDIR ? -ENOENT : err;
+	err = tp_format__parse(text, fmt);
+	free(text);
 	return err;
 }
 
@@ -197,6 +222,8 @@ void tp_format__exit(struct tp_format *fmt)
 	free(fmt->fields);
 	fmt->fields = NULL;
 	fmt->nr_fields = 0;
+	free(fmt->print_fmt);
+	fmt->print_fmt = NULL;
 }
 
 const struct tp_field *tp_format__field(const struct tp_format *fmt, const char *name)

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CMD_H
 #define AUXTRIG_CMD_H
 
+/*
+ * cmd/ layer, the front-ends: one function per subcommand (a file each in user/cmd/),
+ * called by main.c; each parses its command line and hands over to record/ or decode/.
+ */
+
 /**
  * DOC: subcommands
  *
@@ -9,19 +14,19 @@
  * code: 0 success, 1 runtime failure, 2 usage error.
  */
 
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,
-	EXIT_USAGE = 2,
-};
+#include "auxtrig/sys/exit_code.h"
 
 /** cmd_record() - `auxtrig record`: user/cmd/record.c */
 int cmd_record(int argc, char **argv);
-/** cmd_probe() - `auxtrig probe`: user/sys/probe.c */
+/** cmd_probe() - `auxtrig probe`: user/cmd/probe.c */
 int cmd_probe(int argc, char **argv);
 /** cmd_repair() - `auxtrig repair`: user/cmd/repair.c */
 int cmd_repair(int argc, char **argv);
-/** cmd_script() - `auxtrig script`: user/decode/script.c */
+/** cmd_list() - `auxtrig list`: user/cmd/list.c */
+int cmd_list(int argc, char **argv);
+/** cmd_report() - `auxtrig report`: user/cmd/report.c */
+int cmd_report(int argc, char **argv);
+/** cmd_script() - `auxtrig script`: user/cmd/script_cmd.c (decoding: user/decode/script.c) */
 int cmd_script(int argc, char **argv);
 
 #endif

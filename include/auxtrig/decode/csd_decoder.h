@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CSD_DECODER_H
 #define AUXTRIG_CSD_DECODER_H
 
+/*
+ * decode/ layer: CoreSight trace decoding over OpenCSD (user/decode/csd_decoder.c),
+ * driven by script_cs.c.
+ */
+
 /**
  * DOC: CoreSight decoder
  *
@@ -10,6 +15,11 @@
  * trace ID and fed to one ETMv4 instruction decoder per ID, which turns it
  * into packets and, with the traced memory mapped in, into generic trace
  * elements (instruction ranges, exceptions, trace on/off...).
+ *
+ * The traced code is read from memory: csd_decoder__set_mem_fn() gives the
+ * decoder a function that copies code bytes (from images mapped once), and
+ * csd_decoder__map_file() maps a file region for it; OpenCSD's own file
+ * accessor (a seek and a read per access) is not used.
  *
  * Packets and elements are delivered to callbacks in stream order;
  * csd_decoder__packet_line() and csd_decoder__elem_line() format them the
@@ -54,6 +64,29 @@ struct csd_elem {
 	const void *elem;	/* OpenCSD's ocsd_generic_trace_elem */
 };
 
+/**
+ * struct csd_el - the parts of a generic trace element that samples and
+ * windows are made of, in a form that can be copied between processes.
+ * @type: OCSD_GEN_TRC_ELEM_*
+ * @isa: ocsd_isa of an instruction range
+ * @last_i_type, @last_i_subtype: ocsd_instr_type/_subtype of its last instruction
+ * @timestamp: of an OCSD_GEN_TRC_ELEM_TIMESTAMP element
+ */
+struct csd_el {
+	__u64 index;
+	__u64 st_addr, en_addr;
+	__u64 timestamp;
+	__u8 trace_id;
+	__u8 type;
+	__u8 isa;
+	__u8 last_i_type, last_i_subtype;
+	__u8 last_instr_sz, last_instr_exec;
+	__u8 pad;
+};
+
+/** csd_el__from() - @e's fields into @el. */
+void csd_el__from(struct csd_el *el, const struct csd_elem *e);
+
 /** typedef csd_packet_fn - receives each packet (and each trace ID's end of trace). */
 typedef void (*csd_packet_fn)(const struct csd_packet *pkt, void *ctx);
 /** typedef csd_elem_fn - receives each generic trace element. */
@@ -81,8 +114,28 @@ void csd_decoder__delete(struct csd_decoder *d);
 int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *regs, int full);
 
 /**
+ * csd_decoder__add_ete() - add an ETE decoder (Armv9 trace, the ETMv4 register
+ * set plus TRCDEVARCH in @devarch).
+ * Return: 0 or -EINVAL (logged).
+ */
+int csd_decoder__add_ete(struct csd_decoder *d, const struct csd_etmv4_regs *regs, __u32 devarch, int full);
+
+/**
+ * typedef csd_mem_fn - copy up to @len bytes of code at @addr into @buf;
+ * return how many (0: nothing there).
+ */
+typedef size_t (*csd_mem_fn)(void *ctx, __u64 addr, void *buf, size_t len);
+
+/**
+ * csd_decoder__set_mem_fn() - read all code through @fn (instead of mapped
+ * files). Return: 0 or -EINVAL.
+ */
+int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx);
+
+/**
  * csd_decoder__map_file() - make @len bytes of file @path, from @offset,
  * readable to the decoders at address @addr (@len 0: to the end of file).
+ * The file is mapped into memory once.
  * Return: 0 or -errno.
  */
 int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len);
@@ -103,6 +156,15 @@ void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx);
  * Return: 0, or -EIO if OpenCSD reported a fatal error.
  */
 int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len);
+
+/**
+ * csd_decoder__decode_at() - as csd_decoder__decode(), the first byte having
+ * index @base (packets and elements are numbered from it: perf report -D
+ * numbers a buffer's bytes from its AUX offset). On a fatal error @err_msg
+ * (if not NULL) receives OpenCSD's message.
+ */
+int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, __u64 base, char *err_msg,
+			   size_t err_size);
 
 /**
  * csd_decoder__packet_line() - @pkt as trc_pkt_lister prints it, without
@@ -152,6 +214,6 @@ struct csd_branches {
 };
 
 /** csd_branches__elem() - feed one generic element. */
-void csd_branches__elem(struct csd_branches *b, const struct csd_elem *elem);
+void csd_branches__elem(struct csd_branches *b, const struct csd_el *el);
 
 #endif

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_IPT_DECODER_H
 #define AUXTRIG_IPT_DECODER_H
 
+/*
+ * decode/ layer: Intel PT packet and branch decoding over libipt
+ * (user/decode/ipt_decoder.c), driven by script_pt.c.
+ */
+
 /**
  * DOC: Intel PT decoder
  *
@@ -123,5 +128,15 @@ typedef int (*ipt_branch_fn)(const struct ipt_branch *br, void *ctx);
  */
 int ipt_decoder__branches(const void *buf, size_t len, const struct ipt_timing *timing,
 			  ipt_branch_fn fn, void *ctx);
+
+/**
+ * ipt_decoder__branches_ref() - the same walk with libipt's packet decoder
+ * for every packet. ipt_decoder__branches() decodes the packets the walk
+ * needs itself (libipt's per-packet cost dominates large files) and leaves
+ * the others, and every reserved or cut encoding, to libipt; this one is
+ * what it is tested against (test_decode), packet for packet.
+ */
+int ipt_decoder__branches_ref(const void *buf, size_t len, const struct ipt_timing *timing,
+			      ipt_branch_fn fn, void *ctx);
 
 #endif

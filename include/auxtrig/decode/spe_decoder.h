@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SPE_DECODER_H
 #define AUXTRIG_SPE_DECODER_H
 
+/*
+ * decode/ layer: Arm SPE record decoding (user/decode/spe_decoder.c),
+ * driven by script_spe.c.
+ */
+
 /**
  * DOC: Arm SPE decoder
  *

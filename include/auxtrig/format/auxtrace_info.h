@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUXTRACE_INFO_H
 #define AUXTRIG_AUXTRACE_INFO_H
 
+/*
+ * format/ layer, perf.data as both sides share it: the AUXTRACE_INFO record
+ * (user/format/auxtrace_info.c), written by record/aux_session.c, read by decode/.
+ */
+
 /**
  * DOC: PERF_RECORD_AUXTRACE_INFO
  *
@@ -19,8 +24,9 @@
  *   32 | nr_cpu, snapshot; then per CPU an ETMv4 block (magic
  *   0x4040404040404040, 7 registers) or an ETE block (0x5050505050505050,
  *   8 registers). TRCCONFIGR is computed from attr.config as perf's
- *   cs_etmv4_get_config() does; TRCTRACEIDR is the legacy 0x10 + 2 * cpu
- *   (the only IDs perf 6.1 can know: it ignores PERF_RECORD_AUX_OUTPUT_HW_ID).
+ *   cs_etmv4_get_config() does; TRCTRACEIDR is the ID the kernel gives the
+ *   CPU (auxtrace_info__cs_trace_id(); perf 6.1 knows no other: it ignores
+ *   PERF_RECORD_AUX_OUTPUT_HW_ID, which auxtrig script reads).
  * - Arm SPE (type 4): v1, PMU type and per-CPU flag.
  *
  * Records are malloc()ed, header.size set, ready for pdata_writer__write().
@@ -136,8 +142,18 @@ int auxtrace_info__arm_spe(const struct pmu *pmu, bool per_cpu_mmaps,
 __u64 auxtrace_info__cs_trcconfigr(__u64 config);
 
 /**
- * auxtrace_info__cs_trace_id() - the legacy CoreSight trace ID of @cpu,
- * 0x10 + 2 * (cpu % 48) (CORESIGHT_LEGACY_CPU_TRACE_ID).
+ * auxtrace_info__cs_trace_id() - the CoreSight trace ID of @cpu's ETM.
+ *
+ * CPUs 0..47: the legacy 0x10 + 2 * cpu (CORESIGHT_LEGACY_CPU_TRACE_ID), the
+ * ID kernels before 6.3 always use and later ones prefer. From CPU 48 on
+ * that would be 0x70 and up, which are not trace IDs (valid: 0x01..0x6f);
+ * the kernel's allocator (drivers/hwtracing/coresight/coresight-trace-id.c,
+ * TRACE_ID_PREFER_ODD) gives such a CPU the first free odd ID, which is
+ * 0x01 + 2 * (cpu - 48) when the CPUs take their IDs in order. The kernel
+ * announces the ID it chose in a PERF_RECORD_AUX_OUTPUT_HW_ID record, which
+ * auxtrig script prefers to this value.
+ *
+ * Return: the ID, or 0 for a CPU beyond the 104 that IDs can name.
  */
 __u64 auxtrace_info__cs_trace_id(int cpu);
 

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PDATA_H
 #define AUXTRIG_PDATA_H
 
+/*
+ * format/ layer, perf.data as both sides share it: the file's constants and layouts
+ * (no .c), used by the writer, the reader and both sides.
+ */
+
 /**
  * DOC: perf.data on-disk format
  *

@@ -2,22 +2,35 @@
 #ifndef AUXTRIG_PDATA_READER_H
 #define AUXTRIG_PDATA_READER_H
 
+/*
+ * format/ layer: the perf.data reader (user/format/pdata_reader.c),
+ * used by decode/ (script.c, sideband.c and the per-format decoders).
+ */
+
 /**
  * DOC: perf.data reader
  *
- * Reads a perf.data file in file mode ("PERFILE2", host endian) into memory
- * and hands out its parts: the header, the attrs with their ids, the feature
- * sections and the records of the data section, one by one. A
- * PERF_RECORD_AUXTRACE record is returned together with its trailing
- * payload, whose size comes from the record's own size field.
+ * Reads a perf.data file ("PERFILE2", host endian) and hands out its parts:
+ * the header, the attrs with their ids, the feature sections and the
+ * records of the data section, one by one. A PERF_RECORD_AUXTRACE record is
+ * returned together with its trailing payload, whose size comes from the
+ * record's own size field. A regular file is mapped, not copied.
+ *
+ * Both layouts are read: file mode, and pipe mode (what perf record -o -
+ * writes): there the attrs are PERF_RECORD_HEADER_ATTR records and the
+ * features PERF_RECORD_HEADER_FEATURE records of the stream, and
+ * pdata_reader__next() steps over the tracing data that follows a
+ * PERF_RECORD_HEADER_TRACING_DATA record. The "data section" of a pipe-mode
+ * file is everything after its 16-byte header; it has no AUXTRACE index.
  *
  * Everything is bounds-checked against the file: a truncated or corrupt file
  * gives -EINVAL (or -EPROTO for a bad record) and a pr_err() naming the
  * offset, never a read outside the buffer. The file's bytes are read with
  * memcpy(), never through a misaligned pointer, and every record handed out
- * is 8-byte aligned: a record size or an AUXTRACE payload size that is not a
- * multiple of 8 (perf pads both) is a corrupt data section. Byte-swapped (other-endian) files
- * and pipe-mode files are refused with -EPROTONOSUPPORT.
+ * is 8-byte aligned: a record size, an AUXTRACE payload size or a pipe-mode
+ * tracing data size that is not a multiple of 8 (perf pads them all) is a
+ * corrupt data section. Byte-swapped (other-endian) files are refused with
+ * -EPROTONOSUPPORT.
  *
  * All pointers handed out point into the reader's buffer and stay valid
  * until pdata_reader__delete().
@@ -72,17 +85,21 @@ struct pdata_sample {
 	__u64 addr;
 	__u32 cpu;
 	__u64 period;
+	const __u64 *callchain;	/* PERF_SAMPLE_CALLCHAIN: @nr_callchain ips (markers included) */
+	__u64 nr_callchain;
+	const void *raw;	/* PERF_SAMPLE_RAW: the payload (a tracepoint record), @raw_size bytes */
+	__u32 raw_size;
 	const struct pdata_reader_attr *attr;	/* the attr of @id, NULL if unknown */
 };
 
 /**
  * pdata_reader__open() - read and check a perf.data file.
- * @path: file name
+ * @path: file name, "-" for standard input (a pipe is read to its end)
  *
  * Return: a new reader (free with pdata_reader__delete()), or NULL with
  * errno set: ENOENT/EACCES… from open, EINVAL for a corrupt or truncated
- * file, EPROTONOSUPPORT for pipe mode or byte-swapped files. The reason is
- * logged with pr_err().
+ * file, EPROTONOSUPPORT for byte-swapped files. The reason is logged with
+ * pr_err().
  */
 struct pdata_reader *pdata_reader__open(const char *path);
 

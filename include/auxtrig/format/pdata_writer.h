@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PDATA_WRITER_H
 #define AUXTRIG_PDATA_WRITER_H
 
+/*
+ * format/ layer: the perf.data writer (user/format/pdata_writer.c),
+ * used by record/ (sink.c, recorder.c, aux_session.c) and format/synth.c.
+ */
+
 /**
  * DOC: perf.data writer
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_SYNTH_H
 #define AUXTRIG_SYNTH_H
 
+/*
+ * format/ layer: records synthesized for what runs before recording starts
+ * (user/format/synth.c), written by record/recorder.c through pdata_writer.h.
+ */
+
 /**
  * DOC: synthesized sideband records
  *

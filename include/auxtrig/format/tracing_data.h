@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TRACING_DATA_H
 #define AUXTRIG_TRACING_DATA_H
 
+/*
+ * format/ layer: the HEADER_TRACING_DATA feature (user/format/tracing_data.c),
+ * built from tracefs for record/recorder.c.
+ */
+
 /**
  * DOC: tracing data
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_DURATION_H
 #define AUXTRIG_DURATION_H
 
+/*
+ * lang/ layer: durations with units (user/lang/duration.c), parsed by
+ * cmd/record_plan.c for --min/--max-duration and --on delays.
+ */
+
 #include <linux/types.h>
 
 /**

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_EXPR_H
 #define AUXTRIG_EXPR_H
 
+/*
+ * lang/ layer: the condition language (user/lang/expr.c): --where and --on conditions
+ * compiled by cmd/record_plan.c into programs bpf/expr.bpf.h interprets.
+ */
+
 /**
  * DOC: the condition language
  *
@@ -137,6 +142,14 @@ void expr_state__delete(struct expr_state *st);
  * one without @st, -ENOMEM when a thread's $count cannot be stored.
  */
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st);
+
+/**
+ * expr__cast() - what EXPR_OP_CAST does to @x: keep its low @a &
+ * EXPR_REC_SIZE_MASK bytes (1, 2 or 4; 8 or anything else: @x as it is) and
+ * sign-extend them if @a has EXPR_REC_SIGNED, else zero-extend. The typed
+ * return value of a function (ret at a return point) is narrowed the same.
+ */
+__s64 expr__cast(__s64 x, unsigned int a);
 
 /**
  * expr__dump() - print a program's instructions, one a line (for -vv).

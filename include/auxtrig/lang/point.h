@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_POINT_H
 #define AUXTRIG_POINT_H
 
+/*
+ * lang/ layer: trigger points, the grammar of a window's ends and --on
+ * (user/lang/point.c); parsed for cmd/record_plan.c, read by record/.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,7 +26,10 @@
  *   usdt:PATH:PROVIDER:NAME                 a USDT probe (<sys/sdt.h>) in PATH
  *   kprobe:SYMBOL[+OFF], kretprobe:SYMBOL   a kernel function's entry / return
  *   mem:ADDR[/LEN][:ACCESS]                 a hardware breakpoint on user memory,
- *   mem:PATH:SYMBOL[/LEN][:ACCESS]          ACCESS r, w, rw (default) or x
+ *   mem:PATH:SYMBOL[/LEN][:ACCESS]          ACCESS r, w, rw (default) or x;
+ *                                           x86 has no r (refused here), and
+ *                                           watches LEN bytes only at an
+ *                                           address aligned to LEN
  *
  * PATH may not contain ':'. What a condition can read at each point:
  * arguments (arg0..arg5) at entries (syscall enter, uprobe, usdt, kprobe),
@@ -79,6 +87,12 @@ struct point {
  * Return: 0, or -EINVAL with @why set.
  */
 int point__parse(struct point *p, const char *text, char *why, size_t why_size);
+
+/**
+ * point__mem_read_only_ok() - can this architecture watch reads alone
+ * (mem:...:r)? Not x86, whose breakpoints watch writes, or reads and writes.
+ */
+bool point__mem_read_only_ok(void);
 
 /**
  * point__check_path() - the file @p names is there and is ELF: -ENOENT when

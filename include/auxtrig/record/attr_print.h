@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_ATTR_PRINT_H
 #define AUXTRIG_ATTR_PRINT_H
 
+/*
+ * record/ layer, the recording side: perf_event_attrs printed as perf -vv does
+ * (user/record/attr_print.c), for --dry-run.
+ */
+
 /**
  * DOC: attr printer
  *

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUX_GROUP_H
 #define AUXTRIG_AUX_GROUP_H
 
+/*
+ * record/ layer: one CPU's hardware-trace group (user/record/aux_group.c),
+ * built and checked against the kernel's rules for aux_session.c.
+ */
+
 /**
  * DOC: hardware-trace groups
  *
@@ -43,7 +48,7 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/sys/probe.h"
 #include "uapi/linux/perf_event_aux.h"
 

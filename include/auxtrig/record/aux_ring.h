@@ -2,12 +2,19 @@
 #ifndef AUXTRIG_AUX_RING_H
 #define AUXTRIG_AUX_RING_H
 
+/*
+ * record/ layer: the AUX area reader (user/record/aux_ring.c), mapped through
+ * sys/perf_sys.h; used by aux_session.c.
+ */
+
 #include <linux/perf_event.h>
 
 #include "auxtrig/format/pdata.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct perf_sys;
 
 /**
  * DOC: AUX ring reader
@@ -157,12 +164,15 @@ const struct aux_pmu_ops *aux_pmu__find(const char *name);
  * @per_cpu: per-CPU mmaps (AUXTRACE_INFO)
  * @intel_pt_psb_period: Intel PT: bytes between PSBs (sizes the wrap
  *                       reference buffer, §4.2); 0 = 16 KiB (psb_period=3)
- * @enable: how to (re-)enable or disable the event; NULL = ioctl on the fd.
- *          Tests point it at the AUX model. Return 0 or -errno.
+ * @sys: the perf system calls (mmap, munmap, the default enable); NULL = the
+ *       running kernel (perf_sys.h)
+ * @enable: how to (re-)enable or disable the event; NULL = ENABLE/DISABLE
+ *          through @sys. Tests point it at the AUX model. Return 0 or -errno.
  * @enable_arg: passed to @enable
  */
 struct aux_ring_config {
 	const struct aux_pmu_ops *ops;
+	const struct perf_sys *sys;
 	bool overwrite;
 	size_t snapshot_size;
 	__u32 idx;
@@ -204,7 +214,8 @@ struct aux_ring {
  *       PROT_READ|PROT_WRITE (full trace): the protection is what tells
  *       the kernel which mode to run the ring in
  *
- * Writes aux_offset and aux_size into @user_page, then maps them on @fd.
+ * Writes aux_offset and aux_size into @user_page, then maps them on @fd
+ * (through @cfg->sys).
  * Return: 0 or -errno (EINVAL: sizes; EPERM: perf_event_mlock_kb exceeded,
  * see RLIMIT_MEMLOCK; ENOMEM: no contiguous memory for a PMU without
  * scatter-gather in snapshot mode).
@@ -244,7 +255,7 @@ int64_t aux_ring__read(struct aux_ring *r, struct aux_ring_read *rd);
  */
 int aux_ring__consume(struct aux_ring *r);
 
-/** aux_ring__enable() - PERF_EVENT_IOC_ENABLE (or @cfg->enable). Return: 0 or -errno. */
+/** aux_ring__enable() - PERF_EVENT_IOC_ENABLE through @cfg->sys (or @cfg->enable). Return: 0 or -errno. */
 int aux_ring__enable(struct aux_ring *r);
 
 /** aux_ring__snapshot_start() - ops->snapshot_start. Return: 0 or -errno. */

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUX_SESSION_H
 #define AUXTRIG_AUX_SESSION_H
 
+/*
+ * record/ layer: a hardware-trace recording across CPUs (user/record/aux_session.c),
+ * set up by hw_trace.c, on aux_group, aux_ring, data_ring and sys/perf_sys.h.
+ */
+
 /**
  * DOC: AUX recording session
  *
@@ -9,7 +14,7 @@
  * &struct aux_group per CPU, and per CPU the leader's data ring and AUX
  * ring. The recorder calls, in this order:
  *
- *   aux_session__new()        parse the spec, build and validate the groups
+ *   aux_session__new()        build and validate the groups of the resolved event
  *   [aux_session__print()]    --dry-run -vv
  *   aux_session__open()       open the events, SET_OUTPUT the tracking
  *                             event into the leader, mmap data + AUX rings
@@ -29,12 +34,13 @@
  * and are dropped by the kernel after the pause/resume ran), and a
  * tracepoint attr in the file would require HEADER_TRACING_DATA.
  *
- * Everything that talks to the kernel goes through &struct aux_session_ops
- * (perf_event_open, ioctl, close). There is no mmap op on purpose: the
- * rings are mapped with the real mmap(2) by data_ring__mmap() and
- * aux_ring__mmap() on the fds @event_open returned, so tests hand out the
- * AUX model's memfd and the mapping code under test is the code that runs
- * on a trace machine (PROT_READ for snapshot rings included).
+ * Everything that talks to the kernel goes through the &struct perf_sys
+ * given to aux_session__open() (perf_event_open, the ioctls, the ring
+ * mmaps by data_ring__mmap() and aux_ring__mmap(), close, the veto
+ * programs' links). Tests hand in the AUX ring model's (fake_kernel.c):
+ * its "event fds" are memfds laid out as the kernel's mapping, so the
+ * mapping code under test is the code that runs on a trace machine
+ * (PROT_READ for snapshot rings included).
  */
 
 #include <stdbool.h>
@@ -44,11 +50,15 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
+#include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/probe.h"
 
 struct aux_session;
 struct pdata_writer;
+struct pmu_set;
+struct record_sink;
 
 /** enum aux_trigger_kind - where a trigger fires. */
 enum aux_trigger_kind {
@@ -91,8 +101,14 @@ struct aux_session_trigger {
 
 /**
  * struct aux_session_opts - what to record.
- * @event_spec: "intel_pt//u", "cs_etm/@tmc_etr0/", "arm_spe_0//".
- * @sysfs_root: where the PMUs are described; NULL for /sys.
+ * @event: the AUX event, resolved (aux_event__parse(), by the plan) for
+ *         this session: per thread if @cpus is { -1 }, @snapshot, and
+ *         @aux_pages for Intel PT's watermark (copied).
+ * @pmus: the PMUs @event was resolved against; the uprobe PMU of uprobe
+ *        triggers comes from it. Borrowed: must outlive the session.
+ * @sysfs_root: where @pmus were read (NULL: /sys), for messages, and to
+ *              check the PMU's type against /sys when opening on the
+ *              running kernel.
  * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 with a
  *                 @pid records per thread (one AUX buffer for the task).
  * @pid: -1 system-wide per CPU, or the target process.
@@ -110,7 +126,8 @@ struct aux_session_trigger {
  *                 that no BPF program can apply to a tracepoint trigger).
  */
 struct aux_session_opts {
-	const char *event_spec;
+	const struct aux_event *event;
+	const struct pmu_set *pmus;
 	const char *sysfs_root;
 	const int *cpus;
 	size_t nr_cpus;
@@ -124,36 +141,6 @@ struct aux_session_opts {
 	enum probe_pause pause_support;
 	bool gate_from_userspace;
 };
-
-/**
- * struct aux_session_ops - the kernel, as the session sees it.
- * @event_open: perf_event_open(2); an fd or -errno.
- * @ioctl: ioctl(2) on an event fd (ENABLE, DISABLE, ID with @arg a
- *         pointer to a __u64, SET_OUTPUT); 0 or -errno.
- * @close: close an fd from @event_open; NULL = close(2).
- * @poll_fd: the fd that polls readable when @fd's rings have data; NULL =
- *           @fd itself (a perf event fd). A model whose "event fd" is a
- *           memfd, which epoll refuses, hands out another one.
- * @attach_bpf: attach BPF program @prog_fd to event @fd with @cookie
- *              (bpf_link_create(BPF_PERF_EVENT)); the link's fd or -errno.
- *              NULL = the running kernel's.
- * @kernel: these ops are the running kernel: the PMU type from
- *          @sysfs_root is checked against /sys before opening.
- * @ctx: passed to each.
- */
-struct aux_session_ops {
-	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			  unsigned long flags, void *ctx);
-	int (*ioctl)(int fd, unsigned long req, unsigned long arg, void *ctx);
-	void (*close)(int fd, void *ctx);
-	int (*poll_fd)(int fd, void *ctx);
-	int (*attach_bpf)(int fd, int prog_fd, __u64 cookie, void *ctx);
-	bool kernel;
-	void *ctx;
-};
-
-/** aux_session_ops__kernel - the running kernel. */
-extern const struct aux_session_ops aux_session_ops__kernel;
 
 /**
  * struct aux_session_stats - for the end-of-run summary.
@@ -211,17 +198,17 @@ struct aux_session_gate_stats {
 };
 
 /**
- * aux_session__new() - parse and describe the session; opens nothing.
+ * aux_session__new() - describe the session; opens nothing.
  * @s: set to the new session.
- * @o: options (copied; @cpus and @triggers too).
+ * @o: options (copied; @event, @cpus and @triggers too).
  *
- * Reports with pr_err(): no such PMU ("try: auxtrig probe"), a bad spec,
- * buffer sizes (powers of 2; Intel PT at least 8 KiB full trace, 4 KiB
+ * Reports with pr_err(): an AUX PMU auxtrig cannot read, no uprobe PMU for
+ * uprobe triggers, buffer sizes (powers of 2; Intel PT at least 8 KiB full trace, 4 KiB
  * snapshot, as perf), a snapshot size larger than the buffer, and the
  * kernel's refusals (aux_group__validate()). A PMU or kernel without
  * pause/resume gets the userspace-gated fallback with a warning.
  *
- * Return: 0, -ENOENT, -EINVAL, -ERANGE, -EOPNOTSUPP, -ENOMEM.
+ * Return: 0, -ENOENT, -EINVAL, -EOPNOTSUPP, -ENOMEM.
  */
 int aux_session__new(struct aux_session **s, const struct aux_session_opts *o);
 
@@ -235,14 +222,16 @@ int aux_session__print(const struct aux_session *s, FILE *f);
  * aux_session__open() - open every CPU's group and tracking event, read
  * their ids, redirect the tracking event into the leader's ring, mmap the
  * leader's data ring and AUX area (read-only in snapshot mode).
- * @ops: the kernel; NULL = &aux_session_ops__kernel.
+ * @sys: the kernel; NULL = &perf_sys__kernel. With a table that is the
+ *       running kernel (@sys->kernel), a PMU described by a --sysfs-root
+ *       fixture must have this machine's type.
  *
  * Return: 0 or -errno, with a message: -ENOENT the PMU is not on this
  * machine; -EPERM the mlock limit (perf_event_mlock_kb) or privileges;
  * -EOPNOTSUPP/-EINVAL the kernel refused an attr. On failure everything
  * opened so far is closed again.
  */
-int aux_session__open(struct aux_session *s, const struct aux_session_ops *ops);
+int aux_session__open(struct aux_session *s, const struct perf_sys *sys);
 
 /** aux_session__add_attrs() - the AUX and tracking attrs with their ids. Return: 0 or -errno. */
 int aux_session__add_attrs(struct aux_session *s, struct pdata_writer *w);
@@ -273,20 +262,21 @@ bool aux_session__gated(const struct aux_session *s);
 
 /**
  * aux_session__drain() - every CPU: the data ring's records (AUX,
- * ITRACE_START, LOST, sideband) into @w; in full-trace mode the new AUX
- * data as AUXTRACE, aux_tail advanced, the event re-enabled if the kernel
- * disabled it (TRUNCATED); then a round if anything was written.
+ * ITRACE_START, LOST, sideband) into the sink @k; in full-trace mode the
+ * new AUX data as AUXTRACE, aux_tail advanced, the event re-enabled if the
+ * kernel disabled it (TRUNCATED). The rounds are the sink's
+ * (record_sink__end_pass()).
  * Return: records + AUXTRACE written, or -errno.
  */
-int aux_session__drain(struct aux_session *s, struct pdata_writer *w);
+int aux_session__drain(struct aux_session *s, struct record_sink *k);
 
 /**
  * aux_session__snapshot() - snapshot mode: disable every AUX event (the
  * driver publishes aux_head), drain the data rings, write each CPU's
- * snapshot as AUXTRACE, enable again; a round.
+ * snapshot as AUXTRACE into @k, enable again.
  * Return: AUXTRACE written, or -errno (-EINVAL in full-trace mode).
  */
-int aux_session__snapshot(struct aux_session *s, struct pdata_writer *w);
+int aux_session__snapshot(struct aux_session *s, struct record_sink *k);
 
 /** aux_session__enable() - fallback gating: PERF_EVENT_IOC_ENABLE every AUX event. */
 int aux_session__enable(struct aux_session *s);
@@ -316,7 +306,7 @@ void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gat
  * final AUX data too; snapshot mode, only the data rings (for perf's
  * exit snapshot, call aux_session__snapshot() before). Return: 0 or -errno.
  */
-int aux_session__stop(struct aux_session *s, struct pdata_writer *w);
+int aux_session__stop(struct aux_session *s, struct record_sink *k);
 
 /** aux_session__stats() - the counters so far. */
 void aux_session__stats(const struct aux_session *s, struct aux_session_stats *st);

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_DATA_RING_H
 #define AUXTRIG_DATA_RING_H
 
+/*
+ * record/ layer: a perf event's data ring reader (user/record/data_ring.c),
+ * mapped through sys/perf_sys.h; used by cpu_events.c and aux_session.c.
+ */
+
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +39,10 @@
  *                            would cross that limit is torn and is skipped.
  */
 
+struct perf_sys;
+
 struct data_ring {
+	const struct perf_sys *sys;	/* what mapped it (NULL: the kernel) */
 	int fd;
 	int cpu;
 	void *base;		/* user page, then the data pages */
@@ -50,10 +58,13 @@ struct data_ring {
 };
 
 /**
- * data_ring__mmap() - map @data_pages (a power of 2) of @fd's ring, read-write.
+ * data_ring__mmap() - map @data_pages (a power of 2) of @fd's ring through
+ * @sys (NULL: the kernel), read-write, or read-only for an @overwrite ring.
  * Return: 0 or -errno (EPERM: mlock limit, see perf_event_mlock_kb).
  */
-int data_ring__mmap(struct data_ring *r, int fd, int cpu, size_t data_pages, int overwrite);
+int data_ring__mmap(struct data_ring *r, const struct perf_sys *sys, int fd, int cpu, size_t data_pages,
+		    int overwrite);
+/** data_ring__munmap() - unmap and free; accepts a zeroed ring. */
 void data_ring__munmap(struct data_ring *r);
 /** data_ring__read_init() - snapshot the head. Return: bytes available. */
 uint64_t data_ring__read_init(struct data_ring *r);

@@ -2,7 +2,13 @@
 #ifndef AUXTRIG_GATE_H
 #define AUXTRIG_GATE_H
 
+/*
+ * record/ layer: the gate loader (user/record/gate.c): bpf/gate.bpf.c configured from
+ * the plan and window map, loaded, attached, armed; run by the recorder.
+ */
+
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "auxtrig/gate_abi.h"
@@ -23,15 +29,36 @@
 
 struct gate;
 struct expr_prog;
+struct record_plan;
+struct window_map;
+
+struct perf_sys;
 
 struct gate_opts {
 	bool all_processes;	/* -a: no target filter */
 	bool threads;		/* -t: targets are thread ids, children not followed */
 	int nr_cpus;		/* possible CPUs: size of the output array */
+	const struct perf_sys *sys;	/* mem: points' breakpoint events; NULL: the kernel */
 };
 
-/** gate__open() - open the skeleton. NULL with errno set. */
+/** gate__open() - open the skeleton (no privileges needed until gate__load()). NULL with errno set. */
 struct gate *gate__open(const struct gate_opts *opts);
+/**
+ * gate__add_plan() - configure the gate for a recording: what each of the
+ * plan's tracepoints means (@m: its windows, translated once), the uprobe
+ * windows and probe points, --where, --on, -C, --min/--max-duration and
+ * auxtrig's own record types. Before gate__load(). Return: 0 or -errno.
+ */
+int gate__add_plan(struct gate *g, const struct record_plan *p, const struct window_map *m);
+/** gate__open_plan() - gate__open() for @p (-a, -t, the possible CPUs), then gate__add_plan(). NULL with errno set. */
+struct gate *gate__open_plan(const struct record_plan *p, const struct window_map *m);
+/**
+ * gate__describe() - the configuration gate__load() will write (rodata,
+ * tracepoints, points, triggers, the programs loaded) and what
+ * gate__attach() will attach, in its order, one line each. For tests and
+ * debugging; works before gate__load(). Return: bytes written.
+ */
+int gate__describe(const struct gate *g, FILE *f);
 /**
  * gate__add_tp() - declare what a tracepoint means (merged with earlier calls
  * for the same tracepoint). Before gate__load().
@@ -130,6 +157,14 @@ void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int paus
 void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns);
 /** gate__map_fd() - the fd of the gate's map @name (for user trigger programs), or -ENOENT. */
 int gate__map_fd(const struct gate *g, const char *name);
+struct progress;
+
+/**
+ * gate__set_progress() - show attaching and detaching on @p (a terminal's
+ * status line, include/auxtrig/sys/progress.h), or NULL for nothing.
+ */
+void gate__set_progress(struct gate *g, struct progress *p);
+
 /** gate__attach() - attach to every declared tracepoint and probe point, and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_WINDOW_HOLD_H
 #define AUXTRIG_WINDOW_HOLD_H
 
+/*
+ * record/ layer: records of timed windows held until their verdict
+ * (user/record/window_hold.c), for sink.c.
+ */
+
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>

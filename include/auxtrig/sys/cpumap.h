@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_CPUMAP_H
 #define AUXTRIG_CPUMAP_H
 
+/*
+ * sys/ layer, the system: CPU lists (user/sys/cpumap.c), for -C
+ * in cmd/record_plan.c.
+ */
+
 #include <stdbool.h>
 
 /**

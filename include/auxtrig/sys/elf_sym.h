@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_ELF_SYM_H
 #define AUXTRIG_ELF_SYM_H
 
+/*
+ * sys/ layer: symbol lookups in ELF files for probe points (user/sys/elf_sym.c),
+ * on elf_image.h; used by record/window_map.c.
+ */
+
 #include <linux/types.h>
 
 /**
@@ -16,5 +21,15 @@
  * -ENOEXEC not an ELF file; -errno otherwise.
  */
 int elf_sym__file_offset(const char *path, const char *symbol, __u64 *off);
+
+/**
+ * elf_sym__foreach_func() - every function of @path as elf_image keeps them
+ * (.symtab, or .dynsym when the file is stripped; "NAME@plt" entries too), in
+ * address order; a name may come more than once.
+ * @cb:	called per function; a non-zero return stops the walk and is returned
+ * Return: the number of functions, -ENOENT no such file, -ENOEXEC not an ELF
+ * file, other -errno, or what @cb returned. Prints nothing.
+ */
+int elf_sym__foreach_func(const char *path, int (*cb)(const char *name, void *arg), void *arg);
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef AUXTRIG_LOG_H
 #define AUXTRIG_LOG_H
 
+/*
+ * sys/ layer: the one logging module (user/sys/log.c), used everywhere.
+ */
+
 /**
  * DOC: logging
  *
@@ -21,6 +25,8 @@ enum log_level {
 
 /** log__set_level() - set the most verbose level that is printed. */
 void log__set_level(int level);
+/** log__level() - the most verbose level that is printed. */
+int log__level(void);
 /** log__route_libbpf() - send libbpf's messages through this module. */
 void log__route_libbpf(void);
 

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_MEMBUF_H
 #define AUXTRIG_MEMBUF_H
 
+/*
+ * sys/ layer: a growable byte buffer (user/sys/membuf.c), for file sections
+ * built in memory by format/ and record/window_hold.c.
+ */
+
 #include <linux/types.h>
 #include <stddef.h>
 

@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PMU_H
 #define AUXTRIG_PMU_H
 
+/*
+ * sys/ layer: PMUs as sysfs (or a fixture) describes them (user/sys/pmu.c), for
+ * lang/aux_event.c, the plan, record/ and sys/probe.c.
+ */
+
 /**
  * DOC: PMU discovery
  *

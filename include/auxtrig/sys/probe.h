@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_PROBE_H
 #define AUXTRIG_PROBE_H
 
+/*
+ * sys/ layer: what this machine can do, tried (user/sys/probe.c); printed by
+ * cmd/probe.c, asked by cmd/record_plan.c and record/hw_trace.c.
+ */
+
 /**
  * DOC: auxtrig probe
  *
@@ -170,41 +175,26 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
  */
 bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
 
+/**
+ * probe__aux_pmu_pause() - the pause/resume verdict on one AUX PMU alone (as
+ * probe_report__collect() finds it for each), -errno behind it in @err.
+ */
+enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_ops *ops, int *err);
+
 /** probe__bpf_fires() - one BPF self-test alone: did it attach and run for our trigger? */
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);
 
 /** probe_report__exit() - free what probe_report__collect() allocated. */
 void probe_report__exit(struct probe_report *r);
 
-/** probe_report__print_text() - one line per capability: name, ok/missing, meaning. */
-void probe_report__print_text(const struct probe_report *r, FILE *f);
-
-/** probe_report__print_json() - the same as one JSON object and a newline. */
-void probe_report__print_json(const struct probe_report *r, FILE *f);
+/** probe__errno_name() - "EOPNOTSUPP" for -95, "E123" when glibc has no name. */
+const char *probe__errno_name(int err, char *buf, size_t size);
 
 /** probe_bpf_kind__name() - the JSON key and text name ("tracepoint", "raw_tp", ...). */
 const char *probe_bpf_kind__name(enum probe_bpf_kind kind);
 
 /** probe_pause__name() - "yes", "no_pmu", "no_kernel", "unknown". */
 const char *probe_pause__name(enum probe_pause pause);
-
-/**
- * probe_json__string() - write @s as a JSON string literal (quotes included),
- * escaping '"', '\\' and every control character; NULL writes null. Bytes
- * >= 0x80 pass through (sysfs and uname are UTF-8 or ASCII).
- */
-void probe_json__string(FILE *f, const char *s);
-
-/**
- * probe__main() - `auxtrig probe` with injectable kernel and output.
- * @argc, @argv: arguments, argv[0] being "probe".
- * @ops: the kernel.
- * @out: where the report goes (usage errors go to stderr).
- *
- * Return: exit code: 0 (report printed, whatever is missing), 1 (could not
- * run), 2 (bad options).
- */
-int probe__main(int argc, char **argv, const struct probe_ops *ops, FILE *out);
 
 /**
  * probe_uprobe_target() - the function of our own binary the uprobe

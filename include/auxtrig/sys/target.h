@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TARGET_H
 #define AUXTRIG_TARGET_H
 
+/*
+ * sys/ layer: the processes recorded, a forked command or -p/-t (user/sys/target.c),
+ * for the recorder, cpu_events.c and format/synth.c.
+ */
+
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -31,10 +36,10 @@ struct target {
  */
 int target__fork_command(struct target *t, char **argv);
 /**
- * target__parse_pids() - "PID[,PID...]" of running processes, or with
- * @threads of running threads. -EINVAL/-ESRCH.
+ * target__set_pids() - running processes (or with @threads, running
+ * threads) @pids: each must be in /proc. Return: 0, -ESRCH, -ENOMEM.
  */
-int target__parse_pids(struct target *t, const char *list, bool threads);
+int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool threads);
 /**
  * target__start() - let the command exec.
  * Return: 0, or -errno of a failed exec (the child has then exited).

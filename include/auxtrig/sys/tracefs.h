@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_TRACEFS_H
 #define AUXTRIG_TRACEFS_H
 
+/*
+ * sys/ layer: tracepoint names and formats from tracefs (user/sys/tracefs.c),
+ * for the plan, the gate and format/tracing_data.c.
+ */
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,6 +48,7 @@ struct tp_field {
  * @id:		tracepoint id (perf attr.config, record common_type)
  * @size:	end of the last fixed field: bytes of the record before dynamic data
  * @nr_fields, @fields: every field, common ones first
+ * @print_fmt:	the "print fmt:" line after its label, or NULL
  */
 struct tp_format {
 	char system[TP_NAME_MAX];
@@ -51,7 +57,14 @@ struct tp_format {
 	unsigned int size;
 	size_t nr_fields;
 	struct tp_field *fields;
+	char *print_fmt;
 };
+
+/**
+ * tracefs__set_root() - use @root as the tracefs mount point from now on
+ * (tests: tests/fixtures/tracefs); NULL: find it again.
+ */
+void tracefs__set_root(const char *root);
 
 /** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
 const char *tracefs__root(void);
@@ -61,7 +74,14 @@ const char *tracefs__root(void);
  * Return: 0, -ENOENT if there is no such tracepoint, other -errno.
  */
 int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt);
-/** tp_format__exit() - free what tracefs__load_format() allocated. */
+/**
+ * tp_format__parse() - the fields, id and print fmt of one format file's
+ * text (as tracefs has it, or as a perf.data file's tracing data carries
+ * it). @fmt's system and name are left as they are ("name:" is not read).
+ * Return: 0, -EINVAL for a malformed field line or no "ID:", -ENOMEM.
+ */
+int tp_format__parse(const char *text, struct tp_format *fmt);
+/** tp_format__exit() - free what tracefs__load_format() or tp_format__parse() allocated. */
 void tp_format__exit(struct tp_format *fmt);
 /** tp_format__field() - the field called NAME, or NULL. */
 const struct tp_field *tp_format__field(const struct tp_format *fmt, const char *name);

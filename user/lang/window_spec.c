@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "auxtrig/sys/log.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/lang/window.h"
 
 static const char *const point_prefixes[] = {
 	"syscall:", "tp:", "uprobe:", "uretprobe:", "usdt:", "kprobe:", "kretprobe:", "mem:",

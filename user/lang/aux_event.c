@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auxtrig/record/aux_event.h"
+#include "auxtrig/lang/aux_event.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/sys/pmu.h"
@@ -253,6 +253,17 @@ int aux_event__parse(struct aux_event *ev, const struct pmu_set *set, const char
 	ev->attr.type = ev->pmu->type;
 	if (ev->kind == AUX_PMU_INTEL_PT) {
 		err = aux_event__intel_pt_defaults(ev->pmu, &ev->attr);
+		if (err)
+			return err;
+	}
+	/*
+	 * SPE records carry a timestamp only with ts_enable; without it perf
+	 * cannot place a sample in time next to the other CPUs' events. As perf
+	 * does per CPU (arm_spe_recording_options(): ts_enable if unset); before
+	 * the user's terms, so that ts_enable=0 still turns it off.
+	 */
+	if (ev->kind == AUX_PMU_ARM_SPE && !opts->per_thread && pmu__find_format(ev->pmu, "ts_enable")) {
+		err = pmu__config_term(ev->pmu, "ts_enable", 1, &ev->attr);
 		if (err)
 			return err;
 	}

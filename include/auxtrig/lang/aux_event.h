@@ -2,6 +2,11 @@
 #ifndef AUXTRIG_AUX_EVENT_H
 #define AUXTRIG_AUX_EVENT_H
 
+/*
+ * lang/ layer, the languages: -e PMU/TERMS/MODS resolved against PMU descriptions
+ * (user/lang/aux_event.c); called by cmd/record_plan.c, the result read by record/.
+ */
+
 /**
  * DOC: AUX event specs
  *

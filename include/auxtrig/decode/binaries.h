@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_BINARIES_H
+#define AUXTRIG_BINARIES_H
+
+/*
+ * decode/ layer: the traced binaries of a perf.data file (user/decode/binaries.c),
+ * found as perf finds them and mapped once; on sys/elf_image.h, used by the decoders.
+ */
+
+/**
+ * DOC: the traced binaries of a perf.data file
+ *
+ * The executable mappings the file's MMAP/MMAP2 records describe (user
+ * space and kernel: the kernel's modules are kernel MMAP records naming the
+ * .ko), each with the binary behind it. A binary is looked for the way
+ * perf 6.1 looks for it, and mapped into memory once, the first time a
+ * decoder or a symbol lookup needs it:
+ *
+ * 1. in the build-ID cache, when the file names its build ID (HEADER_BUILD_ID
+ *    or an MMAP2 record with one): BUILDID_DIR/.build-id/xx/yyyy... (a file,
+ *    or a directory holding "elf"); BUILDID_DIR is $PERF_BUILDID_DIR, else
+ *    $HOME/.debug, as for perf;
+ * 2. at SYMFS + the recorded path (SYMFS "" without --symfs).
+ *
+ * A candidate whose build ID differs from the recorded one is not used
+ * (perf refuses it too). Only regular files are opened.
+ *
+ * The decoders read code through binaries__read(): from the mapping, no
+ * system call per read. What a mapping shows at an address is what perf
+ * reads there: for ELF executables and shared objects the file bytes of the
+ * PT_LOAD segment the address falls in (up to p_filesz), for a relocatable
+ * object (a kernel module) its .text section placed at the mapping's start,
+ * for anything else the file bytes at address - start + pgoff.
+ *
+ * Symbols and names are printed as perf script -F sym,symoff,dso prints
+ * them (see binaries__symoff(), binaries__dso_name()).
+ */
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct binaries;
+struct binary;
+
+/**
+ * struct binary_map - one executable mapping.
+ * @kernel: in the kernel's address space (the kernel, modules and, as perf
+ *          6.1 makes them, maps of a module's other code sections at their
+ *          sh_addr, which is 0 in a .ko)
+ */
+struct binary_map {
+	__u64 start, end;	/* [start, end) */
+	__u64 pgoff;
+	struct binary *bin;
+	bool kernel;
+};
+
+/**
+ * binaries__new() - an empty set.
+ * @symfs: directory the recorded paths are under, or NULL
+ * @buildid_dir: the build-ID cache directory, or NULL for perf's default
+ */
+struct binaries *binaries__new(const char *symfs, const char *buildid_dir);
+
+/** binaries__delete() - unmap every binary; NULL is fine. */
+void binaries__delete(struct binaries *b);
+
+/**
+ * binaries__add_build_id() - the build ID the file records for @filename
+ * (HEADER_BUILD_ID entry), used to find it in the build-ID cache.
+ * Return: 0 or -ENOMEM.
+ */
+int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 *bid, size_t len);
+
+/**
+ * binaries__add_mmap() - an executable mapping, in record order: a later
+ * one replaces the earlier ones it overlaps.
+ * @kernel: a kernel-space record (the kernel or a module)
+ * @bid, @bid_len: the build ID an MMAP2 record carries, or NULL/0
+ * Return: 0 or -ENOMEM.
+ */
+int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, const char *filename,
+		       bool kernel, const __u8 *bid, size_t bid_len);
+
+/** binaries__nr_maps() - number of mappings, both address spaces. */
+size_t binaries__nr_maps(const struct binaries *b);
+
+/**
+ * binaries__set_kernel_start() - addresses from @start up are the kernel's
+ * (perf's machine__kernel_start(): 1 << 63 by default, the kernel map's
+ * start when the file has one and was not recorded on x86_64).
+ */
+void binaries__set_kernel_start(struct binaries *b, __u64 start);
+
+/** binaries__kernel_map_start() - the start of the [kernel.kallsyms] mapping, 0 if none. */
+__u64 binaries__kernel_map_start(const struct binaries *b);
+
+/** binaries__is_kernel() - is @addr a kernel address? */
+bool binaries__is_kernel(const struct binaries *b, __u64 addr);
+
+/**
+ * binaries__find() - the mapping that holds @addr in the address space of
+ * @addr (kernel or user), or NULL.
+ */
+const struct binary_map *binaries__find(const struct binaries *b, __u64 addr);
+
+/**
+ * binaries__find_in() - the mapping that holds @addr in the kernel's
+ * (@kernel) or user space; with @fallback, if there is none there, in
+ * @addr's own space (perf's thread__find_map_fb(), how perf script resolves
+ * a sample's addr field in the space of its ip).
+ */
+const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback);
+
+/**
+ * binaries__read() - up to @len bytes of code at @addr, as the decoders
+ * read them (see DOC); the first use of a binary looks for it and maps it.
+ * Return: bytes copied to @buf (0: nothing there).
+ */
+size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len);
+
+/**
+ * binaries__load_all() - look for every binary now (a forked decoder then
+ * shares the mappings instead of looking again).
+ * Return: how many binaries were found.
+ */
+size_t binaries__load_all(struct binaries *b);
+
+/** binaries__nr_binaries() - distinct recorded file names. */
+size_t binaries__nr_binaries(const struct binaries *b);
+
+/**
+ * binaries__missing() - the recorded name of missing binary @i (after
+ * binaries__load_all()), NULL past the last one.
+ */
+const char *binaries__missing(const struct binaries *b, size_t i);
+
+/**
+ * binaries__symoff() - "sym+0xoff" of @addr as perf prints -F sym,symoff
+ * ("[unknown]" without a symbol); @with_off false gives "sym" alone.
+ * Return: @buf.
+ */
+char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size);
+
+/** binaries__map_symoff() - as binaries__symoff(), @addr being in mapping @m (NULL: none). */
+char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64 addr, bool with_off, char *buf,
+			   size_t size);
+
+/**
+ * binaries__dso_name() - the name perf prints for the binary at @addr
+ * (-F dso): the recorded path for user space, "[name]" for a kernel module
+ * (name.ko), the base name of another kernel image, "[unknown]" outside
+ * every mapping.
+ */
+const char *binaries__dso_name(const struct binaries *b, __u64 addr);
+
+/** binaries__map_dso_name() - the name of mapping @m's binary, "[unknown]" for NULL. */
+const char *binaries__map_dso_name(const struct binary_map *m);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_TP_SCRIPT_H
+#define AUXTRIG_TP_SCRIPT_H
+
+#include <stdio.h>
+
+#include "auxtrig/format/pdata_reader.h"
+
+/**
+ * tp_script__print() - every sample of @r as perf script prints it by
+ * default for tracepoints: comm, tid, [cpu], time, the event's name padded
+ * to the longest, and the record as its print fmt says (the fields when the
+ * print fmt is beyond tp_print__format()).
+ * @name:	the file, for messages
+ * Return: 0, -EPROTO a corrupt record (after printing what came before),
+ * -ENOMEM, or -EINVAL malformed tracing data (each with a pr_err()).
+ */
+int tp_script__print(const struct pdata_reader *r, const char *name, FILE *out);
+
+#endif

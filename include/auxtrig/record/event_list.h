@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_EVENT_LIST_H
+#define AUXTRIG_EVENT_LIST_H
+
+/*
+ * record/ layer: the events a recording writes to its file
+ * (user/record/event_list.c), built by cmd/record_plan.c into the plan.
+ */
+
+#include <linux/types.h>
+#include <stddef.h>
+
+#include "auxtrig/sys/tracefs.h"
+
+/**
+ * DOC: the events of a recording
+ *
+ * Every event a recording writes to the file, each described to perf as a
+ * tracepoint: the kernel's tracepoints (window ends, -e events, trigger
+ * points that are recorded) and auxtrig's own events (auxtrig:mark,
+ * auxtrig:resume/pause, auxtrig:uprobe_enter/exit, auxtrig:trigger_stats,
+ * auxtrig:snapshot), whose formats travel in the file's tracing data.
+ *
+ * Records the gate emits are samples of the bpf-output event; in the file
+ * they belong to the event they came from, with an id of ours
+ * (EVENT_ID_BASE + index): no kernel event has those ids.
+ */
+
+#define EVENT_ID_BASE	(1ULL << 56)
+#define MARKER_ID	(EVENT_ID_BASE - 1)	/* auxtrig:snapshot's samples */
+
+/**
+ * struct rec_event - one event of the file
+ * @fmt:	its format (auxtrig's own: names, id and size only)
+ * @id:		the id its samples carry in the file
+ * @flags:	GATE_TP_RECORD if -e asked for it (gate_abi.h)
+ * @own_format:	auxtrig's own event: its format text; never attached
+ */
+struct rec_event {
+	struct tp_format fmt;
+	__u64 id;
+	__u32 flags;
+	char *own_format;
+};
+
+/**
+ * struct event_list - the events, and the record type -> event table
+ * @ev, @nr:		the events, in the order they were added
+ * @by_type:		common_type -> index + 1 into @ev, 0 if none (event_list__index())
+ * @marker_type:	a type id for auxtrig:snapshot that no event has
+ * @marker_format:	its format text
+ */
+struct event_list {
+	struct rec_event *ev;
+	size_t nr;
+	__u64 *by_type;
+	size_t by_type_len;
+	unsigned int marker_type;
+	char *marker_format;
+};
+
+/*
+ * Records of auxtrig's own events that userspace writes (the gate writes the
+ * others, gate_abi.h): their layouts match the format texts in event_list.c.
+ */
+
+/* auxtrig:snapshot: one per snapshot (number, reason, size, the trigger's thread and value). */
+struct own_snapshot_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 nr;
+	__u32 cpus;
+	__u64 records;
+	char reason[16];
+	__s32 tid;	/* the thread that fired the trigger, or 0 */
+	__u32 __pad;
+	__s64 value;	/* the return value that made the condition true, or 0 */
+};
+
+/* auxtrig:trigger_stats: one --on's counters, written at the end of the run. */
+struct own_trigger_stats_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 trigger;
+	__u32 __pad;
+	__u64 evaluated, matched, fired, suppressed, dropped;
+};
+
+/** enum own_event - auxtrig's own events (event_list__add_own()). */
+enum own_event {
+	OWN_UPROBE_ENTER,
+	OWN_UPROBE_EXIT,
+	OWN_MARK,
+	OWN_RESUME,
+	OWN_PAUSE,
+	OWN_TRIGGER_STATS,
+};
+
+/**
+ * event_list__add_tp() - the tracepoint SYSTEM:NAME (its format read from
+ * tracefs), once; @flags OR-ed into its flags.
+ * Return: its index, or -ENOENT (no such tracepoint), other -errno.
+ */
+int event_list__add_tp(struct event_list *l, const char *sys, const char *name, __u32 flags);
+
+/** event_list__add_own() - one of auxtrig's own events. Return: its index or -errno. */
+int event_list__add_own(struct event_list *l, enum own_event which);
+
+/** event_list__find() - the event SYSTEM:NAME, or NULL. */
+const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name);
+
+/**
+ * event_list__index() - after the last event is added: the record type ->
+ * event table and a type id for auxtrig:snapshot. Return: 0 or -ENOMEM.
+ */
+int event_list__index(struct event_list *l);
+
+/** event_list__by_type() - the event whose records have common_type @type, or NULL. */
+static inline const struct rec_event *event_list__by_type(const struct event_list *l, __u16 type)
+{
+	size_t idx = type < l->by_type_len ? l->by_type[type] : 0;
+
+	return idx ? &l->ev[idx - 1] : NULL;
+}
+
+/** event_list__exit() - free everything (the list may be half built). */
+void event_list__exit(struct event_list *l);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef AUXTRIG_HW_TRACE_H
+#define AUXTRIG_HW_TRACE_H
+
+/*
+ * record/ layer: hardware trace in a recording (user/record/hw_trace.c): the path
+ * its windows take and the AUX session's setup, for the recorder.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "auxtrig/gate_abi.h"
+#include "auxtrig/sys/probe.h"
+
+struct aux_session;
+struct perf_sys;
+struct gate;
+struct record_plan;
+struct window_map;
+struct window_map_aux;
+
+/**
+ * DOC: hardware trace in a recording
+ *
+ * The recorder's side of -e PMU/TERMS/MODS: which path the windows take
+ * (paused and resumed by the kernel in the AUX group, or gated from
+ * userspace on the gate's window edges), the AUX session's setup from the
+ * plan and the window map, the edges, and the summary. The AUX session
+ * itself is include/auxtrig/record/aux_session.h.
+ *
+ *   hw_trace__decide()  before the gate loads: it sends edges only for the
+ *                       userspace-gated path
+ *   window_map__build() with hw_trace__map_aux()
+ *   hw_trace__setup()   the AUX session (--dry-run: before the gate)
+ *   hw_trace__edge()    each edge from the gate, on the gated path
+ */
+
+/**
+ * struct hw_trace - hardware trace of one recording
+ * @aux:	the AUX session, or NULL
+ * @sys:	its kernel: NULL = the running one
+ * @pause:	can the AUX PMU pause and resume in the kernel?
+ * @edges:	no (or by choice): the gate signals window edges, auxtrig gates the trace
+ * @prog_gated:	a -w prog window or a conditional --on resume/pause moved the
+ *		windows to userspace gating: why (NULL: not that)
+ * @veto:	--where on in-kernel uprobe windows: BPF programs veto their members
+ * @where_gated: --where moved the windows to userspace gating: this window's fault
+ */
+struct hw_trace {
+	struct aux_session *aux;
+	const struct perf_sys *sys;
+	enum probe_pause pause;
+	bool edges;
+	const char *prog_gated;
+	char prog_why[256];
+	bool veto;
+	const char *where_gated;
+};
+
+/** hw_trace__decide() - which path the plan's windows take (nothing without -e PMU//). */
+void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys);
+
+/** hw_trace__map_aux() - what window_map__build() needs to know of it. */
+void hw_trace__map_aux(const struct hw_trace *hw, const struct record_plan *p, struct window_map_aux *out);
+
+/**
+ * hw_trace__setup() - the AUX session over @m's triggers, per task @pid
+ * (-1: per CPU); @g: the loaded gate (its veto programs), NULL on --dry-run.
+ * Return: 0 or -errno (-EINVAL, -ENOENT, -ERANGE: the user's input).
+ */
+int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct window_map *m, struct gate *g,
+		    pid_t pid);
+
+/** hw_trace__edge() - a window edge from the gate: the gated path switches the trace. */
+int hw_trace__edge(struct hw_trace *hw, const struct record_plan *p, const struct gate_ctl_msg *msg);
+
+/** hw_trace__path() - what the windows do to the trace, in words. */
+const char *hw_trace__path(const struct hw_trace *hw);
+
+/** hw_trace__note() - what --where or trigger programs did to the path, or NULL. */
+const char *hw_trace__note(const struct hw_trace *hw, const struct record_plan *p, char *buf, size_t size);
+
+/** hw_trace__summary() - end of run: what the vetoes and the userspace gate did. */
+void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, const struct gate *g);
+
+/** hw_trace__exit() - delete the AUX session. */
+void hw_trace__exit(struct hw_trace *hw);
+
+#endif

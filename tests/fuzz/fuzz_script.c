@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The whole decode path of `auxtrig script` on any perf.data file (seeds:
+ * the real captures of ../shared/data, mutated): the reader, the sideband,
+ * the binaries (the simpleperf capture's, under its symfs), the planning of
+ * the pieces, the decode workers and their output. The mode comes from the
+ * input's size: branches, --itrace=i, --windows, --call-trace, --packets.
+ *
+ * What must hold: no crash and no hang of auxtrig itself. A decoding
+ * library that crashes on a piece (OpenCSD does on some) costs that piece
+ * only: it runs in a worker process, whose death is reported, not suffered.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "auxtrig/decode/script.h"
+#include "auxtrig/sys/log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const symfs = "../shared/data/perf/cs_etm-arm64/symfs";
+	struct script_opts o = { .itrace = 'b', .jobs = 1 + (size / 5) % 2 };
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/fuzz_script.%d.data", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+	f = fopen(path, "wb");
+	if (!f)
+		abort();
+	if (size && fwrite(data, size, 1, f) != 1)
+		abort();
+	fclose(f);
+	switch (size % 5) {
+	case 1:
+		o.itrace = 'i';
+		break;
+	case 2:
+		o.windows = true;
+		break;
+	case 3:
+		o.windows = o.call_trace = true;
+		break;
+	case 4:
+		o.packets = true;
+		break;
+	}
+	o.input = path;
+	o.symfs = access(symfs, F_OK) ? NULL : symfs;
+	o.buildid_dir = "/nonexistent";
+	log__set_level(LOG_ERR);
+	rc = script__run(&o);
+	if (rc < 0 || rc > 3)
+		abort();	/* an exit status outside the documented ones */
+	unlink(path);
+	return 0;
+}

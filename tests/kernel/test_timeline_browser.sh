@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The demo's timeline in a real viewer: record what `make run` records,
+# write it with `auxtrig script --format=chrome`, check the Trace Event JSON
+# (jq), then load it into speedscope (installed from npm by `make deps`) in
+# headless Chromium driven through chromedriver, and check from the page's
+# DOM and from a screenshot that the windows are there: one thread, six
+# openat slices with their return values, in three rounds 1 ms apart.
+. "$(dirname "$0")/lib.sh"
+need_root
+speedscope=$build/viewer/node_modules/speedscope/dist/release/index.html
+for t in chromium chromedriver jq; do
+	command -v $t >/dev/null || fail "$t is missing: run 'make deps' (it installs chromium, chromium-driver and jq)"
+done
+[ -f "$speedscope" ] || fail "speedscope is missing at $speedscope: run 'make deps' (npm install speedscope)"
+
+# --- the recording and its JSON
+"$AUXTRIG" record -q -w syscall:openat -e sched:sched_switch,syscalls:sys_enter_read -o "$tmp/demo.data" -- \
+	"$DEMO" -r 3 >"$tmp/demo.out" 2>&1 || fail "record failed: $(cat "$tmp/demo.out")"
+pid=$(sed -n 's/^openat_demo: pid \([0-9]*\),.*/\1/p' "$tmp/demo.out")
+[ -n "$pid" ] || fail "no pid in the demo's output: $(cat "$tmp/demo.out")"
+"$AUXTRIG" script --format=chrome -i "$tmp/demo.data" >"$tmp/demo.json" 2>"$tmp/script.err" ||
+	fail "script --format=chrome failed: $(cat "$tmp/script.err")"
+jq -e . "$tmp/demo.json" >/dev/null || fail "not JSON: $(head -c 300 "$tmp/demo.json")"
+q() { jq -r "$1" "$tmp/demo.json"; }
+assert_eq "$(q '[.traceEvents[] | select(.ph == "X" and .cat == "window" and .name == "openat")] | length')" 6 \
+	"openat window slices"
+assert_eq "$(q '[.traceEvents[] | select(.ph == "X" and .args.ret == -2)] | length')" 3 "slices returning -ENOENT"
+assert_eq "$(q "[.traceEvents[] | select(.ph == \"X\") | .tid] | unique | join(\",\")")" "$pid" "the slices' thread"
+assert_eq "$(q '.traceEvents[] | select(.ph == "M" and .name == "thread_name") | .args.name')" "openat_demo $pid" \
+	"thread name"
+# each slice lasts less than a millisecond; the rounds are 1 ms sleeps apart
+q '[.traceEvents[] | select(.ph == "X")] | sort_by(.ts) | .[] | "\(.ts) \(.dur)"' >"$tmp/slices"
+awk 'NR > 1 && NR % 2 == 1 && $1 - prev_end < 1000 { bad = 1 } $2 >= 1000 { bad = 1 } { prev_end = $1 + $2 }
+	END { exit bad }' "$tmp/slices" || fail "slices not 3 rounds 1 ms apart: $(cat "$tmp/slices")"
+
+# --- the viewer
+port=$((20000 + RANDOM % 20000))
+chromedriver --port=$port >"$tmp/chromedriver.log" 2>&1 &
+driver=$!
+sid=
+cleanup() {
+	[ -n "$sid" ] && curl -s -X DELETE "localhost:$port/session/$sid" >/dev/null
+	kill "$driver" 2>/dev/null
+	wait "$driver" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+for _ in $(seq 50); do
+	curl -s "localhost:$port/status" 2>/dev/null | grep -q '"ready":true' && break
+	sleep 0.2
+done
+wd() { # wd METHOD PATH [JSON]: the WebDriver command's "value"
+	curl -s -X "$1" "localhost:$port/session/$sid/$2" -H 'Content-Type: application/json' -d "${3:-{\}}" | jq -c .value
+}
+js() { # js SCRIPT: its return value
+	wd POST execute/sync "$(jq -n --arg s "$1" '{script: $s, args: []}')"
+}
+# root needs --no-sandbox; without the background-networking flags this closed network refuses its connections
+caps=$(jq -n --arg dir "$tmp/chrome" '{capabilities: {alwaysMatch: {browserName: "chrome", "goog:chromeOptions": {
+	binary: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+	"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--allow-file-access-from-files", "--window-size=1200,700", ("--user-data-dir=" + $dir)]}}}}')
+sid=$(curl -s -X POST "localhost:$port/session" -H 'Content-Type: application/json' -d "$caps" | jq -r .value.sessionId)
+[ -n "$sid" ] && [ "$sid" != null ] || fail "chromedriver gave no session: $(tail -5 "$tmp/chromedriver.log")"
+
+# speedscope loads a local profile as a script (what its own command line does)
+printf 'speedscope.loadFileFromBase64("demo.json", "%s")' "$(base64 -w0 "$tmp/demo.json")" >"$tmp/load.js"
+wd POST url "$(jq -n --arg u "file://$speedscope#localProfilePath=$tmp/load.js" '{url: $u}')" >/dev/null
+for _ in $(seq 50); do
+	text=$(js 'return document.body.innerText')
+	grep -q "openat_demo $pid" <<<"$text" && break
+	sleep 0.2
+done
+# the DOM: the one thread, named by the JSON's metadata
+grep -qF "openat_demo $pid (pid $pid), openat_demo $pid (tid $pid)" <<<"$text" ||
+	fail "speedscope does not show the demo's thread: $text"
+
+# the screenshot: the slices are drawn where the rounds are
+wd GET screenshot | jq -r . | base64 -d >"$tmp/timeline.png"
+mkdir -p "$build/tests/logs" && cp "$tmp/timeline.png" "$build/tests/logs/timeline-speedscope.png"
+png=$(base64 -w0 "$tmp/timeline.png")
+wd POST url '{"url":"about:blank"}' >/dev/null
+# colored (slice) pixels of the overview band, grouped into runs of columns: one run per round
+runs=$(wd POST execute/async "$(jq -n --arg png "$png" '{args: [$png], script: "
+	const done = arguments[arguments.length - 1], img = new Image();
+	img.onload = () => {
+		const c = document.createElement(\"canvas\"); c.width = img.width; c.height = img.height;
+		const g = c.getContext(\"2d\"); g.drawImage(img, 0, 0);
+		const d = g.getImageData(0, 40, img.width, 70).data, cols = [];
+		for (let x = 0; x < img.width; x++) {
+			let n = 0;
+			for (let y = 0; y < 70; y++) {
+				const i = (y * img.width + x) * 4, r = d[i], gr = d[i + 1], b = d[i + 2];
+				if (Math.max(r, gr, b) - Math.min(r, gr, b) > 40) n++;
+			}
+			cols.push(n > 0);
+		}
+		const runs = []; let last = -100;
+		cols.forEach((on, x) => { if (!on) return; if (x - last > 20) runs.push([x, x]); runs[runs.length - 1][1] = x; last = x; });
+		done(runs);
+	};
+	img.src = \"data:image/png;base64,\" + arguments[0];"}')")
+assert_eq "$(jq length <<<"$runs")" 3 "runs of slice pixels in the screenshot (one per round: $runs)"
+
+# the DOM again: speedscope's table of frames lists the slices with their values
+wd POST url "$(jq -n --arg u "file://$speedscope#localProfilePath=$tmp/load.js&view=sandwich" '{url: $u}')" >/dev/null
+for _ in $(seq 50); do
+	text=$(js 'return document.body.innerText')
+	grep -q 'openat {' <<<"$text" && break
+	sleep 0.2
+done
+grep -q '^.*openat {.*"ret":-2}' <<<"$(jq -r . <<<"$text")" || fail "no openat frame returning -2 in the table: $text"
+grep -q '^.*openat {.*"ret":[0-9][0-9]*}' <<<"$(jq -r . <<<"$text")" || fail "no successful openat frame in the table: $text"
+echo ok

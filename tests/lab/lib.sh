@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared by tests/lab/test_*.sh, which run inside a lab guest (tests/lab/vm --trace-unit, as
+# tests/lab/run.sh starts them) with the emulated trace unit. Sourced, not run.
+. "$(dirname "${BASH_SOURCE[0]}")/../kernel/lib.sh"
+
+# need_trace_unit: the emulated Intel PT unit is loaded (tests/lab/module): it is what these tests
+# record from. Outside a lab guest there is none to load: such a run is a skip (a failure under CI).
+need_trace_unit() {
+	need_root
+	need_perf
+	[ -e /sys/bus/event_source/devices/intel_pt ] && return 0
+	[ -n "${AUXTRIG_LAB_TRACE_UNIT:-}" ] ||
+		skip "needs the lab's emulated trace unit: run it in a guest (tests/lab/vm --trace-unit -- ...)"
+	busybox insmod "$AUXTRIG_LAB_TRACE_UNIT" || fail "cannot load $AUXTRIG_LAB_TRACE_UNIT"
+	[ -e /sys/bus/event_source/devices/intel_pt ] || fail "the trace unit loaded, but there is no intel_pt PMU"
+}
+
+# Does the kernel know aux_action? (kernel/test_probe checks the probe against the kernel.)
+kernel_aux_action() {
+	"$AUXTRIG" probe --json | grep -q '"aux_action":{"status":"ok","kernel":true'
+}
+
+# pt_packets FILE: the trace unit's packets in FILE as perf 6.1 dumps them, one per line:
+# "PGE IP", "PGD IP" (or "PGD -" when suppressed), "PTW SEQ TID", "AUX" at each AUXTRACE buffer.
+pt_packets() {
+	local kind x
+	perf report -D -i "$1" 2>/dev/null | awk '
+		/PERF_RECORD_AUXTRACE / { print "AUX" }
+		/ TIP\.PGE / { print "PGE", $NF }
+		/ TIP\.PGD / { ip = $NF; if (ip !~ /^0x/) ip = "-"; print "PGD", ip }
+		/ PTWRITE / { print "PTW", $(NF - 1) }' |
+		while read -r kind x; do
+			if [ "$kind" = PTW ]; then echo "PTW $((x >> 32)) $((x & 0xffffffff))"; else echo "$kind${x:+ $x}"; fi
+		done
+}
+
+# windows_check PACKETS [ANY_IP]: every PGE is followed by a PTW, a PTW and a PGD of the same
+# thread, at the same IP (no user instruction runs inside a system call); nothing outside such a
+# group. With ANY_IP=1 the PGD may be elsewhere, its IP suppressed by the unit (user code ran while
+# the trace was on: the userspace-gated path switches late). Prints one line per window:
+# "TID SEQ_ON SEQ_OFF".
+windows_check() {
+	awk -v any_ip="${2:-0}" '
+		$1 == "AUX" { next }
+		state == 0 && $1 == "PGE" { ip = $2; state = 1; next }
+		state == 1 && $1 == "PTW" { tid = $3; on = $2; state = 2; next }
+		state == 2 && $1 == "PTW" { if ($3 != tid || $2 <= on) bad("PTW pair " tid "/" $3); off = $2; state = 3; next }
+		state == 3 && $1 == "PGD" {
+			if ($2 != ip && !(any_ip && $2 == "-")) bad("PGD at " $2 ", PGE at " ip)
+			print tid, on, off; state = 0; next
+		}
+		{ bad("unexpected " $0 " in state " state) }
+		function bad(m) { print "BAD " m; err = 1 }
+		END { if (state) print "BAD trace left on"; exit err || state }' "$1"
+}

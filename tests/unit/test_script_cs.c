@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * auxtrig script on CoreSight files built from the real Juno ETMv4 capture
+ * (cs_fixture.c), against perf 6.1 on the same files:
+ *
+ *  - six trace IDs in one buffer: the same samples, in the same order, on
+ *    the same CPUs as perf prints them (its timeless decode keeps one
+ *    previous packet per queue, so a sample may start in another ID);
+ *  - pieces cut by PERF_RECORD_AUX records, queues in idx order;
+ *  - a RAW (unformatted, TRBE) buffer decoded; one it cannot decode named;
+ *  - a kernel module (an ET_REL .ko compiled here around the capture's code)
+ *    found under --symfs and in the build-ID cache, mapped as perf maps it;
+ *  - a buffer that crashes OpenCSD (and perf) costs one line, not the run;
+ *  - --packets indices from the AUX offset, as perf report -D;
+ *  - --windows headers name the AUX record of their own piece;
+ *  - pipe-mode files and standard input;
+ *  - ETMv3/PTM refused with exit status 3;
+ *  - trace IDs from PERF_RECORD_AUX_OUTPUT_HW_ID;
+ *  - -j N prints what -j 1 prints.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cs_fixture.h"
+#include "perf_oracle.h"
+
+static char *dir;
+
+static void need_data(void)
+{
+	const char *ci = getenv("CI");
+
+	if (cs_fixture__data_dir())
+		return;
+	if (ci && !strcmp(ci, "true"))
+		fail_msg("shared test data not found");
+	print_message("skip: shared test data not found\n");
+	skip();
+}
+
+static const char *auxtrig(void)
+{
+	static char bin[4200];
+	const char *build = getenv("AUXTRIG_BUILD"), *top = getenv("AUXTRIG_TOP");
+
+	if (build && *build)
+		snprintf(bin, sizeof(bin), "%s/auxtrig", build);
+	else
+		snprintf(bin, sizeof(bin), "%s/build/auxtrig", top && *top ? top : ".");
+	return bin;
+}
+
+/* Run a shell command (formatted) in the test directory; return its exit status. */
+static int sh(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+	int n, st;
+
+	n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* perf with no config, no pager, the build-ID cache @bdir ("/nonexistent": none; perf reads no variable for it). */
+static int perf(const char *bdir, const char *args)
+{
+	return sh("PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null '%s' --buildid-dir %s %s", perf_oracle__path(), bdir,
+		  args);
+}
+
+static int run(const char *args)
+{
+	return sh("PERF_BUILDID_DIR=/nonexistent '%s' script %s", auxtrig(), args);
+}
+
+static char *slurp(const char *name)
+{
+	char path[4300];
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	s = test_read_file(path, NULL);
+	assert_non_null(s);
+	return s;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Files @a and @b of the test directory have the same bytes, else fail showing where. */
+static void same(const char *a, const char *b)
+{
+	char *x = slurp(a), *y = slurp(b);
+
+	if (strcmp(x, y)) {
+		sh("diff '%s' '%s' | head -8 >&2", a, b);
+		fail_msg("%s (%zu lines) and %s (%zu lines) differ", a, lines(x), b, lines(y));
+	}
+	free(x);
+	free(y);
+}
+
+static void write_fixture(const char *name, const struct cs_fixture_opts *o)
+{
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(cs_fixture__write(path, o, NULL), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = test_tmpdir__new();
+	return dir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!getenv("AUXTRIG_TEST_KEEP"))
+		sh("cd / && rm -rf '%s'", dir);
+	free(dir);
+	return 0;
+}
+
+#define FIELDS "cpu,ip,addr,sym,symoff,dso"
+
+/*
+ * The Juno ETB holds six ETMs: perf 6.1 (timeless: the cs_etm attr has no
+ * timestamp option) decodes the buffer as one element stream. Its samples
+ * and ours are the same bytes: 4440, each on the CPU of its trace ID, three
+ * of them spanning two IDs.
+ */
+static void test_script_cs_trace_ids_in_one_buffer_as_perf(void **state)
+{
+	struct cs_fixture_opts o = { 0 };
+	char *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("all.data", &o);
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F " FIELDS " >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data -F " FIELDS " >a.txt"), 0);
+	s = slurp("p.txt");
+	assert_int_equal(lines(s), 4440);
+	free(s);
+	same("p.txt", "a.txt");
+	/* the default fields too (no CPU column) */
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F ip,addr,sym,symoff,dso >p2.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data >a2.txt"), 0);
+	same("p2.txt", "a2.txt");
+	/* every CPU of the capture that traced is there */
+	for (int cpu = 0; cpu < CS_FIXTURE_NR_ETMS; cpu++) {
+		char pat[32];
+
+		if (cpu == 2 || cpu == 4)	/* IDs 0x12, 0x14: no instruction ranges */
+			continue;
+		snprintf(pat, sizeof(pat), "grep -q '^\\[00%d\\]' a.txt", cpu);
+		assert_int_equal(sh("%s", pat), 0);
+	}
+}
+
+/*
+ * Pieces: two PERF_RECORD_AUX records in one buffer are decoded as two
+ * pieces (the second from a reset decoder), as two buffers would be; and the
+ * queues come in idx order, not file order.
+ */
+static void test_script_cs_pieces_and_queues_as_perf(void **state)
+{
+	static const int cpus[] = { 1, 0 };
+	struct cs_fixture_opts split = { .first_cpu = 0, .nr_cpus = 1, .nr_aux = 2 };
+	struct cs_fixture_opts bufs = { .first_cpu = 0, .nr_cpus = 1, .nr_bufs = 2 };
+	struct cs_fixture_opts queues = { .nr_bufs = 2, .cpu_of_buf = cpus };
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("split.data", &split);
+	write_fixture("bufs.data", &bufs);
+	write_fixture("queues.data", &queues);
+	for (int i = 0; i < 3; i++) {
+		const char *f = i == 0 ? "split" : i == 1 ? "bufs" : "queues";
+
+		assert_int_equal(perf("/nonexistent", i == 0 ? "script -i split.data --itrace=b -F " FIELDS " >p.txt 2>/dev/null" :
+						 i == 1 ? "script -i bufs.data --itrace=b -F " FIELDS " >p.txt 2>/dev/null" :
+						 "script -i queues.data --itrace=b -F " FIELDS " >p.txt 2>/dev/null"), 0);
+		assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i %s.data -F " FIELDS " >a.txt", auxtrig(), f), 0);
+		same("p.txt", "a.txt");
+	}
+	/* a buffer cut by its AUX records decodes as two buffers */
+	assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i split.data -F " FIELDS " >s.txt", auxtrig()), 0);
+	assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i bufs.data -F " FIELDS " >b.txt", auxtrig()), 0);
+	same("s.txt", "b.txt");
+}
+
+/*
+ * RAW: the trace of ID 0x10 alone, unformatted as TRBE writes it, in a buffer
+ * whose PERF_RECORD_AUX says so: the same samples as the formatted buffer
+ * (and as perf). A RAW buffer of a CPU the AUXTRACE_INFO does not describe
+ * cannot be decoded: exit 1 and one line naming its record, never silence.
+ */
+static void test_script_cs_raw_buffer(void **state)
+{
+	struct cs_fixture_opts fmt = { .first_cpu = 0, .nr_cpus = 1 };
+	struct cs_fixture_opts raw = { .first_cpu = 0, .nr_cpus = 1, .aux_flags = 0x100 };
+	static const int cpu3[] = { 3 };
+	size_t len, n;
+	void *juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/cstrace.bin"), &len);
+	unsigned char *stream;
+	char *err;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	assert_non_null(juno);
+	stream = cs_fixture__deformat(juno, len, 0x10, &n);
+	assert_non_null(stream);
+	assert_true(n > 30000);
+	raw.trace = stream;
+	raw.trace_len = n;
+	write_fixture("fmt.data", &fmt);
+	write_fixture("raw.data", &raw);
+	assert_int_equal(run("-i fmt.data >f.txt"), 0);
+	assert_int_equal(run("-i raw.data >r.txt 2>r.err"), 0);
+	same("f.txt", "r.txt");
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F ip,addr,sym,symoff,dso >p.txt 2>/dev/null"), 0);
+	same("p.txt", "r.txt");
+	err = slurp("f.txt");
+	assert_int_equal(lines(err), 4184);
+	free(err);
+	/* the windows and the instruction ranges of the RAW buffer are those of the formatted one */
+	assert_int_equal(run("-i fmt.data --itrace=i >fi.txt"), 0);
+	assert_int_equal(run("-i raw.data --itrace=i >ri.txt"), 0);
+	same("fi.txt", "ri.txt");
+	/* a RAW buffer on CPU 3, which has no ETM block */
+	raw.cpu_of_buf = cpu3;
+	write_fixture("raw3.data", &raw);
+	assert_int_equal(run("-i raw3.data >r3.txt 2>r3.err"), 1);
+	err = slurp("r3.err");
+	if (!strstr(err, "PERF_RECORD_AUX #1 (cpu 3, offset 0") || !strstr(err, "RAW") || !strstr(err, "CPU 3"))
+		fail_msg("no line naming the record: %s", err);
+	free(err);
+	free(stream);
+	free(juno);
+}
+
+/* The assembly of a kernel module around the capture's code: .text is the Juno memory image. */
+static void write_module_source(const char *name, int with_build_id)
+{
+	char path[4300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "\t.section .init.text,\"ax\",%%progbits\n"
+		   "\t.globl init_module\n\t.type init_module,%%function\ninit_module:\n\tret\n"
+		   "\t.size init_module, .-init_module\n"
+		   "\t.text\n"
+		   "\t.globl juno_text\n\t.type juno_text,%%function\njuno_text:\n"
+		   "\t.incbin \"%s\", 0, 0x15a00\n\t.size juno_text, .-juno_text\n"
+		   "\t.globl juno_fn\n\t.type juno_fn,%%function\njuno_fn:\n"
+		   "\t.incbin \"%s\", 0x15a00\n\t.size juno_fn, .-juno_fn\n"
+		   "\t.section .modinfo,\"a\",%%progbits\n\t.asciz \"license=GPL\"\n",
+		cs_fixture__path("coresight/juno_r1_1/kernel_dump.bin"),
+		cs_fixture__path("coresight/juno_r1_1/kernel_dump.bin"));
+	if (with_build_id)
+		fprintf(f, "\t.section .note.gnu.build-id,\"a\",%%note\n\t.p2align 2\n"
+			   "\t.long 4\n\t.long 20\n\t.long 3\n\t.asciz \"GNU\"\n"
+			   "\t.byte 0x1d,0xec,0x0d,0xe0,0x15,0x11,0x22,0x33,0x44,0x55,0x66,0x77,0x88,0x99,"
+			   "0xaa,0xbb,0xcc,0xdd,0xee,0xff\n");
+	fclose(f);
+}
+
+/*
+ * A kernel module: the trace runs through the .text of juno.ko, an ET_REL
+ * object compiled here (clang, arm64) whose .text is the capture's code,
+ * loaded (as the kernel loads a module's .text) at the address the capture
+ * ran at. Found under --symfs, and in the build-ID cache (as perf archive
+ * lays it out) with nothing under --symfs: either way the same samples,
+ * symbols and module names as perf, "[juno].init.text" included.
+ */
+static void test_script_cs_kernel_module(void **state)
+{
+	static const __u8 bid[20] = { 0x1d, 0xec, 0x0d, 0xe0, 0x15, 0x11, 0x22, 0x33, 0x44, 0x55,
+				      0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+	struct cs_fixture_opts o = { .first_cpu = 0, .nr_cpus = 1, .image = "/lib/modules/6.1.0-juno/extra/juno.ko",
+				     .image_len = 0x60000 };
+	char *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_module_source("juno.S", 0);
+	write_module_source("juno_bid.S", 1);
+	if (sh("clang --target=aarch64-linux-gnu -c juno.S -o juno.ko && "
+	       "clang --target=aarch64-linux-gnu -c juno_bid.S -o juno_bid.ko"))
+		fail_msg("clang cannot build the arm64 module (make deps installs clang)");
+	assert_int_equal(sh("mkdir -p symfs/lib/modules/6.1.0-juno/extra && cp juno.ko symfs/lib/modules/6.1.0-juno/extra/"), 0);
+	write_fixture("mod.data", &o);
+	assert_int_equal(perf("/nonexistent", "script -i mod.data --symfs symfs --itrace=b -F " FIELDS " >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i mod.data --symfs symfs -F " FIELDS " >a.txt 2>a.err"), 0);
+	same("p.txt", "a.txt");
+	s = slurp("a.txt");
+	assert_int_equal(lines(s), 4184);
+	assert_non_null(strstr(s, "[000]  ffffffc000096a0c juno_fn+0xc ([juno]) => ffffffc000083280 juno_text+0x2280 ([juno])\n"));
+	assert_non_null(strstr(s, "init_module+0x0 ([juno].init.text)"));	/* perf's map of .init.text at 0 */
+	free(s);
+	s = slurp("a.err");
+	if (strstr(s, "none of"))
+		fail_msg("the module was not found: %s", s);
+	free(s);
+
+	/* the build-ID cache: .build-id/1d/ec0de0...: a directory holding "elf" */
+	o.image_bid = bid;
+	write_fixture("modbid.data", &o);
+	assert_int_equal(sh("mkdir -p cache/.build-id/1d/ec0de0151122334455667788 && "
+			    "mkdir -p cache/lib/modules/juno.ko/1dec0de015112233445566778899aabbccddeeff && "
+			    "cp juno_bid.ko cache/lib/modules/juno.ko/1dec0de015112233445566778899aabbccddeeff/elf && "
+			    "rmdir cache/.build-id/1d/ec0de0151122334455667788 && "
+			    "ln -s ../../lib/modules/juno.ko/1dec0de015112233445566778899aabbccddeeff "
+			    "cache/.build-id/1d/ec0de015112233445566778899aabbccddeeff"), 0);
+	assert_int_equal(perf("$PWD/cache", "script -i modbid.data --itrace=b -F " FIELDS " >pb.txt 2>/dev/null"), 0);
+	assert_int_equal(sh("PERF_BUILDID_DIR=$PWD/cache '%s' script -i modbid.data -F " FIELDS " >ab.txt", auxtrig()), 0);
+	same("pb.txt", "ab.txt");
+	same("p.txt", "ab.txt");
+	/* --buildid-dir says the same as the environment */
+	assert_int_equal(run("-i modbid.data --buildid-dir cache -F " FIELDS " >ab2.txt"), 0);
+	same("ab.txt", "ab2.txt");
+	/* a file with another build ID is not used, whatever its path (perf refuses it too) */
+	assert_int_equal(sh("mkdir -p symfs2/lib/modules/6.1.0-juno/extra && "
+			    "cp juno.ko symfs2/lib/modules/6.1.0-juno/extra/"), 0);
+	assert_int_equal(run("-i modbid.data --symfs symfs2 -F " FIELDS " >wrong.txt 2>wrong.err"), 0);
+	s = slurp("wrong.txt");
+	assert_int_equal(lines(s), 0);
+	free(s);
+	s = slurp("wrong.err");
+	assert_non_null(strstr(s, "none of the 1 traced binaries was found"));
+	free(s);
+}
+
+/*
+ * Byte 0xda43 of the Juno trace set to 0x1e makes OpenCSD 1.3.3 dereference
+ * NULL (perf 6.1 dies of SIGSEGV on it). In a file of two buffers, the good
+ * one is decoded, the bad one costs one error line naming its AUX record
+ * and the offset reached, and the exit status is 1.
+ */
+static void test_script_cs_decoder_crash_costs_one_buffer(void **state)
+{
+	struct cs_fixture_opts o = { .first_cpu = 0, .nr_cpus = 1 };
+	size_t len;
+	unsigned char *juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/cstrace.bin"), &len), *two;
+	char *err, *line;
+	int rc;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	assert_non_null(juno);
+	assert_int_equal(len, 65536);
+	write_fixture("good.data", &o);
+	assert_int_equal(run("-i good.data >good.txt"), 0);
+
+	two = malloc(2 * len);
+	assert_non_null(two);
+	memcpy(two, juno, len);
+	memcpy(two + len, juno, len);
+	two[len + 0xda43] = 0x1e;
+	o.trace = two + len;
+	o.trace_len = len;
+	write_fixture("bad.data", &o);
+	rc = perf("/nonexistent", "script -i bad.data --itrace=b >/dev/null 2>&1");
+	if (rc != 128 + 11)
+		fail_msg("perf 6.1 exits %d on the corrupt buffer: not the crash this test is about", rc);
+
+	o.trace = two;
+	o.trace_len = 2 * len;
+	o.nr_bufs = 2;
+	write_fixture("goodbad.data", &o);
+	assert_int_equal(run("-i goodbad.data >gb.txt 2>gb.err"), 1);
+	same("good.txt", "gb.txt");
+	err = slurp("gb.err");
+	line = strstr(err, "crashed");
+	if (!line || !strstr(err, "PERF_RECORD_AUX #2 (cpu 0, offset 0x10000, size 0x10000)") ||
+	    !strstr(err, "at AUX offset 0x1d") || lines(err) != 1)
+		fail_msg("not one line naming the second record and the offset: %s", err);
+	free(err);
+
+	/* bad first: the good buffer after it is decoded as on its own */
+	memcpy(two, two + len, len);
+	memcpy(two + len, juno, len);
+	write_fixture("badgood.data", &o);
+	assert_int_equal(run("-i badgood.data >bg.txt 2>bg.err"), 1);
+	same("good.txt", "bg.txt");
+	assert_int_equal(run("-i badgood.data -j 2 >bg2.txt 2>/dev/null"), 1);
+	same("good.txt", "bg2.txt");
+	/* the packet listing and the windows survive it too */
+	assert_int_equal(run("-i badgood.data --packets >/dev/null 2>&1"), 1);
+	assert_int_equal(run("-i badgood.data --windows >/dev/null 2>&1"), 1);
+	free(two);
+	free(juno);
+}
+
+/* Idx of the "Idx:N; ID:10;" lines of a listing, into @out: perf's dump and ours must agree. */
+static void test_script_cs_packets_index_from_aux_offset(void **state)
+{
+	struct cs_fixture_opts o = { .first_cpu = 0, .nr_cpus = 1, .aux_base = 0x123400 };
+	char *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("base.data", &o);
+	assert_int_equal(perf("/nonexistent", "report -D -i base.data 2>/dev/null | grep -o 'Idx:[0-9]*; ID:10;' >p.txt"), 0);
+	assert_int_equal(run("-i base.data --packets | grep -v I_NOT_SYNC | grep -o '^Idx:[0-9]*; ID:10; \\[' | "
+			     "sed 's/ \\[$//' >a.txt"), 0);
+	/* perf's dump starts with its one I_NOT_SYNC at the buffer's first bytes */
+	assert_int_equal(sh("sed -i 1d p.txt"), 0);
+	same("p.txt", "a.txt");
+	s = slurp("a.txt");
+	assert_non_null(strstr(s, "Idx:1195634; ID:10;"));	/* 0x123400 + 1650, the first I_ASYNC */
+	assert_int_equal(lines(s), 29236);
+	free(s);
+}
+
+/*
+ * Two PERF_RECORD_AUX records publish the buffer's halves: a window whose
+ * trace is in the second half names the second record, not the first.
+ */
+static void test_script_cs_windows_name_their_aux_record(void **state)
+{
+	struct cs_fixture_opts o = { .first_cpu = 0, .nr_cpus = 1, .nr_aux = 2 };
+	char *s, *second;
+
+	(void)state;
+	need_data();
+	write_fixture("halves.data", &o);
+	assert_int_equal(run("-i halves.data --windows >w.txt"), 0);
+	s = slurp("w.txt");
+	assert_non_null(strstr(s, "(PERF_RECORD_AUX offset 0 size 0x8000 flags none)"));
+	second = strstr(s, "(PERF_RECORD_AUX offset 0x8000 size 0x8000 flags none)");
+	assert_non_null(second);
+	/* and its AUX offset is in that half */
+	assert_int_equal(sh("grep 'PERF_RECORD_AUX offset 0x8000 ' w.txt | grep -vq 'trace at AUX offset 0x[89a-f][0-9a-f]\\{3\\} '"), 1);
+	free(s);
+	/* the same windows with -j 3 */
+	assert_int_equal(run("-i halves.data --windows -j 3 >w3.txt"), 0);
+	same("w.txt", "w3.txt");
+}
+
+/* A pipe-mode stream (perf inject -o -), from a file and from standard input: the file-mode decode. */
+static void test_script_cs_pipe_mode(void **state)
+{
+	struct cs_fixture_opts o = { 0 };
+	char *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("file.data", &o);
+	assert_int_equal(perf("/nonexistent", "inject -i file.data -o - >pipe.data 2>/dev/null"), 0);
+	assert_int_equal(sh("head -c 16 pipe.data | od -An -tx8 | grep -q '0000000000000010'"), 0);
+	assert_int_equal(run("-i file.data -F " FIELDS " >f.txt"), 0);
+	assert_int_equal(run("-i pipe.data -F " FIELDS " >p.txt"), 0);
+	assert_int_equal(sh("cat pipe.data | PERF_BUILDID_DIR=/nonexistent '%s' script -i - -F " FIELDS " >s.txt", auxtrig()), 0);
+	same("f.txt", "p.txt");
+	same("f.txt", "s.txt");
+	s = slurp("f.txt");
+	assert_int_equal(lines(s), 4440);
+	free(s);
+	/* a file-mode file on standard input reads too */
+	assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i - -F " FIELDS " <file.data >s2.txt", auxtrig()), 0);
+	same("f.txt", "s2.txt");
+}
+
+/* ETMv3/PTM: refused, one line, no "warning", exit status 3 (the man page's). */
+static void test_script_cs_etmv3_refused(void **state)
+{
+	struct cs_fixture_opts o = { .etmv3 = 1 };
+	char *s;
+
+	(void)state;
+	need_data();
+	write_fixture("v3.data", &o);
+	assert_int_equal(run("-i v3.data >v3.txt 2>v3.err"), 3);
+	s = slurp("v3.err");
+	assert_int_equal(lines(s), 1);
+	assert_null(strstr(s, "warning"));
+	assert_non_null(strstr(s, "ETMv3/PTM"));
+	free(s);
+	s = slurp("v3.txt");
+	assert_int_equal(strlen(s), 0);
+	free(s);
+}
+
+/*
+ * Trace IDs announced by the kernel (PERF_RECORD_AUX_OUTPUT_HW_ID, newer
+ * kernels allocate them): they win over the AUXTRACE_INFO's TRCTRACEIDR. A
+ * CPU whose ID perf left "unused" (bit 31) and no HW_ID names is skipped
+ * with a warning.
+ */
+static void test_script_cs_hw_id(void **state)
+{
+	struct cs_fixture_opts good = { .first_cpu = 0, .nr_cpus = 1 };
+	struct cs_fixture_opts hw = { .first_cpu = 0, .nr_cpus = 1, .first_traceidr = 0x42, .hw_id_cpu = 0,
+				      .hw_id = 0x10 };
+	struct cs_fixture_opts unused = { .first_cpu = 0, .nr_cpus = 1, .first_traceidr = (1ULL << 31) | 0x7f };
+	char *s;
+
+	(void)state;
+	need_data();
+	write_fixture("good.data", &good);
+	write_fixture("hw.data", &hw);
+	write_fixture("unused.data", &unused);
+	assert_int_equal(run("-i good.data >g.txt"), 0);
+	assert_int_equal(run("-i hw.data >h.txt"), 0);
+	same("g.txt", "h.txt");
+	run("-i unused.data >u.txt 2>u.err");
+	s = slurp("u.err");
+	assert_non_null(strstr(s, "no trace ID for CPU 0"));
+	free(s);
+}
+
+/* -j N: the same bytes as -j 1, for every output. */
+static void test_script_cs_jobs_same_output(void **state)
+{
+	struct cs_fixture_opts o = { .nr_bufs = 3, .nr_aux = 2, .repeat = 2 };
+	static const char *const modes[] = { "-F " FIELDS, "--itrace=i", "--windows", "--call-trace", "--packets" };
+
+	(void)state;
+	need_data();
+	write_fixture("many.data", &o);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i many.data %s >j1.txt", auxtrig(), modes[m]), 0);
+		assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent '%s' script -i many.data %s -j 3 >j3.txt", auxtrig(), modes[m]), 0);
+		same("j1.txt", "j3.txt");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_script_cs_trace_ids_in_one_buffer_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_pieces_and_queues_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_raw_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_decoder_crash_costs_one_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_packets_index_from_aux_offset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_windows_name_their_aux_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_pipe_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_etmv3_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_hw_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_jobs_same_output, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

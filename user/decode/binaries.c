@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * binaries: the traced binaries of a perf.data file, found as perf finds
+ * them and mapped once. See binaries.h.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "auxtrig/decode/binaries.h"
+#include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/log.h"
+
+struct binary {
+	char *name;		/* as recorded */
+	char *dso_name;		/* as perf prints it */
+	bool kernel;
+	struct binary *parent;	/* a module section map's module (its image is the parent's) */
+	__u8 bid[20];
+	size_t bid_len;
+	int state;		/* 0 not looked for, 1 found, -1 missing */
+	struct elf_image *img;
+	const struct elf_image_sec *rel_text;
+};
+
+/* One address space's mappings: sorted by start, disjoint. */
+struct binaries_space {
+	struct binary_map *maps;
+	size_t nr, cap;
+	const struct binary_map *last;	/* lookup cache */
+};
+
+struct binaries {
+	char *symfs;
+	char *buildid_dir;
+	struct binary **bins;
+	size_t nr_bins;
+	struct binaries_space space[2];	/* user, kernel */
+	__u64 kernel_start;
+	__u64 kmap_start;		/* the [kernel.kallsyms] map's start, 0 without one */
+};
+
+struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
+{
+	struct binaries *b = calloc(1, sizeof(*b));
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char dflt[4096];
+
+	if (!b)
+		return NULL;
+	if (!buildid_dir) {
+		if (env && *env)
+			buildid_dir = env;
+		else {
+			snprintf(dflt, sizeof(dflt), "%s/.debug", home && *home ? home : "");
+			buildid_dir = dflt;
+		}
+	}
+	b->kernel_start = 1ULL << 63;
+	b->symfs = strdup(symfs ? symfs : "");
+	b->buildid_dir = strdup(buildid_dir);
+	if (!b->symfs || !b->buildid_dir) {
+		binaries__delete(b);
+		return NULL;
+	}
+	return b;
+}
+
+void binaries__delete(struct binaries *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nr_bins; i++) {
+		elf_image__delete(b->bins[i]->img);
+		free(b->bins[i]->name);
+		free(b->bins[i]->dso_name);
+		free(b->bins[i]);
+	}
+	free(b->bins);
+	free(b->space[0].maps);
+	free(b->space[1].maps);
+	free(b->symfs);
+	free(b->buildid_dir);
+	free(b);
+}
+
+/* perf's short name of a kernel-space image: "[mod]" for mod.ko(.gz...), else the base name. */
+static char *binaries__kernel_dso_name(const char *name)
+{
+	const char *base = strrchr(name, '/'), *ko;
+	char *s;
+
+	if (name[0] == '[')
+		return strdup(name);
+	base = base ? base + 1 : name;
+	ko = strstr(base, ".ko");
+	if (!ko || (ko[3] && ko[3] != '.'))
+		return strdup(base);
+	if (asprintf(&s, "[%.*s]", (int)(ko - base), base) < 0)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return s;
+}
+
+static struct binary *binaries__get(struct binaries *b, const char *name, bool kernel)
+{
+	struct binary *bin, **v;
+
+	for (size_t i = 0; i < b->nr_bins; i++)
+		if (!strcmp(b->bins[i]->name, name))
+			return b->bins[i];
+	bin = calloc(1, sizeof(*bin));
+	v = realloc(b->bins, (b->nr_bins + 1) * sizeof(*v));
+	if (!bin || !v) {
+		free(bin);
+		if (v)
+			b->bins = v;
+		return NULL;
+	}
+	b->bins = v;
+	bin->name = strdup(name);
+	bin->kernel = kernel;
+	bin->dso_name = kernel && strncmp(name, "[kernel.kallsyms]", 17) ? binaries__kernel_dso_name(name) :
+		kernel ? strdup("[kernel.kallsyms]") : strdup(name);
+	if (!bin->name || !bin->dso_name) {
+		free(bin->name);
+		free(bin->dso_name);
+		free(bin);
+		return NULL;
+	}
+	b->bins[b->nr_bins++] = bin;
+	return bin;
+}
+
+int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 *bid, size_t len)
+{
+	struct binary *bin;
+
+	if (!len)
+		return 0;
+	bin = binaries__get(b, filename, false);
+	if (!bin)
+		return -ENOMEM;
+	bin->bid_len = len < sizeof(bin->bid) ? len : sizeof(bin->bid);
+	memcpy(bin->bid, bid, bin->bid_len);
+	return 0;
+}
+
+/* Insert a mapping into its space; it replaces the mappings it overlaps (later records win). */
+static int binaries__insert(struct binaries *b, const struct binary_map *m)
+{
+	struct binaries_space *sp = &b->space[m->kernel];
+	size_t lo = 0, hi = sp->nr, at;
+
+	/* the first mapping ending after m->start, and those after it that m overlaps */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->maps[mid].end <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
+	hi = at;
+	while (hi < sp->nr && sp->maps[hi].start < m->end)
+		hi++;
+	if (hi > at) {
+		memmove(&sp->maps[at], &sp->maps[hi], (sp->nr - hi) * sizeof(*sp->maps));
+		sp->nr -= hi - at;
+	}
+	if (sp->nr == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sp->maps = v;
+		sp->cap = cap;
+	}
+	memmove(&sp->maps[at + 1], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
+	sp->maps[at] = *m;
+	sp->nr++;
+	sp->last = NULL;
+	return 0;
+}
+
+int binaries__add_mmap(struct binaries *b, __u64 start, __u64 len, __u64 pgoff, const char *filename,
+		       bool kernel, const __u8 *bid, size_t bid_len)
+{
+	struct binary *bin;
+	struct binary_map m = { .start = start, .end = start + len, .pgoff = pgoff, .kernel = kernel };
+
+	if (!len || m.end < start)
+		return 0;
+	bin = binaries__get(b, filename, kernel);
+	if (!bin)
+		return -ENOMEM;
+	bin->kernel = bin->kernel || kernel;
+	if (bid_len && !bin->bid_len)
+		binaries__add_build_id(b, filename, bid, bid_len);
+	m.bin = bin;
+	if (kernel && !b->kmap_start && !strncmp(filename, "[kernel.kallsyms]", 17))
+		b->kmap_start = start;
+	return binaries__insert(b, &m);
+}
+
+__u64 binaries__kernel_map_start(const struct binaries *b)
+{
+	return b->kmap_start;
+}
+
+size_t binaries__nr_maps(const struct binaries *b)
+{
+	return b->space[0].nr + b->space[1].nr;
+}
+
+void binaries__set_kernel_start(struct binaries *b, __u64 start)
+{
+	b->kernel_start = start;
+}
+
+bool binaries__is_kernel(const struct binaries *b, __u64 addr)
+{
+	return addr >= b->kernel_start;
+}
+
+static const struct binary_map *binaries__space_find(const struct binaries *b, int kernel, __u64 addr)
+{
+	struct binaries_space *sp = (struct binaries_space *)&b->space[kernel];
+	size_t lo = 0, hi = sp->nr;
+
+	if (sp->last && addr >= sp->last->start && addr < sp->last->end)
+		return sp->last;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < sp->maps[mid].start)
+			hi = mid;
+		else if (addr >= sp->maps[mid].end)
+			lo = mid + 1;
+		else
+			return sp->last = &sp->maps[mid];
+	}
+	return NULL;
+}
+
+const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
+{
+	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
+}
+
+const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback)
+{
+	const struct binary_map *m = binaries__space_find(b, kernel, addr);
+
+	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
+		m = binaries__space_find(b, !kernel, addr);
+	return m;
+}
+
+/* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
+static struct elf_image *binaries__check_bid(struct binary *bin, struct elf_image *img, const char *path)
+{
+	__u8 bid[20];
+	size_t n;
+
+	if (!img || !bin->bid_len)
+		return img;
+	n = elf_image__build_id(img, bid);
+	/* as perf's dso__build_id_equal(): a recorded 20-byte ID may pad a shorter one with zeros */
+	if (n && n <= bin->bid_len && !memcmp(bid, bin->bid, n)) {
+		size_t k = n;
+
+		while (k < bin->bid_len && !bin->bid[k])
+			k++;
+		if (k == bin->bid_len && (n == bin->bid_len || bin->bid_len == 20))
+			return img;
+	}
+	pr_debug("%s: build ID mismatch for %s: not used\n", path, bin->name);
+	elf_image__delete(img);
+	return NULL;
+}
+
+/*
+ * perf 6.1 gives each other code section of a module that has symbols
+ * (.init.text, .exit.text...) a kernel map of its own, named after the
+ * module and the section, at the section's sh_addr: 0 in a .ko
+ * (dso__process_kernel_symbol()). Its addresses resolve there.
+ */
+static int binaries__add_section_maps(struct binaries *b, struct binary *mod)
+{
+	struct elf_image *img = mod->img;
+	int err = 0;
+
+	for (size_t i = 0; i < elf_image__nr_secs(img) && !err; i++) {
+		const struct elf_image_sec *sec = elf_image__sec(img, i);
+		const struct elf_image_sym *sym;
+		struct binary *bin;
+		char name[4200];
+		size_t k;
+
+		if (sec == mod->rel_text || !(sec->flags & SHF_EXECINSTR) || !sec->size || !*sec->name)
+			continue;
+		for (k = 0; (sym = elf_image__sym(img, k)); k++)
+			if (sym->offset >= sec->offset && sym->offset - sec->offset < sec->size)
+				break;
+		if (!sym)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", mod->dso_name, sec->name);
+		bin = binaries__get(b, name, true);
+		if (!bin)
+			return -ENOMEM;
+		free(bin->dso_name);
+		bin->dso_name = strdup(name);
+		if (!bin->dso_name)
+			return -ENOMEM;
+		bin->parent = mod;
+		bin->state = 1;
+		err = binaries__insert(b, &(struct binary_map){ .start = sec->addr, .end = sec->addr + sec->size,
+								 .pgoff = sec->offset, .bin = bin, .kernel = true });
+	}
+	return err;
+}
+
+static void binaries__look(struct binaries *b, struct binary *bin)
+{
+	char path[8192];
+	struct elf_image *img = NULL;
+
+	bin->state = -1;
+	if (bin->bid_len) {
+		char hex[41];
+		struct stat st;
+
+		for (size_t i = 0; i < bin->bid_len; i++)
+			sprintf(hex + 2 * i, "%02x", bin->bid[i]);
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", b->buildid_dir, hex, hex + 2);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			strncat(path, "/elf", sizeof(path) - strlen(path) - 1);
+		img = binaries__check_bid(bin, elf_image__open(path), path);
+	}
+	if (!img && bin->name[0] != '[') {
+		/* perf's symbol__join_symfs(): SYMFS/NAME */
+		snprintf(path, sizeof(path), "%s%s%s", b->symfs, *b->symfs ? "/" : "", bin->name);
+		img = binaries__check_bid(bin, elf_image__open(path), path);
+		if (!img)
+			pr_debug("%s: %s\n", path, strerror(errno == ENODEV ? ENODEV : errno ? errno : ENOENT));
+	}
+	if (!img)
+		return;
+	bin->img = img;
+	bin->state = 1;
+	pr_debug("%s: found at %s\n", bin->name, elf_image__path(img));
+	if (bin->kernel && elf_image__type(img) == ET_REL) {
+		bin->rel_text = elf_image__rel_text(img);
+		if (binaries__add_section_maps(b, bin))
+			pr_debug("%s: its sections' maps: %s\n", bin->name, strerror(ENOMEM));
+	}
+}
+
+static struct elf_image *binaries__image(struct binaries *b, struct binary *bin)
+{
+	if (bin->parent)
+		return bin->parent->img;
+	if (!bin->state)
+		binaries__look(b, bin);
+	return bin->img;
+}
+
+size_t binaries__load_all(struct binaries *b)
+{
+	size_t found = 0, nr = b->nr_bins;
+
+	/* (section maps added on the way are not recorded binaries of their own) */
+	for (size_t i = 0; i < nr; i++)
+		if (!b->bins[i]->parent)
+			found += binaries__image(b, b->bins[i]) != NULL;
+	return found;
+}
+
+size_t binaries__nr_binaries(const struct binaries *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nr_bins; i++)
+		n += !b->bins[i]->parent;
+	return n;
+}
+
+const char *binaries__missing(const struct binaries *b, size_t i)
+{
+	for (size_t k = 0; k < b->nr_bins; k++)
+		if (b->bins[k]->state < 0 && i-- == 0)
+			return b->bins[k]->name;
+	return NULL;
+}
+
+/*
+ * The file offset of @addr in @m's binary, and how many bytes from there
+ * belong to the same readable stretch (*@avail 0: nothing mapped there).
+ */
+static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *m, __u64 addr, __u64 *avail)
+{
+	struct elf_image *img = binaries__image(b, m->bin);
+	size_t flen;
+	__u64 off;
+
+	*avail = 0;
+	if (!img)
+		return 0;
+	elf_image__bytes(img, &flen);
+	if (m->bin->rel_text) {
+		const struct elf_image_sec *t = m->bin->rel_text;
+
+		if (addr - m->start >= t->size)
+			return 0;
+		*avail = t->size - (addr - m->start);
+		return t->offset + (addr - m->start);
+	}
+	off = addr - m->start + m->pgoff;
+	if (!m->bin->parent && (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN)) {
+		for (size_t i = 0; i < elf_image__nr_segs(img); i++) {
+			const struct elf_image_seg *s = elf_image__seg(img, i);
+
+			if (!(s->flags & PF_X) || off < s->offset || off - s->offset >= s->filesz)
+				continue;
+			*avail = s->filesz - (off - s->offset);
+			break;
+		}
+	} else if (m->bin->parent || elf_image__type(img) != ET_REL) {
+		*avail = m->end - addr;
+	}
+	if (*avail > m->end - addr)
+		*avail = m->end - addr;
+	if (off >= flen)
+		*avail = 0;
+	else if (*avail > flen - off)
+		*avail = flen - off;
+	return off;
+}
+
+size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
+{
+	const struct binary_map *m = binaries__find(b, addr);
+	const unsigned char *bytes;
+	__u64 off, avail;
+	size_t flen;
+
+	if (!m)
+		return 0;
+	off = binaries__file_offset(b, m, addr, &avail);
+	if (!avail)
+		return 0;
+	if (len > avail)
+		len = avail;
+	bytes = elf_image__bytes(binaries__image(b, m->bin), &flen);
+	memcpy(buf, bytes + off, len);
+	return len;
+}
+
+/* @s + "+0x" + hex(@off) into @buf (truncated to @size - 1): no printf on the hot path. */
+static char *binaries__put_symoff(char *buf, size_t size, const char *s, bool with_off, __u64 off)
+{
+	size_t n = strlen(s);
+	char hex[20];
+	int h = 0;
+
+	if (!size)
+		return buf;
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(buf, s, n);
+	if (with_off) {
+		do {
+			hex[h++] = "0123456789abcdef"[off & 15];
+			off >>= 4;
+		} while (off);
+		if (n + 3 + h <= size - 1) {
+			memcpy(buf + n, "+0x", 3);
+			n += 3;
+			while (h)
+				buf[n++] = hex[--h];
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64 addr, bool with_off, char *buf,
+			   size_t size)
+{
+	struct elf_image *img = m ? binaries__image(b, m->bin) : NULL;
+	const struct elf_image_sym *s = NULL;
+	__u64 key = 0;
+
+	if (img) {
+		key = m->bin->rel_text ? m->bin->rel_text->offset + (addr - m->start) : addr - m->start + m->pgoff;
+		s = elf_image__find_sym(img, key);
+	}
+	if (!s)
+		return binaries__put_symoff(buf, size, "[unknown]", false, 0);
+	return binaries__put_symoff(buf, size, s->name, with_off, key - s->offset);
+}
+
+char *binaries__symoff(struct binaries *b, __u64 addr, bool with_off, char *buf, size_t size)
+{
+	return binaries__map_symoff(b, addr ? binaries__find(b, addr) : NULL, addr, with_off, buf, size);
+}
+
+const char *binaries__map_dso_name(const struct binary_map *m)
+{
+	return m ? m->bin->dso_name : "[unknown]";
+}
+
+const char *binaries__dso_name(const struct binaries *b, __u64 addr)
+{
+	return binaries__map_dso_name(addr ? binaries__find(b, addr) : NULL);
+}
+

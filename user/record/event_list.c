@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The events of a recording: tracepoints and auxtrig's own events, with their types. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auxtrig/gate_abi.h"
+#include "auxtrig/record/event_list.h"
+
+/* The common header every format starts with. */
+#define OWN_HEADER \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
+/*
+ * auxtrig:snapshot: when each snapshot was taken, why, and how much it held.
+ * %u is the type id.
+ */
+#define MARKER_FORMAT \
+	"name: snapshot\n" \
+	"ID: %u\n" \
+	"format:\n" \
+	OWN_HEADER \
+	"\n" \
+	"\tfield:unsigned int nr;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned int cpus;\toffset:12;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
+	"\tfield:int tid;\toffset:40;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n" \
+	"\n" \
+	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld\", REC->nr, REC->reason, REC->records, REC->tid, REC->value\n"
+_Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struct own_snapshot_rec, value) == 48,
+	       "auxtrig:snapshot format");
+
+/* uprobe windows' own events. */
+#define OWN_COMMON \
+	OWN_HEADER "\n" \
+	"\tfield:unsigned int window;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned int depth;\toffset:12;\tsize:4;\tsigned:0;\n"
+#define UPROBE_ENTER_FORMAT \
+	"name: uprobe_enter\nID: %u\nformat:\n" OWN_COMMON \
+	"\tfield:unsigned long arg0;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:56;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"window=%%u depth=%%u arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->window, REC->depth, " \
+	"REC->arg0, REC->arg1, REC->arg2\n"
+#define UPROBE_EXIT_FORMAT \
+	"name: uprobe_exit\nID: %u\nformat:\n" OWN_COMMON \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n" \
+	"print fmt: \"window=%%u depth=%%u ret=%%ld\", REC->window, REC->depth, REC->ret\n"
+
+/* auxtrig:mark, and auxtrig:resume / auxtrig:pause (the edges of --on resume/pause windows). */
+#define MARK_LIKE_FORMAT(NAME) \
+	"name: " NAME "\nID: %u\nformat:\n" OWN_HEADER "\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
+	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
+	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
+
+#define TRIGGER_STATS_FORMAT \
+	"name: trigger_stats\nID: %u\nformat:\n" OWN_HEADER "\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:unsigned long evaluated;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long matched;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long fired;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long suppressed;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long dropped;\toffset:48;\tsize:8;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u evaluated=%%lu matched=%%lu fired=%%lu suppressed=%%lu dropped=%%lu\", " \
+	"REC->trigger, REC->evaluated, REC->matched, REC->fired, REC->suppressed, REC->dropped\n"
+_Static_assert(offsetof(struct own_trigger_stats_rec, evaluated) == 16 && sizeof(struct own_trigger_stats_rec) == 56,
+	       "auxtrig:trigger_stats format");
+
+static const struct {
+	const char *name, *format;
+	unsigned int size;
+} own_events[] = {
+	[OWN_UPROBE_ENTER] = { "uprobe_enter", UPROBE_ENTER_FORMAT, sizeof(struct gate_uprobe_enter_rec) },
+	[OWN_UPROBE_EXIT] = { "uprobe_exit", UPROBE_EXIT_FORMAT, sizeof(struct gate_uprobe_exit_rec) },
+	[OWN_MARK] = { "mark", MARK_LIKE_FORMAT("mark"), sizeof(struct gate_mark_rec) },
+	[OWN_RESUME] = { "resume", MARK_LIKE_FORMAT("resume"), sizeof(struct gate_mark_rec) },
+	[OWN_PAUSE] = { "pause", MARK_LIKE_FORMAT("pause"), sizeof(struct gate_mark_rec) },
+	[OWN_TRIGGER_STATS] = { "trigger_stats", TRIGGER_STATS_FORMAT, sizeof(struct own_trigger_stats_rec) },
+};
+
+const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (!strcmp(l->ev[i].fmt.system, sys) && !strcmp(l->ev[i].fmt.name, name))
+			return &l->ev[i];
+	return NULL;
+}
+
+int event_list__add_tp(struct event_list *l, const char *sys, const char *name, __u32 flags)
+{
+	struct rec_event *e = (struct rec_event *)event_list__find(l, sys, name), *tmp;
+	int err;
+
+	if (!e) {
+		tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		l->ev = tmp;
+		e = &l->ev[l->nr];
+		memset(e, 0, sizeof(*e));
+		err = tracefs__load_format(sys, name, &e->fmt);
+		if (err)
+			return err;
+		e->id = EVENT_ID_BASE + l->nr;
+		l->nr++;
+	}
+	e->flags |= flags;
+	return e - l->ev;
+}
+
+/* A type id that no tracepoint in use has, from 65000 up. */
+static unsigned int own_type(const struct event_list *l, unsigned int after)
+{
+	unsigned int t = after < 65000 ? 65000 : after + 1;
+
+	for (;;) {
+		bool used = false;
+
+		for (size_t i = 0; i < l->nr; i++)
+			used |= l->ev[i].fmt.id == t;
+		if (!used)
+			return t;
+		t++;
+	}
+}
+
+int event_list__add_own(struct event_list *l, enum own_event which)
+{
+	/* the type from the list as it is, before realloc() may move it */
+	unsigned int type = own_type(l, l->nr ? l->ev[l->nr - 1].fmt.id : 0);
+	struct rec_event *tmp = realloc(l->ev, (l->nr + 1) * sizeof(*tmp)), *e;
+
+	if (!tmp)
+		return -ENOMEM;
+	l->ev = tmp;
+	e = &l->ev[l->nr];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->fmt.system, sizeof(e->fmt.system), "auxtrig");
+	snprintf(e->fmt.name, sizeof(e->fmt.name), "%s", own_events[which].name);
+	e->fmt.id = type;
+	e->fmt.size = own_events[which].size;
+	if (asprintf(&e->own_format, own_events[which].format, type) < 0)
+		return -ENOMEM;
+	e->id = EVENT_ID_BASE + l->nr;
+	l->nr++;
+	return e - l->ev;
+}
+
+int event_list__index(struct event_list *l)
+{
+	l->by_type_len = 1;
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->ev[i].fmt.id + 1 > l->by_type_len)
+			l->by_type_len = l->ev[i].fmt.id + 1;
+	l->by_type = calloc(l->by_type_len, sizeof(*l->by_type));
+	if (!l->by_type)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nr; i++)
+		l->by_type[l->ev[i].fmt.id] = i + 1;
+	/* A type id for auxtrig:snapshot that no tracepoint in the file has. */
+	l->marker_type = 65000;
+	while (l->marker_type < l->by_type_len && l->by_type[l->marker_type])
+		l->marker_type++;
+	if (asprintf(&l->marker_format, MARKER_FORMAT, l->marker_type) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void event_list__exit(struct event_list *l)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		tp_format__exit(&l->ev[i].fmt);
+		free(l->ev[i].own_format);
+	}
+	free(l->ev);
+	free(l->by_type);
+	free(l->marker_format);
+	memset(l, 0, sizeof(*l));
+}

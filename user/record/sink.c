@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The sink: every record after the header, and the one owner of FINISHED_ROUND. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "auxtrig/format/pdata.h"
+#include "auxtrig/format/pdata_writer.h"
+#include "auxtrig/record/sink.h"
+#include "auxtrig/record/window_hold.h"
+
+void record_sink__init(struct record_sink *k, struct pdata_writer *w, struct window_hold *hold, bool snapshot_mode)
+{
+	memset(k, 0, sizeof(*k));
+	k->w = w;
+	k->hold = hold;
+	k->snapshot_mode = snapshot_mode;
+}
+
+/* The time of a record: a sample's, or a kernel record's sample_id trailer. */
+static __u64 record_time(const struct perf_event_header *h)
+{
+	__u64 t = 0;
+
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(struct pdata_sample_head))
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	else if (h->type < 64 /* PERF_RECORD_USER_TYPE_START: synthesized types have no trailer */ &&
+		 h->size >= sizeof(*h) + PDATA_SAMPLE_ID_SIZE)
+		memcpy(&t, (const char *)h + h->size - PDATA_SAMPLE_ID_SIZE + offsetof(struct pdata_sample_id, time),
+		       sizeof(t));
+	return t;
+}
+
+int record_sink__write(struct record_sink *k, const struct perf_event_header *h)
+{
+	__u64 t = record_time(h);
+
+	if (t > k->written_max)
+		k->written_max = t;
+	return pdata_writer__write(k->w, h, h->size);
+}
+
+int record_sink__write_auxtrace(struct record_sink *k, const struct pdata_record_auxtrace *rec, const void *d1,
+				size_t l1, const void *d2, size_t l2)
+{
+	return pdata_writer__write_auxtrace(k->w, rec, d1, l1, d2, l2);
+}
+
+static int write_held(void *ctx, const void *rec, size_t size)
+{
+	(void)size;
+	return record_sink__write(ctx, rec);
+}
+
+int record_sink__write_held(struct record_sink *k, __u32 window, __u64 time, const void *rec, size_t size)
+{
+	if (!k->hold)
+		return record_sink__write(k, rec);
+	return window_hold__record(k->hold, window, time, rec, size, write_held, k);
+}
+
+int record_sink__verdict(struct record_sink *k, __u32 window, bool keep)
+{
+	return k->hold ? window_hold__verdict(k->hold, window, keep, write_held, k) : 0;
+}
+
+int record_sink__write_own(struct record_sink *k, __u64 id, const void *raw, __u32 raw_size)
+{
+	char buf[sizeof(struct pdata_sample_head) + 4 + 256 + 8] = {};
+	struct pdata_sample_head *h = (struct pdata_sample_head *)buf;
+	size_t size = (sizeof(*h) + 4 + raw_size + 7) & ~7ul;
+	__u64 newest = pdata_writer__newest_time(k->w);
+
+	if (size > sizeof(buf))
+		return -E2BIG;
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = PERF_RECORD_MISC_USER;
+	h->header.size = size;
+	h->id = id;
+	h->pid = h->tid = getpid();
+	h->time = (k->last_time > newest ? k->last_time : newest) + 1;
+	h->period = 1;
+	memcpy(buf + sizeof(*h), &raw_size, 4);
+	memcpy(buf + sizeof(*h) + 4, raw, raw_size);
+	return pdata_writer__write(k->w, buf, size);
+}
+
+int record_sink__end_pass(struct record_sink *k, bool any)
+{
+	if (k->hold && !k->snapshot_mode)
+		window_hold__pass(k->hold); /* with -S, a pass is a snapshot */
+	if (!any && !k->round_held)
+		return 0;
+	if (k->snapshot_mode)
+		return pdata_writer__flush(k->w);
+	/*
+	 * This round would let perf flush up to fr_max_time: not while a held
+	 * record (written later, when its window closes) is older than that.
+	 */
+	if (k->hold && window_hold__oldest(k->hold) <= k->fr_max_time) {
+		k->round_held = true;
+		return pdata_writer__flush(k->w);
+	}
+	k->round_held = false;
+	k->fr_max_time = k->written_max;
+	return pdata_writer__finish_round(k->w);
+}
+
+int record_sink__snapshot_done(struct record_sink *k)
+{
+	if (k->hold)
+		window_hold__pass(k->hold);
+	return 0;
+}
+
+int record_sink__flush(struct record_sink *k)
+{
+	return pdata_writer__flush(k->w);
+}
