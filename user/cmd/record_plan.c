@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/record/control.h"
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
@@ -899,6 +900,19 @@ static int parse_control(struct plan_control *c, const char *spec)
 	if (ack) {
 		*ack++ = '\0';
 		snprintf(c->ack, sizeof(c->ack), "%s", ack);
+	}
+	if (!c->ctl[0])
+		goto bad;
+	/* Whoever can write these drives the recording: refused now, before anything starts. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? c->ack : c->ctl;
+		char why[PATH_MAX + 256];
+
+		if (*path && control__check_path(path, why, sizeof(why))) {
+			pr_err("--control %s: %s\n", spec, why);
+			c->kind = PLAN_CONTROL_NONE;
+			return -EINVAL;
+		}
 	}
 	return 0;
 bad:
