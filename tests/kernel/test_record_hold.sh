@@ -41,7 +41,8 @@ base=$(rss base 1000000)
 def=$(rss def 1000000 --min-duration 1ms)
 [ "$def" -lt $((base + 64 * 1024 + 24 * 1024)) ] ||
 	fail "peak RSS $def KiB with --min-duration and the default bound, $base KiB without"
-grep -q 'held records reached --hold-size 64 MiB: 2 windows held longest were written before their verdict' \
+# Both windows outgrow the bound unless one ends first (a loaded machine's ring losses): 1 or 2.
+grep -qE 'held records reached --hold-size 64 MiB: (1 window held longest was written before its|2 windows held longest were written before their) verdict' \
 	"$tmp/def.err" || fail "no word of the bound: $(cat "$tmp/def.err")"
 grep -q '0 of them then proved shorter than 1ms' "$tmp/def.err" || fail "verdicts: $(cat "$tmp/def.err")"
 assert_eq "$(in_file def)" "$(written def)" "records in the file (the written windows)"
@@ -59,7 +60,7 @@ reads_in_order small
 
 # 3. --max-duration: the window held longest is dropped, and its verdict (too long) agrees.
 rss max 300000 --max-duration 1ms --hold-size 4M >/dev/null
-grep -q 'held records reached --hold-size 4 MiB: 2 windows held longest were dropped before their verdict' \
+grep -qE 'held records reached --hold-size 4 MiB: (1 window held longest was dropped before its|2 windows held longest were dropped before their) verdict' \
 	"$tmp/max.err" || fail "no word of the dropped windows: $(cat "$tmp/max.err")"
 grep -q '0 of them then proved within the limits: 0 records lost' "$tmp/max.err" || fail "$(cat "$tmp/max.err")"
 assert_eq "$(in_file max sys_enter_getppid)" 0 "records of windows longer than 1ms"
