@@ -1213,7 +1213,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	}
 	ret = EXIT_OK;
 	if ((s.signo || s.stop_requested) && s.target.is_command)
-		target__kill(&s.target);
+		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	else if (s.target.is_command && s.target.exited && WIFSIGNALED(s.target.status))
 		pr_warn("%s was killed by signal %d (%s); the file holds everything up to then\n",
 			p->command[0], WTERMSIG(s.target.status), strsignal(WTERMSIG(s.target.status)));
@@ -1225,7 +1225,7 @@ out:
 	if (s.created_file)
 		pdata_writer__unlink(s.w);
 	if (s.have_target && !s.target.exited)
-		target__kill(&s.target);
+		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	pdata_writer__delete(s.w);
 	session_exit(&s);
 	progress__set_global(NULL);
