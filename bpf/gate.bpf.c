@@ -39,6 +39,23 @@ const volatile __u32 no_windows = 0;		/* no --window: every hit is inside */
 const volatile __u32 have_where = 0;		/* --where given: gate_where holds it */
 const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_enter/exit */
 const volatile __u32 uprobe_exit_type = 0;
+/* Snapshot triggers exist: threads whose records a freeze held back are noted (gate_held). */
+const volatile __u32 have_snap_triggers = 0;
+__u64 snap_points;	/* snapshot points emitted (GATE_OUT_POINT numbers) */
+
+/*
+ * Per thread, the syscall of its last record a snapshot's freeze held back
+ * since its last recorded syscall entry: a snapshot trigger at the end of a
+ * call of that syscall would find the call incomplete.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __s32);
+} gate_held SEC(".maps");
+
 /* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
 const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
@@ -78,6 +95,14 @@ static __always_inline struct gate_runtime *gruntime(void)
 	return bpf_map_lookup_elem(&gate_runtime, &zero);
 }
 
+/* A stop, set by BPF only (gate_abi.h, "who writes what"). */
+static __always_inline struct gate_stop *gstop(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_stop, &zero);
+}
+
 static __always_inline int armed(void)
 {
 	struct gate_config *gc = gconfig();
@@ -93,7 +118,13 @@ static __always_inline int armed(void)
 static __always_inline int frozen(struct gate_stats *st)
 {
 	struct gate_runtime *rt = gruntime();
+	struct gate_stop *sp = gstop();
 
+	/* A stop action fired: nothing from its moment (or deadline) on, ever. */
+	if (sp && sp->at && bpf_ktime_get_ns() >= sp->at) {
+		st->stopped++;
+		return 1;
+	}
 	if (!rt)
 		return 0;
 	if (!rt->frozen && rt->freeze_at && bpf_ktime_get_ns() > rt->freeze_at)
@@ -356,6 +387,41 @@ struct common_header {
 };
 
 /*
+ * A syscall entry's user string (gate_tp.str_off, gate_abi.h): a __data_loc
+ * at the record's fixed @size, the string after it, cut at GATE_STR_MAX with
+ * "..." at its end. Returns the record's new end (@end when there is none).
+ */
+static __always_inline __u32 append_user_string(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
+						__u32 end)
+{
+	__u32 off = tp->str_off, at;
+	const char *ptr;
+	long len;
+
+	if (!off || end != size || size > GATE_RECORD_MAX - 4 - GATE_STR_MAX || off > GATE_RECORD_MAX - 8)
+		return end;
+	barrier_var(off);
+	off &= GATE_SCRATCH - 1;
+	ptr = *(const char **)&buf->data[off];
+	at = size;
+	barrier_var(at);
+	at &= GATE_SCRATCH - 1;
+	if (at > GATE_RECORD_MAX - 4 - GATE_STR_MAX)
+		return end;
+	len = bpf_probe_read_user_str(&buf->data[at + 4], GATE_STR_MAX, ptr);
+	if (len <= 0) {
+		buf->data[at + 4] = 0;	/* unreadable: an empty string */
+		len = 1;
+	} else if (len == GATE_STR_MAX) {
+		buf->data[at + 4 + GATE_STR_MAX - 4] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 3] = '.';
+		buf->data[at + 4 + GATE_STR_MAX - 2] = '.';
+	}
+	*(__u32 *)&buf->data[at] = ((__u32)len << 16) | (at + 4);
+	return at + 4 + (__u32)len;
+}
+
+/*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
  * it. The fixed part is copied first so the dynamic locations can be read from
  * the copy (no variable-offset access to ctx), then, if the dynamic data
@@ -374,8 +440,17 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 
 	if (!cpu_recorded())
 		return;
-	if (frozen(st))
+	if (frozen(st)) {
+		/* a snapshot trigger at the end of this call would find it incomplete: note the call */
+		if (have_snap_triggers && (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT))) {
+			__u32 tid = (__u32)bpf_get_current_pid_tgid();
+			__s32 nr = -1;
+
+			bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
+			bpf_map_update_elem(&gate_held, &tid, &nr, BPF_ANY);
+		}
 		return;
+	}
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
 		return;
@@ -422,11 +497,19 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
+	end = append_user_string(buf, tp, size, end);
 
-	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end))
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end)) {
 		st->output_lost++;
-	else
-		st->recorded++;
+		return;
+	}
+	st->recorded++;
+	/* A new call of the thread is recorded from its start: what a freeze held back is before it. */
+	if (have_snap_triggers && (tp->flags & GATE_TP_SYSCALL_ENTER)) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		bpf_map_delete_elem(&gate_held, &tid);
+	}
 }
 
 static __always_inline void stamp_syscall_entry(void *ctx, __u32 tid)
@@ -569,6 +652,29 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
 }
 
 /*
+ * A snapshot trigger's point (GATE_OUT_POINT) in this CPU's data ring, past
+ * the freeze it just set: where the snapshot ends. Return: its number, 0 if
+ * it could not be emitted (the snapshot then takes whatever is there).
+ */
+static __always_inline __u32 emit_point(void *ctx, __u64 ip)
+{
+	struct {
+		struct gate_out_hdr hdr;
+		__u64 nothing;
+	} p = {};
+	__u32 n = __sync_add_and_fetch(&snap_points, 1);
+
+	if (!cpu_recorded())
+		return 0;
+	p.hdr.ip = ip;
+	p.hdr.window = n;
+	p.hdr.flags = GATE_OUT_POINT;
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &p, sizeof(p)))
+		return 0;
+	return n;
+}
+
+/*
  * limit:N/s as a token bucket of N tokens refilled at N per second, kept as
  * one theoretical arrival time per trigger (GCRA) so that every CPU updates
  * it with one compare-and-swap: a match is let through if the bucket's
@@ -687,10 +793,42 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 {
 	const volatile struct gate_trigger *t = &gate_triggers[i & (GATE_MAX_TRIGGERS - 1)];
 	struct gate_ctl_msg *msg;
+	__u32 point = 0;
 
 	if (t->limit && !rate_allows(i, t->limit)) {
 		ts->suppressed++;
 		return 0;
+	}
+	if (t->action == GATE_ACT_SNAPSHOT) {
+		struct gate_runtime *rt = gruntime();
+		__u32 tid = env->tid;
+
+		/*
+		 * Only the trigger that freezes asks for a snapshot. One that
+		 * fires while another snapshot is being taken, or whose call had
+		 * records held back by one (gate_held: a call of the same
+		 * syscall since the thread's last recorded entry), would get a
+		 * snapshot that lacks its own call (and holds records of after
+		 * it): it asks for none and counts as suppressed.
+		 * snapshot+T: the first record past the deadline freezes (a
+		 * pending one stays).
+		 */
+		__s32 *held = have_snap_triggers ? bpf_map_lookup_elem(&gate_held, &tid) : NULL;
+
+		if (held && *held == env->nr) {
+			bpf_map_delete_elem(&gate_held, &tid);
+			ts->suppressed++;
+			return 0;
+		}
+		if (!rt || rt->frozen ||
+		    (!t->delay_ns && __sync_val_compare_and_swap(&rt->frozen, 0, 1))) {
+			ts->suppressed++;
+			return 0;
+		}
+		if (t->delay_ns && !rt->freeze_at)
+			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
+		if (!t->delay_ns)
+			point = emit_point(ctx, ip);
 	}
 	ts->fired++;
 	if (t->action == GATE_ACT_MARK) {
@@ -701,14 +839,25 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 	}
 	if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE)
 		return user_window(ctx, ip, env, i, t->action); /* in the kernel only */
-	if (t->action == GATE_ACT_SNAPSHOT) {
-		struct gate_runtime *rt = gruntime();
+	if (t->action == GATE_ACT_STOP) {
+		struct gate_config *gc = gconfig();
+		struct gate_stop *sp = gstop();
+		__u64 at;
 
-		/* snapshot+T: the first record past the deadline freezes (a pending one stays). */
-		if (rt && t->delay_ns && !rt->frozen && !rt->freeze_at)
-			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
-		else if (rt && !t->delay_ns)
-			rt->frozen = 1;
+		/*
+		 * Now: the stopping event's auxtrig:stop record, then nothing
+		 * more from any CPU (frozen()). stop+T: nothing past the
+		 * deadline; the recorder writes the record then. The earliest
+		 * stop wins.
+		 */
+		if (sp && !t->delay_ns && gc && gc->stop_type && !sp->at &&
+		    !__sync_val_compare_and_swap(&sp->marked, 0, 1))
+			emit_mark(ctx, ip, env, i, gc->stop_type);
+		at = bpf_ktime_get_ns() + t->delay_ns;
+		if (sp && (!sp->at || at < sp->at)) {
+			sp->trigger = i + 1;
+			sp->at = at;
+		}
 	}
 	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
 	if (!msg) {
@@ -717,7 +866,7 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 	}
 	msg->type = GATE_MSG_ACTION;
 	msg->size = sizeof(*msg);
-	msg->__pad = 0;
+	msg->point = point;
 	msg->trigger = i;
 	msg->action = t->action;
 	msg->pid = env->pid;
@@ -1075,6 +1224,7 @@ int gate_thread_exit(void *ctx)
 	bpf_map_delete_elem(&gate_threads, &tid);
 	bpf_map_delete_elem(&gate_any_memo, &tid);
 	bpf_map_delete_elem(&gate_sys_entries, &tid);
+	bpf_map_delete_elem(&gate_held, &tid);
 	/* Its $count values too, so a thread that reuses the id starts from 0. */
 	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
 		struct expr_count_key ck = { .tid = tid, .slot = slot };

@@ -37,6 +37,13 @@
 #define GATE_MAX_THREADS	65536
 #define GATE_MAX_TARGETS	8192
 #define GATE_RECORD_MAX		8192	/* PERF_MAX_TRACE_SIZE: no tracepoint record is larger */
+/*
+ * A syscall entry with a user string argument (gate_tp.str_off) is recorded
+ * with the string after its fixed fields: a u32 __data_loc at the record's
+ * fixed size, then up to GATE_STR_MAX bytes with the NUL; a string cut there
+ * ends in "..." (the file's format for the event says so: event_list.c).
+ */
+#define GATE_STR_MAX		256
 
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
@@ -151,6 +158,8 @@ struct gate_trig_pcpu {
  * @ret:	the syscall's return value at an exit point, else 0
  * @args:	the syscall's arguments at an entry point, else 0
  * @delay_ns:	the action is due at @time_ns + @delay_ns (CLOCK_MONOTONIC)
+ * @point:	a snapshot trigger: the number of its point record
+ *		(GATE_OUT_POINT) in the data ring, 0 none
  */
 struct gate_ctl_msg {
 	__u16 type;
@@ -159,7 +168,7 @@ struct gate_ctl_msg {
 	__u32 action;
 	__u32 pid;
 	__u32 tid;
-	__u32 __pad;
+	__u32 point;
 	__u64 time_ns;
 	__s64 ret;
 	__u64 args[6];
@@ -223,6 +232,8 @@ struct gate_tp {
 	__u32 trig_mask;	/* triggers (--on) at this tracepoint: bit i = trigger i */
 	__u16 dyn_off[GATE_MAX_DYN];
 	__u8 dyn_flags[GATE_MAX_DYN];
+	__u16 str_off;		/* a syscall entry's user string: the offset of its pointer field, 0 none */
+	__u16 __pad;
 };
 
 /**
@@ -261,6 +272,14 @@ struct gate_thread {
 #define GATE_OUT_HELD		(1u << 0)	/* wait for the window's verdict */
 #define GATE_OUT_VERDICT	(1u << 1)	/* the window @window closed */
 #define GATE_OUT_KEEP		(1u << 2)	/* with VERDICT: write the window */
+/*
+ * A snapshot trigger's moment, in the data ring of its CPU (@window: the
+ * point's number, struct gate_ctl_msg.point; the record: 8 bytes of
+ * nothing, common_type 0). Its sample time is where the snapshot ends: a
+ * record another CPU was emitting at that very instant and timed later
+ * belongs to no snapshot. Never written to the file.
+ */
+#define GATE_OUT_POINT		(1u << 3)
 
 /**
  * struct gate_out_hdr - before every emitted record
@@ -333,6 +352,8 @@ struct gate_uprobe_exit_rec {
  * @unknown_tp:		hits on a tracepoint with no gate_tp entry (should be 0)
  * @frozen:		records not emitted because a snapshot trigger had frozen
  *			the recorder (on purpose: the trace ends at the trigger)
+ * @stopped:		records not emitted because a stop action had fired
+ *			(on purpose: nothing later than the stop is written)
  */
 struct gate_stats {
 	__u64 windows_opened;
@@ -344,6 +365,7 @@ struct gate_stats {
 	__u64 threads_full;
 	__u64 unknown_tp;
 	__u64 frozen;
+	__u64 stopped;
 };
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
@@ -359,6 +381,10 @@ struct gate_stats {
  *                                            trigger programs); userspace only
  *                                            clears it after the snapshot it
  *                                            asked for (gate__unfreeze())
+ *   struct gate_stop     (map gate_stop)     written by BPF only: a stop is
+ *                                            never undone, not even by the
+ *                                            unfreeze of a snapshot taken
+ *                                            meanwhile
  *
  * Arming, disarming or any other configuration update can then never clear
  * a freeze a snapshot trigger set meanwhile. Both maps are shared by name
@@ -372,25 +398,48 @@ struct gate_stats {
  * @all:	every process is a target (-a); else gate_targets lists them
  * @edges:	hardware trace is gated from userspace: trigger programs send
  *		their windows' edges (GATE_MSG_EDGE) on gate_ctl too
+ * @stop_type:	record type of auxtrig:stop (0: no stop action in this run)
  */
 struct gate_config {
 	__u32 armed;
 	__u32 mark_type;
 	__u32 all;
 	__u32 edges;
+	__u32 stop_type;
+	__u32 __pad;
 };
 
 /**
  * struct gate_runtime - set by BPF
  * @frozen:	a snapshot trigger fired: nothing is emitted until the recorder
- *		has taken the snapshot and clears it
+ *		has taken the snapshot and clears it. Set with a
+ *		compare-and-swap (64 bits: what BPF has): only the trigger that
+ *		froze asks for a snapshot; one that fires while frozen has had its
+ *		own records held back, so it asks for none (it counts as
+ *		suppressed) and no snapshot lacks its triggering call
  * @freeze_at:	a delayed snapshot trigger (snapshot+T) fired: the first record
  *		past this bpf_ktime_get_ns() sets @frozen; 0: none pending
  */
 struct gate_runtime {
-	__u32 frozen;
-	__u32 __pad;
+	__u64 frozen;
 	__u64 freeze_at;
+};
+
+/**
+ * struct gate_stop - a stop action fired (map gate_stop, set by BPF only)
+ * @at:		bpf_ktime_get_ns() from which nothing more is emitted: the
+ *		stopping event's, or its deadline (stop+T); 0: no stop
+ * @trigger:	what stopped: the --on trigger (1-based), or 1000 + the reason
+ *		of a trigger program
+ * @marked:	the auxtrig:stop record was emitted (once, by the stopping
+ *		event itself; with stop+T the recorder writes it); 64 bits for
+ *		the compare-and-swap BPF has
+ */
+struct gate_stop {
+	__u64 at;
+	__u32 trigger;
+	__u32 __pad;
+	__u64 marked;
 };
 
 /* The window user trigger programs open and close (auxtrig_resume/auxtrig_pause). */
@@ -416,7 +465,8 @@ GATE_ABI_AT(gate_ctl_msg, time_ns, 24);
 GATE_ABI_AT(gate_ctl_msg, args, 40);
 GATE_ABI_AT(gate_ctl_msg, delay_ns, 88);
 GATE_ABI_SIZE(gate_edge_stats, 16);
-GATE_ABI_SIZE(gate_tp, 56);
+GATE_ABI_SIZE(gate_tp, 64);
+GATE_ABI_AT(gate_tp, str_off, 56);
 GATE_ABI_AT(gate_tp, trig_mask, 28);
 GATE_ABI_AT(gate_tp, dyn_off, 32);
 GATE_ABI_AT(gate_tp, dyn_flags, 48);
@@ -433,9 +483,11 @@ GATE_ABI_AT(gate_uprobe_exit_rec, ret, 16);
 GATE_ABI_SIZE(gate_mark_rec, 72);
 GATE_ABI_AT(gate_mark_rec, ret, 16);
 GATE_ABI_AT(gate_mark_rec, args, 24);
-GATE_ABI_SIZE(gate_stats, 72);
-GATE_ABI_SIZE(gate_config, 16);
+GATE_ABI_SIZE(gate_stats, 80);
+GATE_ABI_SIZE(gate_config, 24);
+GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);
 GATE_ABI_AT(gate_runtime, freeze_at, 8);
+GATE_ABI_SIZE(gate_stop, 24);
 
 #endif

@@ -27,6 +27,14 @@ struct {
 	__type(value, struct gate_runtime);
 } gate_runtime SEC(".maps");
 
+/* A stop action fired: nothing is emitted from gate_stop.at on. Written by BPF only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_stop);
+} gate_stop SEC(".maps");
+
 /* Per-CPU bpf-output perf events: where records go (size set by the loader). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

@@ -110,19 +110,54 @@ static __always_inline int auxtrig__ctl(__u32 reason, __u32 action, __s64 value)
 	return 0;
 }
 
-/* auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot. */
+/*
+ * auxtrig_snapshot() - freeze the flight recorder now and ask for a snapshot.
+ * While another snapshot is being taken (the recorder is frozen: this call's
+ * records were held back) it asks for none and returns 1.
+ */
 static __always_inline int auxtrig_snapshot(void *ctx, __u32 reason, __s64 value)
 {
 	struct gate_runtime *rt = auxtrig__runtime();
 
-	if (rt)
-		rt->frozen = 1;
+	if (!rt || __sync_val_compare_and_swap(&rt->frozen, 0, 1))
+		return 1;
 	return auxtrig__ctl(reason, GATE_ACT_SNAPSHOT, value);
 }
 
-/* auxtrig_stop() - end the run. */
+/* Has a stop action fired (nothing is recorded from then on)? */
+static __always_inline int auxtrig__stopped(void)
+{
+	__u32 zero = 0;
+	struct gate_stop *sp = bpf_map_lookup_elem(&gate_stop, &zero);
+
+	return sp && sp->at && bpf_ktime_get_ns() >= sp->at;
+}
+
+/*
+ * auxtrig_stop() - end the run here: an auxtrig:stop record (trigger = 1000 +
+ * reason) marks the moment, and nothing later is recorded, from any CPU.
+ */
 static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
 {
+	struct gate_config *gc = auxtrig__config();
+	__u32 zero = 0;
+	struct gate_stop *sp = bpf_map_lookup_elem(&gate_stop, &zero);
+	struct {
+		struct gate_out_hdr hdr;	/* gate_abi.h: what the gate emits */
+		struct gate_mark_rec rec;
+	} m = {};
+
+	if (sp && !sp->at && gc && gc->stop_type && !__sync_val_compare_and_swap(&sp->marked, 0, 1)) {
+		m.rec.common_type = gc->stop_type;
+		m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
+		m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
+		m.rec.nr = -1;
+		bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &m, sizeof(m));
+	}
+	if (sp && !sp->at) {
+		sp->trigger = GATE_USER_TRIGGER_BASE + reason;
+		sp->at = bpf_ktime_get_ns();
+	}
 	return auxtrig__ctl(reason, GATE_ACT_STOP, 0);
 }
 
@@ -138,7 +173,7 @@ static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
 		struct gate_mark_rec rec;
 	} m = {};
 
-	if (!gc || !gc->mark_type || !rt || rt->frozen)
+	if (!gc || !gc->mark_type || !rt || rt->frozen || auxtrig__stopped())
 		return -1;
 	if (th && th->open && th->id) {
 		/* Inside a window the gate times (--min/--max-duration): it waits for the verdict. */

@@ -20,7 +20,7 @@ pscript() { perf script -F comm,tid,cpu,time,event,trace -i "$1" 2>"$tmp/pscript
 assert_perf_reads_cleanly() {
 	local f=$1
 	perf report -D -i "$f" >"$tmp/dump.out" 2>"$tmp/dump.err" || fail "perf report -D failed on $f: $(tail -3 "$tmp/dump.err")"
-	if grep -iE 'warning|error|incompatible|reserved bits|unsupported|failed|out of order' "$tmp/dump.err"; then
+	if grep -A2 -iE 'warning|error|incompatible|reserved bits|unsupported|failed|out of order' "$tmp/dump.err"; then
 		fail "perf report -D warns about $f"
 	fi
 	perf script -i "$f" >/dev/null 2>"$tmp/script.err" || fail "perf script failed on $f"

@@ -28,6 +28,7 @@
 
 #include "auxtrig/lang/expr_bpf.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/tracefs.h"
 #include "expr_vectors.h"
 #include "skel/expr_test.skel.h"
 
@@ -445,74 +446,22 @@ static int run_limits(struct expr_test_bpf *skel)
 	return failures;
 }
 
-#define OPENAT_FORMAT "/sys/kernel/tracing/events/syscalls/sys_enter_openat/format"
-
-/* A resolver from a tracepoint format file, as the recorder will have one: "field:TYPE NAME; offset:N; size:N; signed:N;" */
+/*
+ * The recorder's resolver at a tracepoint (cmd/record_plan.c): builtins,
+ * then the format's fields through expr__resolve_tp_field(), so the typing
+ * of the fields under test here is the one a run uses.
+ */
 static int format_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
 {
-	char line[512], type[256], fname[128];
-	FILE *f = ctx;
-	int ret = -ENOENT;
+	const struct tp_format *fmt = ctx;
 
 	if (!strcmp(name, "ret")) {
 		snprintf(why, why_size, "sys_enter_openat is not an exit point");
 		return -EINVAL;
 	}
-	/*
-	 * At syscall tracepoints BPF does not see the record the format file
-	 * describes: perf_call_bpf_enter() stores a pt_regs pointer over the
-	 * common_* fields.
-	 */
-	if (!strncmp(name, "common_", 7)) {
-		snprintf(why, why_size, "BPF does not see the common fields of syscall tracepoints");
-		return -EINVAL;
-	}
 	if (!expr__resolve_builtin(name, field))
 		return 0;
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int off, size, sgn;
-		char *decl = strstr(line, "field:"), *semi, *sp, *br;
-
-		if (!decl || sscanf(strchr(line, ';') ?: "", "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) != 3)
-			continue;
-		decl += 6;
-		semi = strchr(decl, ';');
-		*semi = 0;
-		sp = strrchr(decl, ' ');
-		if (!sp)
-			continue;
-		snprintf(fname, sizeof(fname), "%s", sp + 1);
-		*sp = 0;
-		snprintf(type, sizeof(type), "%s", decl);
-		br = strchr(fname, '[');
-		if (br)
-			*br = 0;
-		if (strcmp(fname, name))
-			continue;
-		memset(field, 0, sizeof(*field));
-		field->offset = off;
-		field->size = size;
-		field->is_signed = sgn;
-		if (!strncmp(type, "__data_loc", 10))
-			field->kind = EXPR_FIELD_REC_LOC;
-		else if (br && strstr(type, "char"))
-			field->kind = EXPR_FIELD_REC_STR;
-		else
-			field->kind = EXPR_FIELD_REC_INT;
-		/*
-		 * Syscall records hold whole registers, and an int argument is
-		 * not sign-extended in its register (dfd -100 is 0xffffff9c):
-		 * read the low 4 bytes (little-endian) as signed.
-		 */
-		if (!strcmp(type, "int") && size == 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-			field->size = 4;
-			field->is_signed = 1;
-		}
-		ret = 0;
-		break;
-	}
-	return ret;
+	return expr__resolve_tp_field(fmt, name, field, why, why_size);
 }
 
 static void open_close(const char *path, int times)
@@ -527,8 +476,8 @@ static void open_close(const char *path, int times)
 }
 
 /* Compiles @src for sys_enter_openat, runs it while this process opens @yes 3 times and @no twice. */
-static int openat_round(struct expr_test_bpf *skel, FILE *format, const char *src, const char *yes, const char *no,
-			unsigned long long expect)
+static int openat_round(struct expr_test_bpf *skel, struct tp_format *format, const char *src, const char *yes,
+			const char *no, unsigned long long expect)
 {
 	struct expr_compile_opts opts = { .resolve = format_resolve, .resolve_ctx = format };
 	struct bpf_link *link;
@@ -574,13 +523,13 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 {
 	char src[1024], yes[64], no[64], err[256];
 	struct expr_compile_opts opts = { .resolve = format_resolve };
+	struct tp_format fmt, *f = &fmt;
 	struct expr_prog prog;
-	int failures = 0;
-	FILE *f;
+	int failures = 0, err2;
 
-	f = fopen(OPENAT_FORMAT, "r");
-	if (!f) {
-		fprintf(stderr, "FAIL: %s: %s\n", OPENAT_FORMAT, strerror(errno));
+	err2 = tracefs__load_format("syscalls", "sys_enter_openat", &fmt);
+	if (err2) {
+		fprintf(stderr, "FAIL: syscalls:sys_enter_openat's format: %s\n", strerror(-err2));
 		return 1;
 	}
 	opts.resolve_ctx = f;
@@ -590,7 +539,7 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 		failures++;
 	}
 	if (expr__compile("common_pid == 1", &opts, &prog, err, sizeof(err)) != -EINVAL ||
-	    !strstr(err, "common fields")) {
+	    !strstr(err, "not readable from BPF")) {
 		fprintf(stderr, "FAIL: 'common_pid' accepted at sys_enter_openat: %s\n", err);
 		failures++;
 	}
@@ -622,7 +571,9 @@ static int run_tracepoint(struct expr_test_bpf *skel)
 	failures += openat_round(skel, f, "after 4", yes, no, 2);
 	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-yes-*\" && every 2", yes, no, 1);
 	failures += openat_round(skel, f, "str(arg1) ~ \"/tmp/auxtrig-expr-no-*\" && $count == 5", yes, no, 1);
-	fclose(f);
+	/* int arguments compare as ints, however the slot's upper half came: AT_FDCWD, O_CREAT's int */
+	failures += openat_round(skel, f, "dfd == -100 && dfd < 0 && flags > 0", yes, no, 5);
+	tp_format__exit(&fmt);
 	return failures;
 }
 
@@ -781,7 +732,13 @@ int main(void)
 		return 1;
 	}
 	skel->rodata->expr_test_tgid = getpid();
-	have_tp = access(OPENAT_FORMAT, R_OK) == 0;
+	{
+		struct tp_format fmt;
+
+		have_tp = tracefs__load_format("syscalls", "sys_enter_openat", &fmt) == 0;
+		if (have_tp)
+			tp_format__exit(&fmt);
+	}
 	bpf_program__set_autoload(skel->progs.expr_test_openat, have_tp);
 	if (expr_test_bpf__load(skel)) {
 		fprintf(stderr, "FAIL: cannot load bpf/expr_test.bpf.c (expr_test_run, expr_test_run_mapenv%s): %s\n",
@@ -797,11 +754,12 @@ int main(void)
 	failures += run_limits(skel);
 	failures += run_many_threads(skel);
 	failures += run_random(skel, 3000, &nr_random);
-	if (have_tp)
+	if (have_tp) {
 		failures += run_tracepoint(skel);
-	else
-		printf("note: no %s (kernel without syscall tracepoints): the tracepoint caller was not tested\n",
-		       OPENAT_FORMAT);
+	} else {
+		fprintf(stderr, "FAIL: no syscalls:sys_enter_openat in tracefs: the tracepoint caller cannot be tested\n");
+		failures++;
+	}
 	failures += check_scratch(skel);
 	expr_test_bpf__destroy(skel);
 	for (int i = 0; i < 2; i++)

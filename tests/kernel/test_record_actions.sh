@@ -88,6 +88,9 @@ read -r span n <"$tmp/s.span"
 [ "$span" -ge 250 ] && [ "$span" -le 600 ] || fail "stop+300ms: the last close came ${span} ms after the trigger"
 [ "$n" -lt 1000 ] || fail "stop+300ms: the workload was not stopped ($n closes)"
 grep -q 'stopping in 300.000 ms' "$tmp/s.err" || fail "no word of the delayed stop: $(cat "$tmp/s.err")"
+# The file says where it stopped: its last record is auxtrig:stop, with the trigger's values.
+perf script -F event,trace -i "$tmp/s.data" 2>/dev/null | grep -v 'auxtrig:trigger_stats:' | tail -1 >"$tmp/s.last"
+grep -q 'auxtrig:stop: trigger=1 ' "$tmp/s.last" || fail "stop+300ms: the file does not end at auxtrig:stop: $(cat "$tmp/s.last")"
 
 # 4. --min-duration 100ms: exactly the windows with a 250 ms sleep (steps 1, 4, 8), each whole. The
 # fast ones sleep 0.1 ms: the margin holds on a loaded machine and in the lab's emulated guests.

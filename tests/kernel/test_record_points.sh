@@ -44,6 +44,14 @@ rec anyexit --on 'syscall:*:exit if ret == -ENOENT:mark' -- "$DEMO" -r 5
 assert_eq "$(count 'auxtrig:mark:' "$tmp/anyexit.txt")" 5 "marks at -ENOENT returns"
 assert_eq "$(count "auxtrig:mark: trigger=1 nr=$NR_openat ret=-2 " "$tmp/anyexit.txt")" 5 "marks carry nr and ret"
 
+# tp: points compare fields as the format declares them: openat's dfd is an int in an 8-byte
+# slot (AT_FDCWD arrives as 0xffffff9c), so dfd == -100 holds at every openat() of the demo,
+# at tp:syscalls:sys_enter_openat as at syscall:openat:enter.
+rec tpint --on 'tp:syscalls:sys_enter_openat if dfd == -100:mark' --on 'syscall:openat:enter if dfd == -100 && dfd < 0:mark' \
+	-- "$DEMO" -r 5
+assert_eq "$(count 'auxtrig:mark: trigger=1 ' "$tmp/tpint.txt")" 10 "tp: marks where the int field dfd == -100"
+assert_eq "$(count 'auxtrig:mark: trigger=2 ' "$tmp/tpint.txt")" 10 "syscall: marks where dfd == -100"
+
 # Arguments a syscall does not have read as 0: close() has one, read() three,
 # and what lies after their records is not theirs. Every close() and read()
 # of the demo (5 each) is marked; before, args past the record read garbage.

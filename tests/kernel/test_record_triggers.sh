@@ -32,17 +32,26 @@ taskset -c "$(one_cpu)" "$AUXTRIG" record -S64K -e syscalls:sys_enter_close \
 	>/dev/null 2>"$tmp/t.err" || fail "record failed: $(cat "$tmp/t.err")"
 assert_eq "$(seqs "$tmp/t.data" | tail -1)" 700 "the record that fired the field condition"
 
-# 3. Rate policies: of 10 failing openat calls, every:3 fires at 3, 6, 9.
+# 3. Rate policies: of 10 failing openat calls, every:3 lets 3, 6, 9 through, after:8 8, 9, 10.
+# Each of those takes a snapshot, unless the previous one is still being taken (the rounds are
+# 1 ms apart: on a busy machine it may be): then it takes none and counts as suppressed too.
+# counters FILE: "fired suppressed" of trigger 1 from the summary
+counters() { sed -n 's/.*evaluated 20, matched 10, fired \([0-9]*\), suppressed \([0-9]*\), dropped 0$/\1 \2/p' "$1"; }
 "$AUXTRIG" record -S -e syscalls:sys_enter_close --on 'syscall:openat:exit if ret < 0:snapshot,every:3' \
 	-o "$tmp/p.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/p.err" || fail "record failed: $(cat "$tmp/p.err")"
-grep -q 'evaluated 20, matched 10, fired 3, suppressed 7' "$tmp/p.err" || fail "every:3 counters: $(cat "$tmp/p.err")"
-assert_eq "$(perf script -i "$tmp/p.data" 2>/dev/null | grep -c 'auxtrig:snapshot:')" 3 "snapshots from every:3"
+read -r fired supp <<<"$(counters "$tmp/p.err")"
+[ -n "$fired" ] && [ "$fired" -ge 1 ] && [ "$fired" -le 3 ] && [ $((fired + supp)) -eq 10 ] ||
+	fail "every:3 counters: $(cat "$tmp/p.err")"
+assert_eq "$(perf script -i "$tmp/p.data" 2>/dev/null | grep -c 'auxtrig:snapshot:')" "$fired" "snapshots from every:3"
 # The counters are in the file too.
-perf script -i "$tmp/p.data" 2>/dev/null | grep -q 'auxtrig:trigger_stats: trigger=1 evaluated=20 matched=10 fired=3 suppressed=7 dropped=0' ||
+perf script -i "$tmp/p.data" 2>/dev/null |
+	grep -q "auxtrig:trigger_stats: trigger=1 evaluated=20 matched=10 fired=$fired suppressed=$supp dropped=0" ||
 	fail "no trigger_stats record with the counters"
 "$AUXTRIG" record -S -e syscalls:sys_enter_close --on 'syscall:openat:exit if ret == -ENOENT:snapshot,after:8' \
 	-o "$tmp/a.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/a.err" || fail "record failed"
-grep -q 'matched 10, fired 3, suppressed 7' "$tmp/a.err" || fail "after:8 counters: $(cat "$tmp/a.err")"
+read -r fired supp <<<"$(counters "$tmp/a.err")"
+[ -n "$fired" ] && [ "$fired" -ge 1 ] && [ "$fired" -le 3 ] && [ $((fired + supp)) -eq 10 ] ||
+	fail "after:8 counters: $(cat "$tmp/a.err")"
 
 # 3b. mark: an annotation in the file with the values that fired it, every second failure.
 "$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'syscall:openat:exit if ret == -ENOENT:mark,every:2' \
@@ -59,6 +68,20 @@ start=$(date +%s)
 grep -q 'fired 1' "$tmp/s.err" || fail "stop counters: $(cat "$tmp/s.err")"
 assert_perf_reads_cleanly "$tmp/s.data"
 pgrep -f "openat_demo -r 100000" && fail "the workload outlived a stop"
+# ... and nothing later than the stopping event is in the file: the gate emits nothing from
+# then on, on any CPU, and the file ends at an auxtrig:stop record with the stopping values.
+# Two threads keep making calls after the third failing openat (the stopping event).
+"$AUXTRIG" record -e syscalls:sys_enter_getpid,syscalls:sys_enter_close,syscalls:sys_exit_openat \
+	--on 'syscall:openat:exit if ret == -ENOENT:stop,after:3' -o "$tmp/s2.data" -- "$DEMO" -r 100000 -t 1 \
+	>/dev/null 2>"$tmp/s2.err" || fail "record failed: $(cat "$tmp/s2.err")"
+assert_perf_reads_cleanly "$tmp/s2.data"
+perf script --ns -F pid,time,event,trace -i "$tmp/s2.data" 2>/dev/null | grep -v 'auxtrig:trigger_stats:' >"$tmp/s2.txt"
+assert_eq "$(grep -c 'auxtrig:stop: trigger=1 nr=[0-9]* ret=-2 ' "$tmp/s2.txt")" 1 "auxtrig:stop records"
+assert_eq "$(tail -1 "$tmp/s2.txt" | grep -c 'auxtrig:stop:')" 1 "the stop is the file's last record (last: $(tail -1 "$tmp/s2.txt"))"
+[ "$(grep -c 'sys_exit_openat: 0xfffffffffffffffe$' "$tmp/s2.txt")" -ge 3 ] || fail "the stopping openat is missing: $(tail -5 "$tmp/s2.txt")"
+[ "$(grep -c 'sys_enter_close:' "$tmp/s2.txt")" -ge 1 ] || fail "nothing recorded before the stop"
+grep -q "^auxtrig: stopped by --on syscall:openat:exit if ret == -ENOENT:stop,after:3 (tid [0-9]*): the file ends at its auxtrig:stop record; [0-9]* later records\? not written$" \
+	"$tmp/s2.err" || fail "no word of where it stopped: $(cat "$tmp/s2.err")"
 
 # 5. Refused before anything is attached.
 bad() { "$AUXTRIG" record -S -e syscalls:sys_enter_close --on "$1" -o "$tmp/x.data" -- true 2>"$tmp/x.err"

@@ -16,11 +16,12 @@ grep -q '^ Summary of .*: 5 windows, 0 syscalls recorded as events, 0 other even
 row=$(grep '^   clock_nanosleep ' "$tmp/sleep.txt") || fail "no clock_nanosleep row: $(cat "$tmp/sleep.txt")"
 read -r _ count errors total min avg max <<<"$row"
 assert_eq "$count/$errors" 5/0 "count/errors"
-# each window against its known sleep (60, 60, 3, 3, 0.1 ms), at most 20 ms late on a busy machine
+# each window against its known sleep (60, 60, 3, 3, 0.1 ms): never shorter, and at most 1 s late
+# (a loaded machine or an emulated one wakes late: 240 ms late seen in the lab's QEMU TCG guests)
 "$AUXTRIG" script --format=chrome -i "$tmp/sleep.data" |
 	jq -r '[.traceEvents[] | select(.ph == "X")] | sort_by(.ts) | .[].dur' >"$tmp/durs"
 paste "$tmp/durs" <(printf '60000\n60000\n3000\n3000\n100\n') |
-	awk '$1 < $2 || $1 > $2 + 20000 { bad = 1 } END { exit bad || NR != 5 }' ||
+	awk '$1 < $2 || $1 > $2 + 1000000 { bad = 1 } END { exit bad || NR != 5 }' ||
 	fail "window durations (us) $(tr '\n' ' ' <"$tmp/durs") are not the sleeps 60000 60000 3000 3000 100"
 # the row's numbers are those durations
 awk -v min="$min" -v max="$max" -v total="$total" -v avg="$avg" '

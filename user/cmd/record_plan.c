@@ -515,7 +515,6 @@ static int compile_where(struct record_plan *p)
 static int on_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
 {
 	const struct plan_trigger *on = ctx;
-	const struct tp_field *f;
 	int err = expr__resolve_builtin(name, field);
 
 	if (!err) {
@@ -537,34 +536,7 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 		}
 		return 0;
 	}
-	f = tp_format__field(&on->fmt, name);
-	if (!f)
-		return -ENOENT;
-	if (f->is_common) {
-		snprintf(why, why_size, "'%s' is not readable from BPF (use pid, tid, comm)", name);
-		return -EINVAL;
-	}
-	memset(field, 0, sizeof(*field));
-	field->offset = f->offset;
-	field->size = f->size;
-	field->is_signed = f->is_signed;
-	if (f->is_dynamic) {
-		field->kind = EXPR_FIELD_REC_LOC;
-	} else if (strstr(f->type, "char") && !strchr(f->type, '*') && f->size > 1) {
-		field->kind = EXPR_FIELD_REC_STR; /* char name[N] */
-	} else {
-		field->kind = EXPR_FIELD_REC_INT;
-		/* Syscall arguments declared int arrive as unextended registers. */
-		if (on->pt.at_enter && f->size == 8 && !strncmp(f->type, "int", 3)) {
-			field->size = 4;
-			field->is_signed = true;
-		}
-		if (field->size != 1 && field->size != 2 && field->size != 4 && field->size != 8) {
-			snprintf(why, why_size, "'%s' is %u bytes: not an integer field", name, f->size);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return expr__resolve_tp_field(&on->fmt, name, field, why, why_size);
 }
 
 static const char *const on_actions[] = {
@@ -747,6 +719,11 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 			if (err)
 				return err;
 		}
+		if (on->t.action == GATE_ACT_STOP && !p->stop_type) {
+			err = own_event(p, OWN_STOP, &p->stop_type);
+			if (err)
+				return err;
+		}
 		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) && !p->user_window) {
 			p->user_window = true;
 			err = own_event(p, OWN_RESUME, &p->resume_type);
@@ -761,9 +738,14 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 		if (err)
 			return err;
 	}
-	/* Trigger programs may mark too. */
-	if (p->nr_trigger_progs && !p->mark_type)
-		return own_event(p, OWN_MARK, &p->mark_type);
+	/* Trigger programs may mark and stop too. */
+	if (p->nr_trigger_progs && !p->mark_type) {
+		err = own_event(p, OWN_MARK, &p->mark_type);
+		if (err)
+			return err;
+	}
+	if (p->nr_trigger_progs && !p->stop_type)
+		return own_event(p, OWN_STOP, &p->stop_type);
 	return 0;
 }
 

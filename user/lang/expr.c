@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/sys/tracefs.h"
 
 #define EXPR_MAX_DEPTH 64 /* parser recursion: parentheses and unary operators */
 #define EXPR_MAX_EMIT  4096 /* counted past EXPR_MAX_INSNS to report the real length */
@@ -82,6 +83,44 @@ int expr__resolve_builtin(const char *name, struct expr_field *field)
 		}
 	}
 	return -ENOENT;
+}
+
+int expr__resolve_tp_field(const struct tp_format *fmt, const char *name, struct expr_field *field, char *why,
+			   size_t why_size)
+{
+	const struct tp_field *f = tp_format__field(fmt, name);
+	unsigned int size;
+	bool sgn;
+
+	if (!f)
+		return -ENOENT;
+	if (f->is_common) {
+		snprintf(why, why_size, "'%s' is not readable from BPF (use pid, tid, comm)", name);
+		return -EINVAL;
+	}
+	memset(field, 0, sizeof(*field));
+	field->offset = f->offset;
+	field->size = f->size;
+	field->is_signed = f->is_signed;
+	if (f->is_dynamic) {
+		field->kind = EXPR_FIELD_REC_LOC;
+		return 0;
+	}
+	if (strstr(f->type, "char") && !strchr(f->type, '*') && f->size > 1 && f->is_array) {
+		field->kind = EXPR_FIELD_REC_STR; /* char name[N] */
+		return 0;
+	}
+	field->kind = EXPR_FIELD_REC_INT;
+	/* the declared type: narrower than its slot (little-endian: its low bytes come first) */
+	if (!tp_field__int_type(f, &size, &sgn) && size <= f->size) {
+		field->size = size;
+		field->is_signed = sgn;
+	}
+	if (field->size != 1 && field->size != 2 && field->size != 4 && field->size != 8) {
+		snprintf(why, why_size, "'%s' is %u bytes: not an integer field", name, f->size);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int resolve_builtin_only(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)

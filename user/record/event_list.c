@@ -31,9 +31,11 @@
 	"\tfield:unsigned long records;\toffset:16;\tsize:8;\tsigned:0;\n" \
 	"\tfield:char reason[16];\toffset:24;\tsize:16;\tsigned:0;\n" \
 	"\tfield:int tid;\toffset:40;\tsize:4;\tsigned:1;\n" \
+	"\tfield:unsigned int lost;\toffset:44;\tsize:4;\tsigned:0;\n" \
 	"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n" \
 	"\n" \
-	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld\", REC->nr, REC->reason, REC->records, REC->tid, REC->value\n"
+	"print fmt: \"nr=%%u reason=%%s records=%%lu tid=%%d value=%%ld lost=%%u\", REC->nr, REC->reason, REC->records, " \
+	"REC->tid, REC->value, REC->lost\n"
 _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struct own_snapshot_rec, value) == 48,
 	       "auxtrig:snapshot format");
 
@@ -57,7 +59,10 @@ _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struc
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n" \
 	"print fmt: \"window=%%u depth=%%u ret=%%ld\", REC->window, REC->depth, REC->ret\n"
 
-/* auxtrig:mark, and auxtrig:resume / auxtrig:pause (the edges of --on resume/pause windows). */
+/*
+ * auxtrig:mark, auxtrig:resume / auxtrig:pause (the edges of --on resume/pause
+ * windows) and auxtrig:stop (where a stop action ended the run).
+ */
 #define MARK_LIKE_FORMAT(NAME) \
 	"name: " NAME "\nID: %u\nformat:\n" OWN_HEADER "\n" \
 	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
@@ -95,6 +100,8 @@ static const struct {
 	[OWN_RESUME] = { "resume", MARK_LIKE_FORMAT("resume"), sizeof(struct gate_mark_rec) },
 	[OWN_PAUSE] = { "pause", MARK_LIKE_FORMAT("pause"), sizeof(struct gate_mark_rec) },
 	[OWN_TRIGGER_STATS] = { "trigger_stats", TRIGGER_STATS_FORMAT, sizeof(struct own_trigger_stats_rec) },
+	/* where a stop action ended the run: nothing later is in the file */
+	[OWN_STOP] = { "stop", MARK_LIKE_FORMAT("stop"), sizeof(struct gate_mark_rec) },
 };
 
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name)
@@ -195,4 +202,92 @@ void event_list__exit(struct event_list *l)
 	free(l->by_type);
 	free(l->marker_format);
 	memset(l, 0, sizeof(*l));
+}
+
+const struct tp_field *event_list__string_field(const struct tp_format *fmt)
+{
+	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
+		return NULL;
+	for (size_t i = 0; i < fmt->nr_fields; i++) {
+		const struct tp_field *f = &fmt->fields[i];
+
+		if (!f->is_common && f->size == 8 && !strcmp(f->type, "const char *") && strcmp(f->name, "buf"))
+			return f;
+	}
+	return NULL;
+}
+
+/* Replace the first @from in *@s by @to. */
+static int replace_once(char **s, const char *from, const char *to)
+{
+	char *at = strstr(*s, from), *n;
+
+	if (!at)
+		return -ENOENT;
+	if (asprintf(&n, "%.*s%s%s", (int)(at - *s), *s, to, at + strlen(from)) < 0)
+		return -ENOMEM;
+	free(*s);
+	*s = n;
+	return 0;
+}
+
+int event_list__file_format(const struct rec_event *e, char **text)
+{
+	const struct tp_field *f = event_list__string_field(&e->fmt);
+	char path[4096], line[256], from[160], to[160], *t = NULL, *pf;
+	const char *root = tracefs__root();
+	size_t len = 0, cap = 0, n;
+	FILE *in;
+	int err;
+
+	*text = NULL;
+	if (!f)
+		return 0;
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, e->fmt.system, e->fmt.name);
+	in = fopen(path, "r");
+	if (!in)
+		return -errno;
+	while ((n = fread(line, 1, sizeof(line), in)) > 0) {
+		if (len + n + 1 > cap) {
+			char *tmp;
+
+			cap = 2 * (len + n + 1);
+			tmp = realloc(t, cap);
+			if (!tmp) {
+				free(t);
+				fclose(in);
+				return -ENOMEM;
+			}
+			t = tmp;
+		}
+		memcpy(t + len, line, n);
+		len += n;
+	}
+	fclose(in);
+	if (!t)
+		return -EINVAL;
+	t[len] = '\0';
+	/* the new field, last of the fixed ones: before the blank line of "print fmt" */
+	snprintf(to, sizeof(to), "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:",
+		 f->name, e->fmt.size);
+	err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
+	/* the pointer's conversion and argument become the string's */
+	pf = err ? NULL : strstr(t, "print fmt:");
+	if (pf) {
+		snprintf(from, sizeof(from), "%s: 0x%%08lx", f->name);
+		snprintf(to, sizeof(to), "%s: \\\"%%s\\\"", f->name);
+		if (!replace_once(&t, from, to)) {
+			snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
+			snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
+			err = replace_once(&t, from, to) ? -EINVAL : 0;
+		}
+	}
+	if (err) {
+		free(t);
+		return err;
+	}
+	*text = t;
+	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/expr_abi.h"
+#include "auxtrig/record/event_list.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/record/gate_front.h"
@@ -130,6 +131,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
+		/* a syscall entry's user string rides after its record (event_list.c says how) */
+		if (event_list__string_field(fmt))
+			e->tp.str_off = event_list__string_field(fmt)->offset;
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;
@@ -199,6 +203,8 @@ static int trigger_add(struct gate *g, const struct gate_trigger *t, const struc
 	}
 	g->skel->rodata->gate_triggers[i] = *t;
 	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
+	if (t->action == GATE_ACT_SNAPSHOT)
+		g->skel->rodata->have_snap_triggers = 1; /* threads whose records a freeze held back are noted */
 	g->nr_triggers++;
 	return i;
 }
@@ -437,6 +443,23 @@ void gate__time_windows(struct gate *g, __u64 min_ns, __u64 max_ns)
 	g->skel->rodata->max_duration_ns = max_ns;
 }
 
+void gate__set_stop_type(struct gate *g, unsigned int type)
+{
+	g->config.stop_type = type; /* written with the configuration at arm time */
+}
+
+__u64 gate__stopped(const struct gate *g, __u32 *trigger)
+{
+	struct gate_stop st = {};
+	__u32 zero = 0;
+
+	if (bpf_map__lookup_elem(g->skel->maps.gate_stop, &zero, sizeof(zero), &st, sizeof(st), 0))
+		return 0;
+	if (trigger)
+		*trigger = st.trigger;
+	return st.at;
+}
+
 void gate__set_mark_type(struct gate *g, unsigned int type)
 {
 	g->config.mark_type = type; /* written with the configuration at arm time */
@@ -575,6 +598,8 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 		gate__set_own_types(g, p->uprobe_enter_type, p->uprobe_exit_type);
 	if (p->mark_type)
 		gate__set_mark_type(g, p->mark_type);
+	if (p->stop_type)
+		gate__set_stop_type(g, p->stop_type);
 	if (p->where && gate__set_where(g, p->where))
 		return -EINVAL;
 	for (size_t i = 0; i < p->nr_triggers; i++) {
@@ -1225,6 +1250,7 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->threads_full += s[i].threads_full;
 		sum->unknown_tp += s[i].unknown_tp;
 		sum->frozen += s[i].frozen;
+		sum->stopped += s[i].stopped;
 	}
 }
 

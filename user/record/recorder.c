@@ -50,6 +50,7 @@
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/exit_code.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/membuf.h"
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/progress.h"
 #include "auxtrig/sys/target.h"
@@ -90,12 +91,19 @@ struct session {
 	__u64 stop_due;		/* stop+T: the run ends at this CLOCK_MONOTONIC ns, 0: none */
 	const struct gate_ctl_msg *firing;	/* the trigger a snapshot answers, or NULL */
 	bool stop_requested;
+	struct gate_ctl_msg stop_msg;	/* the first stop action's message... */
+	bool stop_fired;		/* ...when one fired */
+	__u64 stop_time;	/* perf time of the auxtrig:stop record, 0: not seen */
+	__u64 after_stop;	/* samples later than it, not written */
 	struct hw_trace hw;	/* -e PMU/../: hardware trace */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
 	__u64 prog_fired;
 	unsigned long nr_snapshots;
 	__u64 snapshot_records;
+	__u64 lost_at_snapshot;	/* the losses snapshot_losses() counted so far */
+	struct membuf snap_buf;	/* a snapshot's records, until cut at its point */
+	__u64 snap_after_point;	/* records timed after their snapshot's point: in none */
 	/* summary */
 	__u64 written, lost_kernel, lost_kernel_side, unknown;
 	int signo;
@@ -156,6 +164,15 @@ static int gate_outputs(struct session *s)
 
 /* ---- records ------------------------------------------------------------------ */
 
+/*
+ * The cpumode of a sampled IP: kernel addresses have the top bit set on the
+ * 64-bit machines auxtrig runs on (x86-64, arm64), user addresses do not.
+ */
+static __u16 sample_cpumode(__u64 ip)
+{
+	return (__s64)ip < 0 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
 /* A record of a CPU's ring: a gate sample becomes its tracepoint's; the rest goes as it is. */
 static int process_record(void *ctx, const struct perf_event_header *h)
 {
@@ -167,8 +184,8 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		const struct rec_event *e;
 		struct gate_out_hdr gh;
 		__u32 raw_size, rec_size;
+		__u64 t, one = 1;
 		__u16 type;
-		__u64 t;
 
 		if (h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2) {
 			s->unknown++;
@@ -182,23 +199,44 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
 		if (gh.flags & GATE_OUT_VERDICT) /* A timed window closed: its held records are written or dropped. */
 			return record_sink__verdict(&s->sink, gh.window, gh.flags & GATE_OUT_KEEP);
+		if (gh.flags & GATE_OUT_POINT) /* a snapshot's end (take_snapshot()): not a record */
+			return 0;
 		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
 		e = event_list__by_type(&s->plan->events, type);
 		if (!e) {
 			s->unknown++;
 			return 0;
 		}
-		/* Same sample, as the tracepoint's: its id, the gate's IP, the bare record. */
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+		/*
+		 * A stop action: its auxtrig:stop record is the last of the file.
+		 * The gate emits nothing after it; what another CPU was emitting
+		 * at that very instant may still come later than it: not written.
+		 */
+		if (s->plan->stop_type && type == s->plan->stop_type && (!s->stop_time || t < s->stop_time))
+			s->stop_time = t;
+		else if (s->stop_time && t > s->stop_time) {
+			s->after_stop++;
+			return 0;
+		}
+		/*
+		 * Same sample, as the tracepoint's: its id, the gate's IP with the
+		 * cpumode that IP is in (the bpf-output event's sample says kernel
+		 * whatever it carries: perf would look user IPs up in the kernel),
+		 * period 1 (it says 0: perf report would weigh every sample 0%),
+		 * the bare record.
+		 */
 		rec_size = raw_size - GATE_HDR_SIZE;
 		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
+		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
 		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
 		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
+		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
 		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
 		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, rec_size);
 		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
 		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->written++;
-		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
 		if (gh.flags & GATE_OUT_HELD)
@@ -312,16 +350,103 @@ static int write_trigger_stats(struct session *s)
 
 /* ---- snapshots ------------------------------------------------------------------ */
 
+/* A gate sample's time; its point number if it is a snapshot point, else 0. */
+static __u64 sample_time(const struct perf_event_header *h, __u32 *point)
+{
+	struct gate_out_hdr gh;
+	__u32 raw_size;
+	__u64 t;
+
+	*point = 0;
+	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE)
+		return 0;
+	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+	if (raw_size >= GATE_HDR_SIZE && SAMPLE_RAW_OFF + raw_size <= h->size) {
+		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
+		if (gh.flags & GATE_OUT_POINT)
+			*point = gh.window ? gh.window : ~0u;
+	}
+	return t;
+}
+
+/* A snapshot's records are collected first (snapshot_cut()), then written up to its point. */
 static int snapshot_record(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
 
-	s->snapshot_records++;
-	return process_record(s, h);
+	membuf__add(&s->snap_buf, h, h->size);
+	return s->snap_buf.err;
+}
+
+/*
+ * Write the collected records of a snapshot: those timed up to its trigger.
+ * The trigger's point follows, in its CPU's ring, the records its event
+ * emitted (a syscall's exit records, say): if the record just before it
+ * there is the triggering thread's, the snapshot ends with that record,
+ * else at the point. Later ones are what other CPUs emitted while the
+ * trigger was being decided, before the freeze reached them: after the
+ * triggering event, in no snapshot, counted lost. Return: records written,
+ * or -errno.
+ */
+static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
+{
+	const struct pdata_sample_head *prev = NULL;
+	__u64 end = 0, t;
+	__u32 pt;
+	long n = 0;
+	int err;
+
+	for (size_t off = 0; point && off < s->snap_buf.len;) {
+		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
+		const struct pdata_sample_head *sh = (const void *)h;
+
+		off += h->size;
+		t = sample_time(h, &pt);
+		if (pt == point) {
+			end = prev && prev->cpu == sh->cpu && prev->tid == tid ? prev->time : t;
+			break;
+		}
+		prev = h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*sh) && !pt ? sh : NULL;
+	}
+	for (size_t off = 0; off < s->snap_buf.len;) {
+		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
+
+		off += h->size;
+		t = sample_time(h, &pt);
+		if (pt)
+			continue; /* points are not records */
+		if (end && t > end) {
+			s->snap_after_point++;
+			continue;
+		}
+		err = process_record(s, h);
+		if (err)
+			return err;
+		n += h->type == PERF_RECORD_SAMPLE;
+	}
+	s->snap_buf.len = 0;
+	return n;
+}
+
+/*
+ * The targets' records since the previous snapshot that are in none: held
+ * back while a snapshot was being taken, or lost to a full or paused ring.
+ */
+static __u64 snapshot_losses(struct session *s)
+{
+	struct gate_stats st;
+	__u64 now, lost;
+
+	gate__stats(s->gate, &st);
+	now = st.frozen + st.output_lost + st.too_big + s->lost_kernel + s->snap_after_point;
+	lost = now - s->lost_at_snapshot;
+	s->lost_at_snapshot = now;
+	return lost;
 }
 
 /* The auxtrig:snapshot sample, timed as the newest record it follows. */
-static int write_marker(struct session *s, const char *reason, __u64 records)
+static int write_marker(struct session *s, const char *reason, __u64 records, __u64 lost)
 {
 	struct own_snapshot_rec rec = {
 		.common_type = s->plan->events.marker_type,
@@ -329,6 +454,7 @@ static int write_marker(struct session *s, const char *reason, __u64 records)
 		.nr = s->nr_snapshots,
 		.cpus = s->ce.nr_cpus,
 		.records = records,
+		.lost = lost > UINT32_MAX ? UINT32_MAX : lost,
 	};
 
 	snprintf(rec.reason, sizeof(rec.reason), "%s", reason);
@@ -345,7 +471,7 @@ static int write_marker(struct session *s, const char *reason, __u64 records)
  */
 static int take_snapshot(struct session *s, const char *reason)
 {
-	__u64 before = s->snapshot_records;
+	__u64 before = s->snapshot_records, lost;
 	int err;
 
 	if (!s->plan->snapshot) {
@@ -355,18 +481,33 @@ static int take_snapshot(struct session *s, const char *reason)
 	err = drain(s); /* the sideband the snapshot's records refer to */
 	if (!err && s->hw.aux)
 		err = aux_session__snapshot(s->hw.aux, &s->sink); /* (> 0, the AUXTRACE count, skips the rest: as always) */
+	s->snap_buf.len = 0;
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
+	if (!err) {
+		long n = snapshot_cut(s, s->firing ? s->firing->point : 0, s->firing ? s->firing->tid : 0);
+
+		if (n < 0)
+			err = n;
+		else
+			s->snapshot_records += n;
+	}
 	record_sink__snapshot_done(&s->sink);
 	s->nr_snapshots++;
+	lost = snapshot_losses(s);
 	if (!err)
-		err = write_marker(s, reason, s->snapshot_records - before);
+		err = write_marker(s, reason, s->snapshot_records - before, lost);
 	if (!err)
 		err = record_sink__flush(&s->sink);
 	if (err)
 		return err;
-	pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
-		(unsigned long long)(s->snapshot_records - before));
+	if (lost)
+		pr_info("snapshot %lu (%s): %llu records; %llu records since the previous snapshot are in none (held back while it was taken, or lost to the ring)\n",
+			s->nr_snapshots, reason, (unsigned long long)(s->snapshot_records - before),
+			(unsigned long long)lost);
+	else
+		pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
+			(unsigned long long)(s->snapshot_records - before));
 	return 0;
 }
 
@@ -412,7 +553,6 @@ static int on_ctl(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	const struct record_plan *p = s->plan;
 	const struct gate_ctl_msg *m = data;
-	int err = 0;
 
 	if (size < sizeof(*m) || m->size < sizeof(*m))
 		return 0;
@@ -430,25 +570,71 @@ static int on_ctl(void *ctx, void *data, size_t size)
 			s->snapshot_msg = *m;
 			s->snapshot_due = m->time_ns + m->delay_ns;
 		}
-	} else if (m->action == GATE_ACT_SNAPSHOT) {
-		err = triggered_snapshot(s, m);
-	} else if (m->action == GATE_ACT_STOP && m->delay_ns) {
+		return 0;
+	}
+	if (m->action == GATE_ACT_SNAPSHOT)
+		return triggered_snapshot(s, m);
+	if (m->action != GATE_ACT_STOP)
+		return 0;
+	/* The gate emits nothing past the stop already; the run ends here, or at the deadline. */
+	if (!s->stop_fired || m->time_ns + m->delay_ns < s->stop_msg.time_ns + s->stop_msg.delay_ns) {
+		s->stop_msg = *m;
+		s->stop_fired = true;
+	}
+	if (m->delay_ns) {
 		if (!s->stop_due || m->time_ns + m->delay_ns < s->stop_due) {
 			s->stop_due = m->time_ns + m->delay_ns;
 			pr_info("--on %s fired (tid %u): stopping in %.3f ms\n",
 				m->trigger < p->nr_triggers ? p->triggers[m->trigger].text : "(trigger program)",
 				m->tid, m->delay_ns / 1e6);
 		}
-	} else if (m->action == GATE_ACT_STOP) {
-		if (m->trigger >= GATE_USER_TRIGGER_BASE)
-			pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE,
-				m->tid);
-		else
-			pr_info("--on %s fired (tid %u): stopping\n", p->triggers[m->trigger].text, m->tid);
-		s->stop = true;
-		s->stop_requested = true;
+		return 0;
 	}
-	return err;
+	if (m->trigger >= GATE_USER_TRIGGER_BASE)
+		pr_info("trigger program: stop (reason %u, tid %u)\n", m->trigger - GATE_USER_TRIGGER_BASE, m->tid);
+	else
+		pr_info("--on %s fired (tid %u): stopping\n", p->triggers[m->trigger].text, m->tid);
+	s->stop = true;
+	s->stop_requested = true;
+	return 0;
+}
+
+/*
+ * The auxtrig:stop record, where the gate did not write it (stop+T: the
+ * deadline is no event; or the stopping event was not recorded): after
+ * everything written, with the values of the trigger that stopped the run.
+ */
+static int write_stop_marker(struct session *s)
+{
+	const struct gate_ctl_msg *m = &s->stop_msg;
+	char buf[sizeof(struct pdata_sample_head) + 4 + sizeof(struct gate_mark_rec) + 8] = {};
+	struct pdata_sample_head *h = (struct pdata_sample_head *)buf;
+	struct gate_mark_rec rec = {
+		.common_type = s->plan->stop_type,
+		.common_pid = m->tid,
+		.trigger = m->trigger + (m->trigger < GATE_USER_TRIGGER_BASE),
+		.nr = -1,
+		.ret = m->ret,
+	};
+	const struct rec_event *e = event_list__by_type(&s->plan->events, s->plan->stop_type);
+	__u32 raw_size = sizeof(rec);
+	__u64 newest = pdata_writer__newest_time(s->w);
+
+	if (!s->stop_fired || s->stop_time || !e)
+		return 0;
+	memcpy(rec.args, m->args, sizeof(rec.args));
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.misc = PERF_RECORD_MISC_USER;
+	h->header.size = (sizeof(*h) + 4 + raw_size + 7) & ~7u;
+	h->id = e->id;
+	h->pid = m->pid;
+	h->tid = m->tid;
+	h->time = (s->sink.last_time > newest ? s->sink.last_time : newest) + 1;
+	h->period = 1;
+	memcpy(buf + sizeof(*h), &raw_size, 4);
+	memcpy(buf + sizeof(*h) + 4, &rec, raw_size);
+	s->stop_time = h->time;
+	return record_sink__write(&s->sink, &h->header);
 }
 
 /* ---- --dry-run ------------------------------------------------------------------- */
@@ -549,6 +735,7 @@ static int write_header(struct session *s)
 	const struct event_list *ev = &p->events;
 	struct perf_event_attr a;
 	struct tracing_event *events;
+	char **texts;
 	void *td = NULL;
 	size_t td_len = 0;
 	char name[2 * TP_NAME_MAX + 2];
@@ -581,12 +768,24 @@ static int write_header(struct session *s)
 		return err;
 
 	events = calloc(ev->nr + 1, sizeof(*events));
-	if (!events)
+	texts = calloc(ev->nr + 1, sizeof(*texts));	/* formats of records that carry a string */
+	if (!events || !texts) {
+		free(events);
+		free(texts);
 		return -ENOMEM;
-	for (size_t i = 0; i < ev->nr; i++) {
+	}
+	for (size_t i = 0; i < ev->nr && !err; i++) {
 		events[i].system = ev->ev[i].fmt.system;
 		events[i].name = ev->ev[i].fmt.name;
 		events[i].format = ev->ev[i].own_format;
+		if (!events[i].format) {
+			err = event_list__file_format(&ev->ev[i], &texts[i]);
+			events[i].format = texts[i];
+		}
+	}
+	if (err) {
+		pr_err("cannot write the format of a syscall with a string argument: %s\n", strerror(-err));
+		goto out_texts;
 	}
 	if (p->snapshot) {
 		events[ev->nr].system = "auxtrig";
@@ -594,6 +793,10 @@ static int write_header(struct session *s)
 		events[ev->nr].format = ev->marker_format;
 	}
 	err = tracing_data__build(tracefs__root(), events, ev->nr + p->snapshot, &td, &td_len);
+out_texts:
+	for (size_t i = 0; i < ev->nr; i++)
+		free(texts[i]);
+	free(texts);
 	free(events);
 	if (err) {
 		pr_err("cannot collect the tracepoint formats for the file: %s\n", strerror(-err));
@@ -897,6 +1100,13 @@ static void print_summary(struct session *s)
 	if (st.frozen)
 		pr_info("%llu records after a snapshot trigger were held back until its snapshot was taken\n",
 			(unsigned long long)st.frozen);
+	if (s->stop_fired)
+		pr_info("stopped by %s%s (tid %u): the file ends at its auxtrig:stop record; %llu later record%s not written\n",
+			s->stop_msg.trigger >= GATE_USER_TRIGGER_BASE ? "a trigger program" : "--on ",
+			s->stop_msg.trigger >= GATE_USER_TRIGGER_BASE ? "" :
+			s->stop_msg.trigger < p->nr_triggers ? p->triggers[s->stop_msg.trigger].text : "?",
+			s->stop_msg.tid, (unsigned long long)(st.stopped + s->after_stop),
+			st.stopped + s->after_stop == 1 ? "" : "s");
 	if (p->snapshot)
 		pr_info("%lu snapshot%s, %llu records from the flight recorder\n", s->nr_snapshots,
 			s->nr_snapshots == 1 ? "" : "s", (unsigned long long)s->snapshot_records);
@@ -1008,6 +1218,7 @@ static int target_setup(struct session *s, int *ret)
 
 static void session_exit(struct session *s)
 {
+	free(s->snap_buf.p);
 	cpu_events__close(&s->ce);
 	for (size_t i = 0; i < s->nr_progs; i++)
 		trigger_prog__close(s->progs[i]);
@@ -1163,6 +1374,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 		s.snapshot_due = 0;
 		err = triggered_snapshot(&s, &s.snapshot_msg);
 	}
+	if (!err)
+		err = write_stop_marker(&s);
 	if (!err)
 		err = write_gate_losses(&s);
 	if (!err)

@@ -92,6 +92,31 @@ struct expr_compile_opts {
  */
 int expr__resolve_builtin(const char *name, struct expr_field *field);
 
+struct tp_format;
+
+/**
+ * expr__resolve_tp_field() - resolve @name as a field of tracepoint @fmt,
+ * for resolvers of conditions at tracepoints.
+ * @fmt: the tracepoint's format (tracefs__load_format()).
+ * @name: the identifier.
+ * @field: filled on success.
+ * @why: on a refusal, why.
+ * @why_size: bytes at @why.
+ *
+ * Integer fields compare as the type their declaration names
+ * (tp_field__int_type()): an int in an 8-byte slot, as every int syscall
+ * argument is (sys_enter_openat's dfd), is its low 4 bytes sign-extended,
+ * so dfd == -100 holds for AT_FDCWD whatever the upper half of the slot;
+ * fields of types the table does not know keep the format's size and
+ * "signed:". char[N] arrays and __data_loc char[] are strings.
+ *
+ * Return: 0; -ENOENT when @fmt has no such field; -EINVAL with @why for a
+ * common_* field (the kernel overwrote them before BPF runs) or one of a
+ * size no integer has.
+ */
+int expr__resolve_tp_field(const struct tp_format *fmt, const char *name, struct expr_field *field, char *why,
+			   size_t why_size);
+
 /**
  * expr__compile() - compile a condition.
  * @src: the condition text.

@@ -75,7 +75,8 @@ struct own_snapshot_rec {
 	__u64 records;
 	char reason[16];
 	__s32 tid;	/* the thread that fired the trigger, or 0 */
-	__u32 __pad;
+	__u32 lost;	/* the targets' records since the previous snapshot in none:
+			 * held back while a snapshot was taken, or lost to the ring */
 	__s64 value;	/* the return value that made the condition true, or 0 */
 };
 
@@ -98,6 +99,7 @@ enum own_event {
 	OWN_RESUME,
 	OWN_PAUSE,
 	OWN_TRIGGER_STATS,
+	OWN_STOP,
 };
 
 /**
@@ -126,6 +128,23 @@ static inline const struct rec_event *event_list__by_type(const struct event_lis
 
 	return idx ? &l->ev[idx - 1] : NULL;
 }
+
+/**
+ * event_list__string_field() - the user string a syscall entry's record
+ * carries (gate_abi.h, GATE_STR_MAX): its first "const char *" argument that
+ * is not a buffer (filename, pathname, name...), or NULL for other events.
+ */
+const struct tp_field *event_list__string_field(const struct tp_format *fmt);
+
+/**
+ * event_list__file_format() - the format the file gives @e when its records
+ * carry a string (event_list__string_field()): the kernel's, with a field
+ * "__data_loc char[] NAME_str" at the record's fixed size and the print fmt
+ * showing the string instead of the pointer ("filename: \"/etc/passwd\"").
+ * Return: a malloc()ed text (*@text, the caller frees it), 0 when the event
+ * has no string (*@text NULL), or -errno.
+ */
+int event_list__file_format(const struct rec_event *e, char **text);
 
 /** event_list__exit() - free everything (the list may be half built). */
 void event_list__exit(struct event_list *l);

@@ -147,6 +147,13 @@ void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, _
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
+/** gate__set_stop_type() - record type of auxtrig:stop (a stop action's moment). Before load. */
+void gate__set_stop_type(struct gate *g, unsigned int type);
+/**
+ * gate__stopped() - has a stop action fired? @trigger: what stopped it (as
+ * struct gate_stop), may be NULL. Return: the stop's bpf_ktime_get_ns(), 0 if none.
+ */
+__u64 gate__stopped(const struct gate *g, __u32 *trigger);
 /** gate__set_edge_types() - record types of auxtrig:resume/pause (--on ...:resume/pause). Before load. */
 void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause);
 /**

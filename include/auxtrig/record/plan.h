@@ -79,7 +79,7 @@ struct plan_control {
  * @where, @where_text:		--where, compiled (NULL: none)
  * @triggers, @nr_triggers:	--on
  * @user_window:		an --on resumes or pauses: -e records only inside windows
- * @mark_type, @resume_type, @pause_type: record types of auxtrig:mark/resume/pause (0: none)
+ * @mark_type, @resume_type, @pause_type, @stop_type: record types of auxtrig:mark/resume/pause/stop (0: none)
  * @uprobe_enter_type, @uprobe_exit_type: those of auxtrig:uprobe_enter/exit (uprobe windows)
  * @trigger_progs, @nr_trigger_progs: --trigger-prog files
  * @min_duration_ns, @max_duration_ns: --min/--max-duration (0: none)
@@ -117,7 +117,7 @@ struct record_plan {
 	struct plan_trigger *triggers;
 	size_t nr_triggers;
 	bool user_window;
-	unsigned int mark_type, resume_type, pause_type;
+	unsigned int mark_type, resume_type, pause_type, stop_type;
 	unsigned int uprobe_enter_type, uprobe_exit_type;
 	char **trigger_progs;
 	size_t nr_trigger_progs;

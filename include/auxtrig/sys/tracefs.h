@@ -30,6 +30,7 @@
  * @is_dynamic:	__data_loc (u32 len << 16 | offset) field
  * @is_rel:	__rel_loc: offset counts from the end of this field
  * @is_common:	one of the common_* header fields
+ * @is_array:	declared NAME[N]
  */
 struct tp_field {
 	char name[64];
@@ -40,6 +41,7 @@ struct tp_field {
 	bool is_dynamic;
 	bool is_rel;
 	bool is_common;
+	bool is_array;
 };
 
 /**
@@ -59,6 +61,22 @@ struct tp_format {
 	struct tp_field *fields;
 	char *print_fmt;
 };
+
+/**
+ * tp_field__int_type() - the integer type @f's declaration names, as C
+ * sizes it: "int" 4 bytes signed, "unsigned long" 8 unsigned, "pid_t" 4
+ * signed, "umode_t" 2 unsigned, "u32" 4 unsigned, ... The record may hold
+ * it in more bytes than that: every syscall argument is an 8-byte slot,
+ * so an int argument (dfd, -100) is there as the register passed it,
+ * 0x00000000ffffff9c, and only its low 4 bytes, sign-extended, are the
+ * int. The format's "signed:" says nothing of that (0 for every argument).
+ * @size, @is_signed: set on success.
+ *
+ * Return: 0; -ENOENT for a pointer, array, string, struct, enum or a
+ * typedef this table does not know (then the format's size and "signed:"
+ * are all there is).
+ */
+int tp_field__int_type(const struct tp_field *f, unsigned int *size, bool *is_signed);
 
 /**
  * tracefs__set_root() - use @root as the tracefs mount point from now on

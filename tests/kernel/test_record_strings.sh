@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Syscall entries with a user string argument carry the string: perf script
+# (and auxtrig script, line for line the same) show the path each call got,
+# a string longer than the bound is cut and ends in "...", and perf reads the
+# files without a warning.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+
+# openat_demo: per round openat("/dev/null") and openat("/nonexistent/auxtrig-demo")
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/1.data" -- "$DEMO" -r 2 >/dev/null || fail "record 1 failed"
+assert_perf_reads_cleanly "$tmp/1.data"
+perf script -i "$tmp/1.data" >"$tmp/1.txt" 2>/dev/null
+assert_eq "$(grep -c 'sys_enter_openat: dfd: 0xffffff9c, filename: "/dev/null", ' "$tmp/1.txt")" 2 "openat of /dev/null"
+assert_eq "$(grep -c 'sys_enter_openat: dfd: 0xffffff9c, filename: "/nonexistent/auxtrig-demo", ' "$tmp/1.txt")" 2 \
+	"openat of the missing file"
+"$AUXTRIG" script -i "$tmp/1.data" | diff - "$tmp/1.txt" >/dev/null || fail "auxtrig script differs from perf script"
+# the timeline has it in the window's arguments
+"$AUXTRIG" script --format=chrome -i "$tmp/1.data" |
+	jq -e '[.traceEvents[] | select(.ph == "X" and (.args.enter | contains("filename: \"/dev/null\"")))] | length == 2' \
+	>/dev/null || fail "the timeline's openat windows lack the path"
+
+# a path of 300 characters: the first 252 and "..."
+long=/nonexistent/$(printf 'a%.0s' $(seq 287))
+[ ${#long} = 300 ] || fail "test path is ${#long} characters"
+"$AUXTRIG" record -q -w syscall:openat -o "$tmp/2.data" -- cat "$long" >/dev/null 2>&1
+perf script -i "$tmp/2.data" 2>/dev/null >"$tmp/2.txt"
+grep -qF "filename: \"${long:0:252}...\"," "$tmp/2.txt" || fail "long path not cut at 252 + ...: $(grep -F /nonexistent "$tmp/2.txt")"
+
+# another syscall's string: unlinkat's pathname
+touch "$tmp/victim"
+"$AUXTRIG" record -q -e syscalls:sys_enter_unlinkat -o "$tmp/3.data" -- rm "$tmp/victim" >/dev/null || fail "record 3 failed"
+perf script -i "$tmp/3.data" 2>/dev/null | grep -qF "pathname: \"$tmp/victim\"" ||
+	fail "unlinkat's pathname: $(perf script -i "$tmp/3.data" 2>&1 | head -3)"
+echo ok
