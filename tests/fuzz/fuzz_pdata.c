@@ -39,8 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	h = pdata_reader__header(r);
-	if (h->data.offset % 8 || h->data.offset > size || h->data.size > size - h->data.offset)
+	if (h->size == 16) {
+		/*
+		 * Pipe mode: the reader reads its own copy, every record padded to
+		 * 8 bytes, which can be longer than the input (ASan bounds it).
+		 */
+		if (h->data.offset != 16 || h->data.size % 8)
+			abort();
+	} else if (h->data.offset % 8 || h->data.offset > size || h->data.size > size - h->data.offset) {
 		abort();	/* accepted a data section outside the file */
+	}
 	n = pdata_reader__nr_attrs(r);
 	for (size_t i = 0; i < n; i++) {
 		const struct pdata_reader_attr *a = pdata_reader__attr(r, i);
