@@ -380,8 +380,11 @@ static struct val primary(struct eval *e)
 		/* "a" "b" */
 		while (!e->bad && (skip_ws(e), *e->p == '"')) {
 			struct val w = string_lit(e);
-			char *both = arena_alloc(e, strlen(v.s) + strlen(w.s) + 1);
+			char *both;
 
+			if (e->bad)
+				break;	/* no room for it in the arena: w.s is NULL */
+			both = arena_alloc(e, strlen(v.s) + strlen(w.s) + 1);
 			if (both) {
 				sprintf(both, "%s%s", v.s, w.s);
 				v.s = both;
