@@ -113,9 +113,10 @@ SAN_CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 ASAN_OUTPUT  ?= build-asan
 FUZZ_OUTPUT  ?= build-fuzz
 # Kernel tests make test also runs on the ASan+UBSan build: a uprobe recording, snapshots and the
-# control FIFO, --min-duration windows, bad inputs, signals and a full disk.
+# control FIFO, --min-duration windows, bad inputs, signals (the command's tree stopped with the
+# run) and a full disk.
 ASAN_KTESTS  ?= test_record_uprobe.sh test_record_snapshot.sh test_record_actions.sh \
-                test_record_errors.sh test_record_faults.sh
+                test_record_errors.sh test_record_faults.sh test_record_signals.sh
 # Unit tests left out of the ASan+UBSan run: valgrind cannot run an ASan binary (there,
 # LeakSanitizer checks the same leaks in every test).
 ASAN_UNIT_EXCLUDE ?= test_script_leaks
