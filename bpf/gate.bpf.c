@@ -627,14 +627,12 @@ static __always_inline int where_holds(void *ctx, const struct gate_tp *tp)
 }
 
 /* Emit a record auxtrig built (not a tracepoint's). */
-static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32 size, struct gate_stats *st)
+static __always_inline void emit_own_now(void *ctx, __u64 ip, const void *rec, __u32 size, struct gate_stats *st)
 {
 	struct record_buf *buf;
 	__u32 zero = 0;
 
 	if (!cpu_recorded())
-		return;
-	if (frozen(st))
 		return;
 	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
 	if (!buf)
@@ -649,6 +647,14 @@ static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32
 		st->output_lost++;
 	else
 		st->recorded++;
+}
+
+/* A record of auxtrig's own, unless the recorder is frozen or stopped. */
+static __always_inline void emit_own(void *ctx, __u64 ip, const void *rec, __u32 size, struct gate_stats *st)
+{
+	if (frozen(st))
+		return;
+	emit_own_now(ctx, ip, rec, size, st);
 }
 
 /*
@@ -706,7 +712,8 @@ static __always_inline int rate_allows(__u32 i, __u32 limit)
 }
 
 /* An auxtrig:mark-shaped record (mark, resume, pause) with the values that fired trigger @i, at @ip. */
-static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type)
+static __always_inline void emit_mark_rec(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type,
+					  bool stopping)
 {
 	struct gate_mark_rec mark = {
 		.common_type = type,
@@ -717,7 +724,15 @@ static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env
 	};
 
 	__builtin_memcpy(mark.args, env->args, sizeof(mark.args));
-	emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
+	if (stopping) /* the stop's own record: the stop is already in force */
+		emit_own_now(ctx, ip, &mark, sizeof(mark), my_stats());
+	else
+		emit_own(ctx, ip, &mark, sizeof(mark), my_stats());
+}
+
+static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type)
+{
+	emit_mark_rec(ctx, ip, env, i, type, false);
 }
 
 static __always_inline int windows_open(__u32 tid, struct gate_thread *th, __u64 open, __u64 opened,
@@ -845,18 +860,20 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 		__u64 at;
 
 		/*
-		 * Now: the stopping event's auxtrig:stop record, then nothing
-		 * more from any CPU (frozen()). stop+T: nothing past the
-		 * deadline; the recorder writes the record then. The earliest
-		 * stop wins.
+		 * Now: nothing more from any CPU (frozen()), then the stopping
+		 * event's auxtrig:stop record. In that order: the record's time
+		 * is later than the moment the stop was in force, which is what
+		 * lets the recorder cut, at that record, whatever another CPU
+		 * emitted at the same instant (gate_stop's comment). stop+T:
+		 * nothing past the deadline; the recorder writes the record
+		 * then. The earliest stop wins.
 		 */
-		if (sp && !t->delay_ns && gc && gc->stop_type && !sp->at &&
-		    !__sync_val_compare_and_swap(&sp->marked, 0, 1))
-			emit_mark(ctx, ip, env, i, gc->stop_type);
 		at = bpf_ktime_get_ns() + t->delay_ns;
 		if (sp && (!sp->at || at < sp->at)) {
 			sp->trigger = i + 1;
 			sp->at = at;
+			if (!t->delay_ns && gc && gc->stop_type && !__sync_val_compare_and_swap(&sp->marked, 0, 1))
+				emit_mark_rec(ctx, ip, env, i, gc->stop_type, true);
 		}
 	}
 	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);

@@ -434,6 +434,12 @@ struct gate_runtime {
  * @marked:	the auxtrig:stop record was emitted (once, by the stopping
  *		event itself; with stop+T the recorder writes it); 64 bits for
  *		the compare-and-swap BPF has
+ *
+ * A stop that is now sets @at before it emits its record. A record another
+ * CPU emitted at the same instant may carry a later perf time than the stop
+ * record (its time is taken after the gate's check), but only if it reached
+ * its ring after @at was set: the recorder reads the rings' heads, then this
+ * map, and cuts at the stop record whatever it reads once @at is set.
  */
 struct gate_stop {
 	__u64 at;

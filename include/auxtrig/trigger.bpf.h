@@ -147,16 +147,19 @@ static __always_inline int auxtrig_stop(void *ctx, __u32 reason)
 		struct gate_mark_rec rec;
 	} m = {};
 
-	if (sp && !sp->at && gc && gc->stop_type && !__sync_val_compare_and_swap(&sp->marked, 0, 1)) {
-		m.rec.common_type = gc->stop_type;
-		m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
-		m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
-		m.rec.nr = -1;
-		bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &m, sizeof(m));
-	}
-	if (sp && !sp->at) {
+	__u64 now = bpf_ktime_get_ns();
+
+	/* The stop is in force first, then its record: see struct gate_stop. */
+	if (sp && (!sp->at || now < sp->at)) {
 		sp->trigger = GATE_USER_TRIGGER_BASE + reason;
-		sp->at = bpf_ktime_get_ns();
+		sp->at = now;
+		if (gc && gc->stop_type && !__sync_val_compare_and_swap(&sp->marked, 0, 1)) {
+			m.rec.common_type = gc->stop_type;
+			m.rec.common_pid = (__u32)bpf_get_current_pid_tgid();
+			m.rec.trigger = GATE_USER_TRIGGER_BASE + reason;
+			m.rec.nr = -1;
+			bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, &m, sizeof(m));
+		}
 	}
 	return auxtrig__ctl(reason, GATE_ACT_STOP, 0);
 }

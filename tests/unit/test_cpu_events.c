@@ -180,6 +180,80 @@ static void test_cpu_events_drain(void **state)
 	nothing_left(t);
 }
 
+struct check_ctx {
+	struct t *t;
+	__u64 peeked[8];
+	size_t nr_peeked;
+	int verdict;
+	bool emit_late;	/* the kernel writes a record while the check runs */
+};
+
+static int peeked(void *ctx, const struct perf_event_header *h)
+{
+	struct check_ctx *c = ctx;
+	__u64 v;
+
+	memcpy(&v, h + 1, sizeof(v));
+	assert_true(c->nr_peeked < 8);
+	c->peeked[c->nr_peeked++] = v;
+	return 0;
+}
+
+static int check(void *ctx, struct cpu_events *ce)
+{
+	struct check_ctx *c = ctx;
+
+	assert_int_equal(cpu_events__peek(ce, peeked, c), 0);
+	if (c->emit_late)
+		emit(c->t, ce->cpus[0].out_fd, 9, 0);
+	return c->verdict;
+}
+
+static int record_checked(void *ctx, const struct perf_event_header *h)
+{
+	return record(((struct check_ctx *)ctx)->t, h);
+}
+
+/*
+ * A checked drain (how a stop cuts a pass): the check sees, without taking
+ * them, exactly the records the pass then hands out, those up to the heads
+ * read first; what arrives meanwhile waits for the next pass. A check that
+ * says wait leaves every record in its ring.
+ */
+static void test_cpu_events_drain_checked(void **state)
+{
+	struct t *t = *state;
+	struct check_ctx c = { .t = t, .verdict = 1 };
+	bool any = false;
+
+	assert_int_equal(open_all(t, false), 0);
+	emit(t, t->ce.cpus[0].out_fd, 1, 0);
+	emit(t, t->ce.cpus[1].out_fd, 2, 0);
+	/* wait: seen, nothing taken */
+	assert_int_equal(cpu_events__drain_checked(&t->ce, check, record_checked, &c, &any), 0);
+	assert_false(any);
+	assert_int_equal(t->nr_got, 0);
+	assert_int_equal(c.nr_peeked, 2);
+	/* go on: the same two, with one written during the check left for later */
+	c.nr_peeked = 0;
+	c.verdict = 0;
+	c.emit_late = true;
+	assert_int_equal(cpu_events__drain_checked(&t->ce, check, record_checked, &c, &any), 0);
+	assert_true(any);
+	assert_int_equal(c.nr_peeked, 2);
+	assert_int_equal(t->nr_got, 2);
+	assert_int_equal(t->got[0], 1);
+	assert_int_equal(t->got[1], 2);
+	c.emit_late = false;
+	c.nr_peeked = 0;
+	assert_int_equal(cpu_events__drain_checked(&t->ce, check, record_checked, &c, &any), 0);
+	assert_int_equal(c.nr_peeked, 1);
+	assert_int_equal(t->nr_got, 3);
+	assert_int_equal(t->got[2], 9);
+	cpu_events__close(&t->ce);
+	nothing_left(t);
+}
+
 /*
  * Flight recorder: the output rings are overwritten backwards, mapped
  * read-only; each CPU's sideband gets a forward ring of its own, streamed.
@@ -329,6 +403,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cpu_events_open_map_and_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_events_drain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_events_drain_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_events_flight_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_events_snapshot_pauses_around_the_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_events_thread_gone, setup, teardown),

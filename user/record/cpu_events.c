@@ -249,36 +249,77 @@ bool cpu_events__is_side_id(const struct cpu_events *ce, __u64 id)
 	return false;
 }
 
-static int drain_ring(struct data_ring *r, cpu_events_fn fn, void *ctx, bool *any)
+/* The ring a pass reads on CPU slot @i: streaming, its own; flight recorder, its sideband (or none). */
+static struct data_ring *pass_ring(struct cpu_events *ce, size_t i)
+{
+	if (!ce->snapshot_mode)
+		return &ce->cpus[i].ring;
+	return ce->cpus[i].side_mapped ? &ce->cpus[i].side_ring : NULL;
+}
+
+/* @r's records up to the head read at the pass's start; @consume: give their room back. */
+static int read_ring(struct data_ring *r, cpu_events_fn fn, void *ctx, bool *any, bool consume)
 {
 	const struct perf_event_header *h;
+	uint64_t tail = r->tail;
 	int err = 0;
 
-	if (!data_ring__read_init(r))
-		return 0;
 	while ((h = data_ring__read_event(r))) {
 		err = fn(ctx, h);
 		if (err)
 			break;
-		*any = true;
+		if (any)
+			*any = true;
 	}
-	data_ring__consume(r);
+	if (consume)
+		data_ring__consume(r);
+	else
+		r->tail = tail;
+	return err;
+}
+
+int cpu_events__peek(struct cpu_events *ce, cpu_events_fn fn, void *ctx)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < ce->nr_cpus && !err; i++) {
+		struct data_ring *r = pass_ring(ce, i);
+
+		if (r)
+			err = read_ring(r, fn, ctx, NULL, false);
+	}
+	return err;
+}
+
+int cpu_events__drain_checked(struct cpu_events *ce, cpu_events_check_fn check, cpu_events_fn fn, void *ctx,
+			      bool *any)
+{
+	int err = 0;
+
+	/* Every head first: what @check sees is exactly what @fn gets. */
+	for (size_t i = 0; i < ce->nr_cpus; i++) {
+		struct data_ring *r = pass_ring(ce, i);
+
+		if (r)
+			data_ring__read_init(r);
+	}
+	if (check) {
+		err = check(ctx, ce);
+		if (err) /* > 0: every record stays for the next pass */
+			return err < 0 ? err : 0;
+	}
+	for (size_t i = 0; i < ce->nr_cpus && !err; i++) {
+		struct data_ring *r = pass_ring(ce, i);
+
+		if (r && r->head != r->tail)
+			err = read_ring(r, fn, ctx, any, true);
+	}
 	return err;
 }
 
 int cpu_events__drain(struct cpu_events *ce, cpu_events_fn fn, void *ctx, bool *any)
 {
-	int err = 0;
-
-	for (size_t i = 0; i < ce->nr_cpus && !err; i++) {
-		if (ce->snapshot_mode) {
-			if (ce->cpus[i].side_mapped)
-				err = drain_ring(&ce->cpus[i].side_ring, fn, ctx, any);
-		} else {
-			err = drain_ring(&ce->cpus[i].ring, fn, ctx, any);
-		}
-	}
-	return err;
+	return cpu_events__drain_checked(ce, NULL, fn, ctx, any);
 }
 
 struct snapshot_ctx {

@@ -448,7 +448,7 @@ void gate__set_stop_type(struct gate *g, unsigned int type)
 	g->config.stop_type = type; /* written with the configuration at arm time */
 }
 
-__u64 gate__stopped(const struct gate *g, __u32 *trigger)
+__u64 gate__stopped(const struct gate *g, __u32 *trigger, bool *marked)
 {
 	struct gate_stop st = {};
 	__u32 zero = 0;
@@ -457,6 +457,8 @@ __u64 gate__stopped(const struct gate *g, __u32 *trigger)
 		return 0;
 	if (trigger)
 		*trigger = st.trigger;
+	if (marked)
+		*marked = st.marked;
 	return st.at;
 }
 

@@ -95,6 +95,7 @@ struct session {
 	bool stop_fired;		/* ...when one fired */
 	__u64 stop_time;	/* perf time of the auxtrig:stop record, 0: not seen */
 	__u64 after_stop;	/* samples later than it, not written */
+	__u64 stop_wait_since;	/* the gate stopped, its record not yet in a ring: since (CLOCK_MONOTONIC ns) */
 	struct hw_trace hw;	/* -e PMU/../: hardware trace */
 	struct trigger_prog **progs;	/* --trigger-prog */
 	size_t nr_progs;
@@ -171,6 +172,64 @@ static int gate_outputs(struct session *s)
 static __u16 sample_cpumode(__u64 ip)
 {
 	return (__s64)ip < 0 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
+/*
+ * A gate sample's record type and perf time. Return: false for what is no
+ * record of the gate (another record type, a verdict, a point, short data).
+ */
+static bool gate_sample_type(const struct perf_event_header *h, __u16 *type, __u64 *time)
+{
+	struct gate_out_hdr gh;
+	__u32 raw_size;
+
+	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2)
+		return false;
+	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+	if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size)
+		return false;
+	memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
+	if (gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
+		return false;
+	memcpy(type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(*type));
+	memcpy(time, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(*time));
+	return true;
+}
+
+static int find_stop_record(void *ctx, const struct perf_event_header *h)
+{
+	struct session *s = ctx;
+	__u16 type;
+	__u64 t;
+
+	if (gate_sample_type(h, &type, &t) && type == s->plan->stop_type && (!s->stop_time || t < s->stop_time))
+		s->stop_time = t;
+	return 0;
+}
+
+/*
+ * Before a pass hands its records on (the rings' heads are read): has the
+ * gate stopped? Then the pass is cut at the auxtrig:stop record, wherever
+ * it lies among the rings: what another CPU emitted at the stop's instant
+ * may be read before it and be later (struct gate_stop). The stop is in
+ * force before its record is emitted; until the record is in a ring (the
+ * stopping program is still running), the pass waits, for 100 ms at most
+ * (its output may have been lost).
+ */
+static int check_stop(void *ctx, struct cpu_events *ce)
+{
+	struct session *s = ctx;
+	bool marked = false;
+	int err;
+
+	if (!s->plan->stop_type || s->plan->snapshot || s->stop_time || !s->gate || !gate__stopped(s->gate, NULL, &marked) || !marked)
+		return 0; /* no stop, or one the recorder writes the record of (stop+T) */
+	err = cpu_events__peek(ce, find_stop_record, s);
+	if (err || s->stop_time)
+		return err;
+	if (!s->stop_wait_since)
+		s->stop_wait_since = monotonic_ns();
+	return monotonic_ns() - s->stop_wait_since < 100000000ULL;
 }
 
 /* A record of a CPU's ring: a gate sample becomes its tracepoint's; the rest goes as it is. */
@@ -263,7 +322,7 @@ static int drain(struct session *s)
 	bool any = false;
 	int err;
 
-	err = cpu_events__drain(&s->ce, process_record, s, &any);
+	err = cpu_events__drain_checked(&s->ce, check_stop, process_record, s, &any);
 	if (!err && s->hw.aux && !s->plan->snapshot) {
 		int n = aux_session__drain(s->hw.aux, &s->sink);
 

@@ -107,6 +107,23 @@ typedef int (*cpu_events_fn)(void *ctx, const struct perf_event_header *h);
  */
 int cpu_events__drain(struct cpu_events *ce, cpu_events_fn fn, void *ctx, bool *any);
 
+/** A look at a pass's records before they are handed on: 0 go on, > 0 leave them all for the next pass, < 0 error. */
+typedef int (*cpu_events_check_fn)(void *ctx, struct cpu_events *ce);
+
+/**
+ * cpu_events__drain_checked() - cpu_events__drain() in two steps: every
+ * ring's head is read first, then @check runs (it may cpu_events__peek()
+ * at the records up to those heads), then @fn gets exactly those records.
+ */
+int cpu_events__drain_checked(struct cpu_events *ce, cpu_events_check_fn check, cpu_events_fn fn, void *ctx,
+			      bool *any);
+
+/**
+ * cpu_events__peek() - inside a cpu_events_check_fn: the pass's records, up
+ * to the heads it read, to @fn, left in their rings.
+ */
+int cpu_events__peek(struct cpu_events *ce, cpu_events_fn fn, void *ctx);
+
 /**
  * cpu_events__snapshot() - flight recorder: freeze each CPU's ring
  * (PERF_EVENT_IOC_PAUSE_OUTPUT: the kernel drops and counts what arrives

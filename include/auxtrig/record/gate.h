@@ -151,9 +151,10 @@ void gate__set_mark_type(struct gate *g, unsigned int type);
 void gate__set_stop_type(struct gate *g, unsigned int type);
 /**
  * gate__stopped() - has a stop action fired? @trigger: what stopped it (as
- * struct gate_stop), may be NULL. Return: the stop's bpf_ktime_get_ns(), 0 if none.
+ * struct gate_stop), @marked: its auxtrig:stop record was emitted; either may
+ * be NULL. Return: the stop's bpf_ktime_get_ns() (or deadline), 0 if none.
  */
-__u64 gate__stopped(const struct gate *g, __u32 *trigger);
+__u64 gate__stopped(const struct gate *g, __u32 *trigger, bool *marked);
 /** gate__set_edge_types() - record types of auxtrig:resume/pause (--on ...:resume/pause). Before load. */
 void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause);
 /**
