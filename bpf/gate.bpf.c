@@ -1223,6 +1223,37 @@ int gate_follow_exec(void *ctx)
 }
 
 /*
+ * --where on hardware trace: the veto programs' state (the programs are
+ * below, with the uprobe windows). Per thread and window: the calls in
+ * progress, whether the outermost passed, and the last hit any member's
+ * program decided, so that the other members' programs, which the kernel
+ * runs for the same hit, give the same answer and count nothing again.
+ */
+struct aux_veto_key {
+	__u32 tid;
+	__u32 window;
+};
+
+struct aux_veto_call {
+	__u32 depth;	/* calls of the window's function in progress */
+	__u32 passed;	/* the outermost one passed --where: its return pauses */
+	__u64 start;	/* the thread's start_time: an entry left by a dead thread whose id was reused is stale */
+	__u64 hit_sp;	/* the last hit: its stack pointer, */
+	__u32 hit_exit;	/* whether it was a return, */
+	__u32 hit_ret;	/* and what was answered */
+};
+
+/* Not an LRU: evicting a live call would leave its window resumed with no pause. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct aux_veto_key);
+	__type(value, struct aux_veto_call);
+} gate_aux_veto SEC(".maps");
+
+const volatile __u32 aux_veto = 0;	/* the veto programs are loaded: gate_aux_veto has entries */
+
+/*
  * A thread that exits with a window open leaves no state behind; a timed
  * window ends here, with what it lasted until the exit.
  */
@@ -1247,6 +1278,12 @@ int gate_thread_exit(void *ctx)
 		struct expr_count_key ck = { .tid = tid, .slot = slot };
 
 		bpf_map_delete_elem(&expr_counts, &ck);
+	}
+	/* The veto programs keep a thread's entry after its calls returned (see gate_aux_veto_exit). */
+	for (__u32 w = 0; aux_veto && w < GATE_MAX_WINDOWS; w++) {
+		struct aux_veto_key vk = { .tid = tid, .window = w };
+
+		bpf_map_delete_elem(&gate_aux_veto, &vk);
 	}
 	return 1;
 }
@@ -1525,24 +1562,23 @@ int gate_point_mem(struct bpf_perf_event_data *ctx)
  * function run in no fixed order with these) and let through only the
  * outermost call for which --where holds, and the return that ends it.
  *
- * The attach cookie: the window in bits 0..31; the member's CPU + 1 in bits
- * 32..63, 0 for a per-thread member. A uprobe hit runs the programs of every
- * CPU's member of the target (the prog array runs before the per-CPU event
- * list is looked at), so only the member of the CPU the hit is on acts.
+ * Every member on the function is a uprobe consumer of its own, and a hit
+ * runs the programs of all of them, one after the other, preemptible: the
+ * member of each CPU (and, per thread, of each thread), of which the kernel
+ * then fires only the one on the hit's CPU and thread. The first program to
+ * see a hit decides it and counts it; the others give the same answer.
+ * A hit is told from the next by its stack pointer and kind: two entries in
+ * a row have different ones (a nested call's frame is below its caller's),
+ * as have two returns; an entry and the return of the call before it at the
+ * same depth differ in kind. (Deciding by the member's CPU instead, as this
+ * did before, counted a call twice, or not at all, when the thread
+ * migrated between two members' programs of one hit.)
+ *
+ * The attach cookie: the window in bits 0..31; bits 32..63 the member's CPU
+ * + 1 (0 for a per-thread member), for the record.
  */
 #define GATE_SLOT_AUX_VETO	(EXPR_MAX_SLOTS - 1)
 _Static_assert(GATE_SLOT_AUX_VETO > GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1), "a state slot of its own");
-
-struct aux_veto_key {
-	__u32 tid;
-	__u32 window;
-};
-
-struct aux_veto_call {
-	__u32 depth;	/* calls of the window's function in progress */
-	__u32 passed;	/* the outermost one passed --where: its return pauses */
-	__u64 start;	/* the thread's start_time: an entry left by a dead thread whose id was reused is stale */
-};
 
 static __always_inline __u64 aux_veto_thread_start(void)
 {
@@ -1550,14 +1586,6 @@ static __always_inline __u64 aux_veto_thread_start(void)
 
 	return BPF_CORE_READ(task, start_time);
 }
-
-/* Not an LRU: evicting a live call would leave its window resumed with no pause. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct aux_veto_key);
-	__type(value, struct aux_veto_call);
-} gate_aux_veto SEC(".maps");
 
 /*
  * Outermost calls let through (aux_resume), vetoed by --where; returns let
@@ -1569,38 +1597,44 @@ struct {
 #define AUX_VETO_UNTRACKED	3
 __u64 aux_veto_stats[4];
 
-/* The member's window, or -1 when this member is another CPU's. */
-static __always_inline int aux_veto_window(struct pt_regs *ctx)
+static __always_inline __u32 aux_veto_window(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 cpu1 = cookie >> 32;
-
-	if (cpu1 && cpu1 - 1 != bpf_get_smp_processor_id())
-		return -1;
-	return (__u32)cookie & (GATE_MAX_WINDOWS - 1);
+	return (__u32)bpf_get_attach_cookie(ctx) & (GATE_MAX_WINDOWS - 1);
 }
 
 /* Entry member (aux_resume): 1 only for the outermost call --where lets open. */
 SEC("?uprobe")
 int gate_aux_veto_enter(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct aux_veto_key key = { .tid = (__u32)pid_tgid };
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
+	struct aux_veto_key key = { .tid = (__u32)pid_tgid, .window = aux_veto_window(ctx) };
 	struct aux_veto_call *c, fresh = {};
-	int w = aux_veto_window(ctx);
 
-	if (w < 0 || !armed() || !is_target(pid_tgid))
+	if (!armed() || !is_target(pid_tgid))
 		return 0;
-	key.window = w;
 	fresh.start = aux_veto_thread_start();
 	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
-	if (c && c->depth && c->start == fresh.start) {
-		if (c->depth < 0xffffffff)
-			c->depth++; /* a nested call: the window is open already, or stays shut */
-		return 0;
+	if (c && c->start == fresh.start) {
+		if (!c->hit_exit && c->hit_sp == sp)
+			return c->hit_ret; /* another member's program ran for this hit */
+		c->hit_exit = 0;
+		c->hit_sp = sp;
+		if (c->depth) {
+			if (c->depth < 0xffffffff)
+				c->depth++; /* a nested call: the window is open already, or stays shut */
+			c->hit_ret = 0;
+			return 0;
+		}
+		c->depth = 1;
+		c->passed = call_where_holds(ctx, GATE_SLOT_AUX_VETO);
+		c->hit_ret = c->passed;
+		__sync_fetch_and_add(&aux_veto_stats[c->passed ? AUX_VETO_RESUMED : AUX_VETO_VETOED], 1);
+		return c->passed;
 	}
 	fresh.depth = 1;
 	fresh.passed = call_where_holds(ctx, GATE_SLOT_AUX_VETO);
+	fresh.hit_sp = sp;
+	fresh.hit_ret = fresh.passed;
 	if (bpf_map_update_elem(&gate_aux_veto, &key, &fresh, BPF_ANY)) {
 		/* untracked: its return could not pause, so do not resume */
 		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_UNTRACKED], 1);
@@ -1610,27 +1644,32 @@ int gate_aux_veto_enter(struct pt_regs *ctx)
 	return fresh.passed;
 }
 
-/* Return member (aux_pause): 1 only at the return that closes a window the entry opened. */
+/*
+ * Return member (aux_pause): 1 only at the return that closes a window the
+ * entry opened. The entry stays (depth 0) for the other members' programs
+ * of this return; the thread's exit deletes it.
+ */
 SEC("?uretprobe")
 int gate_aux_veto_exit(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct aux_veto_key key = { .tid = (__u32)pid_tgid };
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
+	struct aux_veto_key key = { .tid = (__u32)pid_tgid, .window = aux_veto_window(ctx) };
 	struct aux_veto_call *c;
-	int w = aux_veto_window(ctx), passed;
 
 	/* no armed() check: a window resumed while armed still pauses after the disarm */
-	if (w < 0)
-		return 0;
-	key.window = w;
 	c = bpf_map_lookup_elem(&gate_aux_veto, &key);
-	if (!c || !c->depth || c->start != aux_veto_thread_start())
+	if (!c || c->start != aux_veto_thread_start())
 		return 0; /* a call that began before we were armed, or was never seen */
-	if (--c->depth)
+	if (c->hit_exit && c->hit_sp == sp)
+		return c->hit_ret;
+	c->hit_exit = 1;
+	c->hit_sp = sp;
+	c->hit_ret = 0;
+	if (!c->depth || --c->depth)
 		return 0;
-	passed = c->passed;
-	bpf_map_delete_elem(&gate_aux_veto, &key);
-	if (passed)
+	if (c->passed) {
+		c->hit_ret = 1;
 		__sync_fetch_and_add(&aux_veto_stats[AUX_VETO_PAUSED], 1);
-	return passed;
+	}
+	return c->hit_ret;
 }

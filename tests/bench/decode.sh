@@ -6,6 +6,8 @@
 # Inputs, made by build/tests/bench/gen_decode from the real captures in
 # ../shared/data:
 #   CoreSight  the Juno ETB (six ETMv4, 64 KiB) as BENCH_CS_REPEAT buffers;
+#   CoreSight timed  its six streams with timestamp packets, formatted again, as
+#              BENCH_CS_REPEAT buffers, the cs_etm timestamp option on (perf's timed order);
 #   Intel PT   the Skylake capture with its buffers repeated BENCH_PT_REPEAT times.
 # Modes, each checked before it is timed:
 #   branches   CoreSight: perf script --itrace=b -F cpu,ip,addr,sym,symoff,dso against
@@ -13,6 +15,9 @@
 #              Intel PT: --itrace=b -F ip,addr,cpu against auxtrig script: the same
 #              samples (compared sorted: the repeated buffers repeat timestamps, and ties
 #              are ordered differently)
+#   timed      CoreSight with timestamps: perf script --itrace=b -F cpu,ip,addr,sym,symoff,dso
+#              against auxtrig script -F the same: the same bytes (one worker: the order
+#              interleaves all buffers)
 #   insns      CoreSight: every instruction: perf script --itrace=i1i -F cpu,ip against
 #              auxtrig script --windows (the same instructions, headed by windows)
 # Reported per tool: cpu = user+system seconds of the tool and its decode workers
@@ -57,8 +62,10 @@ row() {	# format mode tool cpu rss wall base_cpu
 }
 
 "$gen" cs "$tmp/cs.data" "$cs_repeat" || exit 1
+"$gen" cstimed "$tmp/cst.data" "$cs_repeat" || exit 1
 "$gen" pt "$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14" "$tmp/pt.data" "$pt_repeat" || exit 1
-echo "auxtrig decode bench: CoreSight $(du -h "$tmp/cs.data" | cut -f1) ($cs_repeat x 64 KiB, 6 trace IDs)," \
+echo "auxtrig decode bench: CoreSight $(du -h "$tmp/cs.data" | cut -f1) ($cs_repeat x 64 KiB, 6 trace IDs;" \
+	"timed $(du -h "$tmp/cst.data" | cut -f1))," \
 	"Intel PT $(du -h "$tmp/pt.data" | cut -f1) ($pt_repeat x 150 KiB); fastest of $runs runs"
 echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null)"
 echo
@@ -76,6 +83,14 @@ row CoreSight branches "perf script" "$pc" "$pr" "$pw" "$pc"
 row CoreSight branches "auxtrig script" "$ac" "$ar" "$aw" "$pc"
 row CoreSight branches "auxtrig script -j $jobs" "$jc" "$jr" "$jw" "$pc"
 n=$(wc -l <"$tmp/a.txt")
+
+# CoreSight branch samples in timestamp order
+read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/cst.data" --itrace=b -F $F) || exit 1
+read -r ac ar aw < <(measure "$tmp/a.txt" "$auxtrig" script -i "$tmp/cst.data" -F $F) || exit 1
+cmp -s "$tmp/p.txt" "$tmp/a.txt" || { echo "decode bench: timed CoreSight branches differ from perf's"; exit 1; }
+row CoreSight timed "perf script" "$pc" "$pr" "$pw" "$pc"
+row CoreSight timed "auxtrig script" "$ac" "$ar" "$aw" "$pc"
+nt=$(wc -l <"$tmp/a.txt")
 
 # CoreSight instructions
 read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/cs.data" --itrace=i1i -F cpu,ip) || exit 1
@@ -97,4 +112,4 @@ row "Intel PT" branches "perf script" "$pc" "$pr" "$pw" "$pc"
 row "Intel PT" branches "auxtrig script" "$ac" "$ar" "$aw" "$pc"
 np=$(wc -l <"$tmp/a.txt")
 echo
-echo "($n CoreSight branch samples, $ni instructions, $np Intel PT samples per run; outputs checked against perf's)"
+echo "($n CoreSight branch samples, $nt timed, $ni instructions, $np Intel PT samples per run; outputs checked against perf's)"

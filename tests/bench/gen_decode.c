@@ -4,6 +4,9 @@
  * captures in ../shared/data:
  *
  *   gen_decode cs OUT REPEAT       the Juno ETB (six ETMv4) as REPEAT buffers of 64 KiB
+ *   gen_decode cstimed OUT REPEAT  its six streams with TIMESTAMP packets (one every 20),
+ *                                  frame-formatted again, as REPEAT buffers, the cs_etm
+ *                                  timestamp option on (perf's timed decode)
  *   gen_decode pt IN OUT REPEAT    the Intel PT capture IN with its AUXTRACE buffers
  *                                  repeated REPEAT times (each copy after a gap, so each
  *                                  is decoded from its first PSB, as after data loss)
@@ -73,10 +76,16 @@ int main(int argc, char **argv)
 		struct cs_fixture_opts o = { .repeat = atoi(argv[3]) };
 
 		err = cs_fixture__write(argv[2], &o, NULL);
+	} else if (argc == 4 && !strcmp(argv[1], "cstimed")) {
+		struct cs_fixture_timed t = {
+			.every = 20, .ts0 = 1000, .tsk = 7, .step = 100, .repeat = atoi(argv[3]), .ts_option = true,
+		};
+
+		err = cs_fixture__write_timed(argv[2], &t);
 	} else if (argc == 5 && !strcmp(argv[1], "pt")) {
 		err = gen_pt(argv[2], argv[3], atoi(argv[4]));
 	} else {
-		fprintf(stderr, "usage: gen_decode cs OUT REPEAT | gen_decode pt IN OUT REPEAT\n");
+		fprintf(stderr, "usage: gen_decode cs|cstimed OUT REPEAT | gen_decode pt IN OUT REPEAT\n");
 		return 2;
 	}
 	if (err) {

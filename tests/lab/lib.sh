@@ -21,17 +21,39 @@ kernel_aux_action() {
 }
 
 # pt_packets FILE: the trace unit's packets in FILE as perf 6.1 dumps them, one per line:
-# "PGE IP", "PGD IP" (or "PGD -" when suppressed), "PTW SEQ TID", "AUX" at each AUXTRACE buffer.
+# "PGE IP", "PGD IP" (or "PGD -" when suppressed), "PTW SEQ TID WHY" (WHY: start, resume, pause,
+# stop: tests/lab/module), "AUX" at each AUXTRACE buffer. A buffer that wrapped (snapshot mode)
+# begins mid-packet: its packets count from its first PSB on, as a decoder syncs.
 pt_packets() {
 	local kind x
 	perf report -D -i "$1" 2>/dev/null | awk '
-		/PERF_RECORD_AUXTRACE / { print "AUX" }
+		/PERF_RECORD_AUXTRACE / { print "AUX"; sync = 0; next }
+		/^\. +[0-9a-f]+: / && / PSB$/ { sync = 1 }
+		!sync { next }
 		/ TIP\.PGE / { print "PGE", $NF }
 		/ TIP\.PGD / { ip = $NF; if (ip !~ /^0x/) ip = "-"; print "PGD", ip }
 		/ PTWRITE / { print "PTW", $(NF - 1) }' |
 		while read -r kind x; do
-			if [ "$kind" = PTW ]; then echo "PTW $((x >> 32)) $((x & 0xffffffff))"; else echo "$kind${x:+ $x}"; fi
+			if [ "$kind" = PTW ]; then
+				echo "PTW $((x >> 32)) $((x & 0xffffff)) $(why_name $(((x >> 24) & 0xff)))"
+			else
+				echo "$kind${x:+ $x}"
+			fi
 		done
+}
+
+why_name() {
+	case $1 in
+	1) echo start ;; 2) echo resume ;; 3) echo pause ;; 4) echo stop ;; *) echo "why$1" ;;
+	esac
+}
+
+# aux_flags FILE: the flags of FILE's PERF_RECORD_AUX records as perf 6.1 dumps them, one number
+# per line (1 TRUNCATED, 2 OVERWRITE, 4 PARTIAL, 8 COLLISION).
+aux_flags() {
+	local f
+	perf report -D -i "$1" 2>/dev/null | sed -n 's/.*PERF_RECORD_AUX offset: .* flags: \([0-9a-fx]*\) .*/\1/p' |
+		while read -r f; do echo $((f)); done
 }
 
 # windows_check PACKETS [ANY_IP]: every PGE is followed by a PTW, a PTW and a PGD of the same
@@ -52,4 +74,21 @@ windows_check() {
 		{ bad("unexpected " $0 " in state " state) }
 		function bad(m) { print "BAD " m; err = 1 }
 		END { if (state) print "BAD trace left on"; exit err || state }' "$1"
+}
+
+# pt_spans PACKETS: the spans of trace in PACKETS (pt_packets' output), from each PGE to its PGD,
+# one line each: "BUF TID ON_SEQ ON_WHY OFF_SEQ OFF_WHY PGE_IP PGD_IP", BUF numbering the AUXTRACE
+# buffers from 1. A span the end of its buffer cuts is left out. A packet out of place (a PGE inside
+# a span, a PGD outside one, PTWRITEs of two threads in one span) gives a line "BAD ..." and the
+# exit status 1.
+pt_spans() {
+	awk '
+		function bad(m) { print "BAD buffer " buf ": " m; err = 1 }
+		$1 == "AUX" { buf++; st = 0; next }
+		$1 == "PGE" { if (st) bad("TIP.PGE inside a span"); ip = $2; st = 1; next }
+		$1 == "PTW" && st == 1 { tid = $3; on = $2; onw = $4; st = 2; next }
+		$1 == "PTW" && st == 2 { if ($3 != tid) bad("PTWRITEs of threads " tid " and " $3 " in one span"); off = $2; offw = $4; st = 3; next }
+		$1 == "PGD" && st == 3 { print buf, tid, on, onw, off, offw, ip, $2; st = 0; next }
+		{ bad("unexpected \"" $0 "\" in state " st); st = 0 }
+		END { exit err }' "$1"
 }

@@ -81,6 +81,30 @@ static void aux_model__emit_itrace_start(struct aux_model *m)
 	m->stats.itrace_starts++;
 }
 
+void aux_model__emit_switch(struct aux_model *m, __u64 id, bool out, bool cpu_wide, __u32 next_prev_pid,
+			    __u32 next_prev_tid)
+{
+	unsigned char rec[8 + 8 + AUX_MODEL_SAMPLE_ID_SIZE];
+	struct perf_event_header h = {
+		.type = cpu_wide ? PERF_RECORD_SWITCH_CPU_WIDE : PERF_RECORD_SWITCH,
+		.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+		.size = cpu_wide ? sizeof(rec) : sizeof(rec) - 8,
+	};
+	__u32 w[2] = { next_prev_pid, next_prev_tid };
+	size_t off = 8;
+	__u64 own = m->cfg.id;
+
+	memcpy(rec, &h, 8);
+	if (cpu_wide) {
+		memcpy(rec + 8, w, 8);
+		off += 8;
+	}
+	m->cfg.id = id;
+	aux_model__trailer(m, rec + off);
+	m->cfg.id = own;
+	aux_model__emit(m, rec, h.size);
+}
+
 static void aux_model__wakeup(struct aux_model *m)
 {
 	m->pollin = true;

@@ -177,6 +177,15 @@ size_t aux_model__hw_write(struct aux_model *m, const void *bytes, size_t len);
  */
 void aux_model__output_end(struct aux_model *m, __u64 flags);
 
+/**
+ * aux_model__emit_switch() - a context switch record of an event redirected
+ * into this ring (a tracking event's), with that event's @id in the trailer:
+ * PERF_RECORD_SWITCH, or with @cpu_wide PERF_RECORD_SWITCH_CPU_WIDE naming
+ * the thread switched to (@out) or from (@next_prev_pid, @next_prev_tid).
+ */
+void aux_model__emit_switch(struct aux_model *m, __u64 id, bool out, bool cpu_wide, __u32 next_prev_pid,
+			    __u32 next_prev_tid);
+
 /** aux_model__pollin() - whether the reader was woken since the last call (clears it, as perf_poll()). */
 bool aux_model__pollin(struct aux_model *m);
 

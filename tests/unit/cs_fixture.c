@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* CoreSight perf.data files from the real Juno capture: see cs_fixture.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include "auxtrig/decode/csd_decoder.h"
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "cs_fixture.h"
+#include "uapi/linux/perf_event_aux.h"
 
 #define JUNO_DIR "coresight/juno_r1_1"
 
@@ -136,7 +141,7 @@ static size_t cs_fixture__info(__u64 *buf, size_t max_u64, __u64 trace_id[CS_FIX
 		priv[n++] = AUXTRACE_CS_ETMV4_MAGIC;
 		priv[n++] = cpu;
 		priv[n++] = AUXTRACE_CS_ETMV4_NR_PARAMS;
-		priv[n++] = cs_fixture__ini_reg(path, "TRCCONFIGR");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCCONFIGR") | o->configr_or;
 		priv[n++] = cs_fixture__ini_reg(path, "TRCTRACEIDR");
 		if (trace_id)
 			trace_id[cpu] = priv[n - 1];
@@ -230,7 +235,7 @@ int cs_fixture__write(const char *path, const struct cs_fixture_opts *o, __u64 t
 	size_t len = o->trace_len, info_len, frames;
 	int err;
 
-	if (!trace) {
+	if (!trace && !o->nr_given) {
 		trace = owned = cs_fixture__slurp(cs_fixture__path(JUNO_DIR "/cstrace.bin"), &len);
 		if (!owned)
 			return -ENOENT;
@@ -279,9 +284,45 @@ int cs_fixture__write(const char *path, const struct cs_fixture_opts *o, __u64 t
 		hw.sid.id = CS_FIXTURE_EVENT_ID;
 		err = pdata_writer__write(w, &hw, sizeof(hw));
 	}
+	aux_off = o->aux_base;
+	for (int b = 0; !err && b < o->nr_given; b++) {
+		__u64 off = o->aux_base;
+		const struct cs_fixture_buf *g = &o->bufs[b];
+		struct pdata_record_auxtrace at = { 0 };
+		struct {
+			struct perf_event_header h;
+			__u64 aux_offset, aux_size, flags;
+			struct pdata_sample_id sid;
+		} aux = { 0 };
+
+		aux.h.type = PERF_RECORD_AUX;
+		aux.h.size = sizeof(aux);
+		/* each CPU's AUX area: this buffer follows the CPU's last one */
+		for (int p = 0; p < b; p++)
+			if (o->bufs[p].cpu == g->cpu)
+				off += (o->bufs[p].len + 4095) & ~4095UL;
+		aux.aux_offset = off;
+		aux.aux_size = g->len;
+		aux.flags = g->aux_flags;
+		aux.sid.pid = aux.sid.tid = (__u32)-1;
+		aux.sid.time = 1000000 + 1000 * b;
+		aux.sid.cpu = g->cpu;
+		aux.sid.id = CS_FIXTURE_EVENT_ID;
+		err = pdata_writer__write(w, &aux, sizeof(aux));
+		at.offset = off;
+		at.reference = 0x1234;
+		at.idx = g->cpu;
+		at.tid = (__u32)-1;
+		at.cpu = g->cpu;
+		if (!err)
+			err = pdata_writer__write_auxtrace(w, &at, g->data, g->len, NULL, 0);
+		if (!err)
+			err = pdata_writer__finish_round(w);
+	}
+	if (o->nr_given)
+		repeat = 0;
 	/* buffers cut at 16-byte frame boundaries */
 	frames = len / 16;
-	aux_off = o->aux_base;
 	for (int r = 0; !err && r < repeat; r++) {
 		for (int b = 0; !err && b < nr_bufs; b++) {
 			size_t from = (frames * b / nr_bufs) * 16;
@@ -374,4 +415,264 @@ unsigned char *cs_fixture__deformat(const void *buf, size_t len, unsigned int id
 	}
 	*out_len = n;
 	return out;
+}
+
+/* ---- trace with timestamps ------------------------------------------------ */
+
+struct cs_fixture_pkts {
+	__u64 *start;		/* first byte of each packet */
+	int *type;
+	size_t n, cap;
+};
+
+static void cs_fixture__on_packet(const struct csd_packet *pkt, void *ctx)
+{
+	struct cs_fixture_pkts *p = ctx;
+	const ocsd_etmv4_i_pkt *e = pkt->pkt;
+
+	if (pkt->eot || !pkt->size)
+		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 1024;
+		__u64 *s = realloc(p->start, cap * sizeof(*s));
+		int *t = s ? realloc(p->type, cap * sizeof(*t)) : NULL;
+
+		if (s)
+			p->start = s;
+		if (!t)
+			return;
+		p->type = t;
+		p->cap = cap;
+	}
+	p->start[p->n] = pkt->index;
+	p->type[p->n++] = e->type;
+}
+
+unsigned char *cs_fixture__stamp(const void *buf, size_t len, unsigned int every, __u64 ts0, __u64 step,
+				 size_t *out_len, size_t *nr_ts)
+{
+	/* ETM_0's ID registers (all six ETMs of the capture parse the same packets) */
+	struct csd_etmv4_regs regs = {
+		.configr = 0xc1 | CS_FIXTURE_TRCCONFIGR_TS, .traceidr = 0x10,
+		.idr0 = 0x28000ea1, .idr1 = 0x4100f403, .idr2 = 0x488,
+	};
+	struct cs_fixture_pkts p = { 0 };
+	struct csd_decoder *d = csd_decoder__new(0);
+	const unsigned char *in = buf;
+	unsigned char *out = NULL;
+	size_t n = 0, k = 0, stamps = 0;
+	__u64 ts = ts0;
+	int synced = 0;
+	unsigned int since = 0;
+
+	if (!d || csd_decoder__add_etmv4(d, &regs, 0) || csd_decoder__set_packet_fn(d, cs_fixture__on_packet, &p) ||
+	    csd_decoder__decode(d, buf, len))
+		goto out;
+	out = malloc(len + 8 * (p.n + 2));
+	if (!out)
+		goto out;
+	for (size_t i = 0; i < len; i++) {
+		bool stamp = false;
+
+		while (k < p.n && p.start[k] < i)
+			k++;
+		if (k < p.n && p.start[k] == i) {
+			/* not between an exception and its address */
+			if (synced && ++since >= every && p.type[k - 1] != ETM4_PKT_I_EXCEPT) {
+				stamp = true;
+				since = 0;
+			}
+			if (!synced && p.type[k] == ETM4_PKT_I_TRACE_INFO) {
+				synced = 1;
+				since = every - 1;	/* the first stamp right after TRACE_INFO */
+			}
+		}
+		if (stamp) {
+			out[n++] = 0x02;	/* TIMESTAMP, no cycle count */
+			for (int b = 0; b < 7; b++)
+				out[n++] = ((ts >> (7 * b)) & 0x7f) | (b < 6 ? 0x80 : 0);
+			ts += step;
+			stamps++;
+		}
+		out[n++] = in[i];
+	}
+	*out_len = n;
+	if (nr_ts)
+		*nr_ts = stamps;
+out:
+	csd_decoder__delete(d);
+	free(p.start);
+	free(p.type);
+	return out;
+}
+
+/*
+ * The frame writer: slots 0..14 of each 16-byte frame hold data or an ID
+ * (even slots only), slot 15 the flags: bit i is the low bit of a data
+ * byte in slot 2i, or for an ID in slot 2i, 1 if slot 2i+1 still belongs to
+ * the previous ID.
+ */
+struct cs_fixture_fw {
+	unsigned char *out;
+	size_t n;		/* frames written */
+	int slot;
+	int cur;		/* current ID, -1 before the first */
+};
+
+static void cs_fixture__fw_put(struct cs_fixture_fw *w, int is_id, unsigned int v, int flag)
+{
+	unsigned char *fr = w->out + 16 * w->n;
+
+	if (w->slot == 0)
+		memset(fr, 0, 16);
+	if (is_id) {
+		fr[w->slot] = (v << 1) | 1;
+		fr[15] |= flag << (w->slot / 2);
+	} else if (!(w->slot & 1)) {
+		fr[w->slot] = v & 0xfe;
+		fr[15] |= (v & 1) << (w->slot / 2);
+	} else {
+		fr[w->slot] = v;
+	}
+	if (++w->slot == 15) {
+		w->slot = 0;
+		w->n++;
+	}
+}
+
+unsigned char *cs_fixture__format(const unsigned char *const *streams, const size_t *lens, const unsigned int *ids,
+				  int n, size_t chunk, size_t *out_len)
+{
+	size_t total = 0, *pos, nitems = 0, it = 0;
+	unsigned char *items_b;
+	unsigned int *items_id;
+	struct cs_fixture_fw w = { .cur = -1 };
+
+	for (int s = 0; s < n; s++)
+		total += lens[s];
+	pos = calloc(n ? n : 1, sizeof(*pos));
+	items_b = malloc(total + 1);
+	items_id = malloc((total + 1) * sizeof(*items_id));
+	w.out = malloc(16 * (2 * total / 7 + 4));
+	if (!pos || !items_b || !items_id || !w.out)
+		goto fail;
+	/* the byte sequence, @chunk bytes of each stream in turn */
+	for (bool more = true; more;) {
+		more = false;
+		for (int s = 0; s < n; s++) {
+			for (size_t c = 0; c < chunk && pos[s] < lens[s]; c++) {
+				items_b[nitems] = streams[s][pos[s]++];
+				items_id[nitems++] = ids[s];
+			}
+			more |= pos[s] < lens[s];
+		}
+	}
+	while (it < nitems || w.slot) {
+		/* each frame names its ID first, so a buffer cut at any frame decodes */
+		if (!w.slot)
+			w.cur = -1;
+		/* past the end: the null ID 0 pads the frame */
+		unsigned int a_id = it < nitems ? items_id[it] : 0;
+		unsigned int b_id = it + 1 < nitems ? items_id[it + 1] : 0;
+
+		if (w.slot == 14) {
+			if ((int)a_id != w.cur) {
+				cs_fixture__fw_put(&w, 1, a_id, 0);
+				w.cur = a_id;
+			} else {
+				cs_fixture__fw_put(&w, 0, it < nitems ? items_b[it] : 0, 0);
+				it++;
+			}
+			continue;
+		}
+		if ((int)a_id != w.cur) {
+			cs_fixture__fw_put(&w, 1, a_id, 0);
+			w.cur = a_id;
+			cs_fixture__fw_put(&w, 0, it < nitems ? items_b[it] : 0, 0);
+			it++;
+		} else if ((int)b_id != w.cur) {
+			cs_fixture__fw_put(&w, 1, b_id, 1);
+			cs_fixture__fw_put(&w, 0, it < nitems ? items_b[it] : 0, 0);
+			it++;
+			w.cur = b_id;
+		} else {
+			for (int k = 0; k < 2; k++, it++)
+				cs_fixture__fw_put(&w, 0, it < nitems ? items_b[it] : 0, 0);
+		}
+	}
+	free(pos);
+	free(items_b);
+	free(items_id);
+	*out_len = 16 * w.n;
+	return w.out;
+fail:
+	free(pos);
+	free(items_b);
+	free(items_id);
+	free(w.out);
+	return NULL;
+}
+
+int cs_fixture__write_timed(const char *path, const struct cs_fixture_timed *t)
+{
+	static const unsigned int ids[CS_FIXTURE_NR_ETMS] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
+	int nr_bufs = t->nr_bufs > 0 ? t->nr_bufs : 1, repeat = t->repeat > 0 ? t->repeat : 1;
+	struct cs_fixture_opts o = {
+		.config = t->ts_option ? CS_FIXTURE_ETM_OPT_TS : 0, .configr_or = CS_FIXTURE_TRCCONFIGR_TS,
+	};
+	unsigned char *st[CS_FIXTURE_NR_ETMS] = { 0 }, *juno, *f = NULL;
+	size_t sl[CS_FIXTURE_NR_ETMS], len, n = 0;
+	struct cs_fixture_buf *bufs = NULL;
+	int err = -ENOMEM, nb = 0;
+
+	juno = cs_fixture__slurp(cs_fixture__path(JUNO_DIR "/cstrace.bin"), &len);
+	if (!juno)
+		return -ENOENT;
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++) {
+		unsigned char *d = cs_fixture__deformat(juno, len, ids[i], &sl[i]);
+
+		st[i] = d ? cs_fixture__stamp(d, sl[i], t->every, t->ts0 + t->tsk * i, t->step + i, &sl[i], NULL) : NULL;
+		free(d);
+		if (!st[i])
+			goto out;
+	}
+	if (!t->raw) {
+		f = cs_fixture__format((const unsigned char *const *)st, sl, ids, CS_FIXTURE_NR_ETMS, 13, &n);
+		if (!f)
+			goto out;
+	}
+	bufs = calloc((size_t)repeat * nr_bufs * CS_FIXTURE_NR_ETMS, sizeof(*bufs));
+	if (!bufs)
+		goto out;
+	for (int r = 0; r < repeat; r++) {
+		if (!t->raw) {
+			for (int b = 0, at = 0; b < nr_bufs; b++) {
+				int to = b + 1 == nr_bufs ? (int)n : (int)(n / 16 * (b + 1) / nr_bufs) * 16;
+
+				bufs[nb++] = (struct cs_fixture_buf){ .data = f + at, .len = to - at, .cpu = 0 };
+				at = to;
+			}
+			continue;
+		}
+		for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
+			for (int b = 0; b < nr_bufs; b++) {
+				size_t from = sl[i] * b / nr_bufs, to = sl[i] * (b + 1) / nr_bufs;
+
+				if (to > from)
+					bufs[nb++] = (struct cs_fixture_buf){
+						.data = st[i] + from, .len = to - from, .cpu = i,
+						.aux_flags = PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW,
+					};
+			}
+	}
+	o.bufs = bufs;
+	o.nr_given = nb;
+	err = cs_fixture__write(path, &o, NULL);
+out:
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
+		free(st[i]);
+	free(f);
+	free(bufs);
+	free(juno);
+	return err;
 }

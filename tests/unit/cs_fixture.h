@@ -21,6 +21,7 @@
  */
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CS_FIXTURE_PMU_TYPE	10
@@ -28,6 +29,24 @@
 #define CS_FIXTURE_NR_ETMS	6
 #define CS_FIXTURE_DUMP_ADDR	0xffffffc000081000ULL
 #define CS_FIXTURE_DUMP_LEN	0x50000
+
+/**
+ * struct cs_fixture_buf - one AUXTRACE buffer of cs_fixture_opts.bufs.
+ * @data, @len: its bytes
+ * @cpu: its CPU (AUXTRACE cpu and idx, PERF_RECORD_AUX cpu)
+ * @aux_flags: its PERF_RECORD_AUX flags (PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW...)
+ */
+struct cs_fixture_buf {
+	const void *data;
+	size_t len;
+	int cpu;
+	__u64 aux_flags;
+};
+
+/** CS_FIXTURE_ETM_OPT_TS - the cs_etm attr config bit of the timestamp option (ETM_OPT_TS). */
+#define CS_FIXTURE_ETM_OPT_TS	(1ULL << 28)
+/** CS_FIXTURE_TRCCONFIGR_TS - TRCCONFIGR.TS: the ETM emits timestamps. */
+#define CS_FIXTURE_TRCCONFIGR_TS	0x800
 
 /**
  * struct cs_fixture_opts - what to write; zero means the default.
@@ -51,6 +70,9 @@
  *                     of CPU @hw_id_cpu carrying it, before the trace
  * @cpu_of_buf: if set, the AUXTRACE cpu of each buffer is @cpu_of_buf[i]
  *              (else 0); one mmap index per distinct cpu
+ * @bufs, @nr_given: if @nr_given, the buffers are these (each its own bytes,
+ *                   CPU and AUX flags) instead of @trace cut in @nr_bufs
+ * @configr_or: bits ORed into every ETM's TRCCONFIGR (0x800: timestamps)
  */
 struct cs_fixture_opts {
 	int first_cpu, nr_cpus;
@@ -70,6 +92,9 @@ struct cs_fixture_opts {
 	__u64 first_traceidr;
 	int hw_id_cpu;
 	__u64 hw_id;
+	const struct cs_fixture_buf *bufs;
+	int nr_given;
+	__u32 configr_or;
 };
 
 /** cs_fixture__data_dir() - ../shared/data (from $AUXTRIG_TOP), or NULL if it is not there. */
@@ -92,6 +117,46 @@ int cs_fixture__write(const char *path, const struct cs_fixture_opts *o, __u64 t
  * Return: a malloc()ed buffer (*@out_len bytes) or NULL.
  */
 unsigned char *cs_fixture__deformat(const void *buf, size_t len, unsigned int id, size_t *out_len);
+
+/**
+ * cs_fixture__stamp() - the single-source ETMv4 stream @buf (the stream of
+ * one trace ID, as cs_fixture__deformat() gives it) with TIMESTAMP packets
+ * inserted: one after its first TRACE_INFO packet, then one before every
+ * @every-th packet after it, carrying @ts0, @ts0 + @step, ... (each as
+ * seven 7-bit groups: the whole value, up to 2^49).
+ * @nr_ts: if not NULL, receives the number inserted
+ * Return: a malloc()ed buffer (*@out_len bytes) or NULL.
+ */
+unsigned char *cs_fixture__stamp(const void *buf, size_t len, unsigned int every, __u64 ts0, __u64 step,
+				 size_t *out_len, size_t *nr_ts);
+
+/**
+ * cs_fixture__format() - CoreSight frame-format @n single-source streams
+ * (stream i of trace ID @ids[i]) into one buffer, as a shared sink (ETB, ETR)
+ * writes them: @chunk bytes of each stream in turn, in 16-byte frames.
+ * Return: a malloc()ed buffer (*@out_len bytes, a multiple of 16) or NULL.
+ */
+unsigned char *cs_fixture__format(const unsigned char *const *streams, const size_t *lens, const unsigned int *ids,
+				  int n, size_t chunk, size_t *out_len);
+
+/**
+ * struct cs_fixture_timed - a file whose trace has timestamps
+ * (cs_fixture__write_timed()): the capture's six streams through
+ * cs_fixture__stamp() (every @every packets, stream i from @ts0 + @tsk * i
+ * by @step + i), then either frame-formatted together (one queue, CPU 0)
+ * or each as RAW buffers of its CPU; @nr_bufs buffers per queue, the whole
+ * written @repeat times (0: once); @ts_option sets the cs_etm timestamp
+ * option (every ETM's TRCCONFIGR has TS either way).
+ */
+struct cs_fixture_timed {
+	unsigned int every;
+	__u64 ts0, tsk, step;
+	int nr_bufs, repeat;
+	bool raw, ts_option;
+};
+
+/** cs_fixture__write_timed() - write it to @path. Return: 0 or -errno. */
+int cs_fixture__write_timed(const char *path, const struct cs_fixture_timed *t);
 
 /** cs_fixture__slurp() - the whole file, malloc()ed, or NULL. */
 void *cs_fixture__slurp(const char *path, size_t *len);

@@ -2,6 +2,7 @@
 /* The perf system calls, played by AUX ring models and memfds (see fake_kernel.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -183,6 +184,31 @@ static int fake_kernel__do_ioctl(struct fake_kernel *k, struct fake_kernel_event
 			fake_kernel__clock_sync(k);
 		}
 		return 0;
+	case PERF_EVENT_IOC_PERIOD:
+		/*
+		 * __perf_event_period(): a running event is stopped with
+		 * PERF_EF_UPDATE and started again at once (the driver ends its
+		 * handle and begins the next); the period must be non-zero.
+		 */
+		if (!arg || !*(const __u64 *)arg)
+			return -EINVAL;
+		if (e->model >= 0 && e->enabled) {
+			struct aux_model *m = &k->models[e->model];
+
+			k->model_flushes++;
+			aux_model__output_end(m, 0);
+			if (k->flush_write) {
+				unsigned char *b = malloc(k->flush_write);
+
+				if (!b)
+					return -ENOMEM;
+				memset(b, k->flush_byte, k->flush_write);
+				aux_model__hw_write(m, b, k->flush_write);
+				free(b);
+			}
+			fake_kernel__clock_sync(k);
+		}
+		return 0;
 	case PERF_EVENT_IOC_SET_OUTPUT:
 		/* perf_event_set_output(): same CPU, and the target has a ring */
 		t = fake_kernel__event(k, (int)arg);
@@ -211,7 +237,7 @@ static int fake_kernel__ioctl(int fd, unsigned long req, unsigned long arg, void
 	}
 	if (!err)
 		err = fake_kernel__do_ioctl(k, e, req, arg);
-	fake_kernel__log(k, FAKE_IOCTL, fd, req, req == PERF_EVENT_IOC_ID ? 0 : arg, err);
+	fake_kernel__log(k, FAKE_IOCTL, fd, req, req == PERF_EVENT_IOC_ID || req == PERF_EVENT_IOC_PERIOD ? 0 : arg, err);
 	return err;
 }
 

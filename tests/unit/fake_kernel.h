@@ -116,6 +116,13 @@ struct fake_kernel {
 	__u64 next_id;
 	int model_enables;	/* ENABLE / DISABLE ioctls that reached a model */
 	int model_disables;
+	int model_flushes;	/* PERIOD ioctls that flushed a running model (__perf_event_period()) */
+	/*
+	 * The hardware runs between two PERIOD flushes: after each flush of a
+	 * model, it writes @flush_write bytes of @flush_byte (0: nothing).
+	 */
+	size_t flush_write;
+	unsigned char flush_byte;
 	struct fake_kernel_map maps[FAKE_KERNEL_MAX_MAPS];
 	struct fake_kernel_view views[FAKE_KERNEL_MAX_FDS];
 	struct fake_kernel_call log[FAKE_KERNEL_MAX_LOG];

@@ -430,6 +430,8 @@ static void gen_cs(unsigned char *p, size_t len, int cpu, uint64_t *seq)
 
 /* the task the model's ITRACE_START names; -1 unless a test traces itself */
 static pid_t model_pid = -1;
+/* the session's target: -1 CPU-wide, else a task's events per CPU */
+static pid_t session_pid = -1;
 
 struct auxtrace_seen {
 	__u64 size, offset;
@@ -477,7 +479,7 @@ static void e2e_init_pause(struct e2e *t, const char *fixture, const char *spec,
 	struct perf_sys ops;
 	struct aux_session_opts o = {
 		.sysfs_root = test_fixture_path(fixture), .cpus = cpus, .nr_cpus = nr_cpus,
-		.pid = -1, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
+		.pid = session_pid, .snapshot = snapshot, .data_pages = 16, .aux_pages = 4,
 		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
 	};
 	size_t page = sysconf(_SC_PAGESIZE);
@@ -803,6 +805,88 @@ static void test_aux_session_intel_pt_full_trace_through_model(void **state)
 	free(t);
 }
 
+/* The first PERF_RECORD_AUXTRACE_INFO's priv[@i] in the file at @path. */
+static __u64 auxtrace_info_priv(const char *path, size_t i)
+{
+	unsigned char *file;
+	const struct pdata_file_header *fh;
+	size_t len, pos;
+	__u64 v = ~0ULL;
+
+	file = (unsigned char *)test_read_file(path, &len);
+	assert_non_null(file);
+	fh = (const void *)file;
+	for (pos = fh->data.offset; pos < fh->data.offset + fh->data.size;) {
+		const struct perf_event_header *h = (const void *)(file + pos);
+
+		assert_true(h->size >= 8);
+		if (h->type == PDATA_RECORD_AUXTRACE_INFO) {
+			assert_true(h->size >= 16 + 8 * (i + 1));
+			memcpy(&v, file + pos + 16 + 8 * i, 8);
+			break;
+		}
+		pos += h->size;
+	}
+	free(file);
+	return v;
+}
+
+/*
+ * Intel PT's AUXTRACE_INFO says which context switch records the tracking
+ * event makes, and perf 6.1 decodes by it: a CPU-wide session (pid -1)
+ * records PERF_RECORD_SWITCH_CPU_WIDE (HAVE_SCHED_SWITCH 3), a task's events
+ * per CPU their own PERF_RECORD_SWITCH (2, as perf record -p). Said 3 there,
+ * perf stops at the first switch-out: "Expecting CPU-wide context switch
+ * event" (issue #10, 4a). Through the model, with the switches the kernel
+ * writes for each.
+ */
+static void test_aux_session_switch_records_match_the_info(void **state)
+{
+	static const int cpus[] = { 0 };
+	const char *args[] = { "script", "-i", NULL, "--itrace=e", NULL };
+	pid_t self = getpid();
+
+	(void)state;
+	perf_oracle__need();
+	for (int per_task = 0; per_task < 2; per_task++) {
+		struct e2e *t = calloc(1, sizeof(*t));
+		__u64 tracking_id = 0;
+		const char *bad;
+		char *out;
+		int rc;
+
+		model_pid = self;
+		session_pid = per_task ? self : -1;
+		e2e_init(t, "sysfs-intel_pt", "intel_pt//u", false, cpus, 1, NULL, 0);
+		model_pid = session_pid = -1;
+		for (size_t i = 0; i < t->k.nr_ev; i++)
+			if (t->k.ev[i].fd >= 0 && t->k.ev[i].type == PERF_TYPE_SOFTWARE &&
+			    t->k.ev[i].config == PERF_COUNT_SW_DUMMY)
+				tracking_id = t->k.ev[i].id;
+		assert_true(tracking_id != 0);
+		assert_int_equal(synth__threads(t->w, self), 0);
+		assert_int_equal(hw(t, 0, 256), 256);
+		/* the task leaves the CPU (to the idle task) and comes back */
+		aux_model__emit_switch(&t->k.models[0], tracking_id, true, !per_task, 0, 0);
+		aux_model__emit_switch(&t->k.models[0], tracking_id, false, !per_task, 0, 0);
+		end(t, 0);
+		assert_true(aux_session__drain(t->s, &t->sink) > 0);
+		assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+		assert_int_equal(pdata_writer__close(t->w), 0);
+
+		assert_int_equal(auxtrace_info_priv(t->path, 7 /* INTEL_PT_HAVE_SCHED_SWITCH */), per_task ? 2 : 3);
+		assert_int_equal(auxtrace_info_priv(t->path, 9 /* INTEL_PT_PER_CPU_MMAPS */), 1);
+		args[2] = t->path;
+		rc = perf_oracle__run(NULL, args, &out);
+		if (rc || (bad = perf_oracle__problem(out)) || strstr(out, "Expecting"))
+			fail_msg("%s session: perf script --itrace=e (exit %d) says:\n%s", per_task ? "per-task" : "CPU-wide",
+				 rc, out);
+		free(out);
+		e2e_exit(t);
+		free(t);
+	}
+}
+
 /*
  * Snapshot mode, CoreSight: the ETR's head is monotonic, so each snapshot
  * is [previous head, head) clamped to the buffer: the first holds all of
@@ -953,6 +1037,75 @@ static void test_aux_session_gated_snapshot_keeps_gate_closed(void **state)
 	assert_true(aux_model__enabled(&t->k.models[0]));	/* ...an open window keeps it on */
 	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
+ * Snapshot mode with in-kernel pause/resume: a snapshot must not disable
+ * the leader (its members would be scheduled out with it and every window
+ * edge meanwhile lost). It flushes the heads with PERF_EVENT_IOC_PERIOD
+ * instead, the trace running on; after the copy a second flush shows how
+ * far the hardware wrote meanwhile, and what it wrote over at the range's
+ * old end is left out. CoreSight: a monotonic head, the stream index is
+ * the offset.
+ */
+static void test_aux_session_snapshot_keeps_kernel_windows_running(void **state)
+{
+	static const int cpus[] = { 0 };
+	struct auxtrace_seen seen[8];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	size_t len, n, aux = 4 * sysconf(_SC_PAGESIZE);
+	unsigned char *file, more[700];
+	uint64_t head;
+
+	(void)state;
+	e2e_init(t, "sysfs-cs_etm", "cs_etm/@tmc_etr0/u", true, cpus, 1, window_triggers, 2);
+	assert_false(aux_session__gated(t->s));
+	assert_int_equal(hw(t, 0, 3000), 3000);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, 0, 3000);
+	assert_int_equal(t->k.model_disables, 0);	/* never stopped... */
+	assert_int_equal(t->k.model_flushes, 2);	/* ...flushed before and after the copy */
+	assert_true(aux_model__enabled(&t->k.models[0]));
+
+	/* the hardware writes 700 bytes after each flush: room enough behind a 2000-byte range */
+	t->k.flush_write = sizeof(more);
+	t->k.flush_byte = 0xab;
+	memset(more, 0xab, sizeof(more));
+	assert_int_equal(hw(t, 0, 2000), 2000);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, 3000, 2000);
+	stream_add(&t->st[0], more, sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+
+	/* a burst that fills the buffer: the first 700 bytes written after the flush are over its old end */
+	assert_int_equal(hw(t, 0, 20000), 20000);
+	head = t->st[0].len; /* what the first flush publishes: everything written so far */
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	expect(t, 0, head - aux + sizeof(more), aux - sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+	stream_add(&t->st[0], more, sizeof(more));
+	assert_int_equal(t->k.model_disables, 0);
+	assert_int_equal(t->k.model_flushes, 6);
+	t->k.flush_write = 0;
+
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.snapshots, 3);
+	assert_int_equal(stats.snapshot_overwritten, sizeof(more));
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 8);
+	assert_int_equal(n, t->nr_expect);
+	for (size_t j = 0; j < n; j++) {
+		assert_int_equal(seen[j].offset, t->expect[j].offset);
+		assert_int_equal(seen[j].size, t->expect[j].size);
+		assert_memory_equal(seen[j].payload, t->st[0].buf + seen[j].offset, t->expect[j].raw);
+	}
+	free(file);
 	e2e_exit(t);
 	free(t);
 }
@@ -1397,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_errors_are_clear),
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
+		cmocka_unit_test(test_aux_session_switch_records_match_the_info),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
 		cmocka_unit_test(test_aux_session_failure_at_each_step_leaks_nothing),
@@ -1405,6 +1559,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_edges_gate_by_thread),
 		cmocka_unit_test(test_aux_session_edges_refused_when_kernel_pauses),
 		cmocka_unit_test(test_aux_session_gated_snapshot_keeps_gate_closed),
+		cmocka_unit_test(test_aux_session_snapshot_keeps_kernel_windows_running),
 		cmocka_unit_test(test_aux_session_intel_pt_packets_decode_in_perf_script),
 	};
 

@@ -276,6 +276,110 @@ static void test_ipt_decoder_fast_packets_as_libipt(void **state)
 	pdata_reader__delete(r);
 }
 
+/*
+ * A CYC packet whose extension bytes go past 64 bits of payload is a bad
+ * packet to libipt (it resyncs at the next PSB, and there is none): the
+ * fast walk used to take it whole and report the TIP.PGE after it (found by
+ * fuzz_ipt, tests/fuzz/crashers/ipt/cyc-past-64-bits). With 8 extension
+ * bytes it is a packet for both.
+ */
+static void test_ipt_decoder_fast_long_cyc_as_libipt(void **state)
+{
+	unsigned char buf[64];
+
+	(void)state;
+	for (int ext = 7; ext <= 11; ext++) {
+		struct br_all fast = { 0 }, ref = { 0 };
+		size_t n = 0;
+
+		for (int i = 0; i < 8; i++) {
+			buf[n++] = 0x02;
+			buf[n++] = 0x82;
+		}
+		buf[n++] = 0x02;	/* PSBEND */
+		buf[n++] = 0x23;
+		buf[n++] = 0x07;	/* CYC with extension bytes */
+		for (int i = 0; i < ext; i++)
+			buf[n++] = i + 1 < ext ? 0x01 : 0x00;
+		buf[n++] = 0xd1;	/* TIP.PGE, 8-byte ip */
+		for (int i = 0; i < 8; i++)
+			buf[n++] = (0x7f0000401000ULL >> (8 * i)) & 0xff;
+		assert_int_equal(ipt_decoder__branches(buf, n, NULL, all_branch, &fast), 0);
+		assert_int_equal(ipt_decoder__branches_ref(buf, n, NULL, all_branch, &ref), 0);
+		if (fast.nr != ref.nr)
+			fail_msg("CYC with %d extension bytes: %zu branches, libipt's walk %zu", ext, fast.nr, ref.nr);
+		if (ext <= 8)
+			assert_int_equal(ref.nr, 1);
+		free(fast.v);
+		free(ref.v);
+	}
+}
+
+struct pkt_log {
+	__u64 off[16];
+	enum pt_packet_type type[16];
+	int nr;
+};
+
+static int log_packet(const struct pt_packet *pkt, __u64 offset, void *ctx)
+{
+	struct pkt_log *l = ctx;
+
+	if (l->nr < 16) {
+		l->off[l->nr] = offset;
+		l->type[l->nr] = pkt->type;
+	}
+	l->nr++;
+	return 0;
+}
+
+/*
+ * After a bad packet libipt resyncs on a PSB up to 15 bytes back, inside
+ * packets already listed (here a MODE and a TNT that misread the PSB's
+ * first bytes): the walk lists it after them and counts no bytes skipped
+ * for it (it used to subtract: 2^64 - 2), only the 4 bytes after the last
+ * bad packet, where no PSB follows (found by fuzz_ipt,
+ * tests/fuzz/crashers/ipt/resync-into-listed-packets).
+ */
+static void test_ipt_decoder_packets_resync_into_listed(void **state)
+{
+	static const enum pt_packet_type want[] = { ppt_psb, ppt_psbend, ppt_mode, ppt_tnt_8, ppt_psb };
+	static const __u64 want_off[] = { 0, 16, 18, 20, 19 };
+	unsigned char buf[39];
+	struct ipt_packet_stats st;
+	struct pkt_log l = { .nr = 0 };
+	size_t n = 0;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {		/* PSB at 0 */
+		buf[n++] = 0x02;
+		buf[n++] = 0x82;
+	}
+	buf[n++] = 0x02;			/* PSBEND at 16 */
+	buf[n++] = 0x23;
+	buf[n++] = 0x99;			/* MODE at 18, its payload 0x02 a PSB's start */
+	buf[n++] = 0x02;
+	buf[n++] = 0x82;			/* TNT-8 at 20 */
+	for (int i = 0; i < 7; i++) {		/* at 21: a PSB cut short by 02 ff (bad) */
+		buf[n++] = 0x02;
+		buf[n++] = 0x82;
+	}
+	buf[n++] = 0x02;
+	buf[n++] = 0xff;
+	buf[n++] = 0x00;
+	buf[n++] = 0x00;
+	assert_int_equal(n, sizeof(buf));
+	assert_int_equal(ipt_decoder__packets(buf, n, log_packet, &l, &st), 0);
+	assert_int_equal(l.nr, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(l.type[i], want[i]);
+		assert_int_equal(l.off[i], want_off[i]);
+	}
+	assert_int_equal(st.packets, 5);
+	assert_int_equal(st.errors, 2);
+	assert_int_equal(st.skipped, 4);
+}
+
 /* Run `auxtrig script ARGS` with stdout into @out; returns its exit code. */
 static int run_script(const char *out, char **argv, int argc)
 {
@@ -717,6 +821,8 @@ int main(void)
 		cmocka_unit_test(test_ipt_decoder_packet_counts),
 		cmocka_unit_test(test_ipt_decoder_branches),
 		cmocka_unit_test(test_ipt_decoder_fast_packets_as_libipt),
+		cmocka_unit_test(test_ipt_decoder_fast_long_cyc_as_libipt),
+		cmocka_unit_test(test_ipt_decoder_packets_resync_into_listed),
 		cmocka_unit_test(test_ipt_decoder_queue_joins_buffers),
 		cmocka_unit_test(test_csd_decoder_juno_listing),
 		cmocka_unit_test(test_csd_decoder_juno_all_ids),

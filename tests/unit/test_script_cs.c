@@ -16,22 +16,28 @@
  *  - pipe-mode files and standard input;
  *  - ETMv3/PTM refused with exit status 3;
  *  - trace IDs from PERF_RECORD_AUX_OUTPUT_HW_ID;
- *  - -j N prints what -j 1 prints.
+ *  - -j N prints what -j 1 prints;
+ *  - with the cs_etm timestamp option, perf's order by trace timestamps
+ *    (streams of the capture with TIMESTAMP packets inserted): one ETB of
+ *    six trace IDs, and one RAW queue per CPU.
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "cs_fixture.h"
+#include "uapi/linux/perf_event_aux.h"
 #include "perf_oracle.h"
 
 static char *dir;
@@ -559,6 +565,284 @@ static void test_script_cs_jobs_same_output(void **state)
 	}
 }
 
+/* Peak resident set (KiB) of the largest process of shell command @cmd (in the test directory), -1 if it failed. */
+static long peak_rss_kib(const char *cmd)
+{
+	long v = -1;
+	int p[2], st;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct rusage ru;
+
+		close(p[0]);
+		/* only this child's descendants count: not what the test ran before */
+		if (!sh("%s", cmd) && !getrusage(RUSAGE_CHILDREN, &ru))
+			v = ru.ru_maxrss;
+		if (write(p[1], &v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &v, sizeof(v)) != sizeof(v))
+		v = -1;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return v;
+}
+
+/*
+ * --windows prints each window as it closes: its memory follows the trace
+ * it maps, not the instructions it prints. Eight times the buffers print
+ * 60 MB more; the peak grows by less than the trace's own size plus 4 MiB
+ * (holding the decode would take hundreds).
+ */
+static void test_script_cs_windows_stream(void **state)
+{
+	struct cs_fixture_opts small = { .repeat = 8 }, big = { .repeat = 64 };
+	char cmd[8800], pa[4300], pb[4300], *s;
+	long rss_small, rss_big;
+	struct stat a, b;
+
+	(void)state;
+	need_data();
+	write_fixture("small.data", &small);
+	write_fixture("big.data", &big);
+	snprintf(pa, sizeof(pa), "%s/small.data", dir);
+	snprintf(pb, sizeof(pb), "%s/big.data", dir);
+	assert_int_equal(stat(pa, &a), 0);
+	assert_int_equal(stat(pb, &b), 0);
+	snprintf(cmd, sizeof(cmd), "PERF_BUILDID_DIR=/nonexistent '%s' script -i small.data --windows | wc -c >small.n",
+		 auxtrig());
+	rss_small = peak_rss_kib(cmd);
+	snprintf(cmd, sizeof(cmd), "PERF_BUILDID_DIR=/nonexistent '%s' script -i big.data --windows | wc -c >big.n",
+		 auxtrig());
+	rss_big = peak_rss_kib(cmd);
+	assert_true(rss_small > 0 && rss_big > 0);
+	s = slurp("big.n");
+	assert_true(strtoull(s, NULL, 10) > 60000000);
+	free(s);
+	if (rss_big - rss_small > (b.st_size - a.st_size) / 1024 + 4096)
+		fail_msg("--windows peak grew from %ld to %ld KiB for %lld more bytes of trace", rss_small, rss_big,
+			 (long long)(b.st_size - a.st_size));
+	print_message("--windows peak: %ld KiB (%lld bytes of trace), %ld KiB (%lld bytes)\n", rss_small,
+		      (long long)a.st_size, rss_big, (long long)b.st_size);
+}
+
+/*
+ * The code is read from memory: OpenCSD's file accessor made a seek and a
+ * read per instruction fetch (193,000 lseek on this file). Under strace,
+ * no read, pread or lseek touches the traced binary (it is mapped), in
+ * the parent or the workers, for branches, ranges and windows.
+ */
+static void test_script_cs_code_from_memory(void **state)
+{
+	static const char *const modes[] = { "-F " FIELDS, "--itrace=i", "--windows" };
+	struct cs_fixture_opts o = { .repeat = 4 };
+	char *s;
+
+	(void)state;
+	need_data();
+	if (sh("command -v strace >/dev/null")) {
+		const char *ci = getenv("CI");
+
+		if (ci && !strcmp(ci, "true"))
+			fail_msg("strace not installed (make deps)");
+		print_message("skip: strace not installed\n");
+		skip();
+	}
+	write_fixture("mem.data", &o);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		assert_int_equal(sh("PERF_BUILDID_DIR=/nonexistent strace -f -y -qq -e trace=read,pread64,lseek,readv "
+				    "-o st.txt '%s' script -i mem.data %s >out.txt", auxtrig(), modes[m]), 0);
+		s = slurp("out.txt");
+		assert_true(lines(s) > 1000);	/* the code was read */
+		free(s);
+		if (!sh("grep -q '[(][0-9]*<[^>]*kernel_dump[.]bin>' st.txt")) {
+			sh("grep '[(][0-9]*<[^>]*kernel_dump[.]bin>' st.txt | head -3 >&2");
+			fail_msg("%s: the traced binary is read through its file", modes[m]);
+		}
+	}
+}
+
+/* ---- the timestamp option: perf's timed order ------------------------------ */
+
+/*
+ * The capture's six streams, each with TIMESTAMP packets (the capture has
+ * none: its ETMs ran without TRCCONFIGR.TS): every @every packets, stream i
+ * counting from @ts0 + @tsk * i by @step + i.
+ */
+static void stamped(unsigned int every, __u64 ts0, __u64 tsk, __u64 step, unsigned char *st[CS_FIXTURE_NR_ETMS],
+		    size_t sl[CS_FIXTURE_NR_ETMS])
+{
+	size_t len;
+	unsigned char *juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/cstrace.bin"), &len);
+
+	assert_non_null(juno);
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++) {
+		size_t dl, nts = 0;
+		unsigned char *d = cs_fixture__deformat(juno, len, 0x10 + i, &dl);
+
+		assert_non_null(d);
+		st[i] = cs_fixture__stamp(d, dl, every, ts0 + tsk * i, step + i, &sl[i], &nts);
+		assert_non_null(st[i]);
+		/* ID 0x14 traced nothing; every other stream has its timestamps */
+		assert_true(i == 4 || nts > 0);
+		free(d);
+	}
+	free(juno);
+}
+
+/* The stamped streams frame-formatted in one ETB-like buffer, cut into @nr_bufs buffers of CPU 0. */
+static void write_timed_formatted(const char *name, unsigned int every, __u64 ts0, __u64 tsk, __u64 step,
+				  int nr_bufs, bool ts_option)
+{
+	struct cs_fixture_timed t = {
+		.every = every, .ts0 = ts0, .tsk = tsk, .step = step, .nr_bufs = nr_bufs, .ts_option = ts_option,
+	};
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
+}
+
+/* Runs of one CPU in @name's "[NNN] ..." lines. */
+static size_t cpu_changes(const char *name)
+{
+	char cmd[4400], buf[32] = "";
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "cut -c1-5 '%s/%s' | uniq | wc -l", dir, name);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	pclose(f);
+	return strtoul(buf, NULL, 10);
+}
+
+/*
+ * With the cs_etm timestamp option, perf 6.1 orders the six trace IDs of
+ * the ETB by their timestamps, range by range; auxtrig prints the same
+ * bytes (three buffers: each from a reset decoder, what OpenCSD had not
+ * delivered at the end of one dropped as perf drops it), and not the
+ * order it prints for the same trace without the option.
+ */
+static void test_script_cs_timed_order_as_perf(void **state)
+{
+	char *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_timed_formatted("timed.data", 20, 1000, 7, 100, 3, true);
+	assert_int_equal(perf("/nonexistent", "script -i timed.data --itrace=b -F " FIELDS " >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timed.data -F " FIELDS " >a.txt"), 0);
+	s = slurp("p.txt");
+	assert_true(lines(s) > 4000);
+	free(s);
+	same("p.txt", "a.txt");
+	/* interleaved by time: far more runs of one CPU than six trace IDs in turn per buffer */
+	assert_true(cpu_changes("a.txt") > 40);
+	assert_int_equal(run("-i timed.data -F " FIELDS " -j 2 >a2.txt"), 0);
+	same("a.txt", "a2.txt");
+
+	/* the same trace without the option: timeless, as perf, and another order */
+	write_timed_formatted("timeless.data", 20, 1000, 7, 100, 3, false);
+	assert_int_equal(perf("/nonexistent", "script -i timeless.data --itrace=b -F " FIELDS " >pl.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timeless.data -F " FIELDS " >al.txt"), 0);
+	same("pl.txt", "al.txt");
+	assert_int_not_equal(sh("cmp -s a.txt al.txt"), 0);
+
+	/* equal times everywhere (the heap's own order), and timestamps perf cannot use (zero, too small) */
+	write_timed_formatted("ties.data", 7, 5000, 0, 0, 2, true);
+	assert_int_equal(perf("/nonexistent", "script -i ties.data --itrace=b -F " FIELDS " >pt.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i ties.data -F " FIELDS " >at.txt"), 0);
+	same("pt.txt", "at.txt");
+	write_timed_formatted("small.data", 20, 0, 0, 1, 2, true);
+	assert_int_equal(perf("/nonexistent", "script -i small.data --itrace=b -F " FIELDS " >ps.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i small.data -F " FIELDS " >as.txt 2>as.err"), 0);
+	same("ps.txt", "as.txt");
+	s = slurp("as.err");
+	if (lines(s) != 1 || !strstr(s, "is zero: the trace up to the next timestamp is ordered as if it had none"))
+		fail_msg("not one warning about the zero timestamp: %s", s);
+	free(s);
+}
+
+/*
+ * One RAW (TRBE) buffer per CPU, each cut in two: perf decodes the queues
+ * to their first timestamps and then interleaves them by time. The same
+ * samples in the same order; the CPU column differs on purpose (perf 6.1
+ * decodes every RAW buffer as the first CPU's and prints CPU 0, auxtrig as
+ * the buffer's own CPU's).
+ */
+static void test_script_cs_timed_queues_as_perf(void **state)
+{
+	struct cs_fixture_timed t = { .every = 9, .ts0 = 1000, .tsk = 50, .step = 2, .nr_bufs = 2, .raw = true,
+				      .ts_option = true };
+	char path[4300], *s;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	snprintf(path, sizeof(path), "%s/raw.data", dir);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F ip,addr,sym,symoff,dso >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i raw.data >a.txt"), 0);
+	s = slurp("p.txt");
+	assert_true(lines(s) > 3500);
+	free(s);
+	same("p.txt", "a.txt");
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F cpu,ip >pc.txt 2>/dev/null"), 0);
+	assert_int_equal(sh("grep -vq '^\\[000\\]' pc.txt"), 1);	/* none: perf's CPU 0 everywhere */
+	assert_int_equal(run("-i raw.data -F cpu,ip,addr >ac.txt"), 0);
+	assert_true(cpu_changes("ac.txt") > 20);
+}
+
+/*
+ * A piece that crashes OpenCSD in the timed decode: one error line naming
+ * it, and the other queue's trace decoded as if it were alone.
+ */
+static void test_script_cs_timed_crash_costs_one_buffer(void **state)
+{
+	static const unsigned int ids[] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15 };
+	unsigned char *st[CS_FIXTURE_NR_ETMS], *f, *bad;
+	size_t sl[CS_FIXTURE_NR_ETMS], n, len;
+	struct cs_fixture_buf bufs[2];
+	struct cs_fixture_opts o = {
+		.config = CS_FIXTURE_ETM_OPT_TS, .configr_or = CS_FIXTURE_TRCCONFIGR_TS, .bufs = bufs, .nr_given = 1,
+	};
+	char *err;
+
+	(void)state;
+	need_data();
+	stamped(20, 1000, 7, 100, st, sl);
+	f = cs_fixture__format((const unsigned char *const *)st, sl, ids, CS_FIXTURE_NR_ETMS, 13, &n);
+	bad = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/cstrace.bin"), &len);
+	assert_non_null(f);
+	assert_non_null(bad);
+	bad[0xda43] = 0x1e;	/* see test_script_cs_decoder_crash_costs_one_buffer */
+	bufs[0] = (struct cs_fixture_buf){ .data = f, .len = n, .cpu = 0 };
+	bufs[1] = (struct cs_fixture_buf){ .data = bad, .len = len, .cpu = 1 };
+	write_fixture("alone.data", &o);
+	assert_int_equal(run("-i alone.data >alone.txt"), 0);
+	o.nr_given = 2;
+	write_fixture("both.data", &o);
+	assert_int_equal(run("-i both.data >both.txt 2>both.err"), 1);
+	same("alone.txt", "both.txt");
+	err = slurp("both.err");
+	if (!strstr(err, "crashed") || !strstr(err, "PERF_RECORD_AUX #2 (cpu 1, offset 0, size 0x10000)") ||
+	    lines(err) != 1)
+		fail_msg("not one line naming the second record: %s", err);
+	free(err);
+	for (int i = 0; i < CS_FIXTURE_NR_ETMS; i++)
+		free(st[i]);
+	free(f);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +857,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_etmv3_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_hw_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_jobs_same_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_windows_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_code_from_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_timed_order_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_timed_queues_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_timed_crash_costs_one_buffer, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

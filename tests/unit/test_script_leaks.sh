@@ -55,6 +55,9 @@ etm=$data/perf/cs_etm-arm64
 check etm-branches -i "$etm/perf_etm.data" --symfs "$etm/symfs"
 check etm-windows -i "$etm/perf_etm.data" --symfs "$etm/symfs" --windows
 check etm-packets -i "$etm/perf_etm.data" --symfs "$etm/symfs" --packets -j 2
+# the timed decode (the cs_etm timestamp option), on a file made from the Juno capture
+AUXTRIG_TOP=$top "$build/tests/bench/gen_decode" cstimed "$tmp/timed.data" 2 || fail "cannot make the timed CoreSight file"
+check etm-timed -i "$tmp/timed.data"
 check pt-branches -i "$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14"
 check pt-packets -i "$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14" --packets
 

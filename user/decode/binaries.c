@@ -446,6 +446,77 @@ static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *
 	return off;
 }
 
+/* Add [@lo, @hi) of @m (clipped to its space) reading file offset @off at @lo. */
+static void binaries__span_add(struct binaries *b, int kernel, const unsigned char *bytes, __u64 lo, __u64 hi,
+			       __u64 off, struct binary_span *out, size_t max, size_t *n)
+{
+	/* an address is looked up in its own space: the other space's addresses are not read here */
+	if (kernel && lo < b->kernel_start) {
+		off += b->kernel_start - lo;
+		lo = b->kernel_start;
+	}
+	if (!kernel && hi > b->kernel_start)
+		hi = b->kernel_start;
+	if (lo >= hi)
+		return;
+	if (*n < max)
+		out[*n] = (struct binary_span){ .addr = lo, .len = hi - lo, .bytes = bytes + off };
+	(*n)++;
+}
+
+size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct binaries_space *sp = &b->space[k];
+
+		for (size_t i = 0; i < sp->nr; i++) {
+			const struct binary_map *m = &sp->maps[i];
+			struct binary *own = m->bin->parent ? m->bin->parent : m->bin;
+			struct elf_image *img = own->state > 0 ? binaries__image(b, m->bin) : NULL;
+			const unsigned char *bytes;
+			size_t flen;
+			__u64 end;
+
+			if (!img)
+				continue;
+			bytes = elf_image__bytes(img, &flen);
+			/* as binaries__file_offset() */
+			if (m->bin->rel_text) {
+				const struct elf_image_sec *t = m->bin->rel_text;
+
+				end = t->size < m->end - m->start ? m->start + t->size : m->end;
+				binaries__span_add(b, k, bytes, m->start, end, t->offset, out, max, &n);
+				continue;
+			}
+			if (!m->bin->parent && (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN)) {
+				for (size_t g = 0; g < elf_image__nr_segs(img); g++) {
+					const struct elf_image_seg *s = elf_image__seg(img, g);
+					__u64 lo = s->offset > m->pgoff ? s->offset : m->pgoff;
+					__u64 hi = s->offset + s->filesz;
+
+					if (!(s->flags & PF_X))
+						continue;
+					if (hi > m->pgoff + (m->end - m->start))
+						hi = m->pgoff + (m->end - m->start);
+					if (hi > flen)
+						hi = flen;
+					if (lo < hi)
+						binaries__span_add(b, k, bytes, m->start + (lo - m->pgoff),
+								   m->start + (hi - m->pgoff), lo, out, max, &n);
+				}
+			} else if (m->bin->parent || elf_image__type(img) != ET_REL) {
+				if (m->pgoff >= flen)
+					continue;
+				end = flen - m->pgoff < m->end - m->start ? m->start + (flen - m->pgoff) : m->end;
+				binaries__span_add(b, k, bytes, m->start, end, m->pgoff, out, max, &n);
+			}
+		}
+	}
+	return n;
+}
+
 size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
 {
 	const struct binary_map *m = binaries__find(b, addr);

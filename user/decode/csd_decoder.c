@@ -38,15 +38,21 @@ struct csd_decoder {
 	struct csd_region *regions;
 	size_t nr_regions;
 	csd_mem_fn mem_fn;
+	csd_mem_id_fn mem_id_fn;
 	void *mem_ctx;
 	struct csd_mon_ctx mon[128];
 	csd_packet_fn packet_fn;
 	void *packet_ctx;
 	csd_elem_fn elem_fn;
 	void *elem_ctx;
+	csd_elem_resp_fn resp_fn;
+	void *resp_ctx;
+	ocsd_datapath_resp_t prev_return;	/* of the last csd_decoder__feed() */
+	char last_error[256];
 	__u8 ids[128];		/* trace IDs with a decoder */
 	int nr_ids;
 	int nr_maps;		/* 1 once the memory accessor is attached */
+	int nr_buffers;		/* buffer accessors (csd_decoder__add_mem_buffer()) */
 	int elem_sink_set;
 };
 
@@ -71,11 +77,26 @@ static uint32_t csd_decoder__read(const void *ctx, const ocsd_vaddr_t address, c
 	return d->mem_fn ? d->mem_fn(d->mem_ctx, address, buf, bytes) : 0;
 }
 
+static uint32_t csd_decoder__read_id(const void *ctx, const ocsd_vaddr_t address, const ocsd_mem_space_acc_t mem_space,
+				     const uint8_t trace_id, const uint32_t bytes, uint8_t *buf)
+{
+	const struct csd_decoder *d = ctx;
+
+	(void)mem_space;
+	return d->mem_id_fn(d->mem_ctx, trace_id, address, buf, bytes);
+}
+
 static int csd_decoder__attach_mem(struct csd_decoder *d)
 {
+	ocsd_err_t err;
+
 	if (d->nr_maps)
 		return 0;
-	if (ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__read, d) != OCSD_OK) {
+	if (d->mem_id_fn)
+		err = ocsd_dt_add_callback_trcid_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__read_id, d);
+	else
+		err = ocsd_dt_add_callback_mem_acc(d->tree, 0, ~0ULL, OCSD_MEM_SPACE_ANY, csd_decoder__read, d);
+	if (err != OCSD_OK) {
 		pr_err("OpenCSD: cannot add the memory accessor\n");
 		return -EINVAL;
 	}
@@ -107,6 +128,16 @@ static ocsd_datapath_resp_t csd_decoder__on_elem(const void *ctx, const ocsd_trc
 	const struct csd_decoder *d = ctx;
 	struct csd_elem e = { .index = index, .trace_id = trace_id, .elem = elem };
 
+	if (d->resp_fn) {
+		switch (d->resp_fn(&e, d->resp_ctx)) {
+		case CSD_CONT:
+			return OCSD_RESP_CONT;
+		case CSD_WAIT:
+			return OCSD_RESP_WAIT;
+		default:
+			return OCSD_RESP_FATAL_SYS_ERR;
+		}
+	}
 	if (d->elem_fn)
 		d->elem_fn(&e, d->elem_ctx);
 	return OCSD_RESP_CONT;
@@ -214,6 +245,26 @@ int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx)
 	return csd_decoder__attach_mem(d);
 }
 
+int csd_decoder__add_mem_buffer(struct csd_decoder *d, __u64 addr, const void *bytes, __u64 len)
+{
+	if (!len || len > UINT32_MAX || (d->nr_maps && !d->nr_buffers))
+		return -EINVAL;
+	if (ocsd_dt_add_buffer_mem_acc(d->tree, addr, OCSD_MEM_SPACE_ANY, bytes, len) != OCSD_OK)
+		return -EINVAL;
+	d->nr_buffers++;
+	d->nr_maps = 1;
+	return 0;
+}
+
+int csd_decoder__set_mem_id_fn(struct csd_decoder *d, csd_mem_id_fn fn, void *ctx)
+{
+	if (d->nr_maps)
+		return -EINVAL;
+	d->mem_id_fn = fn;
+	d->mem_ctx = ctx;
+	return csd_decoder__attach_mem(d);
+}
+
 int csd_decoder__map_file(struct csd_decoder *d, __u64 addr, const char *path, __u64 offset, __u64 len)
 {
 	struct csd_region *v, *r;
@@ -284,6 +335,93 @@ void csd_decoder__set_elem_fn(struct csd_decoder *d, csd_elem_fn fn, void *ctx)
 	d->elem_ctx = ctx;
 }
 
+void csd_decoder__set_elem_resp_fn(struct csd_decoder *d, csd_elem_resp_fn fn, void *ctx)
+{
+	d->resp_fn = fn;
+	d->resp_ctx = ctx;
+}
+
+/* The element sink and the memory accessor, once, before the first bytes. */
+static int csd_decoder__prepare(struct csd_decoder *d)
+{
+	/*
+	 * The element sink reaches only the decoders that exist when it is set,
+	 * and each call allocates a new one: set it once, now.
+	 */
+	if (!d->elem_sink_set) {
+		if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
+			pr_err("OpenCSD: cannot attach the element output\n");
+			return -EINVAL;
+		}
+		d->elem_sink_set = 1;
+	}
+	/* A full decoder refuses to run without memory: give it the accessor (empty if nothing is mapped). */
+	return csd_decoder__attach_mem(d) ? -EINVAL : 0;
+}
+
+static int csd_decoder__fatal(struct csd_decoder *d)
+{
+	ocsd_trc_index_t at = 0;
+	uint8_t id = 0;
+
+	d->last_error[0] = 0;
+	ocsd_get_last_err(&at, &id, d->last_error, sizeof(d->last_error));
+	d->last_error[strcspn(d->last_error, "\n")] = 0;
+	if (!d->last_error[0])
+		snprintf(d->last_error, sizeof(d->last_error), "fatal decoder response %d", d->prev_return);
+	return -EIO;
+}
+
+int csd_decoder__feed(struct csd_decoder *d, __u64 index, const void *buf, size_t len, size_t *used)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+
+	*used = 0;
+	if (csd_decoder__prepare(d))
+		return -EINVAL;
+	while (done < len) {
+		ocsd_datapath_resp_t cur;
+		uint32_t n = 0;
+
+		if (OCSD_DATA_RESP_IS_WAIT(d->prev_return)) {
+			cur = ocsd_dt_process_data(d->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+		} else if (OCSD_DATA_RESP_IS_CONT(d->prev_return)) {
+			uint32_t chunk = len - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - done);
+
+			cur = ocsd_dt_process_data(d->tree, OCSD_OP_DATA, index + done, chunk, p + done, &n);
+			done += n;
+		} else {
+			*used = done;
+			return csd_decoder__fatal(d);
+		}
+		d->prev_return = cur;
+		if (OCSD_DATA_RESP_IS_FATAL(cur)) {
+			*used = done;
+			return csd_decoder__fatal(d);
+		}
+		if (OCSD_DATA_RESP_IS_WAIT(cur))
+			break;
+	}
+	*used = done;
+	return OCSD_DATA_RESP_IS_WAIT(d->prev_return) ? 1 : 0;
+}
+
+int csd_decoder__reset(struct csd_decoder *d)
+{
+	d->prev_return = OCSD_RESP_CONT;
+	if (csd_decoder__prepare(d))
+		return -EINVAL;
+	if (OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(d->tree, OCSD_OP_RESET, 0, 0, NULL, NULL)))
+		return csd_decoder__fatal(d);
+	return 0;
+}
+
+const char *csd_decoder__last_error(struct csd_decoder *d)
+{
+	return d->last_error;
+}
+
 int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len)
 {
 	return csd_decoder__decode_at(d, buf, len, 0, NULL, 0);
@@ -297,19 +435,7 @@ int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, _
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	char msg[256] = "";
 
-	/*
-	 * The element sink reaches only the decoders that exist when it is set,
-	 * and each call allocates a new one: set it once, now.
-	 */
-	if (!d->elem_sink_set) {
-		if (ocsd_dt_set_gen_elem_outfn(d->tree, csd_decoder__on_elem, d) != OCSD_OK) {
-			pr_err("OpenCSD: cannot attach the element output\n");
-			return -EINVAL;
-		}
-		d->elem_sink_set = 1;
-	}
-	/* A full decoder refuses to run without memory: give it the accessor (empty if nothing is mapped). */
-	if (csd_decoder__attach_mem(d))
+	if (csd_decoder__prepare(d))
 		return -EINVAL;
 	while (done < len) {
 		uint32_t used = 0;

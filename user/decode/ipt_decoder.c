@@ -47,10 +47,17 @@ int ipt_decoder__packets(const void *buf, size_t len, ipt_packet_fn fn, void *ct
 		if (ret == -pte_eos)
 			break;
 		if (ret < 0) {
-			/* A bad packet: count it and look for the next PSB. */
+			/*
+			 * A bad packet: count it and let libipt find the next PSB. It
+			 * looks up to 15 bytes back, into the packets just listed (a
+			 * PSB they misread): such a PSB is listed again, before the
+			 * bad packet; only bytes jumped over forward are skipped.
+			 */
 			st.errors++;
 			ret = pt_pkt_sync_forward(dec);
-			if (ret >= 0 && pt_pkt_get_sync_offset(dec, &synced_at) >= 0)
+			if (ret < 0)
+				st.skipped += len - off;
+			else if (pt_pkt_get_sync_offset(dec, &synced_at) >= 0 && synced_at > off)
 				st.skipped += synced_at - off;
 			have_off = false;
 			continue;
@@ -149,6 +156,9 @@ char *ipt_decoder__packet_str(const struct pt_packet *pkt, char *out, size_t siz
 		break;
 	case ppt_pip:
 		snprintf(out, size, "%s 0x%" PRIx64, name, pkt->payload.pip.cr3);
+		break;
+	case ppt_ptw:
+		snprintf(out, size, "%s 0x%" PRIx64, name, pkt->payload.ptw.payload);
 		break;
 	case ppt_mode:
 		if (pkt->payload.mode.leaf == pt_mol_exec)
@@ -477,7 +487,8 @@ static size_t ipt_fast__packet(const uint8_t *p, size_t left, struct pt_packet *
 
 		if (b & 4) {
 			do {
-				if (n >= left)
+				/* past 64 bits of payload libipt calls it a bad packet: its call */
+				if (n >= left || n > 8)
 					return 0;
 			} while (p[n++] & 1);
 		}

@@ -25,11 +25,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/csd_timed.h"
 #include "auxtrig/decode/decode_pool.h"
 #include "auxtrig/decode/script_session.h"
 #include "auxtrig/format/pdata_reader.h"
@@ -45,6 +47,14 @@
 #define CS_ETE_MAGIC		0x5050505050505050ULL
 #define CS_ETMV4_V0_PARAMS	7	/* version 0 blocks: magic, cpu, then 7 registers */
 #define CS_TRACE_ID_UNUSED	(1ULL << 31)	/* newer perf: the ID comes in a HW_ID record */
+#define CS_ETM_OPT_TS		(1ULL << 28)	/* the cs_etm event's timestamp option (attr config) */
+
+/*
+ * Up to this many stretches of code are given to OpenCSD as buffers it reads
+ * itself (cheaper than a callback per instruction); past it, or if they
+ * overlap, the callback serves them (OpenCSD searches its buffers linearly).
+ */
+#define CS_MAX_SPANS		64
 
 /* Worker -> parent records: a kind byte, then its body. */
 enum { CS_REC_TEXT = 1, CS_REC_COUNT, CS_REC_ERR };
@@ -100,7 +110,18 @@ struct script_cs {
 	struct script_win_printer printer;
 	size_t failed;			/* pieces that could not be decoded */
 	int err;
+	/* timed decode (the cs_etm event's timestamp option): one job for all pieces */
+	bool timed;
+	bool *skip;			/* pieces left out after crashing the decoder */
+	bool crashed;			/* a run crashed: run again without that piece */
+	struct binary_span spans[CS_MAX_SPANS];	/* the code, served by OpenCSD itself if it fits */
+	size_t nr_spans;
+	struct cs_addr_text *addr_text;	/* the text of addresses printed (script_cs__addr()) */
+	unsigned char *lines;		/* worker: a CS_REC_TEXT record of sample lines being filled */
+	size_t nr_lines;		/* its bytes, the kind byte included */
 };
+
+#define CS_LINES_MAX	(1 << 16)
 
 static const char *script_cs__name_job(const struct script_cs_job *job, char *buf, size_t size)
 {
@@ -353,7 +374,16 @@ static int script_cs__plan(struct script_cs *cs, bool whole_buffers)
  *   its state at the end (CS_REC_STATE);
  * - the number of a window (CS_REC_WIN_NUM where "# window N" goes).
  */
-enum { CS_REC_HEAD = 10, CS_REC_STATE, CS_REC_WIN_NUM };
+enum { CS_REC_HEAD = 10, CS_REC_STATE, CS_REC_WIN_NUM, CS_REC_PIECE_ERR };
+
+/* A piece of the timed decode that could not be decoded, followed by the message. */
+struct cs_rec_piece_err {
+	__u8 kind, pad[7];
+	__u64 piece, aux_offset;
+};
+
+/* Timed decode progress: the piece (+ 1) above bit 40, the offset into it below. */
+#define CS_PROGRESS_PIECE_SHIFT	40
 
 struct cs_rec_state {
 	__u8 kind, pad[3];
@@ -395,6 +425,30 @@ static ssize_t script_cs__text_write(void *ctx, const char *buf, size_t size)
 		done += n;
 	}
 	return size;
+}
+
+/* In a worker: send the sample lines held, then what the output stream holds. */
+static void script_cs__w_flush(struct script_cs *cs)
+{
+	if (cs->nr_lines > 1)
+		decode_out__write(cs->out, cs->lines, cs->nr_lines);
+	cs->nr_lines = 1;
+	fflush(cs->wfile);
+}
+
+/* A sample line: in a worker straight into a text record, in the parent to the output. */
+static void script_cs__line(struct script_cs *cs, const char *line, size_t n)
+{
+	if (!cs->lines) {
+		fwrite_unlocked(line, 1, n, cs->s->out);
+		return;
+	}
+	if (cs->nr_lines + n > CS_LINES_MAX) {
+		decode_out__write(cs->out, cs->lines, cs->nr_lines);
+		cs->nr_lines = 1;
+	}
+	memcpy(cs->lines + cs->nr_lines, line, n);
+	cs->nr_lines += n;
 }
 
 static void script_cs__w_win_num(void *ctx)
@@ -477,7 +531,7 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 		unsigned char rec[1 + sizeof(el)];
 
 		/* the samples of the elements before the state is known are the parent's to make */
-		fflush(cs->s->out);
+		script_cs__w_flush(cs);
 		rec[0] = CS_REC_HEAD;
 		memcpy(rec + 1, &el, sizeof(el));
 		decode_out__write(cs->out, rec, sizeof(rec));
@@ -492,6 +546,41 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 		return;
 	}
 	csd_branches__elem(&cs->br, &el);
+}
+
+/* In a worker: the session's output goes to the parent as text records. */
+static int script_cs__worker_out(struct script_cs *cs)
+{
+	cookie_io_functions_t io = { .write = script_cs__text_write };
+	static char obuf[1 << 16];
+	static unsigned char lines[CS_LINES_MAX];
+
+	cs->lines = lines;
+	cs->lines[0] = CS_REC_TEXT;
+	cs->nr_lines = 1;
+	if (!cs->wfile) {
+		cs->wfile = fopencookie(cs, "w", io);
+		if (!cs->wfile)
+			return -ENOMEM;
+		setvbuf(cs->wfile, obuf, _IOFBF, sizeof(obuf));
+	}
+	cs->s->out = cs->wfile;
+	return 0;
+}
+
+/* The code for @d: the spans as OpenCSD buffers, or the callback. */
+static int script_cs__add_code(struct script_cs *cs, struct csd_decoder *d)
+{
+	size_t i;
+
+	for (i = 0; i < cs->nr_spans; i++)
+		if (csd_decoder__add_mem_buffer(d, cs->spans[i].addr, cs->spans[i].bytes, cs->spans[i].len))
+			break;
+	if (cs->nr_spans && i == cs->nr_spans)
+		return 0;
+	if (i)	/* a buffer was refused after others were taken: a decoder without them */
+		return -EAGAIN;
+	return csd_decoder__set_mem_fn(d, script_cs__read_code, cs->s->bins);
 }
 
 static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, const struct script_cs_job *job)
@@ -515,8 +604,6 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 {
 	struct script_cs *cs = ctx;
 	const struct script_cs_job *job = &cs->jobs[j];
-	cookie_io_functions_t io = { .write = script_cs__text_write };
-	static char obuf[1 << 16];
 	struct csd_decoder *d;
 	char msg[512] = "";
 	int err;
@@ -537,26 +624,21 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 		script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
 		return -ENOENT;
 	}
-	if (!cs->wfile) {
-		cs->wfile = fopencookie(cs, "w", io);
-		if (!cs->wfile)
-			return -ENOMEM;
-		setvbuf(cs->wfile, obuf, _IOFBF, sizeof(obuf));
-	}
-	cs->s->out = cs->wfile;
+	if (script_cs__worker_out(cs))
+		return -ENOMEM;
 	d = csd_decoder__new(job->raw ? 0 : CSD_FORMATTED);
 	if (!d)
 		return -ENOMEM;
 	err = script_cs__add_decoders(cs, d, job);
 	if (!err)
-		err = csd_decoder__set_mem_fn(d, script_cs__read_code, cs->s->bins);
+		err = script_cs__add_code(cs, d);
 	if (!err && cs->s->o->packets)
 		err = csd_decoder__set_packet_fn(d, script_cs__w_packet, cs);
 	csd_decoder__set_elem_fn(d, script_cs__w_elem, cs);
 	if (!err) {
 		err = csd_decoder__decode_at(d, job->data, job->len, job->aux_offset, msg, sizeof(msg));
 		if (err) {
-			fflush(cs->wfile);
+			script_cs__w_flush(cs);
 			script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));
 		}
 	}
@@ -564,7 +646,7 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	/* windows do not span pieces: a new decoder starts unsynced */
 	if (cs->s->o->windows)
 		script_cs__win_flush(cs, true);
-	fflush(cs->wfile);
+	script_cs__w_flush(cs);
 	if (cs->w_known) {
 		struct cs_rec_state st = {
 			.kind = CS_REC_STATE, .prev_type = cs->br.prev_type, .prev_last_instr = cs->br.prev_last_instr,
@@ -621,6 +703,46 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 }
 
 /*
+ * The text of an address in a sample (" ip sym+off (dso)") depends on the
+ * address, the sample's mode and whether the other mode is tried: branch
+ * samples repeat their addresses (loops), so each text is made once.
+ */
+#define CS_ADDR_CACHE		8192
+#define CS_ADDR_TEXT		117
+
+struct cs_addr_text {
+	__u64 addr;
+	__u8 key;		/* 1 + kernel + 2 * fallback; 0: empty */
+	__u8 len;
+	char text[CS_ADDR_TEXT + 1];
+};
+
+static void script_cs__addr(struct script_cs *cs, char *line, size_t *n, __u64 addr, bool kernel, bool fallback)
+{
+	__u8 key = 1 + kernel + 2 * fallback;
+	struct cs_addr_text *c = NULL;
+	size_t at = *n;
+
+	if (!cs->addr_text)
+		cs->addr_text = calloc(CS_ADDR_CACHE, sizeof(*cs->addr_text));
+	if (cs->addr_text) {
+		c = &cs->addr_text[(addr ^ (addr >> 13) ^ key) % CS_ADDR_CACHE];
+		if (c->key == key && c->addr == addr) {
+			memcpy(line + *n, c->text, c->len);
+			*n += c->len;
+			return;
+		}
+	}
+	script_cs__print_addr(cs, line, n, binaries__find_in(cs->s->bins, addr, kernel, fallback), addr);
+	if (c && *n - at <= CS_ADDR_TEXT) {
+		c->addr = addr;
+		c->key = key;
+		c->len = *n - at;
+		memcpy(c->text, line + at, c->len);
+	}
+}
+
+/*
  * A branch sample as perf script prints it: the sample's mode is that of its
  * ip (the "from" address, cs_etm__cpu_mode()); ip is looked up in that mode,
  * addr in that mode and then in its own (thread__find_map_fb()).
@@ -628,20 +750,30 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 {
 	struct script_cs *cs = ctx;
-	struct binaries *bins = cs->s->bins;
 	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
-	bool kernel = binaries__is_kernel(bins, br->from);
+	bool kernel = binaries__is_kernel(cs->s->bins, br->from);
 	char line[1100];
 	size_t n = 0;
 
-	if (f & SCRIPT_F_CPU)
-		n += snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
-	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->from, kernel, false), br->from);
+	if (f & SCRIPT_F_CPU) {
+		if (cs->br_cpu >= 0 && cs->br_cpu < 1000) {
+			line[0] = '[';
+			line[1] = '0' + cs->br_cpu / 100;
+			line[2] = '0' + cs->br_cpu / 10 % 10;
+			line[3] = '0' + cs->br_cpu % 10;
+			line[4] = ']';
+			line[5] = ' ';
+			n = 6;
+		} else {
+			n = snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
+		}
+	}
+	script_cs__addr(cs, line, &n, br->from, kernel, false);
 	memcpy(line + n, " =>", 3);
 	n += 3;
-	script_cs__print_addr(cs, line, &n, binaries__find_in(bins, br->to, kernel, true), br->to);
+	script_cs__addr(cs, line, &n, br->to, kernel, true);
 	line[n++] = '\n';
-	fwrite(line, 1, n, cs->s->out);
+	script_cs__line(cs, line, n);
 }
 
 static int script_cs__win_push(struct script_cs *cs, struct script_win *w)
@@ -733,7 +865,147 @@ static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job
 	return 0;
 }
 
+/* ---- timed decode (worker side) ------------------------------------------- */
+
+static size_t script_cs__t_read(void *ctx, __u64 addr, void *buf, size_t len)
+{
+	struct script_cs *cs = ctx;
+
+	return binaries__read(cs->s->bins, addr, buf, len);
+}
+
+static bool script_cs__t_is_kernel(void *ctx, __u64 addr)
+{
+	struct script_cs *cs = ctx;
+
+	return binaries__is_kernel(cs->s->bins, addr);
+}
+
+static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, int cpu)
+{
+	struct script_cs *cs = ctx;
+	struct csd_branch br = { .from = from, .to = to };
+
+	cs->br_cpu = cpu;
+	script_cs__on_branch(&br, cs);
+}
+
+static void script_cs__t_progress(void *ctx, size_t piece, __u64 aux_offset)
+{
+	struct script_cs *cs = ctx;
+	__u64 rel = aux_offset - cs->jobs[piece].aux_offset;
+
+	decode_out__progress(cs->out, (__u64)(piece + 1) << CS_PROGRESS_PIECE_SHIFT |
+				      (rel & ((1ULL << CS_PROGRESS_PIECE_SHIFT) - 1)));
+}
+
+static void script_cs__t_error(void *ctx, size_t piece, __u64 aux_offset, const char *msg)
+{
+	struct script_cs *cs = ctx;
+	unsigned char rec[sizeof(struct cs_rec_piece_err) + 512];
+	struct cs_rec_piece_err h = { .kind = CS_REC_PIECE_ERR, .piece = piece, .aux_offset = aux_offset };
+	size_t n = strlen(msg) < 512 ? strlen(msg) : 512;
+
+	script_cs__w_flush(cs);
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), msg, n);
+	decode_out__write(cs->out, rec, sizeof(h) + n);
+}
+
+/*
+ * The timed decode is one job: perf's order interleaves all queues by time.
+ * The pieces (in queue order, record order within a queue) become the
+ * queues of csd_timed, without those that crashed the decoder before.
+ */
+static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
+{
+	struct script_cs *cs = ctx;
+	struct csd_timed_code code[CS_MAX_SPANS];
+	struct csd_timed_ops ops = {
+		.read = script_cs__t_read, .is_kernel = script_cs__t_is_kernel, .branch = script_cs__t_branch,
+		.progress = script_cs__t_progress, .error = script_cs__t_error,
+		.code = code, .nr_code = cs->nr_spans,
+	};
+	struct csd_timed_piece *pieces = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*pieces));
+	struct csd_timed_queue *queues = calloc(cs->nr_jobs ? cs->nr_jobs : 1, sizeof(*queues));
+	struct csd_timed_etm *etms = calloc(cs->nr_etms ? cs->nr_etms : 1, sizeof(*etms));
+	size_t nr_pieces = 0, nr_queues = 0;
+	int err = -ENOMEM;
+
+	(void)j;
+	cs->out = out;
+	for (size_t i = 0; i < cs->nr_spans; i++)
+		code[i] = (struct csd_timed_code){ cs->spans[i].addr, cs->spans[i].len, cs->spans[i].bytes };
+	if (!pieces || !queues || !etms || script_cs__worker_out(cs))
+		goto out;
+	for (size_t i = 0; i < cs->nr_etms; i++) {
+		etms[i].cpu = cs->etms[i].cpu;
+		etms[i].ete = cs->etms[i].ete;
+		etms[i].devarch = cs->etms[i].devarch;
+		etms[i].regs = cs->etms[i].regs;
+	}
+	for (size_t i = 0; i < cs->nr_jobs; i++) {
+		const struct script_cs_job *job = &cs->jobs[i];
+		struct csd_timed_piece *p = &pieces[nr_pieces];
+
+		if (!nr_queues || queues[nr_queues - 1].idx != job->idx) {
+			queues[nr_queues].idx = job->idx;
+			queues[nr_queues].raw = job->raw;
+			queues[nr_queues].cpu = job->cpu;
+			queues[nr_queues].pieces = p;
+			nr_queues++;
+		}
+		if (cs->skip[i])
+			continue;
+		p->data = job->data;
+		p->len = job->len;
+		p->aux_offset = job->aux_offset;
+		p->id = i;
+		queues[nr_queues - 1].nr_pieces++;
+		nr_pieces++;
+	}
+	err = csd_timed__run(etms, cs->nr_etms, queues, nr_queues, &ops, cs);
+	script_cs__w_flush(cs);
+out:
+	free(pieces);
+	free(queues);
+	free(etms);
+	return err;
+}
+
+/* Was the cs_etm event recorded with its timestamp option? perf 6.1 then decodes in time order. */
+static bool script_cs__is_timed(const struct script_session *s)
+{
+	__u32 pmu = s->npriv > 1 ? s->info->priv[1] >> 32 : 0;
+
+	for (size_t i = 0; i < pdata_reader__nr_attrs(s->r); i++) {
+		const struct pdata_reader_attr *a = pdata_reader__attr(s->r, i);
+
+		if (a && a->attr.type == pmu)
+			return a->attr.config & CS_ETM_OPT_TS;
+	}
+	return false;
+}
+
 /* ---- parent side ----------------------------------------------------------- */
+
+/* write(2) all of @buf. Return: 0 or -errno (which stops the decoding). */
+static int script_cs__write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
 
 static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 {
@@ -745,6 +1017,9 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		return 0;
 	switch (p[0]) {
 	case CS_REC_TEXT:
+		/* a worker's full buffer goes out as it is, without a copy through stdio */
+		if (len - 1 >= 16384 && !fflush(cs->s->out))
+			return script_cs__write_all(fileno(cs->s->out), p + 1, len - 1);
 		fwrite(p + 1, 1, len - 1, cs->s->out);
 		return 0;
 	case CS_REC_WIN_NUM:
@@ -784,6 +1059,22 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		cs->ranges[c.trace_id & 0x7f] += c.ranges;
 		return 0;
 	}
+	case CS_REC_PIECE_ERR: {
+		struct cs_rec_piece_err h;
+		char name[256];
+
+		if (len < sizeof(h))
+			return 0;
+		memcpy(&h, p, sizeof(h));
+		if (h.piece >= cs->nr_jobs)
+			return 0;
+		fflush(cs->s->out);
+		pr_err("%s: the trace of %s could not be decoded past AUX offset %#llx: %.*s\n", cs->s->o->input,
+		       script_cs__name_job(&cs->jobs[h.piece], name, sizeof(name)), (unsigned long long)h.aux_offset,
+		       (int)(len - sizeof(h)), (const char *)p + sizeof(h));
+		cs->failed++;
+		return 0;
+	}
 	case CS_REC_ERR: {
 		char name[256];
 
@@ -819,7 +1110,7 @@ static void script_cs__done(size_t j, int status, void *ctx)
 
 	if (status)
 		cs->failed++;
-	if (j + 1 < cs->nr_jobs)
+	if (!cs->timed && j + 1 < cs->nr_jobs)
 		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
@@ -829,13 +1120,28 @@ static void script_cs__crash(size_t j, int sig, __u64 progress, void *ctx)
 	const struct script_cs_job *job = &cs->jobs[j];
 	char name[256];
 
+	if (cs->timed) {
+		size_t piece = progress >> CS_PROGRESS_PIECE_SHIFT;
+
+		/* nothing of that run was delivered: run it again without the piece it crashed on */
+		if (!piece || piece > cs->nr_jobs || cs->skip[piece - 1]) {
+			pr_err("%s: the decoder crashed (%s) before reaching any trace: nothing decoded\n",
+			       cs->s->o->input, sig ? strsignal(sig) : "it exited");
+			cs->failed++;
+			return;
+		}
+		job = &cs->jobs[piece - 1];
+		cs->skip[piece - 1] = true;
+		cs->crashed = true;
+		progress = job->aux_offset + (progress & ((1ULL << CS_PROGRESS_PIECE_SHIFT) - 1));
+	}
 	fflush(cs->s->out);
 	pr_err("%s: the decoder crashed (%s) on the trace of %s, at AUX offset %#llx: that buffer is not "
 	       "decoded, the others are\n", cs->s->o->input, sig ? strsignal(sig) : "it exited",
 	       script_cs__name_job(job, name, sizeof(name)),
 	       (unsigned long long)(progress > job->aux_offset ? progress : job->aux_offset));
 	cs->failed++;
-	if (j + 1 < cs->nr_jobs)
+	if (!cs->timed && j + 1 < cs->nr_jobs)
 		script_cs__job_start(cs, &cs->jobs[j + 1]);
 }
 
@@ -864,6 +1170,18 @@ int script_cs__run(struct script_session *s)
 		goto out;
 	/* look for every binary once, before the workers fork: they share the mappings */
 	found = binaries__load_all(s->bins);
+	cs.nr_spans = binaries__spans(s->bins, cs.spans, CS_MAX_SPANS);
+	if (cs.nr_spans > CS_MAX_SPANS)
+		cs.nr_spans = 0;
+	if (cs.nr_spans) {
+		/* does OpenCSD take them all? (the workers' decoders then do too) */
+		struct csd_decoder *d = csd_decoder__new(CSD_FORMATTED);
+
+		for (size_t i = 0; i < cs.nr_spans; i++)
+			if (!d || csd_decoder__add_mem_buffer(d, cs.spans[i].addr, cs.spans[i].bytes, cs.spans[i].len))
+				cs.nr_spans = 0;
+		csd_decoder__delete(d);
+	}
 	if (binaries__nr_maps(s->bins) && !found && !s->o->packets)
 		pr_warn("%s: none of the %zu traced binaries was found%s: no instruction ranges (try --symfs DIR "
 			"or --buildid-dir DIR)\n", s->o->input, binaries__nr_binaries(s->bins),
@@ -874,9 +1192,24 @@ int script_cs__run(struct script_session *s)
 		for (size_t i = 0; binaries__missing(s->bins, i); i++)
 			pr_debug("  %s\n", binaries__missing(s->bins, i));
 	}
-	if (cs.nr_jobs)
-		script_cs__job_start(&cs, &cs.jobs[0]);
-	err = decode_pool__run(cs.nr_jobs, s->o->jobs, &ops, &cs);
+	cs.timed = !s->o->packets && !s->o->windows && s->o->itrace != 'i' && script_cs__is_timed(s);
+	if (cs.timed) {
+		/* one job, run again without each piece that crashes the decoder */
+		ops.run = script_cs__run_timed;
+		cs.skip = calloc(cs.nr_jobs ? cs.nr_jobs : 1, sizeof(*cs.skip));
+		if (!cs.skip)
+			goto out;
+		pr_debug("%s: the cs_etm event has its timestamp option: decoding in timestamp order\n", s->o->input);
+		do {
+			cs.crashed = false;
+			memset(&cs.br, 0, sizeof(cs.br));
+			err = decode_pool__run(cs.nr_jobs ? 1 : 0, 1, &ops, &cs);
+		} while (!err && cs.crashed);
+	} else {
+		if (cs.nr_jobs)
+			script_cs__job_start(&cs, &cs.jobs[0]);
+		err = decode_pool__run(cs.nr_jobs, s->o->jobs, &ops, &cs);
+	}
 	if (err) {
 		pr_err("%s: decoding stopped: %s\n", s->o->input, strerror(-err));
 		goto out;
@@ -893,6 +1226,8 @@ out:
 	for (size_t i = cs.win_head; i < cs.nr_wins; i++)
 		script_win__delete(cs.wins[i]);
 	free(cs.wins);
+	free(cs.addr_text);
+	free(cs.skip);
 	free(cs.jobs);
 	free(cs.etms);
 	return rc;

@@ -210,6 +210,7 @@ int64_t aux_ring__snapshot(struct aux_ring *r, struct aux_ring_read *rd)
 	if (!r->cfg.overwrite)
 		return -EINVAL;
 	head = aux_ring__load_head(r);
+	r->snap_head = head;
 	old = r->prev;
 	if (r->cfg.ops->find_snapshot) {
 		err = r->cfg.ops->find_snapshot(r, &head, &old);
@@ -238,6 +239,31 @@ int64_t aux_ring__snapshot(struct aux_ring *r, struct aux_ring_read *rd)
 	aux_ring__segments(r, head, size, rd);
 	r->prev = head;
 	return size;
+}
+
+int aux_ring__flush(struct aux_ring *r, __u64 period)
+{
+	if (!r->cfg.overwrite)
+		return -EINVAL;
+	return perf_sys__ioctl(r->cfg.sys, r->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&period);
+}
+
+uint64_t aux_ring__snapshot_overwritten(struct aux_ring *r, const struct aux_ring_read *rd)
+{
+	uint64_t head = aux_ring__load_head(r), ahead, room, over;
+
+	/* the writer went on from snap_head: it wrote [snap_head, head) */
+	ahead = r->cfg.ops->head_in_buffer ? (head - r->snap_head) & aux_ring__mask(r) : head - r->snap_head;
+	if (ahead >= r->size)
+		over = rd->size;
+	else {
+		room = r->size - rd->size; /* what it can write before it reaches the range's old end */
+		over = ahead > room ? ahead - room : 0;
+		if (over > rd->size)
+			over = rd->size;
+	}
+	r->stats.overwritten_bytes += over;
+	return over;
 }
 
 void aux_ring__auxtrace(const struct aux_ring *r, const struct aux_ring_read *rd, __u64 reference,

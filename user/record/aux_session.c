@@ -55,6 +55,7 @@ struct aux_session {
 	bool gated;
 	bool gate_open;		/* gated: the recorder enabled the AUX events */
 	bool stopping;
+	bool no_flush;		/* snapshots stop the trace: the kernel refused to flush it running */
 	struct aux_session_stats stats;
 	char **paths;		/* uprobe triggers' binaries, owned */
 	/* fallback gating: threads with a window open, edge counters, latencies */
@@ -534,6 +535,28 @@ static void aux_session__time_conv(const struct perf_event_mmap_page *pc, struct
 	}
 }
 
+/*
+ * INTEL_PT_HAVE_SCHED_SWITCH: how perf 6.1 (util/intel-pt.c) learns which
+ * thread a CPU's trace belongs to, from the switch records the tracking event
+ * makes. 3: the CPU-wide switch-out records (PERF_RECORD_SWITCH_CPU_WIDE) that
+ * only a CPU-wide event (pid -1) makes; any other switch record stops the
+ * decoder ("Expecting CPU-wide context switch event"). 2: a per-task event's
+ * own switch records (PERF_RECORD_SWITCH): each switch-in names the thread now
+ * on the CPU (perf record -p without -a). 0: per-thread buffers, whose
+ * AUXTRACE records name their thread: with any other value perf asks the
+ * queue's CPU for its current thread instead, and a per-thread queue has none.
+ * (Per thread the tracking event still records its switches: perf learns from
+ * them on which CPU the thread ran.)
+ */
+static int aux_session__switch_mode(const struct aux_session *s)
+{
+	const struct aux_session_cpu *c0 = &s->cpus[0];
+
+	if (!c0->g.has_tracking || !c0->g.tracking.attr.context_switch || c0->g.cpu < 0)
+		return 0;
+	return s->o.pid < 0 ? 3 : 2;
+}
+
 int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 {
 	struct pdata_record_auxtrace_info *rec = NULL;
@@ -546,8 +569,7 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 	switch (s->ev.kind) {
 	case AUX_PMU_INTEL_PT: {
 		struct auxtrace_info_pt_opts po = {
-			.have_sched_switch = c0->g.has_tracking && c0->g.tracking.attr.context_switch ?
-					     (c0->g.cpu >= 0 ? 3 : 2) : 0,
+			.have_sched_switch = aux_session__switch_mode(s),
 			.snapshot = s->o.snapshot,
 			.per_cpu_mmaps = c0->g.cpu >= 0,
 		};
@@ -871,15 +893,27 @@ int aux_session__drain(struct aux_session *s, struct record_sink *k)
 	return n;
 }
 
-int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
+/*
+ * Does the session pause and resume the trace in the kernel? Then a snapshot
+ * must not disable it: a disabled leader schedules its group out, the
+ * aux_pause/aux_resume of every window edge meanwhile is lost, and ENABLE
+ * brings back the paused state the leader was left in, wrong for the
+ * window the thread is in now.
+ */
+static bool aux_session__pauses_in_kernel(const struct aux_session *s)
+{
+	const struct aux_group *g = &s->cpus[0].g;
+
+	return g->mode != AUX_GROUP_SNAPSHOT && !g->gate_by_ioctl;
+}
+
+/* perf's way (§4.1): stop every CPU, so each driver publishes its head and AUX record; copy; restart. */
+static int aux_session__snapshot_stopped(struct aux_session *s, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
 	int n = 0, err = 0, ret;
 
-	if (!s->opened || !s->o.snapshot)
-		return -EINVAL;
-	/* §4.1: stop every CPU first, so each driver publishes its head and AUX record. */
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++)
 		err = aux_ring__snapshot_start(&s->cpus[i].aux);
 	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
@@ -904,12 +938,121 @@ int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 		if (ret && !err)
 			err = ret;
 	}
-	if (err) {
-		pr_err("%s: snapshot failed: %s\n", s->ev.name, strerror(-err));
-		return err;
+	return err ? err : n;
+}
+
+static int aux_session__flush_all(struct aux_session *s)
+{
+	int err;
+
+	for (size_t i = 0; i < s->o.nr_cpus; i++) {
+		err = aux_ring__flush(&s->cpus[i].aux, s->ev.attr.sample_period);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Without stopping: flush every CPU's head, copy each range out while the
+ * trace goes on, flush again and drop what the hardware may have written
+ * over at the ranges' old ends meanwhile.
+ */
+static int aux_session__snapshot_running(struct aux_session *s, struct record_sink *k)
+{
+	struct aux_ring_read *rd = calloc(s->o.nr_cpus, sizeof(*rd));
+	unsigned char **copy = calloc(s->o.nr_cpus, sizeof(*copy));
+	int n = 0, err, ret;
+	int64_t got;
+
+	if (!rd || !copy) {
+		free(rd);
+		free(copy);
+		return -ENOMEM;
+	}
+	err = aux_session__flush_all(s);
+	if (err == -EINVAL) {
+		/* the kernel would not take the period: the driver's heads are not flushed that way here */
+		free(rd);
+		free(copy);
+		return -EOPNOTSUPP;
+	}
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+		ret = aux_session__drain_data(s, &s->cpus[i], k);
+		if (ret < 0)
+			err = ret;
+	}
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+		got = aux_ring__snapshot(&s->cpus[i].aux, &rd[i]);
+		if (got < 0) {
+			err = (int)got;
+			break;
+		}
+		if (!got)
+			continue;
+		copy[i] = malloc(rd[i].size);
+		if (!copy[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(copy[i], rd[i].data1, rd[i].len1);
+		if (rd[i].len2)
+			memcpy(copy[i] + rd[i].len1, rd[i].data2, rd[i].len2);
+	}
+	if (!err)
+		err = aux_session__flush_all(s);
+	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+		uint64_t over;
+
+		if (!copy[i])
+			continue;
+		over = aux_ring__snapshot_overwritten(&s->cpus[i].aux, &rd[i]);
+		s->stats.snapshot_overwritten += over;
+		if (over == rd[i].size)
+			continue;
+		rd[i].offset += over;
+		rd[i].size -= over;
+		rd[i].padded = (rd[i].size + 7) & ~(uint64_t)7;
+		rd[i].data1 = copy[i] + over;
+		rd[i].len1 = rd[i].size;
+		rd[i].data2 = NULL;
+		rd[i].len2 = 0;
+		ret = aux_session__put(s, &s->cpus[i], &rd[i], k);
+		if (ret < 0)
+			err = ret;
+		else
+			n++;
+	}
+	for (size_t i = 0; i < s->o.nr_cpus; i++)
+		free(copy[i]);
+	free(copy);
+	free(rd);
+	return err ? err : n;
+}
+
+int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
+{
+	int ret;
+
+	if (!s->opened || !s->o.snapshot)
+		return -EINVAL;
+	ret = -EOPNOTSUPP;
+	if (aux_session__pauses_in_kernel(s) && !s->no_flush) {
+		ret = aux_session__snapshot_running(s, k);
+		if (ret == -EOPNOTSUPP) {
+			pr_warn("%s: the kernel refused PERF_EVENT_IOC_PERIOD on it: snapshots stop the trace to read it, "
+				"and window edges during a snapshot are lost to the trace\n", s->ev.name);
+			s->no_flush = true;
+		}
+	}
+	if (ret == -EOPNOTSUPP)
+		ret = aux_session__snapshot_stopped(s, k);
+	if (ret < 0) {
+		pr_err("%s: snapshot failed: %s\n", s->ev.name, strerror(-ret));
+		return ret;
 	}
 	s->stats.snapshots++;
-	return n;
+	return ret;
 }
 
 int aux_session__stop(struct aux_session *s, struct record_sink *k)

@@ -406,6 +406,7 @@ void gate__signal_edges(struct gate *g)
 
 void gate__aux_veto(struct gate *g)
 {
+	g->skel->rodata->aux_veto = 1;
 	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_enter, true);
 	bpf_program__set_autoload(g->skel->progs.gate_aux_veto_exit, true);
 }

@@ -232,7 +232,32 @@ int hw_trace__edge(struct hw_trace *hw, const struct record_plan *p, const struc
 void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, const struct gate *g)
 {
 	struct aux_session_gate_stats gs;
+	struct aux_session_stats st;
 	struct gate_edge_stats es;
+
+	if (hw->aux) {
+		aux_session__stats(hw->aux, &st);
+		pr_info("hardware trace %s: %llu trace buffer%s written (%.1f KiB), %llu AUX record%s%s\n", p->aux_event,
+			(unsigned long long)st.auxtrace, st.auxtrace == 1 ? "" : "s", st.aux_bytes / 1024.0,
+			(unsigned long long)st.aux_records, st.aux_records == 1 ? "" : "s",
+			p->snapshot ? " (snapshot mode: only the snapshots' buffers are written)" : "");
+		if (st.snapshot_overwritten)
+			pr_warn("hardware trace %s: %llu bytes at the old end of snapshots were left out: the trace, running on "
+				"while they were copied, wrote over them\n", p->aux_event,
+				(unsigned long long)st.snapshot_overwritten);
+		if (st.lost)
+			pr_warn("hardware trace %s: %llu records of its sideband (AUX records, context switches, COMM, MMAP) were lost: its ring was full; try a larger -m\n",
+				p->aux_event, (unsigned long long)st.lost_events);
+		if (st.truncated || st.partial || st.collision)
+			pr_warn("hardware trace %s: %llu AUX records truncated (the AUX area was full: trace was lost; "
+				"a larger area, -m ,PAGES, gives auxtrig more time to read it), %llu partial (with gaps), "
+				"%llu with collisions\n", p->aux_event, (unsigned long long)st.truncated,
+				(unsigned long long)st.partial, (unsigned long long)st.collision);
+		if (st.truncated && !hw->edges && record_plan__has_windows(p))
+			pr_warn("hardware trace %s: after each truncation the kernel kept the trace stopped until auxtrig had read "
+				"the area; the window edges of that time did not reach it, so until a thread's next window ended "
+				"its trace may have been missing or run outside a window\n", p->aux_event);
+	}
 
 	if (hw->aux && hw->veto && g) {
 		__u64 resumed, vetoed, paused, untracked;

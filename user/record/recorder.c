@@ -315,7 +315,9 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 
 /*
  * One pass over every forward ring and the AUX session, then the sink's
- * round. Flight recorder: only the sideband rings.
+ * round. Flight recorder: only the sideband rings, the AUX events' own
+ * rings among them (their AUX records and the tracking event's switches,
+ * COMM and MMAP); the AUX areas wait for a snapshot.
  */
 static int drain(struct session *s)
 {
@@ -323,7 +325,7 @@ static int drain(struct session *s)
 	int err;
 
 	err = cpu_events__drain_checked(&s->ce, check_stop, process_record, s, &any);
-	if (!err && s->hw.aux && !s->plan->snapshot) {
+	if (!err && s->hw.aux) {
 		int n = aux_session__drain(s->hw.aux, &s->sink);
 
 		if (n < 0)
@@ -531,15 +533,22 @@ static int write_marker(struct session *s, const char *reason, __u64 records, __
 static int take_snapshot(struct session *s, const char *reason)
 {
 	__u64 before = s->snapshot_records, lost;
-	int err;
+	char hw[48] = "", held[160] = "";
+	int err, aux_buffers = 0;
 
 	if (!s->plan->snapshot) {
 		pr_warn("snapshot (%s) ignored: not in flight-recorder mode (-S)\n", reason);
 		return 0;
 	}
 	err = drain(s); /* the sideband the snapshot's records refer to */
-	if (!err && s->hw.aux)
-		err = aux_session__snapshot(s->hw.aux, &s->sink); /* (> 0, the AUXTRACE count, skips the rest: as always) */
+	if (!err && s->hw.aux) {
+		int n = aux_session__snapshot(s->hw.aux, &s->sink); /* the AUXTRACE records it wrote */
+
+		if (n < 0)
+			err = n;
+		else
+			aux_buffers = n;
+	}
 	s->snap_buf.len = 0;
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
@@ -560,13 +569,14 @@ static int take_snapshot(struct session *s, const char *reason)
 		err = record_sink__flush(&s->sink);
 	if (err)
 		return err;
+	if (s->hw.aux)
+		snprintf(hw, sizeof(hw), ", %d hardware trace buffer%s", aux_buffers, aux_buffers == 1 ? "" : "s");
 	if (lost)
-		pr_info("snapshot %lu (%s): %llu records; %llu records since the previous snapshot are in none (held back while it was taken, or lost to the ring)\n",
-			s->nr_snapshots, reason, (unsigned long long)(s->snapshot_records - before),
-			(unsigned long long)lost);
-	else
-		pr_info("snapshot %lu (%s): %llu records\n", s->nr_snapshots, reason,
-			(unsigned long long)(s->snapshot_records - before));
+		snprintf(held, sizeof(held),
+			 "; %llu records since the previous snapshot are in none (held back while it was taken, or lost to the ring)",
+			 (unsigned long long)lost);
+	pr_info("snapshot %lu (%s): %llu records%s%s\n", s->nr_snapshots, reason,
+		(unsigned long long)(s->snapshot_records - before), hw, held);
 	return 0;
 }
 

@@ -121,6 +121,24 @@ const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr,
 size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len);
 
 /**
+ * struct binary_span - a stretch of addresses binaries__read() serves from
+ * one place of one mapped binary: @len bytes at @addr are @bytes.
+ */
+struct binary_span {
+	__u64 addr, len;
+	const void *bytes;
+};
+
+/**
+ * binaries__spans() - every address binaries__read() can read, as spans
+ * (of the binaries loaded so far: call binaries__load_all() first), sorted
+ * by address and disjoint; a read within one span gives its bytes.
+ * @out: receives up to @max spans
+ * Return: how many there are (more than @max: only @max written).
+ */
+size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max);
+
+/**
  * binaries__load_all() - look for every binary now (a forked decoder then
  * shares the mappings instead of looking again).
  * Return: how many binaries were found.

@@ -132,6 +132,26 @@ typedef size_t (*csd_mem_fn)(void *ctx, __u64 addr, void *buf, size_t len);
  */
 int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx);
 
+/** typedef csd_mem_id_fn - as &typedef csd_mem_fn, for the decoder of trace ID @trace_id. */
+typedef size_t (*csd_mem_id_fn)(void *ctx, __u8 trace_id, __u64 addr, void *buf, size_t len);
+
+/**
+ * csd_decoder__set_mem_id_fn() - read all code through @fn, which is told
+ * the trace ID asking (OpenCSD's trace ID memory callback, as perf uses
+ * it). Instead of csd_decoder__set_mem_fn() and mapped files.
+ * Return: 0 or -EINVAL.
+ */
+int csd_decoder__set_mem_id_fn(struct csd_decoder *d, csd_mem_id_fn fn, void *ctx);
+
+/**
+ * csd_decoder__add_mem_buffer() - @len bytes of code at @addr are at
+ * @bytes (which must outlive the decoder): OpenCSD reads them itself,
+ * without a callback. Instead of the callbacks; the buffers must not
+ * overlap.
+ * Return: 0, or -EINVAL (OpenCSD refused it: an overlap; nothing added).
+ */
+int csd_decoder__add_mem_buffer(struct csd_decoder *d, __u64 addr, const void *bytes, __u64 len);
+
 /**
  * csd_decoder__map_file() - make @len bytes of file @path, from @offset,
  * readable to the decoders at address @addr (@len 0: to the end of file).
@@ -165,6 +185,40 @@ int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len);
  */
 int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, __u64 base, char *err_msg,
 			   size_t err_size);
+
+/** What an element callback of csd_decoder__set_elem_resp_fn() returns: OpenCSD's datapath responses. */
+enum csd_resp { CSD_CONT, CSD_WAIT, CSD_FATAL };
+
+/** typedef csd_elem_resp_fn - receives each generic element and says whether decoding goes on. */
+typedef enum csd_resp (*csd_elem_resp_fn)(const struct csd_elem *elem, void *ctx);
+
+/**
+ * csd_decoder__set_elem_resp_fn() - call @fn for every generic element,
+ * instead of the csd_decoder__set_elem_fn() callback: %CSD_WAIT stops
+ * csd_decoder__feed() after that element, %CSD_FATAL stops the decoding.
+ */
+void csd_decoder__set_elem_resp_fn(struct csd_decoder *d, csd_elem_resp_fn fn, void *ctx);
+
+/**
+ * csd_decoder__feed() - feed @len bytes (the first numbered @index) the way
+ * perf's cs_etm_decoder__process_data_block() does: an element left waiting
+ * by the last call is flushed first; stops at the next %CSD_WAIT, or when
+ * all bytes are taken, without signalling end of trace.
+ * @used: receives the number of bytes taken
+ * Return: 0, 1 if it stopped at a %CSD_WAIT, or -EIO on a fatal error
+ * (csd_decoder__last_error() says which).
+ */
+int csd_decoder__feed(struct csd_decoder *d, __u64 index, const void *buf, size_t len, size_t *used);
+
+/**
+ * csd_decoder__reset() - back to unsynchronised, dropping whatever is
+ * pending (perf's cs_etm_decoder__reset() between buffers).
+ * Return: 0 or -EIO.
+ */
+int csd_decoder__reset(struct csd_decoder *d);
+
+/** csd_decoder__last_error() - OpenCSD's last error message, or "". */
+const char *csd_decoder__last_error(struct csd_decoder *d);
 
 /**
  * csd_decoder__packet_line() - @pkt as trc_pkt_lister prints it, without

@@ -14,7 +14,9 @@
  * with libipt's packet decoder. Two levels:
  *
  * - packets: every packet libipt finds after synchronising on the first
- *   PSB, resynchronising on the next PSB after a decode error;
+ *   PSB, resynchronising on the next PSB after a decode error (libipt
+ *   looks up to 15 bytes back for it: that PSB may begin inside the
+ *   packets listed just before the error, and is listed after them);
  * - branches: the branch samples that can be derived without the traced
  *   binaries, from the IP packets (TIP, TIP.PGE, TIP.PGD, FUP) alone, the
  *   way perf's Intel PT decoder reports them when it cannot walk the code:
@@ -33,7 +35,8 @@ struct pt_packet;
  * @packets: packets decoded, PAD included
  * @pads: PAD packets
  * @errors: decode errors (each followed by a resync)
- * @skipped: bytes before the first PSB or skipped while resynchronising
+ * @skipped: bytes before the first PSB, jumped over while resynchronising,
+ *	or after a bad packet with no PSB after it
  */
 struct ipt_packet_stats {
 	__u64 packets;

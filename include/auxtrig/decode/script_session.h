@@ -61,18 +61,13 @@ int script_spe__run(struct script_session *s);
 /** script__hex16() - "%16" PRIx64 of @v at @p (16 characters, no NUL); returns @p + 16. */
 static inline char *script__hex16(char *p, __u64 v)
 {
-	char tmp[16];
-	int n = 0;
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;	/* hex digits */
 
-	do {
-		tmp[n++] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
 	for (int i = 0; i < 16 - n; i++)
-		*p++ = ' ';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+		p[i] = ' ';
+	for (int i = 15; i >= 16 - n; i--, v >>= 4)
+		p[i] = "0123456789abcdef"[v & 15];
+	return p + 16;
 }
 
 /* ---- windows ----------------------------------------------------------- */

@@ -158,8 +158,11 @@ int aux_group__add_uprobe(struct aux_group *g, const struct pmu *uprobe, const c
 
 /**
  * aux_group__add_tracking() - add perf's "dummy:u" tracking event: mmap,
- * mmap2, comm, comm_exec, task, and context_switch when per CPU (perf's
- * INTEL_PT_HAVE_SCHED_SWITCH 3 case), sampling period 1.
+ * mmap2, comm, comm_exec, task, and context_switch when per CPU, sampling
+ * period 1. Its switch records are CPU-wide ones (PERF_RECORD_SWITCH_CPU_WIDE,
+ * INTEL_PT_HAVE_SCHED_SWITCH 3) only when it is opened for every task
+ * (pid -1); for one task's events per CPU they are that task's own
+ * (PERF_RECORD_SWITCH, 2): aux_session__write_info() says which.
  */
 void aux_group__add_tracking(struct aux_group *g);
 

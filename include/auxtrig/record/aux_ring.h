@@ -52,6 +52,17 @@ struct perf_sys;
  *                                clamp it to the snapshot size; no copy
  *   aux_ring__snapshot_finish()  ops->snapshot_finish: enable again
  *
+ * Or, where the event's group pauses and resumes it in the kernel (a
+ * disabled leader schedules its members out, so every aux_pause/aux_resume
+ * they would have made is lost, and ENABLE brings back the paused state it
+ * left with), without stopping the group:
+ *
+ *   aux_ring__flush()            the driver publishes aux_head and goes on
+ *   aux_ring__snapshot()         as above; the caller copies the range out
+ *   aux_ring__flush()            again, then
+ *   aux_ring__snapshot_overwritten()  how much of the range's old end the
+ *                                running hardware wrote over meanwhile
+ *
  * What "head" means in snapshot mode depends on the PMU: Intel PT and Arm
  * SPE publish an offset inside the buffer, CoreSight (ETR, ETF, TRBE) a
  * monotonic count. Hence one ops table per PMU, &struct aux_pmu_ops.
@@ -115,6 +126,7 @@ struct aux_ring_stats {
 	uint64_t snapshot_wraps;
 	uint64_t clamped_bytes;
 	uint64_t enables;
+	uint64_t overwritten_bytes;
 };
 
 /**
@@ -199,6 +211,7 @@ struct aux_ring {
 	unsigned char *ref_buf;	/* Intel PT: bytes before the previous head */
 	size_t ref_size;
 	uint64_t ref_offset;	/* where ref_buf's bytes sit in the buffer */
+	uint64_t snap_head;	/* snapshot: the raw aux_head the last snapshot ended at */
 	struct aux_ring_stats stats;
 };
 
@@ -278,6 +291,33 @@ int64_t aux_ring__snapshot(struct aux_ring *r, struct aux_ring_read *rd);
 
 /** aux_ring__snapshot_finish() - ops->snapshot_finish. Return: 0 or -errno. */
 int aux_ring__snapshot_finish(struct aux_ring *r);
+
+/**
+ * aux_ring__flush() - snapshot mode: make the driver publish aux_head while
+ * the event keeps running. PERF_EVENT_IOC_PERIOD with the event's own
+ * @period: on the CPU where the event is active the kernel stops it with
+ * PERF_EF_UPDATE and starts it again at once (__perf_event_period()), which
+ * a driver in overwrite mode ends with perf_aux_output_end(), as at a
+ * sched-out; elsewhere the head was published at its last sched-out and
+ * nothing happens. The event and its group stay enabled, so the group's
+ * aux_pause/aux_resume members keep acting and its paused state stays true.
+ * Return: 0 or -errno (-EINVAL: the event does not sample, or the kernel
+ * refused the period).
+ */
+int aux_ring__flush(struct aux_ring *r, __u64 period);
+
+/**
+ * aux_ring__snapshot_overwritten() - after aux_ring__snapshot() on a running
+ * event, its range copied out and aux_ring__flush() called again: how many
+ * bytes at the old end of @rd the hardware may have written over since the
+ * snapshot's head, which is where it went on writing. They are to be left
+ * out of the copy (counted in stats.overwritten_bytes). With a head inside
+ * the buffer (Intel PT, Arm SPE) a writer that went round the whole buffer
+ * cannot be told from one that wrote nothing; a monotonic head (CoreSight)
+ * tells, and then all of @rd is overwritten.
+ * Return: bytes to drop from the start of @rd, at most @rd->size.
+ */
+uint64_t aux_ring__snapshot_overwritten(struct aux_ring *r, const struct aux_ring_read *rd);
 
 /**
  * aux_ring__note_aux_record() - count a PERF_RECORD_AUX of this ring read

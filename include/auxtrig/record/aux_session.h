@@ -152,6 +152,9 @@ struct aux_session_opts {
  * @auxtrace: AUXTRACE records written; @aux_bytes: their trace bytes.
  * @reenables: AUX events re-enabled after the kernel disabled them.
  * @snapshots: snapshots taken.
+ * @snapshot_overwritten: bytes left out of snapshots taken with the trace
+ *                        running: the hardware wrote over them while they
+ *                        were copied.
  */
 struct aux_session_stats {
 	__u64 aux_records;
@@ -166,6 +169,7 @@ struct aux_session_stats {
 	__u64 aux_bytes;
 	__u64 reenables;
 	__u64 snapshots;
+	__u64 snapshot_overwritten;
 };
 
 /**

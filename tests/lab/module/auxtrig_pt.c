@@ -17,15 +17,21 @@
  * pause/stop. At each switch-on: PSB+ (PSB, TSC, CBR, MODE.Exec 64-bit,
  * PSBEND), then TIP.PGE with the thread's interrupted user IP; at each
  * switch-off: TSC, then TIP.PGD. With ptw=1 a PTWRITE packet follows each
- * PGE and precedes each PGD, its payload (sequence << 32 | thread id), the
- * sequence counting switches over the whole unit, so a decoder can tell
- * exactly when trace was on, on which CPU, for which thread. The unit makes no
+ * PGE and precedes each PGD, its payload (sequence << 32 | why << 24 | thread
+ * id), the sequence counting switches over the whole unit and "why" naming
+ * the switch (1 start: the event was scheduled in, enabled or reloaded; 2
+ * resume: PERF_EF_RESUME; 3 pause: PERF_EF_PAUSE; 4 stop: scheduled out,
+ * disabled or flushed), so a decoder can tell exactly when trace was on, on
+ * which CPU, for which thread, and why it went on and off. The unit makes no
  * TNT/TIP/FUP packets: it sees no instruction. With branch=0 the decoder does
  * not walk code; with branch=1 a TIP.PGD carries its IP only where no user
  * instruction ran since the TIP.PGE (same IP, e.g. a system call), else the
  * IP is suppressed, so no decoder can be led to claim flow between the two.
- * COLLISION is never set (Intel PT has no samples to collide); PARTIAL and
- * TRUNCATED are, when a switch's packets do not fit.
+ * PARTIAL and TRUNCATED are set when a switch's packets do not fit. Intel PT
+ * has no samples to collide, so COLLISION is set only on request: with the
+ * module parameter collision_every=N (writable at run time), every Nth
+ * PERF_RECORD_AUX carries it, as an SPE or TRBE unit's would, for tests of
+ * how a recorder counts it.
  *
  * The only kernel-module code of the project.
  */
@@ -73,6 +79,11 @@ struct ept_cpu {
 static DEFINE_PER_CPU(struct ept_cpu, ept_cpus);
 static atomic64_t ept_seq;
 static struct pmu ept_pmu;
+
+static unsigned int collision_every;
+module_param(collision_every, uint, 0644);
+MODULE_PARM_DESC(collision_every, "set PERF_AUX_FLAG_COLLISION on every Nth AUX record (0: never, as Intel PT)");
+static atomic_t ept_aux_records;
 
 /* ---- sysfs: as the driver exposes it ---------------------------------------------------------- */
 
@@ -333,12 +344,21 @@ static u64 ept_user_ip(void)
 	return instruction_pointer(task_pt_regs(current));
 }
 
-static u64 ept_ptw_payload(void)
+/* Why the trace went on or off: bits 24..31 of the PTWRITE payload (a thread id fits in 22 bits). */
+enum ept_why {
+	EPT_WHY_START = 1,
+	EPT_WHY_RESUME = 2,
+	EPT_WHY_PAUSE = 3,
+	EPT_WHY_STOP = 4,
+};
+
+static u64 ept_ptw_payload(enum ept_why why)
 {
-	return ((u64)atomic64_inc_return(&ept_seq) << 32) | (u32)task_pid_nr(current);
+	return ((u64)atomic64_inc_return(&ept_seq) << 32) | ((u32)why << 24) |
+	       ((u32)task_pid_nr(current) & 0xffffff);
 }
 
-static void ept_trace_on(struct ept_cpu *c, struct perf_event *event)
+static void ept_trace_on(struct ept_cpu *c, struct perf_event *event, enum ept_why why)
 {
 	u64 cfg = event->attr.config;
 	struct ept_pkts k = { .n = 0 };
@@ -347,12 +367,12 @@ static void ept_trace_on(struct ept_cpu *c, struct perf_event *event)
 	pkt_psb_plus(&k, rdtsc_ordered());
 	pkt_tip(&k, 0x11, c->pge_ip, c->pge_ip != 0);
 	if (cfg & EPT_PTW)
-		pkt_ptw(&k, ept_ptw_payload());
+		pkt_ptw(&k, ept_ptw_payload(why));
 	ept_emit(c, k.b, k.n);
 	c->on = true;
 }
 
-static void ept_trace_off(struct ept_cpu *c, struct perf_event *event)
+static void ept_trace_off(struct ept_cpu *c, struct perf_event *event, enum ept_why why)
 {
 	u64 cfg = event->attr.config, ip = ept_user_ip();
 	struct ept_pkts k = { .n = 0 };
@@ -360,7 +380,7 @@ static void ept_trace_off(struct ept_cpu *c, struct perf_event *event)
 
 	pkt_tsc(&k, rdtsc_ordered());
 	if (cfg & EPT_PTW)
-		pkt_ptw(&k, ept_ptw_payload());
+		pkt_ptw(&k, ept_ptw_payload(why));
 	pkt_tip(&k, 0x01, ip, with_ip);
 	ept_emit(c, k.b, k.n);
 	c->on = false;
@@ -378,6 +398,8 @@ static void ept_end(struct ept_cpu *c)
 		perf_aux_output_flag(&c->handle, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL);
 		buf->lost = false;
 	}
+	if (READ_ONCE(collision_every) && atomic_inc_return(&ept_aux_records) % READ_ONCE(collision_every) == 0)
+		perf_aux_output_flag(&c->handle, PERF_AUX_FLAG_COLLISION);
 	if (buf->snapshot) {
 		/* as pt_event_stop(): the head is the in-buffer offset, the size the whole buffer */
 		c->handle.head = buf->pos;
@@ -407,7 +429,7 @@ static void ept_start(struct perf_event *event, int flags)
 #ifdef PERF_EF_RESUME
 	if (flags & PERF_EF_RESUME) {
 		if (!event->hw.state && c->handle.event == event && !c->on)
-			ept_trace_on(c, event);
+			ept_trace_on(c, event, EPT_WHY_RESUME);
 		return;
 	}
 #endif
@@ -419,7 +441,7 @@ static void ept_start(struct perf_event *event, int flags)
 	ept_buf_reset(buf, &c->handle);
 	event->hw.state = 0;
 	if (!ept_paused(event))
-		ept_trace_on(c, event);
+		ept_trace_on(c, event, EPT_WHY_START);
 }
 
 static void ept_stop(struct perf_event *event, int flags)
@@ -432,7 +454,7 @@ static void ept_stop(struct perf_event *event, int flags)
 
 		if (event->hw.state || c->handle.event != event || !c->on)
 			return;
-		ept_trace_off(c, event);
+		ept_trace_off(c, event, EPT_WHY_PAUSE);
 		buf = perf_get_aux(&c->handle);
 		if (buf && !buf->snapshot) {
 			/* publish the window now, as the driver's PMI would at its threshold */
@@ -449,7 +471,7 @@ static void ept_stop(struct perf_event *event, int flags)
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
 	if (c->on)
-		ept_trace_off(c, event);
+		ept_trace_off(c, event, EPT_WHY_STOP);
 	event->hw.state = PERF_HES_STOPPED;
 	if (c->handle.event == event)
 		ept_end(c);
