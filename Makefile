@@ -119,8 +119,10 @@ FUZZ_OUTPUT  ?= build-fuzz
 ASAN_KTESTS  ?= test_record_uprobe.sh test_record_snapshot.sh test_record_actions.sh \
                 test_record_errors.sh test_record_faults.sh test_record_signals.sh
 # Unit tests left out of the ASan+UBSan run: valgrind cannot run an ASan binary (there,
-# LeakSanitizer checks the same leaks in every test).
-ASAN_UNIT_EXCLUDE ?= test_script_leaks
+# LeakSanitizer checks the same leaks in every test); test_script_cs bounds the decoder's peak
+# RSS and traces its file reads with strace, which ASan's shadow memory and quarantine break
+# (its windows_stream and code_from_memory cases fail on that build only; to be split by decode).
+ASAN_UNIT_EXCLUDE ?= test_script_leaks test_script_cs
 
 # Fuzz targets: tests/fuzz/fuzz_<name>.c, libFuzzer + ASan + UBSan (conventions in tests/fuzz/README.md).
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
