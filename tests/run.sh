@@ -9,7 +9,17 @@
 # CI=true a skip counts as a failure: CI is root on a machine that can run
 # them all.
 #
-# usage: tests/run.sh [--unit-only|--kernel-only|--lab-only|--lab-guest] [--logs DIR] BUILD_DIR
+# With --asan DIR it runs the unit tests again, and the kernel tests named by
+# --asan-kernel-tests, on the ASan+UBSan build in DIR (make asan-build); any
+# sanitizer report fails the test, whatever its exit status. With --fuzz DIR
+# it replays each fuzz target's crashers and fuzzes it --fuzz-time seconds
+# (tests/fuzz/run.sh). These come after the host's kernel tests, before the
+# lab; one summary line counts them all.
+#
+# usage: tests/run.sh [--unit-only|--kernel-only|--lab-only|--lab-guest] [--sanitized-only] [--logs DIR]
+#                     [--asan DIR [--asan-kernel-tests "test_a.sh test_b ..."] [--asan-exclude "test_c ..."]]
+#                     [--fuzz DIR [--fuzz-time SECONDS]] BUILD_DIR
+#   --sanitized-only  only the --asan and --fuzz parts
 #   --lab-guest   what runs inside a lab guest: the kernel tests, then tests/lab/test_*.sh
 #   AUXTRIG_TEST_FILTER=GLOB   only tests whose name matches GLOB (extglob: 'test_record_*', '@(test_a|test_b)')
 #   AUXTRIG_LAB=0              leave the lab out of a full run (a failure under CI=true)
@@ -18,6 +28,7 @@ set -u
 shopt -s extglob
 mode=all
 logs=
+plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=15
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit-only) mode=unit; shift ;;
@@ -25,6 +36,12 @@ while [ $# -gt 0 ]; do
 	--lab-only) mode=lab; shift ;;
 	--lab-guest) mode=guest; shift ;;
 	--logs) logs=$2; shift 2 ;;
+	--sanitized-only) plain=; shift ;;
+	--asan) asan=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--asan-kernel-tests) asan_ktests=$2; shift 2 ;;
+	--asan-exclude) asan_exclude=$2; shift 2 ;;
+	--fuzz) fuzz=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--fuzz-time) fuzz_time=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -38,15 +55,27 @@ failures=()
 
 run_one() {
 	local name=$1; shift
-	local log="$logs/$name.log"
+	local log="$logs/$name.log" san="$logs/$name.san"
 	# shellcheck disable=SC2053
 	[ -z "${AUXTRIG_TEST_FILTER:-}" ] || [[ ${name##*/} == $AUXTRIG_TEST_FILTER ]] || return 0
 	mkdir -p "$(dirname "$log")"
+	rm -rf "$san" && mkdir -p "$san"
 	# Every test under a timeout: a hang fails it (exit 124) instead of stopping the run. A guard,
-	# not a speed bound: the lab's emulated guests are slow.
-	timeout -k 10 "${AUXTRIG_TEST_TIMEOUT:-1800}" "$@" >"$log" 2>&1 </dev/null
+	# not a speed bound: the lab's emulated guests are slow. Sanitizer reports (of the --asan
+	# builds) go to files, so that a test that expects a failing exit, or swallows stderr,
+	# cannot hide one; leaks inside third-party libraries are suppressed (tests/sanitizer/).
+	ASAN_OPTIONS="log_path=$san/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
+	UBSAN_OPTIONS="log_path=$san/ubsan:print_stacktrace=1:halt_on_error=1" \
+	LSAN_OPTIONS="suppressions=$top/tests/sanitizer/lsan.supp:print_suppressions=0" \
+		timeout -k 10 "${AUXTRIG_TEST_TIMEOUT:-1800}" "$@" >"$log" 2>&1 </dev/null
 	local rc=$?
 	[ $rc -eq 124 ] && echo "(killed after AUXTRIG_TEST_TIMEOUT=${AUXTRIG_TEST_TIMEOUT:-1800}s)" >>"$log"
+	if [ -n "$(ls -A "$san")" ]; then
+		{ echo "sanitizer reports:"; cat "$san"/*; } >>"$log"
+		{ [ $rc -eq 0 ] || [ $rc -eq 77 ]; } && echo "(the test passed, but a sanitizer reported)" >>"$log"
+		rc=99
+	fi
+	rm -rf "$san"
 	if [ $rc -eq 0 ]; then
 		passed=$((passed + 1)); printf '  PASS  %s\n' "$name"
 	elif [ $rc -eq 77 ] && [ "${CI:-}" != true ]; then
@@ -59,26 +88,66 @@ run_one() {
 	fi
 }
 
-if [ $mode = all ] || [ $mode = unit ]; then
+# The unit tests of build $1, named with prefix $2; $3: names to leave out.
+unit_tests() {
+	local b=$1 prefix=$2 skip=${3:-} t n
+	for t in "$b"/tests/test_* "$top"/tests/unit/test_*.sh; do
+		case $t in
+		*.sh) [ -f "$t" ] || continue ;;
+		*) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue ;;
+		esac
+		n=$(basename "$t" .sh)
+		[[ " $skip " == *" $n "* ]] && continue
+		case $t in
+		*.sh) AUXTRIG_BUILD=$b run_one "${prefix}unit/$n" bash "$t" ;;
+		*) AUXTRIG_BUILD=$b run_one "${prefix}unit/$n" "$t" ;;
+		esac
+	done
+}
+
+# The kernel tests of build $1, named with prefix $2; $3: only these (names, .sh for scripts).
+kernel_tests() {
+	local b=$1 prefix=$2 only=${3:-} t n
+	for t in "$b"/tests/kernel/test_* "$top"/tests/kernel/test_*.sh; do
+		case $t in
+		*.sh) [ -f "$t" ] || continue ;;
+		*) [ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue ;;
+		esac
+		n=$(basename "$t")
+		[ -z "$only" ] || [[ " $only " == *" $n "* ]] || continue
+		case $t in
+		*.sh) AUXTRIG_BUILD=$b run_one "${prefix}kernel/${n%.sh}" bash "$t" ;;
+		*) AUXTRIG_BUILD=$b run_one "${prefix}kernel/$n" "$t" ;;
+		esac
+	done
+}
+
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
 	echo "unit tests:"
-	for t in "$build"/tests/test_*; do
-		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
-		run_one "unit/$(basename "$t")" "$t"
-	done
-	for t in "$top"/tests/unit/test_*.sh; do
-		[ -f "$t" ] || continue
-		run_one "unit/$(basename "$t" .sh)" bash "$t"
-	done
+	unit_tests "$build" ""
 fi
-if [ $mode = all ] || [ $mode = kernel ] || [ $mode = guest ]; then
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = kernel ] || [ $mode = guest ]; }; then
 	echo "kernel tests:"
-	for t in "$build"/tests/kernel/test_*; do
-		[ -x "$t" ] && [ "${t%.d}" = "$t" ] || continue
-		run_one "kernel/$(basename "$t")" "$t"
-	done
-	for t in "$top"/tests/kernel/test_*.sh; do
-		[ -f "$t" ] || continue
-		run_one "kernel/$(basename "$t" .sh)" bash "$t"
+	kernel_tests "$build" ""
+fi
+if [ -n "$asan" ]; then
+	if [ $mode = all ] || [ $mode = unit ]; then
+		echo "unit tests on the ASan+UBSan build ($asan):"
+		unit_tests "$asan" "asan/" "$asan_exclude"
+	fi
+	if { [ $mode = all ] || [ $mode = kernel ]; } && [ -n "$asan_ktests" ] && [ "$(id -u)" = 0 ]; then
+		echo "kernel tests on the ASan+UBSan build:"
+		kernel_tests "$asan" "asan/" "$asan_ktests"
+	fi
+fi
+if [ -n "$fuzz" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
+	echo "fuzz targets (crashers replayed, then ${fuzz_time}s each; make fuzz runs longer):"
+	for f in "$top"/tests/fuzz/fuzz_*.c; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .c)
+		n=${n#fuzz_}
+		run_one "fuzz/$n" "$top/tests/fuzz/run.sh" --one "$fuzz" "$fuzz_time" "$n"
+		[ -f "$logs/fuzz/$n.log" ] && tail -n 1 "$logs/fuzz/$n.log" | sed 's/^/        /'
 	done
 fi
 if [ $mode = guest ]; then
@@ -95,7 +164,7 @@ if [ $mode = guest ]; then
 		done
 	fi
 fi
-if [ $mode = lab ] || { [ $mode = all ] && [ "$(id -u)" = 0 ]; }; then
+if [ $mode = lab ] || { [ $mode = all ] && [ -n "$plain" ] && [ "$(id -u)" = 0 ]; }; then
 	echo
 	if [ "${AUXTRIG_LAB:-1}" = 0 ]; then
 		echo "lab: not run (AUXTRIG_LAB=0)"

@@ -23,6 +23,14 @@ expect 2 "unknown tracepoint" -- record -w tp:sched:sched_switch..tp:sched:nope 
 expect 2 "unknown tracepoint" -- record -w syscall:openat -e sched:no_such_event "${o[@]}" -- "$DEMO"
 expect 2 "expected a tracepoint" -- record -e sched_switch "${o[@]}" -- "$DEMO"
 expect 2 "column" -- record -w syscall:openat --where 'comm ==' "${o[@]}" -- "$DEMO"
+# A long expression is not echoed whole: a bounded excerpt at the column.
+long=$(for i in $(seq 3000); do printf 'pid == %d && ' "$i"; done)
+expect 2 "pid == 3000 && pid ==' (characters .* of .*): column .*: expected a value after '=='" -- \
+	record -w syscall:openat --where "${long}pid ==" "${o[@]}" -- "$DEMO"
+[ "$(wc -c <"$tmp/stderr")" -lt 300 ] || fail "a long --where echoed whole: $(wc -c <"$tmp/stderr") bytes"
+expect 2 "condition '.*(characters .*): column" -- \
+	record -e syscalls:sys_enter_close --on "syscall:openat:exit if ${long}pid ==:mark" "${o[@]}" -- "$DEMO"
+[ "$(wc -c <"$tmp/stderr")" -lt 400 ] || fail "a long --on condition echoed whole: $(wc -c <"$tmp/stderr") bytes"
 expect 2 "nothing to record" -- record -w syscall:openat "${o[@]}"
 expect 2 "command not found" -- record -w syscall:openat "${o[@]}" -- /no/such/program
 expect 2 "unrecognized option\|invalid option" -- record --no-such-option "${o[@]}" -- "$DEMO"
@@ -30,6 +38,28 @@ expect 2 "power of 2" -- record -w syscall:openat -m 3 "${o[@]}" -- "$DEMO"
 expect 1 "does not exist" -- record -w syscall:openat -o "$tmp/no/such/dir/x.data" -- "$DEMO"
 expect 1 "no such process" -- record -w syscall:openat -p 999999999 "${o[@]}"
 expect 2 "unknown command" -- frobnicate
+# A file that is not ELF, as a uprobe/usdt binary or a trigger program: named, not "Unknown error 4001".
+printf '#!/bin/sh\necho hi\n' >"$tmp/script.sh"
+cp "$tmp/script.sh" "$tmp/fake.bpf.o"
+expect 2 "script.sh is not an ELF file: a uprobe point needs an executable" -- \
+	record -w "uprobe:$tmp/script.sh:main" "${o[@]}" -- "$DEMO"
+expect 2 "script.sh is not an ELF file: a usdt point needs an executable" -- \
+	record -e syscalls:sys_enter_close --on "usdt:$tmp/script.sh:demo:start:mark" "${o[@]}" -- "$DEMO"
+expect 2 "fake.bpf.o: not a BPF object: BPF object format invalid" -- \
+	record -e syscalls:sys_enter_close --trigger-prog "$tmp/fake.bpf.o" "${o[@]}" -- "$DEMO"
+grep -q "Unknown error" "$tmp/stderr" && fail "libbpf's errno shown raw: $(cat "$tmp/stderr")"
+
+# A read-only file system: said once (the writer and the recorder both said it).
+mkdir "$tmp/ro"
+if mount -t tmpfs -o ro,size=64k auxtrig-test-ro "$tmp/ro"; then
+	"$AUXTRIG" record -w syscall:openat -o "$tmp/ro/x.data" -- "$DEMO" -r 1 >/dev/null 2>"$tmp/stderr"
+	rc=$?
+	umount "$tmp/ro"
+	assert_eq $rc 1 "exit code on a read-only file system"
+	assert_eq "$(cat "$tmp/stderr")" "auxtrig: cannot create $tmp/ro/x.data: Read-only file system" "the error"
+else
+	fail "cannot mount a read-only tmpfs for the test"
+fi
 
 # An existing file is kept unless -f; a symlink is never followed, even with -f.
 echo keep >"$tmp/exists.data"

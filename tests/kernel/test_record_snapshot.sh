@@ -113,8 +113,8 @@ grep -q 'lost 0 records' "$tmp/any.err" || fail "records lost to the ring: $(cat
 # Bad -S and --control values are usage errors.
 "$AUXTRIG" record -S1x -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>/dev/null
 assert_eq $? 2 "exit code of -S1x"
-"$AUXTRIG" record -S --control fifo:"$tmp/none" -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>"$tmp/err"
-assert_eq $? 1 "exit code of a missing control FIFO"
-grep -q mkfifo "$tmp/err" || fail "no hint for a missing FIFO: $(cat "$tmp/err")"
+"$AUXTRIG" record -S --control fifo:"$tmp/none/ctl" -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>"$tmp/err"
+assert_eq $? 2 "exit code of a control FIFO in a missing directory"
+grep -q "no such directory" "$tmp/err" || fail "no reason for a missing directory: $(cat "$tmp/err")"
 [ ! -e "$tmp/x.data" ] || fail "a failed start left a file"
 echo ok

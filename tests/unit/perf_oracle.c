@@ -94,10 +94,9 @@ const char *perf_oracle__problem(const char *out)
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 
+		/* Within the line: strstr() would scan the rest of the output at every line. */
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			const char *hit = strstr(line, bad[i]);
-
-			if (hit && hit < line + len)
+			if (memmem(line, len, bad[i], strlen(bad[i])))
 				return line;
 		}
 		line = nl ? nl + 1 : NULL;

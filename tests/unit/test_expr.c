@@ -574,6 +574,40 @@ static void test_expr_longest_stateful(void **state)
 	expr_state__delete(st);
 }
 
+/* Issue #13, 7: an error quoted the whole expression, tens of KB of it; now a bounded excerpt at the column. */
+static void test_expr_quote_bounded_at_column(void **state)
+{
+	static char src[40000];
+	struct expr_prog prog;
+	char err[256], q[EXPR_QUOTE_MAX + 64];
+	size_t n = 0;
+
+	(void)state;
+	expr__quote("comm ==", "column 8: expected a value", q, sizeof(q));
+	assert_string_equal(q, "'comm =='");
+	for (int i = 0; n < sizeof(src) / 2; i++)
+		n += snprintf(src + n, sizeof(src) - n, "pid == %d && ", i);
+	n += snprintf(src + n, sizeof(src) - n, "pid == (2 +) && ");
+	for (int i = 0; n < sizeof(src) - 64; i++)
+		n += snprintf(src + n, sizeof(src) - n, "pid == %d && ", i);
+	snprintf(src + n, sizeof(src) - n, "pid == 1");
+	assert_int_equal(expr__compile(src, NULL, &prog, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "column "));
+	expr__quote(src, err, q, sizeof(q));
+	assert_true(strlen(q) < EXPR_QUOTE_MAX + 64);
+	/* The excerpt holds the column, with what led to it, cut at both ends. */
+	assert_non_null(strstr(q, "pid == (2 +)"));
+	assert_true(!strncmp(q, "'...", 4));
+	assert_non_null(strstr(q, "...' (characters "));
+	assert_non_null(strstr(q, " of 399"));
+	/* No column: the start; control characters do not break the line. */
+	expr__quote("a\nb", NULL, q, sizeof(q));
+	assert_string_equal(q, "'a?b'");
+	expr__quote(src, NULL, q, sizeof(q));
+	assert_true(!strncmp(q, "'pid == 0 && ", 13));
+	assert_non_null(strstr(q, "(characters 1-64 of "));
+}
+
 /* ---- tracepoint fields, through the resolver a run uses ---- */
 
 static int tp_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
@@ -733,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_expr_stateful_bytecode),
 		cmocka_unit_test(test_expr_resolver_decides_variables),
 		cmocka_unit_test(test_expr_longest_stateful),
+		cmocka_unit_test(test_expr_quote_bounded_at_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

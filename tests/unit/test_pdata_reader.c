@@ -65,6 +65,24 @@ static void *slurp(const char *rel, size_t *len)
 	return buf;
 }
 
+static void *slurp_path(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
 struct walk {
 	int records;
 	int auxtrace;
@@ -462,6 +480,84 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	rmdir(dir);
 }
 
+/*
+ * An AUXTRACE record whose payload size is not a multiple of 8 (perf pads it)
+ * would put the next record at a misaligned offset: UBSan's "misaligned
+ * address" in pdata_reader__next(). The payload here holds what looks like
+ * records at the misaligned offsets, so a reader that follows the size hands
+ * them out; ours refuses the AUXTRACE record and hands out nothing misaligned.
+ */
+static void test_pdata_reader_auxtrace_size_not_multiple_of_8(void **state)
+{
+	char dir[] = "/tmp/auxtrig-pdata-reader-XXXXXX", path[64];
+	struct perf_event_attr pt = { .type = 8, .size = sizeof(pt), .sample_period = 1,
+				      .sample_type = PDATA_SAMPLE_TYPE, .sample_id_all = 1 };
+	__u64 ids[] = { 501 };
+	struct {
+		struct pdata_record_auxtrace_info h;
+		__u64 priv[18];
+	} info = { .h = { .header = { .type = PDATA_RECORD_AUXTRACE_INFO, .size = sizeof(info) },
+			  .type = PDATA_AUXTRACE_INTEL_PT } };
+	struct pdata_record_auxtrace rec = { .idx = 0, .tid = 77, .cpu = 0 };
+	struct perf_event_header round = { .type = PDATA_RECORD_FINISHED_ROUND, .size = 8 };
+	unsigned char payload[32] = { 0 };
+	struct pdata_writer *w;
+	struct pdata_reader *r;
+	struct pdata_event ev;
+	unsigned char *buf;
+	size_t len;
+	__u64 pos = 0, bad = 9, at = 0;
+	int ret, before = 0;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	memcpy(payload + 9, &round, sizeof(round));	/* "records" at payload + 9 and + 17 */
+	memcpy(payload + 17, &round, sizeof(round));
+	info.priv[0] = 8;
+	w = pdata_writer__open(path, false);
+	assert_non_null(w);
+	assert_int_equal(pdata_writer__add_attr(w, &pt, "intel_pt//", ids, 1), 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	assert_int_equal(pdata_writer__write(w, &info, sizeof(info)), 0);
+	assert_int_equal(pdata_writer__write_auxtrace(w, &rec, payload, sizeof(payload), NULL, 0), 0);
+	assert_int_equal(pdata_writer__write(w, &round, sizeof(round)), 0);
+	assert_int_equal(pdata_writer__close(w), 0);
+	pdata_writer__delete(w);
+	buf = slurp_path(path, &len);
+	unlink(path);
+	rmdir(dir);
+
+	/* Find the AUXTRACE record and make its payload 9 bytes. */
+	r = pdata_reader__new_mem(buf, len, "aligned");
+	assert_non_null(r);
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0)
+		if (ev.header->type == PDATA_RECORD_AUXTRACE)
+			at = ev.file_offset;
+	assert_int_equal(ret, 0);
+	assert_true(at != 0);
+	pdata_reader__delete(r);
+	memcpy(buf + at + offsetof(struct pdata_record_auxtrace, size), &bad, sizeof(bad));
+
+	r = pdata_reader__new_mem(buf, len, "misaligned");
+	assert_non_null(r);
+	pos = 0;
+	log__set_level(-1);
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		if ((uintptr_t)ev.header % 8 || ev.file_offset % 8)
+			fail_msg("record of type %u handed out at misaligned file offset %#llx", ev.header->type,
+				 (unsigned long long)ev.file_offset);
+		if (ev.file_offset < at)
+			before++;
+	}
+	log__set_level(LOG_INFO);
+	/* The records before it are read; the AUXTRACE record ends the walk as corrupt. */
+	assert_int_equal(ret, -EPROTO);
+	assert_true(before > 0);
+	assert_true(pos == at - pdata_reader__header(r)->data.offset);
+	pdata_reader__delete(r);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_pdata_reader_reads_pdata_writer),
 		cmocka_unit_test(test_pdata_reader_truncated),
 		cmocka_unit_test(test_pdata_reader_corrupt),
+		cmocka_unit_test(test_pdata_reader_auxtrace_size_not_multiple_of_8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

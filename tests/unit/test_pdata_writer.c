@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/format/synth.h"
 #include "auxtrig/format/tracing_data.h"
@@ -860,6 +861,70 @@ static void test_pdata_writer_reports_write_errors(void **state)
 	free(buf);
 }
 
+/*
+ * Issue #13, 4: on a full disk, what never reached the file was not counted.
+ * Every record handed to the writer is either in the salvaged file or in the
+ * lost counts, and the record salvage appends (what the recorder uses to say
+ * so in the file) goes in where the cut left room.
+ */
+static void test_pdata_writer_counts_what_a_full_disk_loses(void **state)
+{
+	struct fixture *f = *state;
+	struct rlimit old, lim;
+	struct pdata_writer *w;
+	struct pdata_reader *r;
+	struct pdata_event ev;
+	char rec[64], last[64];
+	__u64 given = 0, pos = 0, on_disk = 0, last_seen = 0;
+	size_t len, last_len;
+	int err = 0, ret;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	w = pdata_writer__open(f->path, false);
+	assert_non_null(w);
+	add_tp_and_dummy(w, 782, 0);
+	assert_int_equal(pdata_writer__begin_data(w), 0);
+	len = synth__comm_record(rec, sizeof(rec), 1, 1, "filler");
+	last_len = synth__comm_record(last, sizeof(last), 2, 2, "lastword");
+	lim = old;
+	lim.rlim_cur = 64 << 10;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	/* Rounds of 100 records until the disk is full, and 1000 records more after. */
+	for (int round = 0; round < 10000 && !err; round++) {
+		for (int i = 0; i < 100; i++, given++)
+			assert_true(pdata_writer__write(w, rec, len) == 0 || pdata_writer__failed(w));
+		err = pdata_writer__finish_round(w);
+	}
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(pdata_writer__failed(w), -EFBIG);
+	for (int i = 0; i < 1000; i++, given++)
+		assert_int_equal(pdata_writer__write(w, rec, len), -EFBIG);
+	/* The cut frees the unflushed round: room for the last record. */
+	assert_int_equal(pdata_writer__salvage(w, last, last_len), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_true(pdata_writer__stats(w)->salvage_record);
+
+	r = pdata_reader__open(f->path);
+	assert_non_null(r);
+	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
+		if (ev.header->type != PERF_RECORD_COMM)
+			continue;
+		if (!memcmp(ev.header, last, last_len))
+			last_seen++;
+		else
+			on_disk++;
+	}
+	assert_int_equal(ret, 0);
+	pdata_reader__delete(r);
+	assert_int_equal(last_seen, 1);
+	assert_true(on_disk > 0 && on_disk < given);
+	assert_int_equal(pdata_writer__stats(w)->lost_records, given - on_disk);
+	assert_int_equal(pdata_writer__stats(w)->lost_samples, 0);	/* COMM records are not samples */
+	pdata_writer__delete(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -879,6 +944,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pdata_writer_missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_unlink_removes_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_reports_write_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdata_writer_counts_what_a_full_disk_loses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_perf_script_decodes_openat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_perf_report_is_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdata_writer_perf_reads_intel_pt_auxtrace, setup, teardown),

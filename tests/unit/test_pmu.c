@@ -328,6 +328,19 @@ static void test_pmu_is_aux_name(void **state)
 	assert_false(pmu__is_aux_name("software"));
 }
 
+static void test_pmu_check_root(void **state)
+{
+	char why[512];
+
+	(void)state;
+	assert_int_equal(pmu__check_root(fixture("sysfs-intel_pt"), why, sizeof(why)), 0);
+	assert_int_equal(pmu__check_root("/nonexistent", why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "/nonexistent: No such file or directory (give a sysfs root such as /sys)");
+	assert_int_equal(pmu__check_root("/etc/passwd", why, sizeof(why)), -ENOTDIR);
+	assert_int_equal(pmu__check_root("/proc/self", why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "has no bus/event_source/devices/"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +357,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pmu_scan_cs_etm, setup_cs_etm, teardown_set),
 		cmocka_unit_test_setup_teardown(test_pmu_cs_etm_registers_from_juno, setup_cs_etm, teardown_set),
 		cmocka_unit_test_setup_teardown(test_pmu_scan_arm_spe, setup_arm_spe, teardown_set),
+		cmocka_unit_test(test_pmu_check_root),
 	};
 
 	return cmocka_run_group_tests_name("pmu", tests, NULL, NULL);

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "auxtrig/lang/point.h"
@@ -236,6 +238,41 @@ static void test_point_windows(void **state)
 	assert_int_equal(window_spec__parse(&w, "nonsense"), -EINVAL);
 }
 
+/* A uprobe or usdt point on a file that is not ELF is refused by name, not with libbpf's errno 4001. */
+static void test_point_check_path(void **state)
+{
+	char dir[] = "/tmp/auxtrig-point-XXXXXX", path[64], text[128];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/script.sh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho not ELF\n", f);
+	fclose(f);
+
+	snprintf(text, sizeof(text), "uprobe:%s:main", path);
+	assert_int_equal(point__parse(&p, text, why, sizeof(why)), 0);
+	assert_int_equal(point__check_path(&p, why, sizeof(why)), -ENOEXEC);
+	assert_non_null(strstr(why, "is not an ELF file: a uprobe point needs an executable or a shared library"));
+	snprintf(text, sizeof(text), "usdt:%s:demo:start", path);
+	assert_int_equal(point__parse(&p, text, why, sizeof(why)), 0);
+	assert_int_equal(point__check_path(&p, why, sizeof(why)), -ENOEXEC);
+	snprintf(text, sizeof(text), "uprobe:%s/none:main", dir);
+	assert_int_equal(point__parse(&p, text, why, sizeof(why)), 0);
+	assert_int_equal(point__check_path(&p, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no such file"));
+	snprintf(text, sizeof(text), "uprobe:%s:main", dir);	/* a directory */
+	assert_int_equal(point__parse(&p, text, why, sizeof(why)), 0);
+	assert_int_equal(point__check_path(&p, why, sizeof(why)), -ENOENT);
+	/* This test's own binary is ELF. */
+	assert_int_equal(point__parse(&p, "uprobe:/proc/self/exe:main", why, sizeof(why)), 0);
+	assert_int_equal(point__check_path(&p, why, sizeof(why)), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,7 +281,7 @@ int main(void)
 		cmocka_unit_test(test_point_kprobes),  cmocka_unit_test(test_point_mem),
 		cmocka_unit_test(test_point_mem_read_only),
 		cmocka_unit_test(test_point_unknown),  cmocka_unit_test(test_point_windows),
-		cmocka_unit_test(test_point_format_round_trip),
+		cmocka_unit_test(test_point_format_round_trip), cmocka_unit_test(test_point_check_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -281,18 +281,19 @@ static void test_probe_arm_spe_without_pause(void **state)
 
 static void test_probe_no_aux_pmu_says_tracepoints(void **state)
 {
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  hardware trace       missing  no AUX trace PMU (intel_pt, cs_etm, arm_spe)");
 	assert_contains(*state, "hardware trace is unavailable here; auxtrig records kernel event streams");
 	assert_contains(*state, "(tracepoints) instead");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_json_shape(*state);
-	assert_contains(*state, "\"hardware_trace\":{\"status\":\"missing\",\"sysfs_root\":\"/nonexistent-auxtrig-sysfs\",\"aux_pmus\":[]}");
+	assert_contains(*state, "\"hardware_trace\":{\"status\":\"missing\",\"sysfs_root\":\"");
+	assert_contains(*state, "sysfs-no_aux\",\"aux_pmus\":[]}");
 }
 
 static void test_probe_bpf_lines(void **state)
 {
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf tracepoint       ok       loads, attaches, fired 3/3");
 	assert_contains(*state, "  bpf uprobe           ok       loads, attaches, fired 3/3 on calls of our own function");
 	assert_contains(*state, "  bpf kprobe           missing  attach failed: No such file or directory (ENOENT)");
@@ -301,10 +302,10 @@ static void test_probe_bpf_lines(void **state)
 
 	/* attached but silent is not "ok" */
 	m.bpf[PROBE_BPF_RAW_TP].hits = 0;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf raw_tp           missing  loads and attaches but never fired (0/3");
 
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "\"kprobe\":{\"status\":\"missing\",\"loaded\":true,\"attached\":false,\"fired\":false,"
 				"\"hits\":0,\"triggers\":0,\"error\":\"attach: No such file or directory\",\"errno\":\"ENOENT\"}");
 	assert_contains(*state, "\"fentry\":{\"status\":\"missing\",\"loaded\":false,");
@@ -316,10 +317,10 @@ static void test_probe_bpf_lines(void **state)
 static void test_probe_hw_breakpoint_open_but_silent(void **state)
 {
 	m.bp_count = 0;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  hw breakpoints       missing  open but never fire (0/4 writes seen, usual in VMs): "
 				"no data-watch triggers here\n");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_json_shape(*state);
 	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"missing\",\"opened\":true,\"fired\":false,\"hits\":0,\"writes\":4,\"errno\":null}");
 	assert_false(probe__hw_breakpoint_fires(&fake_ops));
@@ -329,9 +330,9 @@ static void test_probe_hw_breakpoint_open_but_silent(void **state)
 static void test_probe_hw_breakpoint_fires(void **state)
 {
 	m.bp_count = 4;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  hw breakpoints       ok       fired 4/4 on writes to our own variable: data-watch triggers work\n");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_json_shape(*state);
 	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"ok\",\"opened\":true,\"fired\":true,\"hits\":4,\"writes\":4,\"errno\":null}");
 	assert_true(probe__hw_breakpoint_fires(&fake_ops));
@@ -341,9 +342,9 @@ static void test_probe_hw_breakpoint_fires(void **state)
 static void test_probe_hw_breakpoint_cannot_open(void **state)
 {
 	m.bp_open_err = -ENODEV;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  hw breakpoints       missing  cannot open: No such device (ENODEV): no data-watch triggers\n");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_json_shape(*state);
 	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"missing\",\"opened\":false,\"fired\":false,\"hits\":0,\"writes\":0,\"errno\":\"ENODEV\"}");
 	assert_false(probe__hw_breakpoint_fires(&fake_ops));
@@ -354,9 +355,9 @@ static void test_probe_hw_breakpoint_enable_fails(void **state)
 {
 	m.bp_count = 4;
 	m.bp_ioctl_err = -EBUSY;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  hw breakpoints       unknown  opened, but enabling or reading failed: Device or resource busy (EBUSY)\n");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"unknown\",\"opened\":true,\"fired\":false,\"hits\":0,\"writes\":4,\"errno\":\"EBUSY\"}");
 	assert_false(probe__hw_breakpoint_fires(&fake_ops));
 }
@@ -365,16 +366,16 @@ static void test_probe_hw_breakpoint_enable_fails(void **state)
 static void test_probe_kprobes_present(void **state)
 {
 	m.bpf[PROBE_BPF_KPROBE] = bpf_ok;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf kprobe           ok       loads, attaches, fired 3/3 on our open() calls: ");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "\"kprobe\":{\"status\":\"ok\",\"loaded\":true,\"attached\":true,\"fired\":true,"
 				"\"hits\":3,\"triggers\":3,\"error\":null,\"errno\":null}");
 	assert_true(probe__bpf_fires(&fake_ops, PROBE_BPF_KPROBE));
 
 	/* ... and one without (this development VM): refused, with the reason. */
 	m.bpf[PROBE_BPF_KPROBE] = (struct probe_bpf_result){ .loaded = true, .step = "attach", .err = -ENOENT };
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf kprobe           missing  attach failed: No such file or directory (ENOENT): ");
 	assert_false(probe__bpf_fires(&fake_ops, PROBE_BPF_KPROBE));
 }
@@ -384,13 +385,13 @@ static void test_probe_unprivileged_bpf_is_unknown(void **state)
 	m.unprivileged = true;
 	for (int k = 0; k < PROBE_BPF_NR; k++)
 		m.bpf[k] = (struct probe_bpf_result){ .step = "load", .err = -EPERM };
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf tracepoint       unknown  cannot tell: loading BPF needs root or CAP_BPF (EPERM)");
 	assert_contains(*state, "  bpf fentry           unknown  cannot tell");
 	assert_contains(*state, "  privileges           missing  euid 1000, effective: none: loading BPF needs root");
 	assert_contains(*state, "  perf_event_paranoid  missing  2: unprivileged users may trace only their own user space");
 	assert_contains(*state, "  perf mlock           ok       perf_event_mlock_kb 516, RLIMIT_MEMLOCK 8192 KiB");
-	assert_int_equal(run(state, "--json", "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--json", "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "\"fentry\":{\"status\":\"unknown\",");
 	assert_contains(*state, "\"privileges\":{\"euid\":1000,\"root\":false,\"cap_perfmon\":false,\"cap_bpf\":false,"
 				"\"cap_sys_admin\":false,\"perf_event_paranoid\":2}");
@@ -398,7 +399,7 @@ static void test_probe_unprivileged_bpf_is_unknown(void **state)
 
 	/* as root the same EPERM is the kernel's answer: missing */
 	m.unprivileged = false;
-	assert_int_equal(run(state, "--sysfs-root", "/nonexistent-auxtrig-sysfs", NULL), 0);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 	assert_contains(*state, "  bpf fentry           missing  load failed: Operation not permitted (EPERM)");
 	assert_contains(*state, "  privileges           ok       root; effective: CAP_PERFMON CAP_BPF CAP_SYS_ADMIN");
 }
@@ -414,8 +415,12 @@ static void test_probe_options(void **state)
 	assert_int_equal(run(state, "--bogus", NULL), 2);
 	assert_int_equal(run(state, "extra", NULL), 2);
 	assert_int_equal(run(state, "--sysfs-root", NULL), 2);
+	/* Issue #13, 7: a sysfs root that is not there was a machine without PMUs, exit 0. */
+	assert_int_equal(run(state, "--sysfs-root", "/nonexistent", NULL), 2);
+	assert_int_equal(run(state, "--sysfs-root", "/proc/self", NULL), 2);
 	/* usage errors probe nothing */
 	assert_int_equal(m.opens, opens);
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-no_aux"), NULL), 0);
 }
 
 static char *json_of(const char *s)

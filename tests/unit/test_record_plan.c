@@ -33,13 +33,14 @@
 #define SCHED_SWITCH 372
 
 /* The PMU fixtures, as --sysfs-root arguments (test_fixture_path()'s buffer is reused). */
-static char pt_root[4096], cs_root[4096], spe_root[4096];
+static char pt_root[4096], cs_root[4096], spe_root[4096], no_aux_root[4096];
 
 static int setup(void **state)
 {
 	snprintf(pt_root, sizeof(pt_root), "%s", test_fixture_path("sysfs-intel_pt"));
 	snprintf(cs_root, sizeof(cs_root), "%s", test_fixture_path("sysfs-cs_etm"));
 	snprintf(spe_root, sizeof(spe_root), "%s", test_fixture_path("sysfs-arm_spe"));
+	snprintf(no_aux_root, sizeof(no_aux_root), "%s", test_fixture_path("sysfs-no_aux"));
 	tracefs__set_root(test_fixture_path("tracefs"));
 	return 0;
 }
@@ -502,8 +503,11 @@ static void test_record_plan_refuses_bad_hardware_trace(void **state)
 	built__refused(&b, -EINVAL, "event spec too long: intel_pt/ttt");
 	BUILD(&b, "-e", "cs_etm//u", "--sysfs-root", pt_root);
 	built__refused(&b, -ENOENT, "cannot use cs_etm: no such PMU on this machine (try: auxtrig probe)");
-	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", "/nonexistent-auxtrig-sysfs");
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", no_aux_root);
 	built__refused(&b, -ENOENT, "cannot use intel_pt: no such PMU on this machine");
+	/* A root that is not there is a mistake, not a machine without PMUs (issue #13, 7). */
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", "/nonexistent-auxtrig-sysfs");
+	built__refused(&b, -EINVAL, "--sysfs-root /nonexistent-auxtrig-sysfs: No such file or directory");
 	BUILD(&b, "-e", "uprobe//", "--sysfs-root", pt_root);
 	built__refused(&b, -EINVAL, "cannot use uprobe//: uprobe does not record through the AUX area");
 	BUILD(&b, "-e", "intel_pt/frobnicate/u", "--sysfs-root", pt_root);

@@ -30,7 +30,9 @@ static int sink_write(void *ctx, const void *p, size_t size)
 
 	assert_int_equal(size, sizeof(*r));
 	assert_int_equal(r->h.size, sizeof(*r));
-	s->got[s->nr++] = r->n;
+	if (s->nr < sizeof(s->got) / sizeof(s->got[0]))
+		s->got[s->nr] = r->n;
+	s->nr++;
 	return 0;
 }
 
@@ -127,6 +129,77 @@ static void test_window_hold_pending_windows_survive_passes(void **state)
 	window_hold__delete(h);
 }
 
+/*
+ * Issue #13, 3: a window that never closes held every record it had, without
+ * bound (1.1 GB in 30 s). Past the limit, the oldest window is written
+ * (--min-duration alone) and its later records go straight through.
+ */
+static void test_window_hold_limit_writes_oldest(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	const struct window_hold_stats *st = window_hold__stats(h);
+	struct sink s = {};
+
+	(void)state;
+	window_hold__set_limit(h, 64 << 10, WINDOW_HOLD_WRITE_OLDEST);
+	assert_int_equal(add(h, &s, 2, 0), 0);		/* an older window that closes later */
+	for (__u64 n = 1; n <= 100000; n++) {
+		assert_int_equal(add(h, &s, 1 + (n % 3 == 0), n), 0);
+		assert_true(window_hold__held_bytes(h) <= 64 << 10);
+	}
+	assert_true(st->peak_bytes <= 64 << 10);
+	/* Window 2 held the oldest record: written first; window 1 too, when it was oldest. */
+	assert_int_equal(s.got[0], 0);
+	assert_int_equal(st->early_written, 2);
+	assert_int_equal(st->records_early_written, 100001);
+	assert_int_equal(s.nr, 100001);
+	assert_int_equal(window_hold__held_bytes(h), 0);
+	/* Verdicts say whether writing them early was right. */
+	assert_int_equal(window_hold__verdict(h, 2, false, sink_write, &s), 0);
+	assert_int_equal(window_hold__verdict(h, 1, true, sink_write, &s), 0);
+	assert_int_equal(st->early_written_wrong, 1);
+	assert_int_equal(st->kept + st->dropped, 0);
+	assert_int_equal(s.nr, 100001);
+	/* Remembered until the verdict, then forgotten like any other. */
+	window_hold__pass(h);
+	window_hold__pass(h);
+	assert_int_equal(add(h, &s, 1, 7), 0);
+	assert_int_equal(s.nr, 100001);			/* a new window 1, held */
+	window_hold__end(h);
+	assert_int_equal(st->unfinished, 1);
+	window_hold__delete(h);
+}
+
+/* With --max-duration the oldest window is dropped; a verdict of keep counts its records lost. */
+static void test_window_hold_limit_drops_oldest(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	const struct window_hold_stats *st = window_hold__stats(h);
+	struct sink s = {};
+
+	(void)state;
+	window_hold__set_limit(h, 64 << 10, WINDOW_HOLD_DROP_OLDEST);
+	for (__u64 n = 0; n < 10000; n++)
+		assert_int_equal(add(h, &s, 9, n), 0);		/* never closes: 160 KB */
+	assert_int_equal(add(h, &s, 10, 10000), 0);		/* a short one after it */
+	assert_int_equal(window_hold__verdict(h, 10, true, sink_write, &s), 0);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.got[0], 10000);
+	assert_int_equal(st->early_dropped, 1);
+	assert_int_equal(st->records_early_dropped, 10000);
+	assert_true(window_hold__held_bytes(h) <= 64 << 10);
+	/* Window 9 was dropped early; its verdict says keep: its records are lost, later ones too. */
+	assert_int_equal(window_hold__verdict(h, 9, true, sink_write, &s), 0);
+	assert_int_equal(add(h, &s, 9, 10001), 0);
+	assert_int_equal(st->early_dropped_wrong, 1);
+	assert_int_equal(st->records_lost, 10001);
+	assert_int_equal(st->records_early_dropped, 10001);
+	assert_int_equal(s.nr, 1);
+	window_hold__end(h);
+	assert_int_equal(st->unfinished, 0);
+	window_hold__delete(h);
+}
+
 static void test_duration_parse_units(void **state)
 {
 	__u64 ns;
@@ -169,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_window_hold_late_records_follow_the_verdict),
 		cmocka_unit_test(test_window_hold_verdicts_forgotten_after_two_passes),
 		cmocka_unit_test(test_window_hold_pending_windows_survive_passes),
+		cmocka_unit_test(test_window_hold_limit_writes_oldest),
+		cmocka_unit_test(test_window_hold_limit_drops_oldest),
 		cmocka_unit_test(test_duration_parse_units),
 		cmocka_unit_test(test_duration_parse_rejects),
 	};

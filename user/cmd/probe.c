@@ -609,6 +609,14 @@ int probe__main(int argc, char **argv, const struct probe_ops *ops, FILE *out)
 	}
 	if (verbose)
 		log__set_level(LOG_INFO + verbose);
+	if (opts.sysfs_root) {
+		char why[PATH_MAX + 128];
+
+		if (pmu__check_root(opts.sysfs_root, why, sizeof(why))) {
+			pr_err("probe: --sysfs-root %s\n", why);
+			return EXIT_USAGE;
+		}
+	}
 
 	err = probe_report__collect(&r, &opts, ops);
 	if (err) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/cmd/record_plan.h"
+#include "auxtrig/record/control.h"
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
@@ -25,7 +27,7 @@
 /* ---- the options, as text --------------------------------------------------- */
 
 enum { OPT_WHERE = 1000, OPT_CONTROL, OPT_ON, OPT_DRY_RUN, OPT_SYSFS_ROOT, OPT_TRIGGER_PROG, OPT_MIN_DURATION,
-       OPT_MAX_DURATION };
+       OPT_MAX_DURATION, OPT_HOLD_SIZE };
 
 static const struct option record_options[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -34,6 +36,7 @@ static const struct option record_options[] = {
 	{ "on", required_argument, NULL, OPT_ON },
 	{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
 	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+	{ "hold-size", required_argument, NULL, OPT_HOLD_SIZE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "trigger-prog", required_argument, NULL, OPT_TRIGGER_PROG },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
@@ -103,12 +106,34 @@ static int add_window(struct record_args *a, const char *arg)
 	return 0;
 }
 
+/* "4096", "64K", "1M", "4G" (B, K, M, G; either case) within [@min, @max]. */
+static int parse_bytes(const char *arg, unsigned long long min, unsigned long long max,
+		       unsigned long long *bytes)
+{
+	unsigned long long b;
+	char *end;
+
+	errno = 0;
+	b = strtoull(arg, &end, 0);
+	if (errno || end == arg || *arg == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'G': case 'g': b = b > (~0ULL >> 30) ? ~0ULL : b << 10; /* fallthrough */
+	case 'M': case 'm': b = b > (~0ULL >> 20) ? ~0ULL : b << 10; /* fallthrough */
+	case 'K': case 'k': b = b > (~0ULL >> 10) ? ~0ULL : b << 10; end++; break;
+	case 'B': case 'b': end++; break;
+	}
+	if (*end || b < min || b > max)
+		return -EINVAL;
+	*bytes = b;
+	return 0;
+}
+
 /* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
 static int parse_snapshot(struct record_args *a, const char *arg)
 {
 	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
 	unsigned long long bytes;
-	char *end;
 
 	a->snapshot = true;
 	if (!arg || !*arg)
@@ -119,17 +144,7 @@ static int parse_snapshot(struct record_args *a, const char *arg)
 		if (!*arg)
 			return 0;
 	}
-	errno = 0;
-	bytes = strtoull(arg, &end, 0);
-	if (errno || end == arg)
-		return -EINVAL;
-	switch (*end) {
-	case 'G': case 'g': bytes <<= 10; /* fallthrough */
-	case 'M': case 'm': bytes <<= 10; /* fallthrough */
-	case 'K': case 'k': bytes <<= 10; end++; break;
-	case 'B': case 'b': end++; break;
-	}
-	if (*end || bytes < page || bytes > (1ULL << 32))
+	if (parse_bytes(arg, page, 1ULL << 32, &bytes))
 		return -EINVAL;
 	while (pages * page < bytes)
 		pages <<= 1;
@@ -244,6 +259,11 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 		case OPT_MIN_DURATION:
 		case OPT_MAX_DURATION:
 			err = parse_duration(a, c, optarg);
+			break;
+		case OPT_HOLD_SIZE:
+			err = parse_bytes(optarg, 64 << 10, 1ULL << 40, &a->hold_size);
+			if (err)
+				pr_err("--hold-size %s: expected a size from 64K to 1T (e.g. 256M, 2G)\n", optarg);
 			break;
 		case OPT_SYSFS_ROOT:
 			a->sysfs_root = optarg;
@@ -471,7 +491,10 @@ static int compile_where(struct record_plan *p)
 		return -ENOMEM;
 	ret = expr__compile(p->where_text, &copts, prog, err, sizeof(err));
 	if (ret) {
-		pr_err("--where '%s': %s\n", p->where_text, err);
+		char q[EXPR_QUOTE_MAX + 64];
+
+		expr__quote(p->where_text, err, q, sizeof(q));
+		pr_err("--where %s: %s\n", q, err);
 		free(prog);
 		return -EINVAL;
 	}
@@ -658,7 +681,11 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		}
 		ret = expr__compile(cond, &copts, on->cond, err, sizeof(err));
 		if (ret) {
-			pr_err("--on '%s': condition: %s\n", text, err);
+			char qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
+
+			expr__quote(text, NULL, qt, sizeof(qt));
+			expr__quote(cond, err, qc, sizeof(qc));
+			pr_err("--on %s: condition %s: %s\n", qt, qc, err);
 			ret = -EINVAL;
 			goto out;
 		}
@@ -730,8 +757,13 @@ static int check_durations(const struct record_plan *p)
 {
 	const char *opt = p->min_duration ? "--min-duration" : "--max-duration";
 
-	if (!p->min_duration && !p->max_duration)
+	if (!p->min_duration && !p->max_duration) {
+		if (p->hold_size) {
+			pr_err("--hold-size bounds the records held for --min-duration or --max-duration; give one of them\n");
+			return -EINVAL;
+		}
 		return 0;
+	}
 	if (p->max_duration && !p->max_duration_ns) {
 		pr_err("--max-duration %s: a window lasts more than 0 ns\n", p->max_duration);
 		return -EINVAL;
@@ -851,6 +883,19 @@ static int parse_control(struct plan_control *c, const char *spec)
 		*ack++ = '\0';
 		snprintf(c->ack, sizeof(c->ack), "%s", ack);
 	}
+	if (!c->ctl[0])
+		goto bad;
+	/* Whoever can write these drives the recording: refused now, before anything starts. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? c->ack : c->ctl;
+		char why[PATH_MAX + 256];
+
+		if (*path && control__check_path(path, why, sizeof(why))) {
+			pr_err("--control %s: %s\n", spec, why);
+			c->kind = PLAN_CONTROL_NONE;
+			return -EINVAL;
+		}
+	}
 	return 0;
 bad:
 	pr_err("--control %s: expected fifo:CTL[,ACK] or fd:CTL[,ACK] with open file descriptors\n", spec);
@@ -891,6 +936,7 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 	p->max_duration = a->max_duration;
 	p->min_duration_ns = a->min_duration_ns;
 	p->max_duration_ns = a->max_duration_ns;
+	p->hold_size = a->hold_size;
 	p->aux_event = a->aux_event;
 	p->sysfs_root = a->sysfs_root;
 	p->command = a->command;
@@ -920,6 +966,14 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 	}
 	for (int i = 0; !a->cpus && i < p->nr_possible; i++)
 		p->cpu_mask[i] = true;
+	if (p->sysfs_root) {
+		char why[PATH_MAX + 128];
+
+		if (pmu__check_root(p->sysfs_root, why, sizeof(why))) {
+			pr_err("--sysfs-root %s\n", why);
+			return -EINVAL;
+		}
+	}
 	err = resolve_events(p, a);
 	if (!err)
 		err = compile_where(p);

@@ -49,14 +49,14 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* The end of the last whole record from @pos on, and how many there are. */
-static __u64 walk_records(int fd, __u64 pos, __u64 file_size, __u64 *nr)
+/* The end of the last whole record from @pos on, up to @limit, and how many there are. */
+static __u64 walk_records(int fd, __u64 pos, __u64 limit, __u64 *nr)
 {
 	struct perf_event_header h;
 	__u64 end, payload;
 
 	*nr = 0;
-	while (pos + sizeof(h) <= file_size && !pread_all(fd, &h, sizeof(h), pos)) {
+	while (pos + sizeof(h) <= limit && !pread_all(fd, &h, sizeof(h), pos)) {
 		if (h.size < sizeof(h) || h.size % 8 || !h.type || h.type >= PDATA_RECORD_TYPE_MAX)
 			break;
 		end = pos + h.size;
@@ -66,7 +66,7 @@ static __u64 walk_records(int fd, __u64 pos, __u64 file_size, __u64 *nr)
 				break;
 			end += payload;
 		}
-		if (end > file_size)
+		if (end > limit)
 			break;
 		pos = end;
 		(*nr)++;
@@ -74,11 +74,30 @@ static __u64 walk_records(int fd, __u64 pos, __u64 file_size, __u64 *nr)
 	return pos;
 }
 
+/*
+ * Complete: the header's data section lies in the file and is followed by the
+ * feature table, whose first entries are the copy (the features written before
+ * the data; those of the close follow). The records of a file that lost its
+ * table can go on past the header's end, and whole-looking records can follow
+ * the table: the walk alone cannot tell.
+ */
+static bool is_complete(int fd, const struct pdata_file_header *h, const struct pdata_file_section *table,
+			__u64 tsize, __u64 file_size)
+{
+	struct pdata_file_section at[MAX_TABLE];
+	__u64 end = h->data.offset + h->data.size;
+
+	if (h->data.size > file_size || end > file_size || tsize > file_size - end)
+		return false;
+	return !pread_all(fd, at, tsize, end) && !memcmp(at, table, tsize);
+}
+
 static int repair(const char *path, bool dry_run)
 {
 	struct pdata_file_section table[MAX_TABLE];
 	struct pdata_file_header h;
-	__u64 cut, nr, tsize, bits[4];
+	__u64 cut, end, nr, tsize, bits[4];
+	char diff[96];
 	struct stat st;
 	int fd, err, nbits = 0;
 
@@ -93,8 +112,9 @@ static int repair(const char *path, bool dry_run)
 		goto fail;
 	}
 	tsize = h.event_types.size;
-	if (!tsize || tsize % sizeof(table[0]) || tsize > sizeof(table) ||
-	    h.event_types.offset + tsize > h.data.offset || h.data.offset > (__u64)st.st_size) {
+	if (!tsize || tsize % sizeof(table[0]) || tsize > sizeof(table) || h.event_types.offset < sizeof(h) ||
+	    h.event_types.offset > h.data.offset || tsize > h.data.offset - h.event_types.offset ||
+	    h.data.offset > (__u64)st.st_size) {
 		pr_err("%s was not written by auxtrig (no copy of its feature table): cannot repair it\n",
 		       path);
 		goto fail;
@@ -103,16 +123,21 @@ static int repair(const char *path, bool dry_run)
 		pr_err("cannot read %s: %s\n", path, strerror(errno));
 		goto fail;
 	}
-	cut = walk_records(fd, h.data.offset, st.st_size, &nr);
-	if (cut == h.data.offset + h.data.size) {
+	end = h.data.offset + h.data.size;
+	if (is_complete(fd, &h, table, tsize, st.st_size)) {
+		walk_records(fd, h.data.offset, end, &nr);
 		printf("%s is complete: %llu records, nothing to repair\n", path, (unsigned long long)nr);
 		close(fd);
 		return EXIT_OK;
 	}
-	printf("%s: keeping %llu records (%.1f KiB of data, %llu more bytes than the header said); cutting %llu bytes\n",
-	       path, (unsigned long long)nr, (cut - h.data.offset) / 1024.0,
-	       (unsigned long long)(cut - h.data.offset - h.data.size),
-	       (unsigned long long)(st.st_size - cut));
+	cut = walk_records(fd, h.data.offset, st.st_size, &nr);
+	if (cut == end)
+		snprintf(diff, sizeof(diff), "as the header said, without the feature table");
+	else
+		snprintf(diff, sizeof(diff), "%llu %s bytes than the header said",
+			 (unsigned long long)(cut > end ? cut - end : end - cut), cut > end ? "more" : "fewer");
+	printf("%s: keeping %llu records (%.1f KiB of data, %s); cutting %llu bytes\n", path, (unsigned long long)nr,
+	       (cut - h.data.offset) / 1024.0, diff, (unsigned long long)(st.st_size - cut));
 	if (dry_run) {
 		close(fd);
 		return EXIT_OK;

@@ -331,8 +331,8 @@ struct pdata_reader *pdata_reader__new_mem(const void *buf, size_t len, const ch
 	if (!r)
 		return NULL;
 	r->name = strdup(name ? name : "(memory)");
-	/* +8 so that a zero-length buffer still gets a valid pointer. */
-	r->buf = malloc(len + 8);
+	/* Exactly @len bytes, so that ASan sees any read past them (1 for an empty file). */
+	r->buf = malloc(len ? len : 1);
 	if (!r->name || !r->buf) {
 		pdata_reader__delete(r);
 		errno = ENOMEM;
@@ -567,56 +567,75 @@ int pdata_reader__auxtrace_index(const struct pdata_reader *r,
 
 int pdata_reader__next(const struct pdata_reader *r, __u64 *pos, struct pdata_event *ev)
 {
-	const struct pdata_file_header *h = &r->hdr;
-	const struct perf_event_header *eh;
-	__u64 off = h->data.offset + *pos;
-	__u64 end = h->data.offset + h->data.size;
+	const struct pdata_file_header *hdr = &r->hdr;
+	struct perf_event_header h;
+	__u64 off = hdr->data.offset + *pos;
+	__u64 end = hdr->data.offset + hdr->data.size;
 
-	if (*pos >= h->data.size)
+	if (*pos >= hdr->data.size)
 		return 0;
-	if (end - off < sizeof(*eh)) {
+	if (end - off < sizeof(h)) {
 		pr_err("%s: truncated record header at %#llx\n", r->name, (unsigned long long)off);
 		return -EPROTO;
 	}
-	eh = (const void *)(r->buf + off);
-	if (eh->size < sizeof(*eh) || eh->size % 8 || eh->size > end - off) {
+	/*
+	 * Every read of the file's bytes is a memcpy(): nothing in a corrupt
+	 * file can make a read misaligned. Records themselves stay 8-byte
+	 * aligned (the data section starts aligned, sizes are multiples of 8,
+	 * and so are AUXTRACE payloads: perf pads them), so the header handed
+	 * out can be read as a struct.
+	 */
+	memcpy(&h, r->buf + off, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8 || h.size > end - off) {
 		pr_err("%s: record at %#llx (type %u) has size %u: corrupt or truncated data section\n",
-		       r->name, (unsigned long long)off, eh->type, eh->size);
+		       r->name, (unsigned long long)off, h.type, h.size);
 		return -EPROTO;
 	}
 	memset(ev, 0, sizeof(*ev));
-	ev->header = eh;
+	ev->header = (const void *)(r->buf + off);
 	ev->file_offset = off;
-	*pos += eh->size;
-	if (eh->type == PDATA_RECORD_AUXTRACE) {
-		const struct pdata_record_auxtrace *at = (const void *)eh;
+	if (h.type == PDATA_RECORD_AUXTRACE) {
+		__u64 aux_size;
 
-		if (eh->size < AUXTRACE_RECORD_MIN) {
+		if (h.size < AUXTRACE_RECORD_MIN) {
 			pr_err("%s: AUXTRACE record at %#llx is %u bytes, shorter than %zu\n",
-			       r->name, (unsigned long long)off, eh->size, AUXTRACE_RECORD_MIN);
+			       r->name, (unsigned long long)off, h.size, AUXTRACE_RECORD_MIN);
 			return -EPROTO;
 		}
-		if (at->size > end - (off + eh->size)) {
+		memcpy(&aux_size, r->buf + off + offsetof(struct pdata_record_auxtrace, size), sizeof(aux_size));
+		if (aux_size > end - (off + h.size)) {
 			pr_err("%s: AUXTRACE record at %#llx announces %llu payload bytes, only %llu left in the data section (truncated?)\n",
-			       r->name, (unsigned long long)off, (unsigned long long)at->size,
-			       (unsigned long long)(end - (off + eh->size)));
+			       r->name, (unsigned long long)off, (unsigned long long)aux_size,
+			       (unsigned long long)(end - (off + h.size)));
 			return -EPROTO;
 		}
-		ev->aux = r->buf + off + eh->size;
-		ev->aux_size = at->size;
-		*pos += at->size;
-	} else if (eh->type == PDATA_RECORD_HEADER_TRACING_DATA && r->pipe && eh->size >= 16) {
+		if (aux_size % 8) {
+			pr_err("%s: AUXTRACE record at %#llx announces %llu payload bytes, not a multiple of 8 "
+			       "(perf pads the payload): corrupt data section\n",
+			       r->name, (unsigned long long)off, (unsigned long long)aux_size);
+			return -EPROTO;
+		}
+		ev->aux = r->buf + off + h.size;
+		ev->aux_size = aux_size;
+		*pos += aux_size;
+	} else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && r->pipe && h.size >= 16) {
 		__u32 size;
 
-		/* pipe mode: the tracing data follows the record, outside it */
-		memcpy(&size, (const unsigned char *)eh + 8, sizeof(size));
-		if (size > end - (off + eh->size)) {
+		/* pipe mode: the tracing data follows the record, outside it, padded to 8 bytes */
+		memcpy(&size, r->buf + off + 8, sizeof(size));
+		if (size > end - (off + h.size)) {
 			pr_err("%s: HEADER_TRACING_DATA record at %#llx announces %u bytes, only %llu left\n", r->name,
-			       (unsigned long long)off, size, (unsigned long long)(end - (off + eh->size)));
+			       (unsigned long long)off, size, (unsigned long long)(end - (off + h.size)));
+			return -EPROTO;
+		}
+		if (size % 8) {
+			pr_err("%s: HEADER_TRACING_DATA record at %#llx announces %u bytes, not a multiple of 8 "
+			       "(perf pads them): corrupt stream\n", r->name, (unsigned long long)off, size);
 			return -EPROTO;
 		}
 		*pos += size;
 	}
+	*pos += h.size;
 	return 1;
 }
 

@@ -58,6 +58,7 @@ struct pdata_writer {
 
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
+	__u64 buf_records, buf_samples;	/* records (samples) in buf, not on disk yet */
 	char *buf;
 	size_t buf_len;
 
@@ -125,7 +126,16 @@ static int writer_flush(struct pdata_writer *w)
 		return writer_fail(w, err, "data");
 	w->flushed += w->buf_len;
 	w->buf_len = 0;
+	w->buf_records = w->buf_samples = 0;
 	return 0;
+}
+
+/* Records that will never be in the file: after a write error, or in the buffer salvage drops. */
+static void writer_lose(struct pdata_writer *w, __u64 records, __u64 samples, __u64 aux_bytes)
+{
+	w->stats.lost_records += records;
+	w->stats.lost_samples += samples;
+	w->stats.lost_aux_bytes += aux_bytes;
 }
 
 /* Append bytes to the data section; large chunks bypass the buffer. */
@@ -165,6 +175,7 @@ struct pdata_writer *pdata_writer__open(const char *path, bool force)
 	int fd, err;
 
 	if (!path || !*path) {
+		pr_err("no output file name\n");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -233,6 +244,7 @@ err_nomem:
 	}
 	unlink(path);
 	close(fd);
+	pr_err("cannot create %s: out of memory\n", path);
 	errno = ENOMEM;
 	return NULL;
 }
@@ -612,11 +624,22 @@ int pdata_writer__write(struct pdata_writer *w, const void *records, size_t len)
 {
 	const char *p = records;
 	struct perf_event_header hdr;
+	__u64 nr = 0, samples = 0;
 	size_t off;
 	int err;
 
-	if (w->err)
+	if (w->err) {
+		/* Nothing reaches the file any more: count what does not. */
+		for (off = 0; len - off >= sizeof(hdr); off += hdr.size) {
+			memcpy(&hdr, p + off, sizeof(hdr));
+			if (hdr.size < sizeof(hdr) || hdr.size > len - off)
+				break;
+			nr++;
+			samples += hdr.type == PERF_RECORD_SAMPLE;
+		}
+		writer_lose(w, nr, samples, 0);
 		return w->err;
+	}
 	if (!w->begun || w->closed)
 		return -EINVAL;
 	for (off = 0; off < len; off += hdr.size) {
@@ -636,8 +659,17 @@ int pdata_writer__write(struct pdata_writer *w, const void *records, size_t len)
 	for (off = 0; off < len; off += hdr.size) {
 		memcpy(&hdr, p + off, sizeof(hdr));
 		account_record(w, &hdr, p + off);
+		nr++;
+		samples += hdr.type == PERF_RECORD_SAMPLE;
 	}
-	return writer_append(w, records, len);
+	err = writer_append(w, records, len);
+	if (err) {
+		writer_lose(w, nr, samples, 0);
+	} else if (len < WRITE_BUF_SIZE) {
+		w->buf_records += nr;	/* in the buffer (written directly when larger) */
+		w->buf_samples += samples;
+	}
+	return err;
 }
 
 int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_rec,
@@ -648,8 +680,10 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 	size_t total = len1 + len2, pad = ALIGN8(total) - total;
 	int err;
 
-	if (w->err)
+	if (w->err) {
+		writer_lose(w, 1, 0, len1 + len2);
 		return w->err;
+	}
 	if (!w->begun || w->closed)
 		return -EINVAL;
 	if (!w->have_auxtrace_info) {
@@ -679,8 +713,10 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 		err = writer_append(w, data2, len2);
 	if (!err && pad)
 		err = writer_append(w, zeros, pad);
-	if (err)
+	if (err) {
+		writer_lose(w, 1, 0, total);
 		return err;
+	}
 	w->nr_aux++;
 	w->stats.records++;
 	w->stats.nr_by_type[PDATA_RECORD_AUXTRACE]++;
@@ -719,23 +755,44 @@ int pdata_writer__flush(struct pdata_writer *w)
 	return write_early_table(w);
 }
 
-int pdata_writer__salvage(struct pdata_writer *w)
+int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len)
 {
 	int err;
 
 	if (!w->begun || w->closed || w->fd < 0)
 		return -EINVAL;
-	/* Drop what did not make it; what is on disk ends at a record boundary. */
+	/* Drop what did not make it (counted as lost); what is on disk ends at a record boundary. */
+	writer_lose(w, w->buf_records, w->buf_samples, 0);
+	w->buf_records = w->buf_samples = 0;
 	w->buf_len = 0;
 	w->stats.bytes = w->flushed - w->data_offset;
 	if (ftruncate(w->fd, w->flushed))
 		return -errno;
 	w->err = 0;
+	/* Cutting back freed room: the record that says what was lost goes in first, if it fits. */
+	w->stats.salvage_record = false;
+	if (last && last_len && !pwrite_all(w->fd, last, last_len, w->flushed)) {
+		w->flushed += last_len;
+		w->stats.bytes += last_len;
+		w->stats.salvage_record = true;
+	} else if (last && last_len && ftruncate(w->fd, w->flushed)) {
+		return -errno;
+	}
 	err = write_early_table(w);
 	w->closed = true;
 	close(w->fd);
 	w->fd = -1;
 	return err;
+}
+
+int pdata_writer__failed(const struct pdata_writer *w)
+{
+	return w->err;
+}
+
+__u64 pdata_writer__pending_samples(const struct pdata_writer *w)
+{
+	return w->buf_samples;
 }
 
 /* ---- feature sections ---- */

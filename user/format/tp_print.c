@@ -380,8 +380,11 @@ static struct val primary(struct eval *e)
 		/* "a" "b" */
 		while (!e->bad && (skip_ws(e), *e->p == '"')) {
 			struct val w = string_lit(e);
-			char *both = arena_alloc(e, strlen(v.s) + strlen(w.s) + 1);
+			char *both;
 
+			if (e->bad)
+				break;	/* no room for it in the arena: w.s is NULL */
+			both = arena_alloc(e, strlen(v.s) + strlen(w.s) + 1);
 			if (both) {
 				sprintf(both, "%s%s", v.s, w.s);
 				v.s = both;
@@ -449,7 +452,7 @@ static struct val primary(struct eval *e)
 static struct val unary_op(struct eval *e)
 {
 	if (accept(e, "-"))
-		return ival(-as_int(e, unary(e)));
+		return ival((__s64)(0 - (__u64)as_int(e, unary(e))));
 	if (accept(e, "!"))
 		return ival(!as_int(e, unary(e)));
 	if (accept(e, "~"))
@@ -475,7 +478,10 @@ static struct val mult(struct eval *e)
 
 	for (;;) {
 		if (accept(e, "*")) {
-			a = ival(as_int(e, a) * as_int(e, unary(e)));
+			__s64 x = as_int(e, a), y = as_int(e, unary(e));
+
+			/* wraps as the kernel's 64-bit arithmetic does, not undefined */
+			a = ival((__s64)((__u64)x * (__u64)y));
 		} else if (accept(e, "/") || accept(e, "%")) {
 			char op = e->p[-1];
 			__s64 b = as_int(e, unary(e));
@@ -484,7 +490,10 @@ static struct val mult(struct eval *e)
 				e->bad = 1;
 				b = 1;
 			}
-			a = ival(op == '/' ? as_int(e, a) / b : as_int(e, a) % b);
+			if (b == -1)	/* INT64_MIN / -1 overflows: negate, wrapping */
+				a = ival(op == '/' ? (__s64)(0 - (__u64)as_int(e, a)) : 0);
+			else
+				a = ival(op == '/' ? as_int(e, a) / b : as_int(e, a) % b);
 		} else {
 			return a;
 		}
@@ -497,9 +506,9 @@ static struct val additive(struct eval *e)
 
 	for (;;) {
 		if (accept(e, "+"))
-			a = ival(as_int(e, a) + as_int(e, mult(e)));
+			a = ival((__s64)((__u64)as_int(e, a) + (__u64)as_int(e, mult(e))));
 		else if (accept(e, "-"))
-			a = ival(as_int(e, a) - as_int(e, mult(e)));
+			a = ival((__s64)((__u64)as_int(e, a) - (__u64)as_int(e, mult(e))));
 		else
 			return a;
 	}

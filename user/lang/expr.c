@@ -1715,3 +1715,31 @@ __u32 expr__builtins_used(const struct expr_prog *prog)
 	}
 	return used;
 }
+
+void expr__quote(const char *src, const char *err, char *buf, size_t size)
+{
+	size_t len = strlen(src), start = 0, n = len, col = 0;
+	char part[EXPR_QUOTE_MAX + 1];
+	const char *c;
+
+	if (!size)
+		return;
+	if (err && (c = strstr(err, "column ")))
+		col = strtoul(c + 7, NULL, 10);
+	if (len > EXPR_QUOTE_MAX) {
+		n = EXPR_QUOTE_MAX;
+		/* The column (1-based) three quarters of the way in: what led to it shows. */
+		if (col > EXPR_QUOTE_MAX * 3 / 4)
+			start = col - EXPR_QUOTE_MAX * 3 / 4;
+		if (start > len - n)
+			start = len - n;
+	}
+	for (size_t i = 0; i < n; i++)
+		part[i] = (unsigned char)src[start + i] < 0x20 || src[start + i] == 0x7f ? '?' : src[start + i];
+	part[n] = '\0';
+	if (len <= EXPR_QUOTE_MAX)
+		snprintf(buf, size, "'%s'", part);
+	else
+		snprintf(buf, size, "'%s%s%s' (characters %zu-%zu of %zu)", start ? "..." : "", part,
+			 start + n < len ? "..." : "", start + 1, start + n, len);
+}

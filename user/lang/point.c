@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "auxtrig/lang/point.h"
 
@@ -286,7 +288,9 @@ int point__parse(struct point *p, const char *text, char *why, size_t why_size)
 
 int point__check_path(const struct point *p, char *why, size_t why_size)
 {
+	unsigned char magic[4] = { 0 };
 	struct stat st;
+	int fd;
 
 	if (!p->path[0])
 		return 0;
@@ -294,6 +298,21 @@ int point__check_path(const struct point *p, char *why, size_t why_size)
 		snprintf(why, why_size, "no such file: %s", p->path);
 		return -ENOENT;
 	}
+	/* What libbpf would say with its own errno 4001 ("Unknown error 4001" through strerror()). */
+	fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || read(fd, magic, sizeof(magic)) != sizeof(magic) || memcmp(magic, "\177ELF", 4)) {
+		int err = fd < 0 ? errno : 0;
+
+		if (fd >= 0)
+			close(fd);
+		if (err)
+			snprintf(why, why_size, "cannot read %s: %s", p->path, strerror(err));
+		else
+			snprintf(why, why_size, "%s is not an ELF file: a %s point needs an executable or a shared library",
+				 p->path, point__kind_name(p->kind));
+		return err ? -err : -ENOEXEC;
+	}
+	close(fd);
 	return 0;
 }
 

@@ -85,6 +85,7 @@ struct session {
 	bool created_file;
 	bool stop;
 	bool salvaged;		/* a write error cut the file short */
+	__u64 lost_disk;	/* samples that never reached the file after a write error */
 	struct gate_ctl_msg snapshot_msg;	/* a delayed snapshot trigger (snapshot+T)... */
 	__u64 snapshot_due;	/* ...due at this CLOCK_MONOTONIC ns, 0: none */
 	__u64 stop_due;		/* stop+T: the run ends at this CLOCK_MONOTONIC ns, 0: none */
@@ -130,6 +131,9 @@ static int gate_setup(struct session *s)
 		s->hold = window_hold__new();
 		if (!s->hold)
 			return -errno;
+		/* Past the limit: --min-duration writes, --max-duration drops, the oldest held window. */
+		window_hold__set_limit(s->hold, p->hold_size ? p->hold_size : WINDOW_HOLD_DEFAULT_LIMIT,
+				       p->max_duration ? WINDOW_HOLD_DROP_OLDEST : WINDOW_HOLD_WRITE_OLDEST);
 	}
 	if (s->hw.edges)
 		gate__signal_edges(s->gate);
@@ -342,26 +346,42 @@ static int drain(struct session *s)
  * Written as PERF_RECORD_LOST_SAMPLES, which perf report counts ("Total Lost
  * Samples"), attributed to the output event of the first CPU.
  */
-static int write_gate_losses(struct session *s)
-{
-	struct {
-		struct perf_event_header h;
-		__u64 lost;
-		struct pdata_sample_id sid;
-	} rec = {};
-	struct gate_stats st;
+/* A PERF_RECORD_LOST_SAMPLES of @lost, from auxtrig, after everything written. */
+struct lost_samples_rec {
+	struct perf_event_header h;
 	__u64 lost;
+	struct pdata_sample_id sid;
+};
+
+static void lost_samples_rec(struct session *s, __u64 lost, struct lost_samples_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->h.type = PERF_RECORD_LOST_SAMPLES;
+	rec->h.size = sizeof(*rec);
+	rec->lost = lost;
+	rec->sid.pid = rec->sid.tid = getpid();
+	/* Not older than anything written: perf may have flushed up to written_max already. */
+	rec->sid.time = s->sink.written_max > s->sink.last_time ? s->sink.written_max : s->sink.last_time;
+	rec->sid.id = s->ce.cpus[0].out_id;
+}
+
+/* What the gate lost that no PERF_RECORD_LOST of the kernel's in the file counts. */
+static __u64 gate_losses(struct session *s)
+{
+	struct gate_stats st;
 
 	gate__stats(s->gate, &st);
-	lost = st.too_big + (st.output_lost > s->lost_kernel ? st.output_lost - s->lost_kernel : 0);
+	return st.too_big + (st.output_lost > s->lost_kernel ? st.output_lost - s->lost_kernel : 0);
+}
+
+static int write_gate_losses(struct session *s)
+{
+	struct lost_samples_rec rec;
+	__u64 lost = gate_losses(s);
+
 	if (!lost || !s->ce.nr_cpus)
 		return 0;
-	rec.h.type = PERF_RECORD_LOST_SAMPLES;
-	rec.h.size = sizeof(rec);
-	rec.lost = lost;
-	rec.sid.pid = rec.sid.tid = getpid();
-	rec.sid.time = s->sink.last_time;
-	rec.sid.id = s->ce.cpus[0].out_id;
+	lost_samples_rec(s, lost, &rec);
 	return record_sink__write(&s->sink, &rec.h);
 }
 
@@ -1139,14 +1159,15 @@ static void print_summary(struct session *s)
 
 	gate__stats(s->gate, &st);
 	if (hs)
-		s->written -= hs->records_dropped + hs->records_unfinished;
+		s->written -= hs->records_dropped + hs->records_unfinished + hs->records_early_dropped;
+	s->written -= s->lost_disk < s->written ? s->lost_disk : s->written;
 	/*
 	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
 	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
 	 * the kernel's count may lag at exit, the gate's cannot.
 	 */
 	lost = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
-	lost += st.too_big + s->lost_kernel_side;
+	lost += st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0) + s->lost_disk;
 	if (p->quiet && !lost && !st.threads_full)
 		return;
 	fprintf(stderr,
@@ -1155,9 +1176,9 @@ static void print_summary(struct session *s)
 		(unsigned long long)s->written, s->written == 1 ? "" : "s",
 		s->salvaged ? "recorded" : "written", bytes / 1024.0, s->salvaged ? "kept in" : "to",
 		p->output, (unsigned long long)lost, lost == 1 ? "" : "s");
-	if (lost)
+	if (lost - (hs ? hs->records_lost : 0) - s->lost_disk)
 		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
-			(unsigned long long)lost,
+			(unsigned long long)(lost - (hs ? hs->records_lost : 0) - s->lost_disk),
 			(unsigned long long)(s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost),
 			(unsigned long long)s->lost_kernel_side, GATE_RECORD_MAX,
 			(unsigned long long)st.too_big);
@@ -1202,18 +1223,40 @@ static void print_summary(struct session *s)
 		pr_info("%llu window starts did not match --where\n",
 			(unsigned long long)st.windows_filtered);
 	if (hs) {
-		char lim[96];
+		unsigned long long limit = p->hold_size ? p->hold_size : WINDOW_HOLD_DEFAULT_LIMIT;
+		char lim[96], hold[32];
 
+		if (limit % (1 << 20))
+			snprintf(hold, sizeof(hold), "%llu KiB", limit >> 10);
+		else
+			snprintf(hold, sizeof(hold), "%llu MiB", limit >> 20);
 		snprintf(lim, sizeof(lim), "%s%s%s%s%s", p->min_duration ? "shorter than " : "",
 			 p->min_duration ? p->min_duration : "",
 			 p->min_duration && p->max_duration ? " or " : "",
 			 p->max_duration ? "longer than " : "", p->max_duration ? p->max_duration : "");
-		pr_info("windows by duration: %llu written, %llu dropped (%s; %llu records not written)\n",
-			(unsigned long long)hs->kept, (unsigned long long)hs->dropped, lim,
-			(unsigned long long)hs->records_dropped);
+		pr_info("windows by duration: %llu written, %llu dropped (%s; %llu records not written)%s\n",
+			(unsigned long long)(hs->kept + hs->early_written),
+			(unsigned long long)(hs->dropped + hs->early_dropped), lim,
+			(unsigned long long)(hs->records_dropped + hs->records_early_dropped),
+			hs->early_written + hs->early_dropped ? ", some before their verdict (below)" : "");
 		if (hs->unfinished)
 			pr_warn("%llu windows were still open at the end (duration unknown): their %llu records were not written\n",
 				(unsigned long long)hs->unfinished, (unsigned long long)hs->records_unfinished);
+		if (hs->early_written)
+			pr_warn("held records reached --hold-size %s: %llu window%s held longest %s written before "
+				"%s verdict (%llu records); %llu of them then proved %s\n", hold,
+				(unsigned long long)hs->early_written, hs->early_written == 1 ? "" : "s",
+				hs->early_written == 1 ? "was" : "were", hs->early_written == 1 ? "its" : "their",
+				(unsigned long long)hs->records_early_written,
+				(unsigned long long)hs->early_written_wrong, lim);
+		if (hs->early_dropped)
+			pr_warn("held records reached --hold-size %s: %llu window%s held longest %s dropped before "
+				"%s verdict (%llu records); %llu of them then proved within the limits: %llu records lost\n",
+				hold, (unsigned long long)hs->early_dropped, hs->early_dropped == 1 ? "" : "s",
+				hs->early_dropped == 1 ? "was" : "were", hs->early_dropped == 1 ? "its" : "their",
+				(unsigned long long)hs->records_early_dropped,
+				(unsigned long long)hs->early_dropped_wrong, (unsigned long long)hs->records_lost);
+		pr_info("held for their verdict: at most %.1f MiB\n", hs->peak_bytes / 1048576.0);
 	}
 }
 
@@ -1389,10 +1432,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	}
 
 	s.w = pdata_writer__open(p->output, p->force);
-	if (!s.w) {
-		pr_err("cannot create %s: %s\n", p->output, strerror(errno));
-		goto out;
-	}
+	if (!s.w)
+		goto out;	/* pdata_writer__open() said why */
 	s.created_file = true;
 	record_sink__init(&s.sink, s.w, s.hold, p->snapshot);
 	err = write_header(&s);
@@ -1454,20 +1495,44 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	if (!err)
 		err = pdata_writer__close(s.w);
 	if (err) {
-		/* Disk full or I/O error, while recording or finishing: keep what is on disk, readable. */
-		int serr = pdata_writer__salvage(s.w);
+		/*
+		 * Disk full or I/O error, while recording or finishing: keep what is
+		 * on disk, readable, and count what never reached it: the records
+		 * of the writes that failed, those still in the writer's buffer, and
+		 * those still in the rings (drained now, each write failing and
+		 * counted), in one PERF_RECORD_LOST_SAMPLES where the cut left room.
+		 */
+		struct lost_samples_rec rec;
+		const struct pdata_writer_stats *ws;
+		__u64 lost;
+		int serr;
 
+		if (pdata_writer__failed(s.w)) {
+			bool any = false;
+
+			cpu_events__drain(&s.ce, process_record, &s, &any);
+		}
+		s.lost_disk = pdata_writer__stats(s.w)->lost_samples + pdata_writer__pending_samples(s.w);
+		lost = s.lost_disk + gate_losses(&s);
+		if (lost && s.ce.nr_cpus)
+			lost_samples_rec(&s, lost, &rec);
+		serr = pdata_writer__salvage(s.w, lost && s.ce.nr_cpus ? &rec : NULL, sizeof(rec));
+		ws = pdata_writer__stats(s.w);
 		s.salvaged = true;
 		if (serr)
 			pr_err("recording stopped: %s could not be completed: %s\n", p->output, strerror(-serr));
 		else
 			pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
 			       strerror(-err), err == -ENOSPC ? "disk full" : "write error", p->output);
+		if (!serr && s.lost_disk)
+			pr_err("%llu samples recorded never reached %s (%s)\n", (unsigned long long)s.lost_disk,
+			       p->output, ws->salvage_record ? "the file counts them as lost samples"
+							      : "no room left in the file to count them there");
 		goto out_summary;
 	}
 	ret = EXIT_OK;
 	if ((s.signo || s.stop_requested) && s.target.is_command)
-		target__kill(&s.target);
+		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	else if (s.target.is_command && s.target.exited && WIFSIGNALED(s.target.status))
 		pr_warn("%s was killed by signal %d (%s); the file holds everything up to then\n",
 			p->command[0], WTERMSIG(s.target.status), strsignal(WTERMSIG(s.target.status)));
@@ -1479,7 +1544,7 @@ out:
 	if (s.created_file)
 		pdata_writer__unlink(s.w);
 	if (s.have_target && !s.target.exited)
-		target__kill(&s.target);
+		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	pdata_writer__delete(s.w);
 	session_exit(&s);
 	progress__set_global(NULL);

@@ -31,19 +31,48 @@ static __u64 record_time(const struct perf_event_header *h)
 	return t;
 }
 
+/*
+ * A write error of the file (disk full, I/O error) is the sink's from then
+ * on: writes go on failing, and the writer counts each record lost, so that
+ * the pass in progress (and the last drain) can go on and count what the
+ * rings held; record_sink__end_pass() returns the error and the recorder
+ * stops. Any other error (a malformed record) goes back at once.
+ */
+static int sink_result(struct record_sink *k, int err)
+{
+	if (!err || !pdata_writer__failed(k->w))
+		return err;
+	if (!k->err)
+		k->err = err;
+	return 0;
+}
+
+/* A flush or round that failed: the error goes back, and the sink keeps it if it is the file's. */
+static int sink_stop(struct record_sink *k, int err)
+{
+	if (err && pdata_writer__failed(k->w) && !k->err)
+		k->err = err;
+	return err;
+}
+
 int record_sink__write(struct record_sink *k, const struct perf_event_header *h)
 {
 	__u64 t = record_time(h);
 
 	if (t > k->written_max)
 		k->written_max = t;
-	return pdata_writer__write(k->w, h, h->size);
+	return sink_result(k, pdata_writer__write(k->w, h, h->size));
 }
 
 int record_sink__write_auxtrace(struct record_sink *k, const struct pdata_record_auxtrace *rec, const void *d1,
 				size_t l1, const void *d2, size_t l2)
 {
-	return pdata_writer__write_auxtrace(k->w, rec, d1, l1, d2, l2);
+	return sink_result(k, pdata_writer__write_auxtrace(k->w, rec, d1, l1, d2, l2));
+}
+
+int record_sink__failed(const struct record_sink *k)
+{
+	return k->err;
 }
 
 static int write_held(void *ctx, const void *rec, size_t size)
@@ -82,28 +111,30 @@ int record_sink__write_own(struct record_sink *k, __u64 id, const void *raw, __u
 	h->period = 1;
 	memcpy(buf + sizeof(*h), &raw_size, 4);
 	memcpy(buf + sizeof(*h) + 4, raw, raw_size);
-	return pdata_writer__write(k->w, buf, size);
+	return sink_result(k, pdata_writer__write(k->w, buf, size));
 }
 
 int record_sink__end_pass(struct record_sink *k, bool any)
 {
 	if (k->hold && !k->snapshot_mode)
 		window_hold__pass(k->hold); /* with -S, a pass is a snapshot */
+	if (k->err)
+		return k->err;
 	if (!any && !k->round_held)
 		return 0;
 	if (k->snapshot_mode)
-		return pdata_writer__flush(k->w);
+		return sink_stop(k, pdata_writer__flush(k->w));
 	/*
 	 * This round would let perf flush up to fr_max_time: not while a held
 	 * record (written later, when its window closes) is older than that.
 	 */
 	if (k->hold && window_hold__oldest(k->hold) <= k->fr_max_time) {
 		k->round_held = true;
-		return pdata_writer__flush(k->w);
+		return sink_stop(k, pdata_writer__flush(k->w));
 	}
 	k->round_held = false;
 	k->fr_max_time = k->written_max;
-	return pdata_writer__finish_round(k->w);
+	return sink_stop(k, pdata_writer__finish_round(k->w));
 }
 
 int record_sink__snapshot_done(struct record_sink *k)
@@ -115,5 +146,5 @@ int record_sink__snapshot_done(struct record_sink *k)
 
 int record_sink__flush(struct record_sink *k)
 {
-	return pdata_writer__flush(k->w);
+	return k->err ?: sink_stop(k, pdata_writer__flush(k->w));
 }

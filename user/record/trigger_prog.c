@@ -118,8 +118,13 @@ struct trigger_prog *trigger_prog__open(const char *path, struct gate *g)
 	}
 	p->obj = bpf_object__open_file(obj_path, NULL);
 	if (!p->obj) {
+		char why[128];
+
 		err = -errno;
-		pr_err("--trigger-prog %s: not a BPF object: %s\n", path, strerror(-err));
+		/* libbpf's own errors (4000 and up) have no strerror(). */
+		libbpf_strerror(err, why, sizeof(why));
+		pr_err("--trigger-prog %s: not a BPF object: %s (build one with clang -target bpf -g -O2 -c, "
+		       "or give the .bpf.c source)\n", path, why);
 		err = -EINVAL;
 		goto fail;
 	}

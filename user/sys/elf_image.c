@@ -537,8 +537,12 @@ static int elf_image__load_syms(struct elf_image *img)
 	for (size_t i = 0; i + 1 < nr; i++)
 		if (img->syms[i].end == img->syms[i].offset)
 			img->syms[i].end = img->syms[i + 1].offset;
-	if (img->syms[nr - 1].end == img->syms[nr - 1].offset)
-		img->syms[nr - 1].end = ((img->syms[nr - 1].offset + 4095) & ~4095ULL) + 4096;
+	if (img->syms[nr - 1].end == img->syms[nr - 1].offset) {
+		__u64 end = ((img->syms[nr - 1].offset + 4095) & ~4095ULL) + 4096;
+
+		/* a symbol in the last page of the address space: to its end, not wrapped to 0 */
+		img->syms[nr - 1].end = end > img->syms[nr - 1].offset ? end : ~0ULL;
+	}
 	img->nr_syms = nr;
 out:
 	free(c.v);

@@ -198,6 +198,27 @@ void pmu__delete(struct pmu *pmu)
 	free(pmu);
 }
 
+int pmu__check_root(const char *root, char *why, size_t why_size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
+		err = stat(root, &st) ? -errno : -ENOTDIR;
+		snprintf(why, why_size, "%s: %s (give a sysfs root such as /sys)", root, strerror(-err));
+		return err;
+	}
+	path__fmt(path, sizeof(path), "%s/" PMU_DEVICES, root);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		err = stat(path, &st) ? -errno : -ENOTDIR;
+		snprintf(why, why_size, "%s has no %s/ (%s): not a sysfs root like /sys", root, PMU_DEVICES,
+			 strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 void pmu_set__delete(struct pmu_set *set)
 {
 	if (!set)

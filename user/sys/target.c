@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,12 @@ int target__fork_command(struct target *t, char **argv)
 		close(go[1]);
 		return err;
 	}
+	/*
+	 * auxtrig adopts the command's orphans (a child whose parent exited
+	 * would go to init), so that stopping the command finds its whole tree.
+	 */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		t->no_subreaper = true;
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
@@ -141,6 +148,20 @@ int target__start(struct target *t)
 	return 0;
 }
 
+/* Reap the command and the orphans of its tree auxtrig adopted as subreaper. */
+static void reap_all(struct target *t)
+{
+	int status;
+	pid_t p;
+
+	while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (p == t->pids[0]) {
+			t->status = status;
+			t->exited = true;
+		}
+	}
+}
+
 bool target__poll_exit(struct target *t)
 {
 	char path[64];
@@ -150,8 +171,8 @@ bool target__poll_exit(struct target *t)
 	if (t->all && !t->is_command)
 		return false;
 	if (t->is_command) {
-		if (waitpid(t->pids[0], &t->status, WNOHANG) == t->pids[0])
-			t->exited = true;
+		/* The command, and the orphans of its tree auxtrig adopted (reaped, not waited for). */
+		reap_all(t);
 		return t->exited;
 	}
 	for (size_t i = 0; i < t->nr_pids; i++) {
@@ -161,6 +182,176 @@ bool target__poll_exit(struct target *t)
 	}
 	t->exited = true;
 	return true;
+}
+
+/* The parent of @pid from /proc/PID/stat, or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	int ppid = -1;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold anything, ')' included. */
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+int target__descendants(pid_t root, pid_t **out, size_t *nr)
+{
+	struct { pid_t pid, ppid; } *all = NULL, *tmp;
+	size_t n = 0, cap = 0, found = 0;
+	pid_t *list = NULL;
+	struct dirent *d;
+	bool grew = true;
+	DIR *dir;
+
+	*out = NULL;
+	*nr = 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		pid_t ppid;
+
+		if (*end || pid <= 0)
+			continue;
+		ppid = parent_of(pid);
+		if (ppid < 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			tmp = realloc(all, cap * sizeof(*all));
+			if (!tmp) {
+				closedir(dir);
+				free(all);
+				return -ENOMEM;
+			}
+			all = tmp;
+		}
+		all[n].pid = pid;
+		all[n].ppid = ppid;
+		n++;
+	}
+	closedir(dir);
+	list = calloc(n ? n : 1, sizeof(*list));
+	if (!list) {
+		free(all);
+		return -ENOMEM;
+	}
+	/* Every process whose parent is @root or in the list, until the list stops growing. */
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			bool in = false, parent_in = all[i].ppid == root;
+
+			for (size_t j = 0; j < found && !(in && parent_in); j++) {
+				in |= list[j] == all[i].pid;
+				parent_in |= list[j] == all[i].ppid;
+			}
+			if (!in && parent_in && all[i].pid != root) {
+				list[found++] = all[i].pid;
+				grew = true;
+			}
+		}
+	}
+	free(all);
+	*out = list;
+	*nr = found;
+	return 0;
+}
+
+static bool pid_in(const pid_t *list, size_t nr, pid_t pid)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (list[i] == pid)
+			return true;
+	return false;
+}
+
+int target__stop_tree(struct target *t, unsigned int grace_ms)
+{
+	pid_t *termed = NULL, *tmp, root;
+	size_t nr_termed = 0;
+	unsigned int waited = 0;
+	int sig = SIGTERM;
+
+	if (!t->is_command || !t->nr_pids || (t->exited && t->no_subreaper))
+		return 0;
+	if (t->go_fd >= 0) {
+		target__kill(t);	/* never started: nothing below it */
+		return 0;
+	}
+	/*
+	 * The command's tree: everything it started, orphans included (adopted
+	 * by auxtrig as subreaper, so below auxtrig itself). Each process gets
+	 * SIGTERM once; what is still there after @grace_ms gets SIGKILL. The
+	 * tree is scanned again each round, so what forks meanwhile is found.
+	 */
+	root = t->no_subreaper ? t->pids[0] : getpid();
+	for (;;) {
+		pid_t *pids;
+		size_t nr;
+
+		reap_all(t);
+		if (target__descendants(root, &pids, &nr))
+			break;
+		if (t->no_subreaper && !t->exited) {
+			/* descendants of the command, not the command itself */
+			tmp = realloc(pids, (nr + 1) * sizeof(*pids));
+			if (!tmp) {
+				free(pids);
+				break;
+			}
+			pids = tmp;
+			pids[nr++] = t->pids[0];
+		}
+		for (size_t i = 0; i < nr; i++) {
+			if (sig == SIGKILL) {
+				kill(pids[i], SIGKILL);
+				continue;
+			}
+			if (pid_in(termed, nr_termed, pids[i]))
+				continue;
+			tmp = realloc(termed, (nr_termed + 1) * sizeof(*termed));
+			if (!tmp) {
+				kill(pids[i], SIGKILL);
+				continue;
+			}
+			termed = tmp;
+			if (!kill(pids[i], SIGTERM))
+				termed[nr_termed++] = pids[i];
+		}
+		free(pids);
+		if (!nr)
+			break;
+		if (sig == SIGTERM && waited >= grace_ms)
+			sig = SIGKILL;
+		if (waited >= grace_ms + 5000)
+			break;	/* unkillable (D state): leave it */
+		usleep(10000);
+		waited += 10;
+	}
+	free(termed);
+	if (!t->exited) {
+		kill(t->pids[0], SIGKILL);
+		waitpid(t->pids[0], &t->status, 0);
+		t->exited = true;
+	}
+	return (int)nr_termed;
 }
 
 void target__kill(struct target *t)

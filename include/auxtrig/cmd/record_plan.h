@@ -53,6 +53,7 @@ struct record_args {
 	const char *sysfs_root;
 	const char *min_duration, *max_duration;
 	unsigned long long min_duration_ns, max_duration_ns;
+	unsigned long long hold_size;	/* --hold-size, bytes; 0: not given */
 	int verbose;
 	bool quiet;
 	bool help;			/* -h: print the usage, nothing else */

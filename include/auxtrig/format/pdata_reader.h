@@ -25,8 +25,12 @@
  *
  * Everything is bounds-checked against the file: a truncated or corrupt file
  * gives -EINVAL (or -EPROTO for a bad record) and a pr_err() naming the
- * offset, never a read outside the buffer. Byte-swapped (other-endian) files
- * are refused with -EPROTONOSUPPORT.
+ * offset, never a read outside the buffer. The file's bytes are read with
+ * memcpy(), never through a misaligned pointer, and every record handed out
+ * is 8-byte aligned: a record size, an AUXTRACE payload size or a pipe-mode
+ * tracing data size that is not a multiple of 8 (perf pads them all) is a
+ * corrupt data section. Byte-swapped (other-endian) files are refused with
+ * -EPROTONOSUPPORT.
  *
  * All pointers handed out point into the reader's buffer and stay valid
  * until pdata_reader__delete().

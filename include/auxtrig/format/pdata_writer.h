@@ -49,6 +49,12 @@ struct pdata_writer;
  * @first_sample_time: time of the earliest PERF_RECORD_SAMPLE (0 if none)
  * @last_sample_time: time of the latest PERF_RECORD_SAMPLE
  * @nr_by_type: records per type; types >= PDATA_RECORD_TYPE_MAX are not counted here
+ * @lost_records: records given to the writer that are not in the file: after a
+ *	write error every write fails and counts here, and pdata_writer__salvage()
+ *	adds those it drops from the buffer
+ * @lost_samples: of those, PERF_RECORD_SAMPLEs
+ * @lost_aux_bytes: AUXTRACE payload bytes lost the same way
+ * @salvage_record: pdata_writer__salvage() got its last record into the file
  */
 struct pdata_writer_stats {
 	__u64 bytes;
@@ -57,6 +63,8 @@ struct pdata_writer_stats {
 	__u64 first_sample_time;
 	__u64 last_sample_time;
 	__u64 nr_by_type[PDATA_RECORD_TYPE_MAX];
+	__u64 lost_records, lost_samples, lost_aux_bytes;
+	bool salvage_record;
 };
 
 /**
@@ -154,9 +162,24 @@ int pdata_writer__flush(struct pdata_writer *w);
  * pdata_writer__salvage() - after a write error (ENOSPC, EIO...): cut the
  * file back to the last record fully on disk, make it complete there (feature
  * table and header), and close it. What the file holds stays readable by perf.
+ * The records dropped from the buffer count in the stats' lost_* fields.
+ * @w: the writer
+ * @last: a record to append first if it fits (the room the cut freed), such
+ *	as a PERF_RECORD_LOST_SAMPLES counting what was lost; NULL for none.
+ *	The stats' salvage_record says whether it went in.
+ * @last_len: its size
  * Return: 0, or -errno if even that could not be written.
  */
-int pdata_writer__salvage(struct pdata_writer *w);
+int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len);
+
+/** pdata_writer__failed() - the sticky write error (-ENOSPC, -EIO...), or 0. */
+int pdata_writer__failed(const struct pdata_writer *w);
+
+/**
+ * pdata_writer__pending_samples() - PERF_RECORD_SAMPLEs in the buffer, not on
+ * disk yet: after a write error, what pdata_writer__salvage() will drop.
+ */
+__u64 pdata_writer__pending_samples(const struct pdata_writer *w);
 
 /**
  * pdata_writer__close() - flush, write the feature sections and the final

@@ -190,6 +190,23 @@ void expr__dump(const struct expr_prog *prog, FILE *f);
  */
 __u32 expr__builtins_used(const struct expr_prog *prog);
 
+/** EXPR_QUOTE_MAX - the longest text expr__quote() shows whole; longer ones are cut to it. */
+#define EXPR_QUOTE_MAX 64
+
+/**
+ * expr__quote() - @src for an error message, on one line and bounded: quoted
+ * whole when at most EXPR_QUOTE_MAX characters, else EXPR_QUOTE_MAX of them
+ * around the column @err names ("column N: ...", from expr__compile(); the
+ * start when @err is NULL or names none), with "..." where cut and which
+ * characters they are: 'tid == 1 && ... == 2 &&' (characters 4001-4064 of
+ * 9000). Control characters show as '?'.
+ * @src: the text.
+ * @err: expr__compile()'s message, or NULL.
+ * @buf: the result; at least EXPR_QUOTE_MAX + 64 bytes to hold it all.
+ * @size: bytes at @buf.
+ */
+void expr__quote(const char *src, const char *err, char *buf, size_t size);
+
 /**
  * expr__errno_value() - the value of an errno name.
  * @name: e.g. "ENOENT".

@@ -94,7 +94,11 @@ int point__parse(struct point *p, const char *text, char *why, size_t why_size);
  */
 bool point__mem_read_only_ok(void);
 
-/** point__check_path() - -ENOENT with @why set when @p names a file that is not there. */
+/**
+ * point__check_path() - the file @p names is there and is ELF: -ENOENT when
+ * it is missing or not a regular file, -ENOEXEC when it is not ELF, -errno
+ * when it cannot be read; @why says which.
+ */
 int point__check_path(const struct point *p, char *why, size_t why_size);
 
 /** point__format() - @p in the grammar above (tracepoints as tp:SYSTEM:EVENT). */

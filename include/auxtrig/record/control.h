@@ -18,7 +18,16 @@ struct plan_control;
  * disable, snapshot, stop, ping), each answered "ack\n" on ACK ("error\n"
  * for an unknown one). FIFOs are opened O_RDWR, so opening never blocks and
  * a writer that leaves is no EOF; fds given as fd:CTL,ACK stay the caller's.
+ *
+ * Whoever can write CTL drives the recording and whoever can write ACK can
+ * forge its answers, so a FIFO path is used only when it is safe (issue #13,
+ * 2; perf 6.1 checks none of this): never through a symbolic link, only a
+ * FIFO, owned by the recording user and not writable by group or others. A
+ * path that does not exist yet is created as a FIFO of mode 0600, and
+ * removed at the end.
  */
+
+struct stat;
 
 enum control_cmd {
 	CONTROL_ENABLE,
@@ -36,7 +45,23 @@ enum control_cmd {
 struct control {
 	int ctl_fd, ack_fd;
 	bool owned;
+	char *created[2];	/* FIFOs control__open() made (CTL, ACK): removed by control__close() */
 };
+
+/**
+ * control__unsafe() - why the file @st describes may not be a control FIFO
+ * (a phrase naming the danger and what to do), or NULL when it may.
+ */
+const char *control__unsafe(const struct stat *st);
+
+/**
+ * control__check_path() - whether @path may serve as a control FIFO: not
+ * there yet (it will be made) in a directory that is, or control__unsafe()
+ * has no objection to what is there (seen with lstat(), so a symbolic link is
+ * refused as one).
+ * Return: 0, or -errno with @why set (-ENOENT: no such directory; -EPERM: unsafe).
+ */
+int control__check_path(const char *path, char *why, size_t why_size);
 
 /** control__init() - no channel. */
 void control__init(struct control *c);

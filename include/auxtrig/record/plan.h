@@ -84,6 +84,8 @@ struct plan_control {
  * @trigger_progs, @nr_trigger_progs: --trigger-prog files
  * @min_duration_ns, @max_duration_ns: --min/--max-duration (0: none)
  * @min_duration, @max_duration: their texts, NULL if not given
+ * @hold_size:			--hold-size: bytes held for their verdict (0: the default,
+ *				WINDOW_HOLD_DEFAULT_LIMIT)
  * @aux_event:			-e PMU/TERMS/MODS as typed (for messages): hardware trace, or NULL
  * @aux:			that event resolved against @pmus for this recording (per
  *				CPU, -m's AUX size, -S): the attr to open, its PMU and sink
@@ -121,6 +123,7 @@ struct record_plan {
 	size_t nr_trigger_progs;
 	unsigned long long min_duration_ns, max_duration_ns;
 	const char *min_duration, *max_duration;
+	unsigned long long hold_size;
 	const char *aux_event;
 	struct aux_event *aux;
 	struct pmu_set *pmus;

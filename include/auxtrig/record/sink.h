@@ -44,6 +44,8 @@ struct window_hold;
  * @fr_max_time: @written_max when the last round was written
  * @round_held:	a round was held back for held records
  * @last_time:	newest time of a gate sample seen (auxtrig's own samples follow it)
+ * @err:	the file's write error (disk full...), once it happened: writes go
+ *		on failing quietly, each record counted lost by the writer
  */
 struct record_sink {
 	struct pdata_writer *w;
@@ -53,7 +55,17 @@ struct record_sink {
 	__u64 fr_max_time;
 	bool round_held;
 	__u64 last_time;
+	int err;
 };
+
+/**
+ * record_sink__failed() - the file's write error (-ENOSPC, -EIO...) once one
+ * happened, else 0. From then on writes return 0 and what they carried is
+ * counted in pdata_writer_stats.lost_*; record_sink__end_pass() and
+ * record_sink__flush() return the error, so the recorder stops at the end of
+ * the pass.
+ */
+int record_sink__failed(const struct record_sink *k);
 
 /** record_sink__init() - a sink over @w (not owned); @hold may be NULL. */
 void record_sink__init(struct record_sink *k, struct pdata_writer *w, struct window_hold *hold, bool snapshot_mode);

@@ -26,7 +26,24 @@
  *                                   │ no
  *                                   ▼
  *                               held ── verdict of W ─► write all / drop all
+ *
+ * What is held is bounded (window_hold__set_limit(), --hold-size): past the
+ * bound, the window held longest is decided before its verdict, oldest
+ * first, until the rest fits. WINDOW_HOLD_WRITE_OLDEST writes it and every
+ * later record of it (with --min-duration alone: the window open longest is
+ * the likeliest to be long enough), WINDOW_HOLD_DROP_OLDEST drops them (with
+ * --max-duration: the likeliest to be too long). Its verdict, when it comes,
+ * says whether the early decision was right; the stats count both ways.
  */
+
+/** WINDOW_HOLD_DEFAULT_LIMIT - bytes held at most unless set otherwise (64 MiB). */
+#define WINDOW_HOLD_DEFAULT_LIMIT (64ULL << 20)
+
+/** enum window_hold_full - what becomes of the oldest window past the limit. */
+enum window_hold_full {
+	WINDOW_HOLD_WRITE_OLDEST,
+	WINDOW_HOLD_DROP_OLDEST,
+};
 
 struct window_hold;
 
@@ -39,21 +56,45 @@ typedef int (*window_hold_write_fn)(void *ctx, const void *rec, size_t size);
  * @records_dropped:	records of dropped windows
  * @unfinished:		windows still open when the hold ended (no verdict)
  * @records_unfinished:	their records, not written
+ * @early_written:	windows written before their verdict (the limit was reached)
+ * @records_early_written: their records
+ * @early_written_wrong: of those, windows whose verdict then said drop
+ * @early_dropped:	windows dropped before their verdict
+ * @records_early_dropped: their records
+ * @early_dropped_wrong: of those, windows whose verdict then said keep
+ * @records_lost:	the records of those: lost to the limit
+ * @peak_bytes:		the most bytes held after a record was taken in
+ *
+ * Windows decided early count in the early_* fields only, not in @kept,
+ * @dropped or @unfinished.
  */
 struct window_hold_stats {
 	__u64 kept, dropped, records_dropped;
 	__u64 unfinished, records_unfinished;
+	__u64 early_written, records_early_written, early_written_wrong;
+	__u64 early_dropped, records_early_dropped, early_dropped_wrong, records_lost;
+	__u64 peak_bytes;
 };
 
-/** window_hold__new() - an empty hold. NULL with errno set. */
+/** window_hold__new() - an empty hold, WINDOW_HOLD_DEFAULT_LIMIT, writing the oldest. NULL with errno set. */
 struct window_hold *window_hold__new(void);
+
+/**
+ * window_hold__set_limit() - hold at most @bytes (counted as allocated), and
+ * past that decide the oldest window by @full (see the DOC above).
+ */
+void window_hold__set_limit(struct window_hold *h, __u64 bytes, enum window_hold_full full);
+
+/** window_hold__held_bytes() - the bytes held now. */
+__u64 window_hold__held_bytes(const struct window_hold *h);
 /** window_hold__delete() - free it and everything it holds (NULL is fine). */
 void window_hold__delete(struct window_hold *h);
 
 /**
  * window_hold__record() - a record of window @id (size a multiple of 8).
  * Written through @write at once if the window's verdict was to keep it,
- * dropped if it was to drop it, else copied and held.
+ * dropped if it was to drop it, else copied and held; past the limit, the
+ * oldest windows are then decided early (which may write through @write).
  * Return: 0 or -errno (of @write, or -ENOMEM).
  */
 int window_hold__record(struct window_hold *h, __u32 id, __u64 time, const void *rec, size_t size,

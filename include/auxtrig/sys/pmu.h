@@ -164,6 +164,17 @@ struct pmu_set {
 int pmu__scan(const char *root, struct pmu_set **set);
 
 /**
+ * pmu__check_root() - whether a sysfs root the user named is one: a directory
+ * holding bus/event_source/devices. pmu__scan() takes a root without PMUs as
+ * a machine without them; a --sysfs-root that is not there is a mistake.
+ * @root: the directory.
+ * @why: on failure, what is wrong (one phrase, naming the path).
+ * @why_size: bytes at @why.
+ * Return: 0, or -errno (-ENOENT, -ENOTDIR, -EACCES...) with @why set.
+ */
+int pmu__check_root(const char *root, char *why, size_t why_size);
+
+/**
  * pmu__read() - read one PMU directory.
  * @root: sysfs root, NULL for "/sys".
  * @name: PMU directory name.

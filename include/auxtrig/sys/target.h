@@ -28,6 +28,7 @@ struct target {
 	int err_fd;		/* command: read end of the exec-error pipe */
 	bool exited;
 	int status;		/* wait status once exited */
+	bool no_subreaper;	/* PR_SET_CHILD_SUBREAPER failed: orphans of the command go to init */
 };
 
 /**
@@ -47,6 +48,24 @@ int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool thread
 int target__start(struct target *t);
 /** target__poll_exit() - reap without blocking. Return: true once all targets are gone. */
 bool target__poll_exit(struct target *t);
+/**
+ * target__descendants() - every process below @root (children, theirs...),
+ * from /proc. Caller frees *pids. Return: 0, -errno.
+ */
+int target__descendants(pid_t root, pid_t **pids, size_t *nr);
+
+/* How long the command's tree has between SIGTERM and SIGKILL when a run is stopped. */
+#define TARGET_STOP_GRACE_MS 1000
+
+/**
+ * target__stop_tree() - stop the command and every process it started, in
+ * its process group or not, orphans included (auxtrig adopts them as their
+ * subreaper): SIGTERM once each, then SIGKILL for what is left after
+ * @grace_ms; the command is reaped. perf 6.1 stops only its direct child.
+ * -p/-t targets are left alone. Return: how many processes were sent SIGTERM.
+ */
+int target__stop_tree(struct target *t, unsigned int grace_ms);
+
 /** target__kill() - kill a command that was never started (setup failed). */
 void target__kill(struct target *t);
 void target__exit(struct target *t);
