@@ -146,7 +146,7 @@ if [ -n "$fuzz" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
 		[ -f "$f" ] || continue
 		n=$(basename "$f" .c)
 		n=${n#fuzz_}
-		run_one "fuzz/$n" "$top/tests/fuzz/run.sh" --one "$fuzz" "$fuzz_time" "$n"
+		FUZZ_SEED=${FUZZ_SEED:-1} run_one "fuzz/$n" "$top/tests/fuzz/run.sh" --one "$fuzz" "$fuzz_time" "$n"
 		[ -f "$logs/fuzz/$n.log" ] && tail -n 1 "$logs/fuzz/$n.log" | sed 's/^/        /'
 	done
 fi

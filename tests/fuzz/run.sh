@@ -54,6 +54,9 @@ fuzz_one() {
 			done
 		done <"$dir.seeds"
 	fi
+	# FUZZ_SEED: the same inputs in the same order on every machine (make test sets it, so that a
+	# test run fails on a bug it found, not on luck); unset, libFuzzer picks a seed (make fuzz).
+	[ -n "${FUZZ_SEED:-}" ] && flags+=("-seed=$FUZZ_SEED")
 	[ -f "$dir.dict" ] && flags+=("-dict=$dir.dict")
 	[ -f "$dir.options" ] && read -r -a extra <"$dir.options" && flags+=("${extra[@]}")
 
