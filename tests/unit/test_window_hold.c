@@ -235,6 +235,27 @@ static void test_duration_parse_rejects(void **state)
 	assert_int_equal(duration__parse("1e999s", &ns), -EINVAL);
 }
 
+/*
+ * A window's records come from every CPU its thread ran on, one ring after
+ * the other: the oldest held is the smallest time, not the first to come.
+ * (A round let perf flush past a record held after a newer one, and perf
+ * found it out of order when its window was written: issue #13.)
+ */
+static void test_window_hold_oldest_is_smallest_time(void **state)
+{
+	struct window_hold *h = window_hold__new();
+	struct sink s = {};
+
+	(void)state;
+	assert_int_equal(add(h, &s, 7, 30), 0);		/* drained first: CPU 0's ring */
+	assert_int_equal(add(h, &s, 7, 10), 0);		/* then CPU 1's, where the thread ran before */
+	assert_int_equal(add(h, &s, 8, 20), 0);
+	assert_int_equal(window_hold__oldest(h), 1010);
+	assert_int_equal(window_hold__verdict(h, 7, true, sink_write, &s), 0);
+	assert_int_equal(window_hold__oldest(h), 1020);
+	window_hold__delete(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_window_hold_late_records_follow_the_verdict),
 		cmocka_unit_test(test_window_hold_verdicts_forgotten_after_two_passes),
 		cmocka_unit_test(test_window_hold_pending_windows_survive_passes),
+		cmocka_unit_test(test_window_hold_oldest_is_smallest_time),
 		cmocka_unit_test(test_window_hold_limit_writes_oldest),
 		cmocka_unit_test(test_window_hold_limit_drops_oldest),
 		cmocka_unit_test(test_duration_parse_units),

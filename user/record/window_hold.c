@@ -23,7 +23,7 @@ struct hold_window {
 	int state;
 	bool early, verdict_known, verdict_keep;
 	unsigned long decided_pass;
-	__u64 oldest;			/* time of the first record held */
+	__u64 oldest;			/* time of the oldest record held */
 	size_t nr;			/* records held; early dropped: records dropped */
 	struct membuf recs;
 };
@@ -199,7 +199,12 @@ int window_hold__record(struct window_hold *h, __u32 id, __u64 time, const void 
 	h->held += w->recs.cap - cap;
 	if (w->recs.err)
 		return w->recs.err;
-	if (!w->nr)
+	/*
+	 * Not the first record held: the oldest. A thread that moved between
+	 * CPUs has its window's records in two rings, and a pass drains the
+	 * rings one after the other, so a later record can come first.
+	 */
+	if (time < w->oldest)
 		w->oldest = time;
 	w->nr++;
 	err = h->held > h->limit ? window_hold__shrink(h, write, ctx) : 0;
