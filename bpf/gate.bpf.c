@@ -1264,6 +1264,21 @@ struct {
 const volatile __u32 aux_veto = 0;	/* the veto programs are loaded: gate_aux_veto has entries */
 
 /*
+ * uprobe windows on the gate's path, --where: the calls in progress of a
+ * thread's window function whose outermost call --where vetoed (key: thread
+ * and window). While there are some, the window stays shut: a nested call is
+ * not an outermost one, whatever --where says of it, and the vetoed call's
+ * return closes nothing. (Calls of an open window count in gate_thread.depth;
+ * a window is open or vetoed, never both.)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GATE_UPROBE_VETOED_MAX);
+	__type(key, struct aux_veto_key);
+	__type(value, __u32);
+} gate_uprobe_vetoed SEC(".maps");
+
+/*
  * Every context switch: the syscall points' own programs (gate_front.c) know
  * nothing yet of the thread about to run (gate_trig_pcpu.cur_state). A raw
  * tracepoint (no record is built), loaded and attached only when such a
@@ -1304,6 +1319,12 @@ int gate_thread_exit(void *ctx)
 		struct expr_count_key ck = { .tid = tid, .slot = slot };
 
 		bpf_map_delete_elem(&expr_counts, &ck);
+	}
+	/* A thread that exits inside a vetoed call (gate_uprobe_enter). */
+	for (__u32 w = 0; have_where && w < GATE_MAX_WINDOWS; w++) {
+		struct aux_veto_key vk = { .tid = tid, .window = w };
+
+		bpf_map_delete_elem(&gate_uprobe_vetoed, &vk);
 	}
 	/* The veto programs keep a thread's entry after its calls returned (see gate_aux_veto_exit). */
 	for (__u32 w = 0; aux_veto && w < GATE_MAX_WINDOWS; w++) {
@@ -1375,9 +1396,22 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	w &= GATE_MAX_WINDOWS - 1;
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
 	if (!th || !th->depth[w]) {
+		struct aux_veto_key vk = { .tid = tid, .window = w };
+		__u32 *vetoed = have_where ? bpf_map_lookup_elem(&gate_uprobe_vetoed, &vk) : NULL;
+		__u32 one = 1;
+
+		if (vetoed) {
+			/* A call nested in a vetoed one: the window stays shut. */
+			if (*vetoed < 0xffffffff)
+				(*vetoed)++;
+			return 0;
+		}
 		/* The outermost call: the window opens here, if --where holds. */
 		if (!call_where_holds(ctx, GATE_SLOT_WHERE)) {
 			st->windows_filtered++;
+			/* Its nested calls and its return must know it (without room, they cannot). */
+			if (bpf_map_update_elem(&gate_uprobe_vetoed, &vk, &one, BPF_NOEXIST))
+				st->vetoed_untracked++;
 			return 0;
 		}
 		if (windows_open(tid, th, th ? th->open : 0, 1ULL << w, st))
@@ -1420,8 +1454,15 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 	barrier_var(w);
 	w &= GATE_MAX_WINDOWS - 1;
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
-	if (!th || !th->depth[w])
-		return 0; /* a return whose call began before we were armed */
+	if (!th || !th->depth[w]) {
+		struct aux_veto_key vk = { .tid = tid, .window = w };
+		__u32 *vetoed = have_where ? bpf_map_lookup_elem(&gate_uprobe_vetoed, &vk) : NULL;
+
+		/* The return of a vetoed call (the last one: the window may open again), */
+		if (vetoed && --(*vetoed) == 0)
+			bpf_map_delete_elem(&gate_uprobe_vetoed, &vk);
+		return 0; /* or of a call that began before we were armed */
+	}
 
 	rec.common_type = uprobe_exit_type;
 	rec.common_pid = tid;

@@ -35,6 +35,7 @@
 #define GATE_MAX_TPS		1024
 #define GATE_MAX_DYN		8	/* __data_loc/__rel_loc fields per tracepoint */
 #define GATE_MAX_THREADS	65536
+#define GATE_UPROBE_VETOED_MAX	8192	/* threads inside a vetoed call of a uprobe window at once */
 #define GATE_MAX_TARGETS	8192
 #define GATE_RECORD_MAX		8192	/* PERF_MAX_TRACE_SIZE: no tracepoint record is larger */
 /*
@@ -387,6 +388,9 @@ struct gate_uprobe_exit_rec {
  *			the recorder (on purpose: the trace ends at the trigger)
  * @stopped:		records not emitted because a stop action had fired
  *			(on purpose: nothing later than the stop is written)
+ * @vetoed_untracked:	uprobe windows (gate path): outermost calls --where
+ *			vetoed that gate_uprobe_vetoed had no room for, so a
+ *			call nested in one may have opened its window
  */
 struct gate_stats {
 	__u64 windows_opened;
@@ -399,6 +403,7 @@ struct gate_stats {
 	__u64 unknown_tp;
 	__u64 frozen;
 	__u64 stopped;
+	__u64 vetoed_untracked;
 };
 
 #define GATE_STATS_SLOTS	512	/* per-CPU slots in .bss; CPUs beyond share the last (a power of 2) */
@@ -522,7 +527,7 @@ GATE_ABI_AT(gate_uprobe_exit_rec, ret, 16);
 GATE_ABI_SIZE(gate_mark_rec, 72);
 GATE_ABI_AT(gate_mark_rec, ret, 16);
 GATE_ABI_AT(gate_mark_rec, args, 24);
-GATE_ABI_SIZE(gate_stats, 80);
+GATE_ABI_SIZE(gate_stats, 88);
 GATE_ABI_SIZE(gate_config, 24);
 GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);

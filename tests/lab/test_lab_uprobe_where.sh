@@ -51,8 +51,8 @@ if [ $in_kernel = 0 ]; then
 		fail "not the 5 windows --where opens, gated: $(grep 'hardware trace' "$tmp/where2.err")"
 	awk '$4 != "start" || $6 != "stop" { print "span " $3 ": " $4 ".." $6 }' "$tmp/where2.spans" >"$tmp/bad"
 	[ ! -s "$tmp/bad" ] || fail "spans not switched by the gate or the scheduler: $(head -3 "$tmp/bad")"
-	# (--where 'arg0 == 1', true only for nested calls, opens a window at each nested call here, where
-	# the in-kernel vetoes open none: the gate keeps no depth for a vetoed call. known_uprobe_where_gated.sh)
+	# (--where 'arg0 == 1' and 'every 2' on this path, where the gate keeps the depth of a vetoed
+	# call: test_lab_uprobe_where_gated.sh)
 	echo ok
 	exit 0
 fi

@@ -1353,6 +1353,7 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->unknown_tp += s[i].unknown_tp;
 		sum->frozen += s[i].frozen;
 		sum->stopped += s[i].stopped;
+		sum->vetoed_untracked += s[i].vetoed_untracked;
 	}
 }
 

@@ -1168,7 +1168,7 @@ static void print_summary(struct session *s)
 	 */
 	lost = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
 	lost += st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0) + s->lost_disk;
-	if (p->quiet && !lost && !st.threads_full)
+	if (p->quiet && !lost && !st.threads_full && !st.vetoed_untracked)
 		return;
 	fprintf(stderr,
 		"[ auxtrig record: %llu window%s, %llu event%s %s, %.1f KiB %s %s; lost %llu record%s ]\n",
@@ -1185,6 +1185,10 @@ static void print_summary(struct session *s)
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
 			(unsigned long long)st.threads_full, GATE_MAX_THREADS);
+	if (st.vetoed_untracked)
+		pr_warn("%llu calls vetoed by --where were not tracked (more than %d threads inside vetoed calls at once): "
+			"calls nested in them may have opened their windows\n",
+			(unsigned long long)st.vetoed_untracked, GATE_UPROBE_VETOED_MAX);
 	if (gate__expr_lost(s->gate))
 		pr_warn("%llu condition evaluations were false: a thread's $count could not be stored\n",
 			(unsigned long long)gate__expr_lost(s->gate));
