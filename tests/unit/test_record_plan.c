@@ -585,13 +585,39 @@ static void test_window_map_probe_ends_and_syscall_any(void **state)
 	window_map__exit(&m);
 	built__done(&b);
 
-	/* hardware trace refuses windows between probe points */
+	/* hardware trace refuses windows between user probe points */
 	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "uprobe:/proc/self/exe:main..syscall:openat:exit");
 	assert_int_equal(b.err, 0);
 	aux.on = true;
 	assert_int_equal(window_map__build(&m, &b.p, &aux), -EINVAL);
 	window_map__exit(&m);
 	built__done(&b);
+
+	/* but takes kprobe/kretprobe ends: kprobe PMU members that resume and pause, beside the gate's points */
+	built__probe = &fake_probe;
+	kprobes_fire = true;
+	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "kprobe:do_sys_openat2+4..kretprobe:do_sys_openat2",
+	      "-w", "kprobe:vfs_read..syscall:openat:exit");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(window_map__build(&m, &b.p, &aux), 0);
+	assert_int_equal(m.nr_points, 3);
+	assert_int_equal(m.nr_aux, 4);
+	assert_int_equal(m.aux[0].kind, AUX_TRIGGER_KPROBE);
+	assert_int_equal(m.aux[0].action, AUXTRIG_AUX_RESUME);
+	assert_string_equal(m.aux[0].path, "do_sys_openat2");
+	assert_true(m.aux[0].offset == 4 && !m.aux[0].retprobe);
+	assert_string_equal(m.aux_names[0], "kprobe:do_sys_openat2");
+	assert_int_equal(m.aux[1].kind, AUX_TRIGGER_KPROBE);
+	assert_int_equal(m.aux[1].action, AUXTRIG_AUX_PAUSE);
+	assert_true(m.aux[1].retprobe && m.aux[1].offset == 0);
+	assert_string_equal(m.aux_names[1], "kretprobe:do_sys_openat2");
+	assert_int_equal(m.aux[2].kind, AUX_TRIGGER_KPROBE);
+	assert_int_equal(m.aux[3].kind, AUX_TRIGGER_TRACEPOINT);
+	assert_int_equal(m.aux[3].action, AUXTRIG_AUX_PAUSE);
+	assert_string_equal(m.aux_names[3], "syscalls:sys_exit_openat");
+	window_map__exit(&m);
+	built__done(&b);
+	built__probe = NULL;
 }
 
 int main(void)

@@ -102,6 +102,32 @@ int aux_group__add_uprobe(struct aux_group *g, const struct pmu *uprobe, const c
 	return 0;
 }
 
+int aux_group__add_kprobe(struct aux_group *g, const struct pmu *kprobe, const char *symbol,
+			  __u64 offset, bool retprobe, __u32 action)
+{
+	struct aux_group_event *m = aux_group__new_member(g, kprobe->type, action);
+	int err;
+
+	if (!m)
+		return -E2BIG;
+	if (retprobe) {
+		err = pmu__config_term(kprobe, "retprobe", 1, &m->attr);
+		if (err) {
+			g->nr_members--;
+			return err;
+		}
+	}
+	m->attr.config1 = (__u64)(uintptr_t)symbol; /* kprobe_func */
+	m->attr.config2 = offset;		     /* probe_offset */
+	m->path = symbol;
+	if (offset)
+		snprintf(m->name, sizeof(m->name), "%s:%s+%#llx", retprobe ? "kretprobe" : "kprobe", symbol,
+			 (unsigned long long)offset);
+	else
+		snprintf(m->name, sizeof(m->name), "%s:%s", retprobe ? "kretprobe" : "kprobe", symbol);
+	return 0;
+}
+
 void aux_group__add_tracking(struct aux_group *g)
 {
 	struct perf_event_attr *a = &g->tracking.attr;

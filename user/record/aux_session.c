@@ -137,6 +137,15 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 				return -ENOENT;
 			}
 			err = aux_group__add_uprobe(&c->g, up, t->path, t->offset, t->retprobe, t->action);
+		} else if (t->kind == AUX_TRIGGER_KPROBE) {
+			const struct pmu *kp = pmu_set__find(s->pmus, "kprobe");
+
+			if (!kp) {
+				pr_err("%s: a kprobe window needs the kernel's \"kprobe\" PMU (CONFIG_KPROBE_EVENTS), and %s/bus/event_source/devices has none\n",
+				       s->ev.name, s->o.sysfs_root ?: "/sys");
+				return -ENOENT;
+			}
+			err = aux_group__add_kprobe(&c->g, kp, t->path, t->offset, t->retprobe, t->action);
 		} else {
 			err = aux_group__add_tracepoint(&c->g, t->name, t->id, t->action);
 		}
@@ -187,14 +196,14 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 	memcpy(s->cpu_list, o->cpus, o->nr_cpus * sizeof(*s->cpu_list));
 	if (o->nr_triggers)
 		memcpy(s->triggers, o->triggers, o->nr_triggers * sizeof(*s->triggers));
-	/* uprobe events point config1 at the path until they are opened: keep our own */
+	/* uprobe (kprobe) events point config1 at the path (function) until they are opened: keep our own */
 	s->paths = calloc(o->nr_triggers + 1, sizeof(*s->paths));
 	if (!s->paths) {
 		err = -ENOMEM;
 		goto err;
 	}
 	for (size_t i = 0; i < o->nr_triggers; i++) {
-		if (s->triggers[i].kind != AUX_TRIGGER_UPROBE)
+		if (s->triggers[i].kind != AUX_TRIGGER_UPROBE && s->triggers[i].kind != AUX_TRIGGER_KPROBE)
 			continue;
 		s->paths[i] = strdup(s->triggers[i].path ?: "");
 		if (!s->paths[i]) {

@@ -73,6 +73,27 @@ static int aux_add_call(struct window_map *m, const struct window_spec *w, __u32
 	return 0;
 }
 
+/* A kprobe or kretprobe end of a window between kernel function points. */
+static int aux_add_kprobe(struct window_map *m, const struct point *pt, __u32 action)
+{
+	struct aux_session_trigger *t = aux_add(m, action);
+	bool ret = pt->kind == POINT_KRETPROBE;
+
+	if (!t)
+		return -ENOMEM;
+	t->kind = AUX_TRIGGER_KPROBE;
+	t->path = pt->symbol;
+	t->offset = ret ? 0 : pt->offset;
+	t->retprobe = ret;
+	snprintf(m->aux_names[m->nr_aux - 1], sizeof(m->aux_names[0]), "%s:%s", ret ? "kretprobe" : "kprobe", pt->symbol);
+	return 0;
+}
+
+static bool is_kernel_probe(const struct point *pt)
+{
+	return pt->kind == POINT_KPROBE || pt->kind == POINT_KRETPROBE;
+}
+
 static const struct tp_format *event_fmt(const struct record_plan *p, const struct point *pt, size_t *idx)
 {
 	const struct rec_event *e = event_list__find(&p->events, pt->sys, pt->name);
@@ -132,15 +153,22 @@ static int map_window(struct window_map *m, const struct record_plan *p, size_t 
 	}
 	if (!a->on)
 		return 0;
-	if (point__is_probe(&w->start) || point__is_probe(&w->stop)) {
-		pr_err("-e %s with -w %s: windows between probe points drive only kernel event streams so far; use a syscall, tracepoint or uprobe window\n",
-		       p->aux_event, w->text);
-		return -EINVAL;
+	for (int end = 0; end < 2; end++) {
+		__u32 action = end ? AUXTRIG_AUX_PAUSE : AUXTRIG_AUX_RESUME;
+
+		if (is_kernel_probe(ends[end])) {
+			err = aux_add_kprobe(m, ends[end], action);
+		} else if (point__is_probe(ends[end])) {
+			pr_err("-e %s with -w %s: of the probe points only kprobe: and kretprobe: can end a hardware-trace window so far; use a syscall, tracepoint, kprobe or uprobe window\n",
+			       p->aux_event, w->text);
+			return -EINVAL;
+		} else {
+			err = aux_add_tp(m, event_fmt(p, ends[end], &idx), action);
+		}
+		if (err)
+			return err;
 	}
-	err = aux_add_tp(m, event_fmt(p, &w->start, &idx), AUXTRIG_AUX_RESUME);
-	if (!err)
-		err = aux_add_tp(m, event_fmt(p, &w->stop, &idx), AUXTRIG_AUX_PAUSE);
-	return err;
+	return 0;
 }
 
 /*

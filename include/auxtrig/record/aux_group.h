@@ -157,6 +157,19 @@ int aux_group__add_uprobe(struct aux_group *g, const struct pmu *uprobe, const c
 			  __u64 offset, bool retprobe, __u32 action);
 
 /**
+ * aux_group__add_kprobe() - add a kprobe PMU trigger.
+ * @g: the group.
+ * @kprobe: the "kprobe" PMU (type, format/retprobe) from pmu__scan().
+ * @symbol: kernel function; config1 = its address, so it must outlive the open.
+ * @offset: bytes into the function (config2; 0 for a return probe).
+ * @retprobe: a return probe (format term "retprobe", config:0).
+ * @action: as for aux_group__add_tracepoint().
+ * Return: 0, -E2BIG when full, or pmu__config_term()'s error.
+ */
+int aux_group__add_kprobe(struct aux_group *g, const struct pmu *kprobe, const char *symbol,
+			  __u64 offset, bool retprobe, __u32 action);
+
+/**
  * aux_group__add_tracking() - add perf's "dummy:u" tracking event: mmap,
  * mmap2, comm, comm_exec, task, and context_switch when per CPU, sampling
  * period 1. Its switch records are CPU-wide ones (PERF_RECORD_SWITCH_CPU_WIDE,

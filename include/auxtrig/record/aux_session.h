@@ -64,6 +64,7 @@ struct record_sink;
 enum aux_trigger_kind {
 	AUX_TRIGGER_TRACEPOINT = 0,
 	AUX_TRIGGER_UPROBE,
+	AUX_TRIGGER_KPROBE,
 };
 
 /**
@@ -72,10 +73,13 @@ enum aux_trigger_kind {
  * @id: tracepoint: the tracefs id.
  * @action: %AUXTRIG_AUX_RESUME (opens a window), %AUXTRIG_AUX_PAUSE
  *          (closes it, or freezes a snapshot ring).
- * @kind: a tracepoint (0), or a user function's entry/return (the "uprobe" PMU).
- * @path: uprobe: the binary (copied by aux_session__new()).
- * @offset: uprobe: file offset of the probed instruction.
- * @retprobe: uprobe: at the function's return (a uretprobe).
+ * @kind: a tracepoint (0), a user function's entry/return (the "uprobe" PMU),
+ *        or a kernel function's (the "kprobe" PMU).
+ * @path: uprobe: the binary; kprobe: the function's name (copied by
+ *        aux_session__new()).
+ * @offset: uprobe: file offset of the probed instruction; kprobe: bytes into
+ *          the function.
+ * @retprobe: uprobe, kprobe: at the function's return (a uretprobe, kretprobe).
  * @veto: uprobe: a condition's text (borrowed, for printing): a BPF program
  *        attached to the member decides which hits act (see @veto_prog_fd).
  *        Only on the in-kernel path; the userspace-gated one applies the
