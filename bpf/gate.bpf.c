@@ -382,39 +382,56 @@ struct common_header {
 };
 
 /*
- * A syscall entry's user string (gate_tp.str_off, gate_abi.h): a __data_loc
- * at the record's fixed @size, the string after it, cut at GATE_STR_MAX with
- * "..." at its end. Returns the record's new end (@end when there is none).
+ * A syscall entry's user strings (gate_tp.str_off, gate_abi.h): one u32
+ * __data_loc per string from the record's fixed @size on, the strings after
+ * them, each cut at GATE_STR_MAX with "..." at its end. Returns the record's
+ * new end (@end when there are none).
  */
-static __always_inline __u32 append_user_string(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
-						__u32 end)
+static __always_inline __u32 append_user_strings(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
+						 __u32 end)
 {
-	__u32 off = tp->str_off, at;
-	const char *ptr;
-	long len;
+	__u32 nr = 0, at;
 
-	if (!off || end != size || size > GATE_RECORD_MAX - 4 - GATE_STR_MAX || off > GATE_RECORD_MAX - 8)
+	if (!tp->str_off[0] || end != size || size > GATE_STR_FIXED_MAX)
 		return end;
-	barrier_var(off);
-	off &= GATE_SCRATCH - 1;
-	ptr = *(const char **)&buf->data[off];
-	at = size;
-	barrier_var(at);
-	at &= GATE_SCRATCH - 1;
-	if (at > GATE_RECORD_MAX - 4 - GATE_STR_MAX)
-		return end;
-	len = bpf_probe_read_user_str(&buf->data[at + 4], GATE_STR_MAX, ptr);
-	if (len <= 0) {
-		buf->data[at + 4] = 0;	/* unreadable: an empty string */
-		len = 1;
-	} else if (len == GATE_STR_MAX) {
-		buf->data[at + 4 + GATE_STR_MAX - 4] = '.';
-		buf->data[at + 4 + GATE_STR_MAX - 3] = '.';
-		buf->data[at + 4 + GATE_STR_MAX - 2] = '.';
+	for (int i = 0; i < GATE_MAX_STRS; i++)
+		if (tp->str_off[i])
+			nr = i + 1;
+	at = size + 4 * nr;
+	for (int i = 0; i < GATE_MAX_STRS; i++) {
+		__u32 off = tp->str_off[i], loc;
+		const char *ptr;
+		long len;
+
+		if (!off)
+			break;
+		if (off + 8 > size)
+			break;
+		barrier_var(off);
+		off &= GATE_STR_FIXED_MAX - 1;
+		ptr = *(const char **)&buf->data[off];
+		/* below 2048 (the assertion after this function): the mask shows the verifier so */
+		barrier_var(at);
+		at &= 2047;
+		len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
+		if (len <= 0) {
+			buf->data[at] = 0; /* unreadable: an empty string */
+			len = 1;
+		} else if (len == GATE_STR_MAX) {
+			buf->data[at + GATE_STR_MAX - 4] = '.';
+			buf->data[at + GATE_STR_MAX - 3] = '.';
+			buf->data[at + GATE_STR_MAX - 2] = '.';
+		}
+		loc = size + 4 * i;
+		barrier_var(loc);
+		loc &= 255;
+		*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
+		at += (__u32)len & (GATE_STR_MAX * 2 - 1);
 	}
-	*(__u32 *)&buf->data[at] = ((__u32)len << 16) | (at + 4);
-	return at + 4 + (__u32)len;
+	return at;
 }
+_Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
+	       GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS <= 256, "the masks of append_user_strings()");
 
 /*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
@@ -492,7 +509,7 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
-	end = append_user_string(buf, tp, size, end);
+	end = append_user_strings(buf, tp, size, end);
 
 	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end)) {
 		st->output_lost++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The events of a recording: tracepoints and auxtrig's own events, with their types. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,17 +205,46 @@ void event_list__exit(struct event_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-const struct tp_field *event_list__string_field(const struct tp_format *fmt)
-{
-	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
-		return NULL;
-	for (size_t i = 0; i < fmt->nr_fields; i++) {
-		const struct tp_field *f = &fmt->fields[i];
+/*
+ * Pointer arguments that are not NUL-terminated strings although declared
+ * "const char *" (a buffer with its length), and those declared "char *"
+ * that are (the kernel's prototypes lack the const).
+ */
+static const char *const not_strings[] = { "buf", "u_msg_ptr" };
+static const struct {
+	const char *syscall, *field;
+} char_strings[] = {
+	{ "mount", "dev_name" }, { "mount", "dir_name" }, { "mount", "type" },
+	{ "umount", "name" }, { "utime", "filename" }, { "utimes", "filename" },
+};
 
-		if (!f->is_common && f->size == 8 && !strcmp(f->type, "const char *") && strcmp(f->name, "buf"))
-			return f;
+static bool is_string_arg(const char *syscall, const struct tp_field *f)
+{
+	if (f->is_common || f->size != 8)
+		return false;
+	if (!strcmp(f->type, "const char *")) {
+		for (size_t i = 0; i < sizeof(not_strings) / sizeof(not_strings[0]); i++)
+			if (!strcmp(f->name, not_strings[i]))
+				return false;
+		return true;
 	}
-	return NULL;
+	if (!strcmp(f->type, "char *"))
+		for (size_t i = 0; i < sizeof(char_strings) / sizeof(char_strings[0]); i++)
+			if (!strcmp(syscall, char_strings[i].syscall) && !strcmp(f->name, char_strings[i].field))
+				return true;
+	return false;
+}
+
+size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_field **fields, size_t max)
+{
+	size_t n = 0;
+
+	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
+		return 0;
+	for (size_t i = 0; i < fmt->nr_fields && n < max; i++)
+		if (is_string_arg(fmt->name + 10, &fmt->fields[i]))
+			fields[n++] = &fmt->fields[i];
+	return n;
 }
 
 /* Replace the first @from in *@s by @to. */
@@ -233,15 +263,16 @@ static int replace_once(char **s, const char *from, const char *to)
 
 int event_list__file_format(const struct rec_event *e, char **text)
 {
-	const struct tp_field *f = event_list__string_field(&e->fmt);
+	const struct tp_field *fields[GATE_MAX_STRS];
+	size_t nr = event_list__string_fields(&e->fmt, fields, GATE_MAX_STRS);
 	char path[4096], line[256], from[160], to[160], *t = NULL, *pf;
 	const char *root = tracefs__root();
 	size_t len = 0, cap = 0, n;
 	FILE *in;
-	int err;
+	int err = 0;
 
 	*text = NULL;
-	if (!f)
+	if (!nr)
 		return 0;
 	if (!root)
 		return -ENOENT;
@@ -269,20 +300,33 @@ int event_list__file_format(const struct rec_event *e, char **text)
 	if (!t)
 		return -EINVAL;
 	t[len] = '\0';
-	/* the new field, last of the fixed ones: before the blank line of "print fmt" */
-	snprintf(to, sizeof(to), "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:",
-		 f->name, e->fmt.size);
-	err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
-	/* the pointer's conversion and argument become the string's */
-	pf = err ? NULL : strstr(t, "print fmt:");
-	if (pf) {
-		snprintf(from, sizeof(from), "%s: 0x%%08lx", f->name);
-		snprintf(to, sizeof(to), "%s: \\\"%%s\\\"", f->name);
-		if (!replace_once(&t, from, to)) {
-			snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
-			snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
-			err = replace_once(&t, from, to) ? -EINVAL : 0;
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct tp_field *f = fields[i];
+
+		/* the new fields, last of the fixed ones: before the blank line of "print fmt" */
+		snprintf(to, sizeof(to),
+			 "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:", f->name,
+			 e->fmt.size + 4 * (unsigned int)i);
+		err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
+		/*
+		 * The pointer's conversion and argument become the string's. The
+		 * conversion is found with what precedes its name (the format's
+		 * opening quote or ", "), so "name" is not found inside "pathname".
+		 */
+		pf = err ? NULL : strstr(t, "print fmt:");
+		if (!pf)
+			continue;
+		snprintf(from, sizeof(from), "\"%s: 0x%%08lx", f->name);
+		snprintf(to, sizeof(to), "\"%s: \\\"%%s\\\"", f->name);
+		if (replace_once(&t, from, to)) {
+			snprintf(from, sizeof(from), ", %s: 0x%%08lx", f->name);
+			snprintf(to, sizeof(to), ", %s: \\\"%%s\\\"", f->name);
+			if (replace_once(&t, from, to))
+				continue;
 		}
+		snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
+		snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
+		err = replace_once(&t, from, to) ? -EINVAL : 0;
 	}
 	if (err) {
 		free(t);

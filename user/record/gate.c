@@ -137,9 +137,14 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
-		/* a syscall entry's user string rides after its record (event_list.c says how) */
-		if (event_list__string_field(fmt))
-			e->tp.str_off = event_list__string_field(fmt)->offset;
+		/* a syscall entry's user strings ride after its record (event_list.c says how) */
+		{
+			const struct tp_field *s[GATE_MAX_STRS];
+			size_t nr = event_list__string_fields(fmt, s, GATE_MAX_STRS);
+
+			for (size_t i = 0; i < nr; i++)
+				e->tp.str_off[i] = s[i]->offset;
+		}
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;

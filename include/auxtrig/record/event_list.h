@@ -130,17 +130,21 @@ static inline const struct rec_event *event_list__by_type(const struct event_lis
 }
 
 /**
- * event_list__string_field() - the user string a syscall entry's record
- * carries (gate_abi.h, GATE_STR_MAX): its first "const char *" argument that
- * is not a buffer (filename, pathname, name...), or NULL for other events.
+ * event_list__string_fields() - the user strings a syscall entry's record
+ * carries (gate_abi.h, GATE_STR_MAX): its "const char *" arguments that are
+ * not buffers (filename, pathname, oldname and newname, name...) and the
+ * "char *" ones that are strings (mount's dev_name, dir_name and type), in
+ * the record's order, at most @max of them into @fields.
+ * Return: how many; 0 for other events.
  */
-const struct tp_field *event_list__string_field(const struct tp_format *fmt);
+size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_field **fields, size_t max);
 
 /**
  * event_list__file_format() - the format the file gives @e when its records
- * carry a string (event_list__string_field()): the kernel's, with a field
- * "__data_loc char[] NAME_str" at the record's fixed size and the print fmt
- * showing the string instead of the pointer ("filename: \"/etc/passwd\"").
+ * carry strings (event_list__string_fields()): the kernel's, with a field
+ * "__data_loc char[] NAME_str" per string from the record's fixed size on
+ * (4 bytes each) and the print fmt showing each string instead of its
+ * pointer ("filename: \"/etc/passwd\"").
  * Return: a malloc()ed text (*@text, the caller frees it), 0 when the event
  * has no string (*@text NULL), or -errno.
  */
