@@ -665,7 +665,7 @@ static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 {
 	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 
-	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
+	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off[0] &&
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
 
