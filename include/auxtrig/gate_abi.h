@@ -103,12 +103,19 @@
  *		trigger. snapshot: the gate keeps emitting until
  *		gate_runtime.freeze_at, then freezes; the recorder takes the
  *		snapshot once that time has passed. stop: the recorder stops then.
+ * @mark_str:	mark(str(argN)): N + 1, the mark record carries the user
+ *		string argN points to (at a syscall's exit: the entry's argN);
+ *		0: none
+ * @mark_args:	at a syscall's exit, the mark's arguments are those the
+ *		thread entered the syscall with (the gate stamps the entries)
  */
 struct gate_trigger {
 	__u32 action;
 	__u32 policy;
 	__u64 n;
-	__u32 has_cond;
+	__u16 has_cond;
+	__u8 mark_str;
+	__u8 mark_args;
 	__u32 limit;
 	__u64 delay_ns;
 };
@@ -283,13 +290,15 @@ struct gate_thread {
 
 /**
  * struct gate_sys_entry - a thread's syscall entry (map gate_sys_entries, key
- * tid), for $elapsed at the syscall's exit with no window open
+ * tid), for $elapsed and the entry's arguments at the syscall's exit
  * @ns:		bpf_ktime_get_ns() at the entry
  * @nr:		the syscall's number (sign-extended int)
+ * @args:	its arguments (those the entry's record has; the others 0)
  */
 struct gate_sys_entry {
 	__u64 ns;
 	__s64 nr;
+	__u64 args[6];
 };
 
 /**
@@ -358,7 +367,11 @@ struct gate_uprobe_enter_rec {
 	__u64 args[6];
 };
 
-/* auxtrig:mark, written by a --on ...:mark trigger with the values that fired it. */
+/*
+ * auxtrig:mark, written by a --on ...:mark trigger with the values that fired it.
+ * In a run with a mark(str(argN)) trigger every mark record is followed by a
+ * u32 __data_loc (field str, offset 72) and its string (empty for the others).
+ */
 struct gate_mark_rec {
 	__u16 common_type;
 	__u8 common_flags;

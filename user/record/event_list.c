@@ -78,6 +78,22 @@ _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struc
 	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
 	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
 
+/* auxtrig:mark in a run with a mark(str(argN)) trigger: the string after the record */
+#define MARK_STR_FORMAT \
+	"name: mark\nID: %u\nformat:\n" OWN_HEADER "\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
+	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n" \
+	"\tfield:__data_loc char[] str;\toffset:72;\tsize:4;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx str=\\\"%%s\\\"\", " \
+	"REC->trigger, REC->nr, REC->ret, REC->arg0, REC->arg1, REC->arg2, __get_str(str)\n"
+
 #define TRIGGER_STATS_FORMAT \
 	"name: trigger_stats\nID: %u\nformat:\n" OWN_HEADER "\n" \
 	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
@@ -103,6 +119,7 @@ static const struct {
 	[OWN_TRIGGER_STATS] = { "trigger_stats", TRIGGER_STATS_FORMAT, sizeof(struct own_trigger_stats_rec) },
 	/* where a stop action ended the run: nothing later is in the file */
 	[OWN_STOP] = { "stop", MARK_LIKE_FORMAT("stop"), sizeof(struct gate_mark_rec) },
+	[OWN_MARK_STR] = { "mark", MARK_STR_FORMAT, sizeof(struct gate_mark_rec) + 4 },
 };
 
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name)
@@ -171,6 +188,25 @@ int event_list__add_own(struct event_list *l, enum own_event which)
 	e->id = EVENT_ID_BASE + l->nr;
 	l->nr++;
 	return e - l->ev;
+}
+
+int event_list__own_as(struct event_list *l, unsigned int type, enum own_event which)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		struct rec_event *e = &l->ev[i];
+		char *format;
+
+		if (!e->own_format || e->fmt.id != type)
+			continue;
+		if (asprintf(&format, own_events[which].format, type) < 0)
+			return -ENOMEM;
+		free(e->own_format);
+		e->own_format = format;
+		snprintf(e->fmt.name, sizeof(e->fmt.name), "%s", own_events[which].name);
+		e->fmt.size = own_events[which].size;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int event_list__index(struct event_list *l)

@@ -100,6 +100,7 @@ enum own_event {
 	OWN_PAUSE,
 	OWN_TRIGGER_STATS,
 	OWN_STOP,
+	OWN_MARK_STR,	/* auxtrig:mark with a str field (mark(str(argN)), gate_abi.h) */
 };
 
 /**
@@ -111,6 +112,14 @@ int event_list__add_tp(struct event_list *l, const char *sys, const char *name, 
 
 /** event_list__add_own() - one of auxtrig's own events. Return: its index or -errno. */
 int event_list__add_own(struct event_list *l, enum own_event which);
+
+/**
+ * event_list__own_as() - the own event of record type @type becomes @which
+ * (same type; name, format and size of @which), e.g. auxtrig:mark with its
+ * str field once a trigger turns out to need it.
+ * Return: 0, -ENOENT (no such event), -ENOMEM.
+ */
+int event_list__own_as(struct event_list *l, unsigned int type, enum own_event which);
 
 /** event_list__find() - the event SYSTEM:NAME, or NULL. */
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name);
