@@ -262,6 +262,12 @@ $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_HELPERS) $(LIB) $(SKELS)
 	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -Itests/unit -MMD -MP -o $@ $< $(FUZZ_HELPERS) \
 		$(LIB) $(LDLIBS)
 
+# make soak SOAK_SECONDS=600: a flight recording under a getppid() storm with snapshots and control
+# commands; RSS, fds and BPF objects sampled, growth fails (tests/soak/soak.sh). Root; nice it.
+SOAK_SECONDS ?= 600
+soak: all
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) ./tests/soak/soak.sh $(OUTPUT)
+
 # make fuzz FUZZ_TIME=3600 FUZZ_TARGETS="expr pdata": replay the crashers, then fuzz each target.
 fuzz: fuzz-build
 	$(Q)./tests/fuzz/run.sh $(FUZZ_OUTPUT) $(FUZZ_TIME) $(FUZZ_TARGETS)

@@ -66,6 +66,8 @@ const volatile __u64 min_duration_ns = 0;
 const volatile __u64 max_duration_ns = 0;	/* 0: no maximum */
 const volatile __u32 env_fields = ~0u;		/* builtins conditions read: bit EXPR_F_x (fill_env) */
 const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
+const volatile __u32 entry_args = 0;		/* at syscall exits fill_env() gives the entry's arguments */
+const volatile __u32 mark_strs = 0;		/* marks carry a string (mark(str(argN))): gate_mark_rec */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
 
@@ -382,39 +384,62 @@ struct common_header {
 };
 
 /*
- * A syscall entry's user string (gate_tp.str_off, gate_abi.h): a __data_loc
- * at the record's fixed @size, the string after it, cut at GATE_STR_MAX with
- * "..." at its end. Returns the record's new end (@end when there is none).
+ * A syscall entry's user strings (gate_tp.str_off, gate_abi.h): one u32
+ * __data_loc per string from the record's fixed @size on, the strings after
+ * them, each cut at GATE_STR_MAX with "..." at its end. Returns the record's
+ * new end (@end when there are none).
  */
-static __always_inline __u32 append_user_string(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
-						__u32 end)
+static __always_inline __u32 append_user_strings(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
+						 __u32 end)
 {
-	__u32 off = tp->str_off, at;
-	const char *ptr;
-	long len;
+	__u32 nr = 0, at;
 
-	if (!off || end != size || size > GATE_RECORD_MAX - 4 - GATE_STR_MAX || off > GATE_RECORD_MAX - 8)
+	if (!tp->str_off[0] || end != size || size > GATE_STR_FIXED_MAX)
 		return end;
-	barrier_var(off);
-	off &= GATE_SCRATCH - 1;
-	ptr = *(const char **)&buf->data[off];
-	at = size;
-	barrier_var(at);
-	at &= GATE_SCRATCH - 1;
-	if (at > GATE_RECORD_MAX - 4 - GATE_STR_MAX)
-		return end;
-	len = bpf_probe_read_user_str(&buf->data[at + 4], GATE_STR_MAX, ptr);
-	if (len <= 0) {
-		buf->data[at + 4] = 0;	/* unreadable: an empty string */
-		len = 1;
-	} else if (len == GATE_STR_MAX) {
-		buf->data[at + 4 + GATE_STR_MAX - 4] = '.';
-		buf->data[at + 4 + GATE_STR_MAX - 3] = '.';
-		buf->data[at + 4 + GATE_STR_MAX - 2] = '.';
+	for (int i = 0; i < GATE_MAX_STRS; i++)
+		if (tp->str_off[i])
+			nr = i + 1;
+	at = size + 4 * nr;
+	for (int i = 0; i < GATE_MAX_STRS; i++) {
+		__u32 off = tp->str_off[i], loc;
+		const char *ptr;
+		long len;
+
+		if (!off)
+			break;
+		if (off + 8 > size)
+			break;
+		barrier_var(off);
+		off &= GATE_STR_FIXED_MAX - 1;
+		ptr = *(const char **)&buf->data[off];
+		/* below 2048 (the assertion after this function): the mask shows the verifier so */
+		barrier_var(at);
+		at &= 2047;
+		len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
+		if (len <= 0) {
+			buf->data[at] = 0; /* unreadable: an empty string */
+			len = 1;
+		} else if (len == GATE_STR_MAX) {
+			buf->data[at + GATE_STR_MAX - 4] = '.';
+			buf->data[at + GATE_STR_MAX - 3] = '.';
+			buf->data[at + GATE_STR_MAX - 2] = '.';
+		}
+		loc = size + 4 * i;
+		barrier_var(loc);
+		loc &= 255;
+		*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
+		at += (__u32)len & (GATE_STR_MAX * 2 - 1);
 	}
-	*(__u32 *)&buf->data[at] = ((__u32)len << 16) | (at + 4);
-	return at + 4 + (__u32)len;
+	/*
+	 * Below 2048 (the assertion below), but the 6.1 verifier loses the bound on
+	 * the paths that break early (at = size + 4 * nr, size reloaded): the mask
+	 * shows it the record's end fits the output buffer.
+	 */
+	barrier_var(at);
+	return at & 2047;
 }
+_Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
+	       GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS <= 256, "the masks of append_user_strings()");
 
 /*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
@@ -492,7 +517,7 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
-	end = append_user_string(buf, tp, size, end);
+	end = append_user_strings(buf, tp, size, end);
 
 	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end)) {
 		st->output_lost++;
@@ -507,13 +532,22 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	}
 }
 
-static __always_inline void stamp_syscall_entry(void *ctx, __u32 tid)
+static __always_inline void stamp_syscall_entry(void *ctx, const struct gate_tp *tp, __u32 tid)
 {
 	struct gate_sys_entry e = { .ns = bpf_ktime_get_ns() };
 	int nr = -1;
 
 	bpf_probe_read_kernel(&nr, sizeof(nr), ctx + 8);
 	e.nr = nr;
+	if (entry_args) {
+		/* only the arguments the record has (fill_env() says why) */
+		__u32 sz = tp->size > 16 ? tp->size - 16 : 0;
+
+		if (sz > sizeof(e.args))
+			sz = sizeof(e.args);
+		if (sz)
+			bpf_probe_read_kernel(e.args, sz, ctx + 16);
+	}
 	bpf_map_update_elem(&gate_sys_entries, &tid, &e, BPF_ANY);
 }
 
@@ -601,8 +635,16 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 		if (sz)
 			bpf_probe_read_kernel(env->args, sz, ctx + 16);
 	}
-	if (tp->flags & GATE_TP_SYSCALL_EXIT)
+	if (tp->flags & GATE_TP_SYSCALL_EXIT) {
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
+		/* the arguments this thread entered the syscall with, if its entry was stamped */
+		if (entry_args) {
+			struct gate_sys_entry *e = bpf_map_lookup_elem(&gate_sys_entries, &env->tid);
+
+			if (e && e->nr == nr)
+				__builtin_memcpy(env->args, e->args, sizeof(env->args));
+		}
+	}
 	env->nr = nr;
 	if (need_elapsed)
 		fill_elapsed(env, tp, nr);
@@ -741,6 +783,63 @@ static __always_inline void emit_mark(void *ctx, __u64 ip, const struct expr_env
 	emit_mark_rec(ctx, ip, env, i, type, false);
 }
 
+/*
+ * A mark in a run whose marks carry a string (mark_strs): the record, a
+ * __data_loc at its end and the user string argN points to (@str = N + 1),
+ * cut at GATE_STR_MAX with "..." as a syscall entry's are; empty with @str 0
+ * or where it cannot be read.
+ */
+static __always_inline void emit_mark_str(void *ctx, __u64 ip, const struct expr_env *env, __u32 i, __u32 type,
+					  __u32 str)
+{
+	const __u32 at = sizeof(struct gate_mark_rec) + 4;
+	struct gate_stats *st = my_stats();
+	struct gate_mark_rec *mark;
+	struct record_buf *buf;
+	__u32 zero = 0, size;
+	long len = 0;
+
+	if (frozen(st) || !cpu_recorded())
+		return;
+	buf = bpf_map_lookup_elem(&gate_scratch, &zero);
+	if (!buf)
+		return;
+	mark = (struct gate_mark_rec *)buf->data;
+	__builtin_memset(mark, 0, sizeof(*mark));
+	mark->common_type = type;
+	mark->common_pid = env->tid;
+	mark->trigger = i + 1;
+	mark->nr = env->nr;
+	mark->ret = env->ret;
+	__builtin_memcpy(mark->args, env->args, sizeof(mark->args));
+	if (str) {
+		__u32 k = (str - 1) & 7;
+
+		if (k < EXPR_NR_ARGS)
+			len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, (const void *)env->args[k]);
+	}
+	if (len <= 0) {
+		buf->data[at] = 0; /* none or unreadable: an empty string */
+		len = 1;
+	} else if (len == GATE_STR_MAX) {
+		buf->data[at + GATE_STR_MAX - 4] = '.';
+		buf->data[at + GATE_STR_MAX - 3] = '.';
+		buf->data[at + GATE_STR_MAX - 2] = '.';
+	}
+	len &= GATE_STR_MAX * 2 - 1;
+	*(__u32 *)&buf->data[sizeof(*mark)] = ((__u32)len << 16) | at;
+	size = at + (__u32)len;
+	barrier_var(size);
+	size &= 1023;
+	buf->hdr.ip = ip;
+	out_hdr(&buf->hdr);
+	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + size))
+		st->output_lost++;
+	else
+		st->recorded++;
+}
+_Static_assert(sizeof(struct gate_mark_rec) + 4 + GATE_STR_MAX <= 1024, "the mask of emit_mark_str()");
+
 static __always_inline int windows_open(__u32 tid, struct gate_thread *th, __u64 open, __u64 opened,
 					struct gate_stats *st);
 static __always_inline __u64 windows_close(void *ctx, __u32 tid, __u64 open, __u64 mask, struct gate_stats *st);
@@ -855,7 +954,10 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 	if (t->action == GATE_ACT_MARK) {
 		struct gate_config *gc = gconfig();
 
-		emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
+		if (mark_strs)
+			emit_mark_str(ctx, ip, env, i, gc ? gc->mark_type : 0, t->mark_str);
+		else
+			emit_mark(ctx, ip, env, i, gc ? gc->mark_type : 0);
 		return 0; /* in the file, not on the control ring */
 	}
 	if (t->action == GATE_ACT_RESUME || t->action == GATE_ACT_PAUSE)
@@ -1106,7 +1208,7 @@ int gate_tracepoint(void *ctx)
 		return 1;
 	}
 	if (tp->flags & GATE_TP_STAMP_ENTRY)
-		stamp_syscall_entry(ctx, tid);
+		stamp_syscall_entry(ctx, tp, tid);
 
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD)

@@ -39,12 +39,16 @@
 #define GATE_MAX_TARGETS	8192
 #define GATE_RECORD_MAX		8192	/* PERF_MAX_TRACE_SIZE: no tracepoint record is larger */
 /*
- * A syscall entry with a user string argument (gate_tp.str_off) is recorded
- * with the string after its fixed fields: a u32 __data_loc at the record's
- * fixed size, then up to GATE_STR_MAX bytes with the NUL; a string cut there
- * ends in "..." (the file's format for the event says so: event_list.c).
+ * A syscall entry with user string arguments (gate_tp.str_off: openat's
+ * filename, renameat2's oldname and newname, mount's dev_name, dir_name and
+ * type) is recorded with the strings after its fixed fields: one u32
+ * __data_loc per string from the record's fixed size on, then the strings,
+ * each up to GATE_STR_MAX bytes with its NUL; a string cut there ends in
+ * "..." (the file's format for the event says so: event_list.c).
  */
 #define GATE_STR_MAX		256
+#define GATE_MAX_STRS		4	/* user strings per record */
+#define GATE_STR_FIXED_MAX	128	/* largest fixed part of a record with strings (syscall entries: 64) */
 
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
@@ -100,12 +104,19 @@
  *		trigger. snapshot: the gate keeps emitting until
  *		gate_runtime.freeze_at, then freezes; the recorder takes the
  *		snapshot once that time has passed. stop: the recorder stops then.
+ * @mark_str:	mark(str(argN)): N + 1, the mark record carries the user
+ *		string argN points to (at a syscall's exit: the entry's argN);
+ *		0: none
+ * @mark_args:	at a syscall's exit, the mark's arguments are those the
+ *		thread entered the syscall with (the gate stamps the entries)
  */
 struct gate_trigger {
 	__u32 action;
 	__u32 policy;
 	__u64 n;
-	__u32 has_cond;
+	__u16 has_cond;
+	__u8 mark_str;
+	__u8 mark_args;
 	__u32 limit;
 	__u64 delay_ns;
 };
@@ -245,6 +256,9 @@ struct gate_edge_stats {
  * @trig_mask:	triggers (--on) whose point this tracepoint is
  * @dyn_off:	offset of each dynamic-location u32 (len << 16 | offset)
  * @dyn_flags:	GATE_DYN_* per dynamic field
+ * @str_off:	a syscall entry's user string arguments, in the order of the
+ *		record's fields: the offset of each pointer field; the first 0
+ *		ends the list
  */
 struct gate_tp {
 	__u64 open_mask;
@@ -255,8 +269,8 @@ struct gate_tp {
 	__u32 trig_mask;	/* triggers (--on) at this tracepoint: bit i = trigger i */
 	__u16 dyn_off[GATE_MAX_DYN];
 	__u8 dyn_flags[GATE_MAX_DYN];
-	__u16 str_off;		/* a syscall entry's user string: the offset of its pointer field, 0 none */
-	__u16 __pad;
+	__u8 str_off[GATE_MAX_STRS];	/* a syscall entry's user strings: offsets of their pointer fields, 0 ends */
+	__u32 __pad;
 };
 
 /**
@@ -277,13 +291,15 @@ struct gate_thread {
 
 /**
  * struct gate_sys_entry - a thread's syscall entry (map gate_sys_entries, key
- * tid), for $elapsed at the syscall's exit with no window open
+ * tid), for $elapsed and the entry's arguments at the syscall's exit
  * @ns:		bpf_ktime_get_ns() at the entry
  * @nr:		the syscall's number (sign-extended int)
+ * @args:	its arguments (those the entry's record has; the others 0)
  */
 struct gate_sys_entry {
 	__u64 ns;
 	__s64 nr;
+	__u64 args[6];
 };
 
 /**
@@ -352,7 +368,11 @@ struct gate_uprobe_enter_rec {
 	__u64 args[6];
 };
 
-/* auxtrig:mark, written by a --on ...:mark trigger with the values that fired it. */
+/*
+ * auxtrig:mark, written by a --on ...:mark trigger with the values that fired it.
+ * In a run with a mark(str(argN)) trigger every mark record is followed by a
+ * u32 __data_loc (field str, offset 72) and its string (empty for the others).
+ */
 struct gate_mark_rec {
 	__u16 common_type;
 	__u8 common_flags;
@@ -511,6 +531,7 @@ GATE_ABI_AT(gate_ctl_msg, delay_ns, 88);
 GATE_ABI_SIZE(gate_edge_stats, 16);
 GATE_ABI_SIZE(gate_tp, 64);
 GATE_ABI_AT(gate_tp, str_off, 56);
+GATE_ABI_AT(gate_tp, __pad, 60);
 GATE_ABI_AT(gate_tp, trig_mask, 28);
 GATE_ABI_AT(gate_tp, dyn_off, 32);
 GATE_ABI_AT(gate_tp, dyn_flags, 48);

@@ -16,11 +16,17 @@ need_perf() { command -v perf >/dev/null || skip "needs perf (make deps installs
 # perf script in columns we parse: comm tid cpu time event fields...
 pscript() { perf script -F comm,tid,cpu,time,event,trace -i "$1" 2>"$tmp/pscript.err"; }
 
+# Why perf found FILE out of order: the record's time and what it had flushed (for the log).
+perf_order_detail() {
+	perf --debug ordered-events=1 report -D -i "$1" 2>&1 | grep -A1 'out of order event' | head -6 >&2
+}
+
 # perf 6.1 must read the file without a single warning.
 assert_perf_reads_cleanly() {
 	local f=$1
 	perf report -D -i "$f" >"$tmp/dump.out" 2>"$tmp/dump.err" || fail "perf report -D failed on $f: $(tail -3 "$tmp/dump.err")"
 	if grep -A2 -iE 'warning|error|incompatible|reserved bits|unsupported|failed|out of order' "$tmp/dump.err"; then
+		! grep -q 'out of order' "$tmp/dump.err" || perf_order_detail "$f"
 		fail "perf report -D warns about $f"
 	fi
 	perf script -i "$f" >/dev/null 2>"$tmp/script.err" || fail "perf script failed on $f"

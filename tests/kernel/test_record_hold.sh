@@ -26,6 +26,7 @@ rss() {
 reads_in_order() {
 	perf report -D -i "$tmp/$1.data" >/dev/null 2>"$tmp/$1.dump.err" || fail "perf report -D failed on $1"
 	if grep -viE '^Warning:$|lost [0-9]+ chunks|Check IO/CPU overload|Processed [0-9]+ samples and lost [0-9.]+%!|^$' "$tmp/$1.dump.err"; then
+		! grep -q 'out of order' "$tmp/$1.dump.err" || perf_order_detail "$tmp/$1.data"
 		fail "perf report -D warns about $1 beyond the ring's losses"
 	fi
 }

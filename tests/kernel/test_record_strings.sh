@@ -3,7 +3,8 @@
 # Syscall entries with a user string argument carry the string: perf script
 # (and auxtrig script, line for line the same) show the path each call got,
 # a string longer than the bound is cut and ends in "...", and perf reads the
-# files without a warning.
+# files without a warning. Calls with several strings (renameat2, linkat,
+# symlinkat) carry each of them.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_perf
@@ -33,4 +34,19 @@ touch "$tmp/victim"
 "$AUXTRIG" record -q -e syscalls:sys_enter_unlinkat -o "$tmp/3.data" -- rm "$tmp/victim" >/dev/null || fail "record 3 failed"
 perf script -i "$tmp/3.data" 2>/dev/null | grep -qF "pathname: \"$tmp/victim\"" ||
 	fail "unlinkat's pathname: $(perf script -i "$tmp/3.data" 2>&1 | head -3)"
+# calls with two strings (path_demo -d: renameat2, linkat, symlinkat in an empty directory): each
+# string in its own field, in the record's order
+mkdir "$tmp/p"
+"$AUXTRIG" record -q -e syscalls:sys_enter_renameat2,syscalls:sys_enter_linkat,syscalls:sys_enter_symlinkat \
+	-o "$tmp/4.data" -- "$build/examples/path_demo" -r 1 -d "$tmp/p" >"$tmp/4.out" 2>&1 ||
+	fail "record 4 failed: $(cat "$tmp/4.out")"
+assert_perf_reads_cleanly "$tmp/4.data"
+perf script -i "$tmp/4.data" 2>/dev/null >"$tmp/4.txt"
+p=$tmp/p
+for want in "sys_enter_renameat2: olddfd: 0xffffff9c, oldname: \"$p/a\", newdfd: 0xffffff9c, newname: \"$p/b\", flags: 0x00000001" \
+	"sys_enter_linkat: olddfd: 0xffffff9c, oldname: \"$p/b\", newdfd: 0xffffff9c, newname: \"$p/c\", flags: 0x00000000" \
+	"sys_enter_symlinkat: oldname: \"b\", newdfd: 0xffffff9c, newname: \"$p/d\""; do
+	assert_eq "$(grep -cF "$want" "$tmp/4.txt")" 1 "records with $want"
+done
+"$AUXTRIG" script -i "$tmp/4.data" | diff - "$tmp/4.txt" >/dev/null || fail "auxtrig script differs from perf script (4)"
 echo ok

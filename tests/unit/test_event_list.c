@@ -25,7 +25,7 @@ static void test_event_list_string_format(void **state)
 {
 	struct event_list l = { 0 };
 	struct tp_format f = { 0 };
-	const struct tp_field *s;
+	const struct tp_field *s[GATE_MAX_STRS];
 	unsigned char rec[48 + 4 + 16] = { 0 };
 	uint64_t ptr = 0x48d004, mode = 0;
 	uint32_t loc;
@@ -37,10 +37,9 @@ static void test_event_list_string_format(void **state)
 	tracefs__set_root(test_fixture_path("tracefs"));
 	assert_true(event_list__add_tp(&l, "syscalls", "sys_enter_openat", 1) >= 0);
 	assert_true(event_list__add_tp(&l, "syscalls", "sys_exit_openat", 1) >= 0);
-	s = event_list__string_field(&l.ev[0].fmt);
-	assert_non_null(s);
-	assert_string_equal(s->name, "filename");
-	assert_null(event_list__string_field(&l.ev[1].fmt));	/* an exit has none */
+	assert_int_equal(event_list__string_fields(&l.ev[0].fmt, s, GATE_MAX_STRS), 1);
+	assert_string_equal(s[0]->name, "filename");
+	assert_int_equal(event_list__string_fields(&l.ev[1].fmt, s, GATE_MAX_STRS), 0);	/* an exit has none */
 	assert_int_equal(event_list__file_format(&l.ev[1], &text), 0);
 	assert_null(text);
 
@@ -65,10 +64,95 @@ static void test_event_list_string_format(void **state)
 	event_list__exit(&l);
 }
 
+/*
+ * A record with several strings, as the gate writes it: the fixed fields
+ * (pointers at @ptr_off), one __data_loc per string from the fixed size on,
+ * then the strings.
+ */
+static size_t strings_record(unsigned char *rec, size_t size, unsigned int fixed, const unsigned int *ptr_off,
+			     const char *const *strs, size_t nr)
+{
+	unsigned int at = fixed + 4 * nr;
+
+	memset(rec, 0, size);
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t loc = (uint32_t)(strlen(strs[i]) + 1) << 16 | at;
+		uint64_t ptr = 0x7ffd0000 + 0x100 * i;
+
+		memcpy(rec + ptr_off[i], &ptr, 8);
+		memcpy(rec + fixed + 4 * i, &loc, 4);
+		memcpy(rec + at, strs[i], strlen(strs[i]) + 1);
+		at += strlen(strs[i]) + 1;
+	}
+	return at;
+}
+
+/*
+ * Syscalls with more than one string: renameat2's two paths, getxattr's
+ * pathname and name ("name" is found as its own argument, not inside
+ * "pathname"), and mount's three, declared "char *".
+ */
+static void test_event_list_several_strings(void **state)
+{
+	static const struct {
+		const char *name;
+		size_t nr;
+		const char *fields[3], *strs[3], *printed;
+	} cases[] = {
+		{ "sys_enter_renameat2", 2, { "oldname", "newname" }, { "/tmp/a", "/tmp/b c" },
+		  "olddfd: 0xffffff9c, oldname: \"/tmp/a\", newdfd: 0xffffff9c, newname: \"/tmp/b c\", flags: 0x00000001" },
+		{ "sys_enter_getxattr", 2, { "pathname", "name" }, { "/etc/passwd", "user.mime_type" },
+		  "pathname: \"/etc/passwd\", name: \"user.mime_type\", value: 0x00000000, size: 0x00000000" },
+		{ "sys_enter_mount", 3, { "dev_name", "dir_name", "type" }, { "none", "/mnt", "tmpfs" },
+		  "dev_name: \"none\", dir_name: \"/mnt\", type: \"tmpfs\", flags: 0x00000000, data: 0x00000000" },
+	};
+
+	(void)state;
+	tracefs__set_root(test_fixture_path("tracefs"));
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct event_list l = { 0 };
+		const struct tp_field *s[GATE_MAX_STRS];
+		struct tp_format f = { 0 };
+		unsigned int ptr_off[3];
+		unsigned char rec[256];
+		char *text, out[512], want[128];
+		size_t len;
+
+		assert_true(event_list__add_tp(&l, "syscalls", cases[c].name, 1) >= 0);
+		assert_int_equal(event_list__string_fields(&l.ev[0].fmt, s, GATE_MAX_STRS), cases[c].nr);
+		for (size_t i = 0; i < cases[c].nr; i++) {
+			assert_string_equal(s[i]->name, cases[c].fields[i]);
+			ptr_off[i] = s[i]->offset;
+		}
+		assert_int_equal(event_list__file_format(&l.ev[0], &text), 0);
+		assert_non_null(text);
+		for (size_t i = 0; i < cases[c].nr; i++) {
+			snprintf(want, sizeof(want), "\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n",
+				 cases[c].fields[i], l.ev[0].fmt.size + 4 * (unsigned int)i);
+			assert_non_null(strstr(text, want));
+		}
+		assert_int_equal(tp_format__parse(text, &f), 0);
+		len = strings_record(rec, sizeof(rec), l.ev[0].fmt.size, ptr_off, cases[c].strs, cases[c].nr);
+		if (c == 0) {	/* renameat2(AT_FDCWD, ..., AT_FDCWD, ..., RENAME_NOREPLACE) */
+			uint64_t dfd = 0xffffff9c, flags = 1;
+
+			memcpy(rec + 16, &dfd, 8);
+			memcpy(rec + 32, &dfd, 8);
+			memcpy(rec + 48, &flags, 8);
+		}
+		assert_int_equal(tp_print__format(&f, rec, len, out, sizeof(out)), 0);
+		assert_string_equal(out, cases[c].printed);
+		tp_format__exit(&f);
+		free(text);
+		event_list__exit(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_list_string_format),
+		cmocka_unit_test(test_event_list_several_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,49 @@ static void test_record_plan_triggers_and_own_events(void **state)
 	built__done(&b);
 }
 
+/* mark(VALUES): str(argN) puts the string field into auxtrig:mark; at an exit the entry's arguments */
+static void test_record_plan_mark_values(void **state)
+{
+	const struct rec_event *mark;
+	struct built b;
+
+	BUILD(&b, "--on", "syscall:openat:exit if ret < 0:mark(str(arg1), ret),once", "--on",
+	      "syscall:openat:enter:mark(arg0, nr)");
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.p.triggers[0].t.action, GATE_ACT_MARK);
+	assert_int_equal(b.p.triggers[0].t.mark_str, 2);
+	assert_int_equal(b.p.triggers[0].t.mark_args, 1);
+	assert_int_equal(b.p.triggers[0].t.policy, GATE_POLICY_ONCE);
+	assert_non_null(b.p.triggers[0].cond);
+	assert_int_equal(b.p.triggers[1].t.mark_str, 0);
+	assert_int_equal(b.p.triggers[1].t.mark_args, 0); /* at an entry: the hit's own */
+	mark = event(&b.p, "auxtrig", "mark");
+	assert_int_equal(mark->fmt.id, b.p.mark_type);
+	assert_int_equal(mark->fmt.size, 76);
+	assert_non_null(strstr(mark->own_format, "field:__data_loc char[] str;\toffset:72;\tsize:4;"));
+	assert_non_null(strstr(mark->own_format, "str=\\\"%s\\\"\", REC->trigger"));
+	built__done(&b);
+	/* without str(): the mark as it always was */
+	BUILD(&b, "--on", "syscall:openat:exit:mark(ret)");
+	assert_int_equal(b.err, 0);
+	assert_null(strstr(event(&b.p, "auxtrig", "mark")->own_format, "str"));
+	assert_int_equal(event(&b.p, "auxtrig", "mark")->fmt.size, 72);
+	built__done(&b);
+
+	BUILD(&b, "--on", "syscall:openat:exit:mark(str(arg1)");
+	built__refused(&b, -EINVAL, "mark( has no closing ')'");
+	BUILD(&b, "--on", "syscall:openat:exit:mark()");
+	built__refused(&b, -EINVAL, "mark(): name the values");
+	BUILD(&b, "--on", "syscall:openat:exit:mark(str(arg1), str(arg2))");
+	built__refused(&b, -EINVAL, "one str() per mark");
+	BUILD(&b, "--on", "syscall:openat:exit:mark(str(arg6))");
+	built__refused(&b, -EINVAL, "'str(arg6)' is not a value a mark carries: str(argN), argN, ret or nr");
+	BUILD(&b, "--on", "syscall:openat:enter:mark(ret)");
+	built__refused(&b, -EINVAL, "mark(ret): 'ret' is known only at a syscall's exit point");
+	BUILD(&b, "--on", "tp:sched:sched_switch:mark(str(arg0))");
+	built__refused(&b, -EINVAL, "mark(...) takes values only at syscall points");
+}
+
 static void test_record_plan_targets_buffers_control(void **state)
 {
 	struct built b;
@@ -625,6 +668,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_plan_syscall_window_and_events),
 		cmocka_unit_test(test_record_plan_triggers_and_own_events),
+		cmocka_unit_test(test_record_plan_mark_values),
 		cmocka_unit_test(test_record_plan_targets_buffers_control),
 		cmocka_unit_test(test_record_plan_uprobe_window),
 		cmocka_unit_test(test_record_plan_refuses_bad_options),

@@ -544,6 +544,67 @@ static const char *const on_actions[] = {
 	[GATE_ACT_RESUME] = "resume", [GATE_ACT_PAUSE] = "pause",
 };
 
+/*
+ * mark(VALUE, ...): each VALUE str(argN), argN, ret or nr, at syscall points.
+ * ret, nr and arg0..arg5 are in every mark record; str(argN) adds the user
+ * string argN points to (one per mark). At a syscall's exit, argN is the
+ * argument the thread entered the syscall with (the gate stamps the entry).
+ */
+static int mark_values(struct plan_trigger *on, char *list)
+{
+	const char *text = on->text;
+	char *save = NULL, *v;
+	int n = 0;
+
+	if (point__is_probe(&on->pt) || (!on->pt.at_enter && !on->pt.at_exit) ||
+	    (strcmp(on->pt.sys, "syscalls") && strcmp(on->pt.sys, "raw_syscalls"))) {
+		pr_err("--on '%s': mark(...) takes values only at syscall points (syscall:NAME:enter, syscall:NAME:exit)\n",
+		       text);
+		return -EINVAL;
+	}
+	for (v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+		char *end;
+
+		while (*v == ' ')
+			v++;
+		for (end = v + strlen(v); end > v && end[-1] == ' ';)
+			*--end = '\0';
+		n++;
+		if (!strcmp(v, "nr"))
+			continue;
+		if (!strcmp(v, "ret")) {
+			if (on->pt.at_exit)
+				continue;
+			pr_err("--on '%s': mark(ret): 'ret' is known only at a syscall's exit point (syscall:NAME:exit)\n",
+			       text);
+			return -EINVAL;
+		}
+		if (!strncmp(v, "arg", 3) && v[3] >= '0' && v[3] <= '5' && !v[4]) {
+			if (on->pt.at_exit)
+				on->t.mark_args = 1; /* the entry's arguments */
+			continue;
+		}
+		if (!strncmp(v, "str(arg", 7) && v[7] >= '0' && v[7] <= '5' && !strcmp(v + 8, ")")) {
+			if (on->t.mark_str) {
+				pr_err("--on '%s': mark(...): one str() per mark\n", text);
+				return -EINVAL;
+			}
+			on->t.mark_str = (__u8)(v[7] - '0' + 1);
+			if (on->pt.at_exit)
+				on->t.mark_args = 1;
+			continue;
+		}
+		pr_err("--on '%s': mark(...): '%s' is not a value a mark carries: str(argN), argN, ret or nr (N 0..5), "
+		       "e.g. mark(str(arg1), ret)\n", text, v);
+		return -EINVAL;
+	}
+	if (!n) {
+		pr_err("--on '%s': mark(): name the values, e.g. mark(str(arg1), ret), or write mark\n", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* "limit:N/s": N from 1 to 1,000,000,000. */
 static int parse_limit(const char *arg, __u32 *limit)
 {
@@ -564,7 +625,7 @@ static int parse_limit(const char *arg, __u32 *limit)
  */
 static int on_parse(const struct record_plan *plan, struct plan_trigger *on, const char *text)
 {
-	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256];
+	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256], *values = NULL;
 	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
 	int ret = -EINVAL;
 
@@ -576,7 +637,8 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
 			size_t n = strlen(on_actions[a]);
 
-			if (!strncmp(p + 1, on_actions[a], n) && (!p[1 + n] || p[1 + n] == ',' || p[1 + n] == '+')) {
+			if (!strncmp(p + 1, on_actions[a], n) &&
+			    (!p[1 + n] || p[1 + n] == ',' || p[1 + n] == '+' || (a == GATE_ACT_MARK && p[1 + n] == '('))) {
 				act = p;
 				on->t.action = a;
 			}
@@ -588,6 +650,29 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		goto out;
 	}
 	*act = '\0';
+	if (on->t.action == GATE_ACT_MARK && act[5] == '(') {
+		/* mark(VALUE, ...): the values out of the action, up to the matching ')' */
+		int depth = 0;
+
+		for (p = act + 5; *p; p++) {
+			depth += *p == '(';
+			depth -= *p == ')';
+			if (!depth)
+				break;
+		}
+		if (!*p) {
+			pr_err("--on '%s': mark( has no closing ')': expected mark(VALUE, ...), e.g. mark(str(arg1), ret)\n",
+			       text);
+			goto out;
+		}
+		*p = '\0';
+		values = strdup(act + 6);
+		if (!values) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memmove(act + 5, p + 1, strlen(p + 1) + 1);
+	}
 	pol = strchr(act + 1, ',');
 	if (pol)
 		*pol = '\0';
@@ -673,6 +758,11 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		ret = -EINVAL;
 		goto out;
 	}
+	if (values) {
+		ret = mark_values(on, values);
+		if (ret)
+			goto out;
+	}
 	if (cond) {
 		on->cond = calloc(1, sizeof(*on->cond));
 		if (!on->cond) {
@@ -692,6 +782,7 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 	}
 	ret = 0;
 out:
+	free(values);
 	free(copy);
 	return ret;
 }
@@ -732,6 +823,20 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 			if (err)
 				return err;
 		}
+	}
+	for (size_t i = 0; i < p->nr_triggers; i++) {
+		if (!p->triggers[i].t.mark_str)
+			continue;
+		/* every mark of the run has the str field then; trigger programs' marks have not */
+		if (p->nr_trigger_progs) {
+			pr_err("--on '%s': mark(str(...)) cannot be combined with --trigger-prog (whose marks carry no "
+			       "string): drop one of them\n", p->triggers[i].text);
+			return -EINVAL;
+		}
+		err = event_list__own_as(&p->events, p->mark_type, OWN_MARK_STR);
+		if (err)
+			return err;
+		break;
 	}
 	if (p->nr_triggers) {
 		err = own_event(p, OWN_TRIGGER_STATS, NULL);

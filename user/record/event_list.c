@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The events of a recording: tracepoints and auxtrig's own events, with their types. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,22 @@ _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struc
 	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
 	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
 
+/* auxtrig:mark in a run with a mark(str(argN)) trigger: the string after the record */
+#define MARK_STR_FORMAT \
+	"name: mark\nID: %u\nformat:\n" OWN_HEADER "\n" \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
+	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n" \
+	"\tfield:__data_loc char[] str;\toffset:72;\tsize:4;\tsigned:0;\n\n" \
+	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx str=\\\"%%s\\\"\", " \
+	"REC->trigger, REC->nr, REC->ret, REC->arg0, REC->arg1, REC->arg2, __get_str(str)\n"
+
 #define TRIGGER_STATS_FORMAT \
 	"name: trigger_stats\nID: %u\nformat:\n" OWN_HEADER "\n" \
 	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
@@ -102,6 +119,7 @@ static const struct {
 	[OWN_TRIGGER_STATS] = { "trigger_stats", TRIGGER_STATS_FORMAT, sizeof(struct own_trigger_stats_rec) },
 	/* where a stop action ended the run: nothing later is in the file */
 	[OWN_STOP] = { "stop", MARK_LIKE_FORMAT("stop"), sizeof(struct gate_mark_rec) },
+	[OWN_MARK_STR] = { "mark", MARK_STR_FORMAT, sizeof(struct gate_mark_rec) + 4 },
 };
 
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name)
@@ -172,6 +190,25 @@ int event_list__add_own(struct event_list *l, enum own_event which)
 	return e - l->ev;
 }
 
+int event_list__own_as(struct event_list *l, unsigned int type, enum own_event which)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		struct rec_event *e = &l->ev[i];
+		char *format;
+
+		if (!e->own_format || e->fmt.id != type)
+			continue;
+		if (asprintf(&format, own_events[which].format, type) < 0)
+			return -ENOMEM;
+		free(e->own_format);
+		e->own_format = format;
+		snprintf(e->fmt.name, sizeof(e->fmt.name), "%s", own_events[which].name);
+		e->fmt.size = own_events[which].size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int event_list__index(struct event_list *l)
 {
 	l->by_type_len = 1;
@@ -204,17 +241,46 @@ void event_list__exit(struct event_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-const struct tp_field *event_list__string_field(const struct tp_format *fmt)
-{
-	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
-		return NULL;
-	for (size_t i = 0; i < fmt->nr_fields; i++) {
-		const struct tp_field *f = &fmt->fields[i];
+/*
+ * Pointer arguments that are not NUL-terminated strings although declared
+ * "const char *" (a buffer with its length), and those declared "char *"
+ * that are (the kernel's prototypes lack the const).
+ */
+static const char *const not_strings[] = { "buf", "u_msg_ptr" };
+static const struct {
+	const char *syscall, *field;
+} char_strings[] = {
+	{ "mount", "dev_name" }, { "mount", "dir_name" }, { "mount", "type" },
+	{ "umount", "name" }, { "utime", "filename" }, { "utimes", "filename" },
+};
 
-		if (!f->is_common && f->size == 8 && !strcmp(f->type, "const char *") && strcmp(f->name, "buf"))
-			return f;
+static bool is_string_arg(const char *syscall, const struct tp_field *f)
+{
+	if (f->is_common || f->size != 8)
+		return false;
+	if (!strcmp(f->type, "const char *")) {
+		for (size_t i = 0; i < sizeof(not_strings) / sizeof(not_strings[0]); i++)
+			if (!strcmp(f->name, not_strings[i]))
+				return false;
+		return true;
 	}
-	return NULL;
+	if (!strcmp(f->type, "char *"))
+		for (size_t i = 0; i < sizeof(char_strings) / sizeof(char_strings[0]); i++)
+			if (!strcmp(syscall, char_strings[i].syscall) && !strcmp(f->name, char_strings[i].field))
+				return true;
+	return false;
+}
+
+size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_field **fields, size_t max)
+{
+	size_t n = 0;
+
+	if (strcmp(fmt->system, "syscalls") || strncmp(fmt->name, "sys_enter_", 10))
+		return 0;
+	for (size_t i = 0; i < fmt->nr_fields && n < max; i++)
+		if (is_string_arg(fmt->name + 10, &fmt->fields[i]))
+			fields[n++] = &fmt->fields[i];
+	return n;
 }
 
 /* Replace the first @from in *@s by @to. */
@@ -233,15 +299,16 @@ static int replace_once(char **s, const char *from, const char *to)
 
 int event_list__file_format(const struct rec_event *e, char **text)
 {
-	const struct tp_field *f = event_list__string_field(&e->fmt);
+	const struct tp_field *fields[GATE_MAX_STRS];
+	size_t nr = event_list__string_fields(&e->fmt, fields, GATE_MAX_STRS);
 	char path[4096], line[256], from[160], to[160], *t = NULL, *pf;
 	const char *root = tracefs__root();
 	size_t len = 0, cap = 0, n;
 	FILE *in;
-	int err;
+	int err = 0;
 
 	*text = NULL;
-	if (!f)
+	if (!nr)
 		return 0;
 	if (!root)
 		return -ENOENT;
@@ -269,20 +336,33 @@ int event_list__file_format(const struct rec_event *e, char **text)
 	if (!t)
 		return -EINVAL;
 	t[len] = '\0';
-	/* the new field, last of the fixed ones: before the blank line of "print fmt" */
-	snprintf(to, sizeof(to), "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:",
-		 f->name, e->fmt.size);
-	err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
-	/* the pointer's conversion and argument become the string's */
-	pf = err ? NULL : strstr(t, "print fmt:");
-	if (pf) {
-		snprintf(from, sizeof(from), "%s: 0x%%08lx", f->name);
-		snprintf(to, sizeof(to), "%s: \\\"%%s\\\"", f->name);
-		if (!replace_once(&t, from, to)) {
-			snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
-			snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
-			err = replace_once(&t, from, to) ? -EINVAL : 0;
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct tp_field *f = fields[i];
+
+		/* the new fields, last of the fixed ones: before the blank line of "print fmt" */
+		snprintf(to, sizeof(to),
+			 "\n\tfield:__data_loc char[] %s_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:", f->name,
+			 e->fmt.size + 4 * (unsigned int)i);
+		err = replace_once(&t, "\n\nprint fmt:", to) ? -EINVAL : 0;
+		/*
+		 * The pointer's conversion and argument become the string's. The
+		 * conversion is found with what precedes its name (the format's
+		 * opening quote or ", "), so "name" is not found inside "pathname".
+		 */
+		pf = err ? NULL : strstr(t, "print fmt:");
+		if (!pf)
+			continue;
+		snprintf(from, sizeof(from), "\"%s: 0x%%08lx", f->name);
+		snprintf(to, sizeof(to), "\"%s: \\\"%%s\\\"", f->name);
+		if (replace_once(&t, from, to)) {
+			snprintf(from, sizeof(from), ", %s: 0x%%08lx", f->name);
+			snprintf(to, sizeof(to), ", %s: \\\"%%s\\\"", f->name);
+			if (replace_once(&t, from, to))
+				continue;
 		}
+		snprintf(from, sizeof(from), "((unsigned long)(REC->%s))", f->name);
+		snprintf(to, sizeof(to), "__get_str(%s_str)", f->name);
+		err = replace_once(&t, from, to) ? -EINVAL : 0;
 	}
 	if (err) {
 		free(t);

@@ -137,9 +137,14 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
-		/* a syscall entry's user string rides after its record (event_list.c says how) */
-		if (event_list__string_field(fmt))
-			e->tp.str_off = event_list__string_field(fmt)->offset;
+		/* a syscall entry's user strings ride after its record (event_list.c says how) */
+		{
+			const struct tp_field *s[GATE_MAX_STRS];
+			size_t nr = event_list__string_fields(fmt, s, GATE_MAX_STRS);
+
+			for (size_t i = 0; i < nr; i++)
+				e->tp.str_off[i] = s[i]->offset;
+		}
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;
@@ -159,17 +164,17 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 }
 
 /*
- * A condition reads $elapsed: the gate times it. At a syscall's exit point
- * with no window open, $elapsed counts from the syscall's entry, which the
- * gate then stamps per thread.
+ * At a syscall's exit point, what the thread's entry of that syscall had: its
+ * time ($elapsed with no window open counts from it) and its arguments (a
+ * mark's str(argN)). The gate stamps the entries per thread; @why names what
+ * needs them in the one line of an error.
  */
-static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
+static int gate_stamp_syscall(struct gate *g, const struct tp_format *exit, const char *why)
 {
 	struct tp_format enter;
 	char name[TP_NAME_MAX];
 	int err;
 
-	g->skel->rodata->need_elapsed = 1;
 	if (!strcmp(exit->system, "raw_syscalls") && !strcmp(exit->name, "sys_exit"))
 		snprintf(name, sizeof(name), "sys_enter"); /* syscall:*:exit */
 	else if (!strcmp(exit->system, "syscalls") && !strncmp(exit->name, "sys_exit_", 9))
@@ -179,7 +184,7 @@ static int gate_time_syscall(struct gate *g, const struct tp_format *exit)
 	memset(&enter, 0, sizeof(enter));
 	err = tracefs__load_format(exit->system, name, &enter);
 	if (err) {
-		pr_err("$elapsed at %s:%s needs %s:%s: %s\n", exit->system, exit->name, exit->system, name,
+		pr_err("%s at %s:%s needs %s:%s: %s\n", why, exit->system, exit->name, exit->system, name,
 		       strerror(-err));
 		return err;
 	}
@@ -209,6 +214,8 @@ static int trigger_add(struct gate *g, const struct gate_trigger *t, const struc
 	}
 	g->skel->rodata->gate_triggers[i] = *t;
 	g->skel->rodata->gate_triggers[i].has_cond = cond != NULL;
+	if (t->mark_str)
+		g->skel->rodata->mark_strs = 1; /* every mark record then has the str field */
 	if (t->action == GATE_ACT_SNAPSHOT)
 		g->skel->rodata->have_snap_triggers = 1; /* threads whose records a freeze held back are noted */
 	g->nr_triggers++;
@@ -223,8 +230,14 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 	err = triggers_full(g);
 	if (!err)
 		err = gate__add_tp(g, fmt, 0, 0, 0);
-	if (!err && cond && (cond->flags & EXPR_PROG_ELAPSED))
-		err = gate_time_syscall(g, fmt);
+	if (!err && cond && (cond->flags & EXPR_PROG_ELAPSED)) {
+		g->skel->rodata->need_elapsed = 1;
+		err = gate_stamp_syscall(g, fmt, "$elapsed");
+	}
+	if (!err && t->mark_args && !strncmp(fmt->name, "sys_exit", 8)) {
+		g->skel->rodata->entry_args = 1; /* str(argN) at an exit: the entry's argument */
+		err = gate_stamp_syscall(g, fmt, "mark(str(arg))");
+	}
 	if (err)
 		return err;
 	i = trigger_add(g, t, cond);
@@ -660,7 +673,7 @@ static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 {
 	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 
-	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off &&
+	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off[0] &&
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
 
@@ -1289,6 +1302,9 @@ int gate__describe(const struct gate *g, FILE *f)
 		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
 			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
 			t->has_cond ? "yes" : "no");
+		if (t->mark_str || t->mark_args)
+			fprintf(f, "trigger %d: mark str=%s%.0d args=%s\n", i + 1, t->mark_str ? "arg" : "none",
+				t->mark_str ? t->mark_str - 1 : 0, t->mark_args ? "entry" : "hit");
 	}
 	fprintf(f, "programs:");
 	bpf_object__for_each_program(prog, g->skel->obj)

@@ -2,6 +2,7 @@
 /* The sink: every record after the header, and the one owner of FINISHED_ROUND. */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auxtrig/format/pdata.h"
@@ -114,8 +115,18 @@ int record_sink__write_own(struct record_sink *k, __u64 id, const void *raw, __u
 	return sink_result(k, pdata_writer__write(k->w, buf, size));
 }
 
+static __u64 sink_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 int record_sink__end_pass(struct record_sink *k, bool any)
 {
+	__u64 now;
+
 	if (k->hold && !k->snapshot_mode)
 		window_hold__pass(k->hold); /* with -S, a pass is a snapshot */
 	if (k->err)
@@ -132,7 +143,20 @@ int record_sink__end_pass(struct record_sink *k, bool any)
 		k->round_held = true;
 		return sink_stop(k, pdata_writer__flush(k->w));
 	}
+	/*
+	 * Nor sooner than SINK_ROUND_GAP_NS after the last one: what this round
+	 * lets perf flush is then that old. A CPU can take a record's time and
+	 * put it in its ring later (a virtual CPU its host does not run: 4 ms
+	 * seen under QEMU TCG, where another CPU's newer records were read in
+	 * between); later than the gap, perf would find it out of order.
+	 */
+	now = sink_now_ns();
+	if (now - k->round_ns < SINK_ROUND_GAP_NS) {
+		k->round_held = true;
+		return sink_stop(k, pdata_writer__flush(k->w));
+	}
 	k->round_held = false;
+	k->round_ns = now;
 	k->fr_max_time = k->written_max;
 	return sink_stop(k, pdata_writer__finish_round(k->w));
 }

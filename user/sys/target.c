@@ -51,7 +51,7 @@ int target__fork_command(struct target *t, char **argv)
 {
 	int go[2], errp[2], err;
 	char path[PATH_MAX];
-	pid_t pid;
+	pid_t pid, parent;
 
 	memset(t, 0, sizeof(*t));
 	t->go_fd = t->err_fd = -1;
@@ -75,6 +75,7 @@ int target__fork_command(struct target *t, char **argv)
 	 */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		t->no_subreaper = true;
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
@@ -86,6 +87,14 @@ int target__fork_command(struct target *t, char **argv)
 
 		close(go[1]);
 		close(errp[0]);
+		/*
+		 * A SIGKILLed auxtrig cannot stop the command: the kernel does,
+		 * when the parent dies. Set before exec (kept across it, but
+		 * not by the command's own children); if auxtrig died before
+		 * the prctl, the command has been reparented already: leave.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		/* Wait for "go"; EOF means auxtrig gave up: leave quietly. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);

@@ -100,6 +100,7 @@ enum own_event {
 	OWN_PAUSE,
 	OWN_TRIGGER_STATS,
 	OWN_STOP,
+	OWN_MARK_STR,	/* auxtrig:mark with a str field (mark(str(argN)), gate_abi.h) */
 };
 
 /**
@@ -111,6 +112,14 @@ int event_list__add_tp(struct event_list *l, const char *sys, const char *name, 
 
 /** event_list__add_own() - one of auxtrig's own events. Return: its index or -errno. */
 int event_list__add_own(struct event_list *l, enum own_event which);
+
+/**
+ * event_list__own_as() - the own event of record type @type becomes @which
+ * (same type; name, format and size of @which), e.g. auxtrig:mark with its
+ * str field once a trigger turns out to need it.
+ * Return: 0, -ENOENT (no such event), -ENOMEM.
+ */
+int event_list__own_as(struct event_list *l, unsigned int type, enum own_event which);
 
 /** event_list__find() - the event SYSTEM:NAME, or NULL. */
 const struct rec_event *event_list__find(const struct event_list *l, const char *sys, const char *name);
@@ -130,17 +139,21 @@ static inline const struct rec_event *event_list__by_type(const struct event_lis
 }
 
 /**
- * event_list__string_field() - the user string a syscall entry's record
- * carries (gate_abi.h, GATE_STR_MAX): its first "const char *" argument that
- * is not a buffer (filename, pathname, name...), or NULL for other events.
+ * event_list__string_fields() - the user strings a syscall entry's record
+ * carries (gate_abi.h, GATE_STR_MAX): its "const char *" arguments that are
+ * not buffers (filename, pathname, oldname and newname, name...) and the
+ * "char *" ones that are strings (mount's dev_name, dir_name and type), in
+ * the record's order, at most @max of them into @fields.
+ * Return: how many; 0 for other events.
  */
-const struct tp_field *event_list__string_field(const struct tp_format *fmt);
+size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_field **fields, size_t max);
 
 /**
  * event_list__file_format() - the format the file gives @e when its records
- * carry a string (event_list__string_field()): the kernel's, with a field
- * "__data_loc char[] NAME_str" at the record's fixed size and the print fmt
- * showing the string instead of the pointer ("filename: \"/etc/passwd\"").
+ * carry strings (event_list__string_fields()): the kernel's, with a field
+ * "__data_loc char[] NAME_str" per string from the record's fixed size on
+ * (4 bytes each) and the print fmt showing each string instead of its
+ * pointer ("filename: \"/etc/passwd\"").
  * Return: a malloc()ed text (*@text, the caller frees it), 0 when the event
  * has no string (*@text NULL), or -errno.
  */

@@ -29,11 +29,16 @@ struct window_hold;
  * flushed comes out of order. So:
  *
  *   streaming       one round per pass over the rings (record_sink__end_pass()),
+ *                   at most one per SINK_ROUND_GAP_NS (a CPU may put a record
+ *                   in its ring well after it took its time: virtual CPUs),
  *                   held back while a record of a timed window (--min/--max-
  *                   duration) older than what perf would flush still waits
  *   flight recorder no round ever: a later snapshot brings records older
  *                   than what is written now, and perf sorts them all at the end
  */
+
+/* The least time between two rounds (100 ms): the lateness a record may have and still be in order. */
+#define SINK_ROUND_GAP_NS 100000000ULL
 
 /**
  * struct record_sink - the writer, and what the order of the file needs
@@ -42,7 +47,8 @@ struct window_hold;
  * @snapshot_mode: -S: no rounds
  * @written_max: newest record time written
  * @fr_max_time: @written_max when the last round was written
- * @round_held:	a round was held back for held records
+ * @round_held:	a round was held back (held records, or the gap)
+ * @round_ns:	CLOCK_MONOTONIC time of the last round
  * @last_time:	newest time of a gate sample seen (auxtrig's own samples follow it)
  * @err:	the file's write error (disk full...), once it happened: writes go
  *		on failing quietly, each record counted lost by the writer
@@ -54,6 +60,7 @@ struct record_sink {
 	__u64 written_max;
 	__u64 fr_max_time;
 	bool round_held;
+	__u64 round_ns;
 	__u64 last_time;
 	int err;
 };
