@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Conditions compiled at probe points (issue #14): the triggers' conditions at
+# uprobe and uretprobe points and the --where of uprobe windows run as BPF
+# instructions in a program of the point's own (gate_front__build_probe()),
+# which tail-calls the shared one. The same run with every condition made too
+# long for the compiler (its glob budget) runs them in the shared program's
+# interpreter: both must count the same evaluations, matches and windows,
+# stateful conditions ($count) included, and the known counts of
+# uprobe_demo. A point whose conditions are partly over the budget keeps the
+# others compiled. -v says which path each took.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_perf
+UPD=$build/examples/uprobe_demo
+# Always false, and over EXPR_BPF_GLOB_BUDGET four times: the condition it is in stays interpreted.
+g='*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'
+long="(comm ~ \"$g\" || comm ~ \"$g\" || comm ~ \"$g\" || comm ~ \"$g\" || pid != 0)"
+
+# uprobe_demo 4 2: handle(2) -> handle(1) -> handle(0) -> try_open() per round, try_open returns -ENOENT,
+# handle() returns 3, 2, 1.
+conds=(
+	"uprobe:$UPD:handle if arg0 == 1"
+	"uprobe:$UPD:handle if arg0 * 2 - 1 > 1 && \$count >= 2"
+	"uprobe:$UPD:try_open if str(arg0) == \"/nonexistent/in-handle\" && arg1 == arg1"
+	"uretprobe:$UPD:try_open if ret == -ENOENT"
+	"uretprobe:$UPD:handle if ret >= 2 && tid == pid && comm == \"uprobe_demo\""
+)
+where='arg0 == 2 && $count >= 2'
+
+run() { local name=$1 wrap=$2 args=() c
+	for c in "${conds[@]}"; do
+		if [ "$wrap" = long ]; then args+=(--on "${c} && $long:mark"); else args+=(--on "$c:mark"); fi
+	done
+	local w=$where
+	[ "$wrap" = long ] && w="$where && $long"
+	"$AUXTRIG" record -v -o "$tmp/$name.data" "${args[@]}" -w "uprobe:$UPD:handle" --where "$w" \
+		-- "$UPD" 4 2 >"$tmp/$name.out" 2>"$tmp/$name.err" || fail "record $name: $(cat "$tmp/$name.err")"
+	assert_perf_reads_cleanly "$tmp/$name.data"
+}
+stats() { sed -n 's/^auxtrig: --on \(.*\):mark: \(evaluated .*\)/\2/p' "$tmp/$1.err"; }
+windows() { sed -n 's/.*auxtrig record: \([0-9]*\) window.*/\1/p' "$tmp/$1.err"; }
+
+run compiled short
+run interpreted long
+# which path each took
+assert_eq "$(grep -c '^auxtrig: u\(ret\)\?probe: conditions compiled, [0-9]* instructions, in a program of its own before the shared one$' "$tmp/compiled.err")" 4 \
+	"compiled: the 4 points' own programs"
+grep -q '^auxtrig: uprobe window: conditions compiled' "$tmp/compiled.err" || fail "compiled: the window's --where: $(cat "$tmp/compiled.err")"
+grep -q 'interpreted' "$tmp/compiled.err" && fail "compiled: something interpreted: $(grep interpreted "$tmp/compiled.err")"
+assert_eq "$(grep -c "^auxtrig: u\(ret\)\?probe:$UPD:[a-z_]*: conditions interpreted by the shared gate program: the globs' unrolled matchers would take" "$tmp/interpreted.err")" 4 \
+	"interpreted: the 4 points"
+grep -q "^auxtrig: uprobe:$UPD:handle: --where interpreted by the shared gate program: the globs' unrolled" "$tmp/interpreted.err" ||
+	fail "interpreted: the window's --where: $(cat "$tmp/interpreted.err")"
+grep -q 'conditions compiled' "$tmp/interpreted.err" && fail "interpreted: something compiled"
+# the same counts both ways, and the known ones
+assert_eq "$(stats compiled)" "$(stats interpreted)" "compiled and interpreted trigger counters"
+assert_eq "$(stats compiled | wc -l)" 5 "5 triggers' counters"
+expect="evaluated 12, matched 4, fired 4, suppressed 0, dropped 0
+evaluated 12, matched 3, fired 3, suppressed 0, dropped 0
+evaluated 4, matched 4, fired 4, suppressed 0, dropped 0
+evaluated 4, matched 4, fired 4, suppressed 0, dropped 0
+evaluated 12, matched 8, fired 8, suppressed 0, dropped 0"
+assert_eq "$(stats compiled)" "$expect" "the known counts"
+assert_eq "$(windows compiled)" "$(windows interpreted)" "windows compiled and interpreted"
+assert_eq "$(windows compiled)" 3 "windows: handle(2) from the second round on"
+for n in compiled interpreted; do
+	assert_eq "$(pscript "$tmp/$n.data" | grep -c 'auxtrig:mark: ')" 23 "$n: marks"
+done
+
+# One point, two conditions, one over the budget: it alone is interpreted, the other stays compiled.
+"$AUXTRIG" record -v -o "$tmp/mixed.data" --on "uprobe:$UPD:handle if arg0 == 1:mark" \
+	--on "uprobe:$UPD:handle if arg0 == 0 && $long:mark" -- "$UPD" 4 2 >"$tmp/mixed.out" 2>"$tmp/mixed.err" ||
+	fail "mixed: $(cat "$tmp/mixed.err")"
+grep -q "^auxtrig: trigger 2: condition interpreted by the shared gate program: the globs' unrolled" "$tmp/mixed.err" ||
+	fail "mixed: trigger 2 not interpreted: $(cat "$tmp/mixed.err")"
+grep -q '^auxtrig: uprobe: conditions compiled' "$tmp/mixed.err" || fail "mixed: trigger 1 not compiled"
+assert_eq "$(stats mixed)" "evaluated 12, matched 4, fired 4, suppressed 0, dropped 0
+evaluated 12, matched 4, fired 4, suppressed 0, dropped 0" "mixed: counters"
+
+# --dry-run says the same without loading anything.
+"$AUXTRIG" record --dry-run --on "uprobe:$UPD:handle if arg0 == 1:mark" \
+	--on "uretprobe:$UPD:handle if ret >= 2 && $long:mark" -w "uprobe:$UPD:try_open" --where "$where" -- true \
+	>"$tmp/dry.out" 2>"$tmp/dry.err" || fail "dry run: $(cat "$tmp/dry.err")"
+grep -q "^trigger 1: the shared gate program, condition compiled to BPF in the point's own program before it$" "$tmp/dry.out" ||
+	fail "dry run: trigger 1: $(cat "$tmp/dry.out")"
+grep -q "^trigger 2: the shared gate program, condition interpreted: the globs' unrolled matchers would take [0-9]* instructions (at most [0-9]* are compiled)$" \
+	"$tmp/dry.out" || fail "dry run: trigger 2: $(cat "$tmp/dry.out")"
+grep -q "^--where at uprobe window uprobe:$UPD:try_open: compiled to BPF, decided in a program of its own before the shared one$" \
+	"$tmp/dry.out" || fail "dry run: --where: $(cat "$tmp/dry.out")"
+echo ok
