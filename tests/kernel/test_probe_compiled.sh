@@ -78,6 +78,23 @@ grep -q '^auxtrig: uprobe: conditions compiled' "$tmp/mixed.err" || fail "mixed:
 assert_eq "$(stats mixed)" "evaluated 12, matched 4, fired 4, suppressed 0, dropped 0
 evaluated 12, matched 4, fired 4, suppressed 0, dropped 0" "mixed: counters"
 
+# The longest condition the parser takes (EXPR_MAX_INSNS), stateful, at a uprobe point: compiled, and
+# the kernel's verifier takes the point's program (on the lab's 6.1 and 6.12 guests too).
+longest=
+for k in $(seq 2 30); do
+	c="arg0 == 1"
+	for i in $(seq 2 "$k"); do c="$c || arg0 * $i == $((i * 100)) + arg1"; done
+	c="($c) && \$count >= 0"
+	"$AUXTRIG" record --dry-run --on "uprobe:$UPD:handle if $c:mark" -- true >/dev/null 2>"$tmp/long.err" || break
+	longest=$c
+done
+grep -q "expression too long: [0-9]* instructions, at most [0-9]*" "$tmp/long.err" || fail "longest: $(cat "$tmp/long.err")"
+[ -n "$longest" ] || fail "no condition accepted"
+"$AUXTRIG" record -v -o "$tmp/longest.data" --on "uprobe:$UPD:handle if $longest:mark" -- "$UPD" 4 2 \
+	>"$tmp/longest.out" 2>"$tmp/longest.err" || fail "longest: $(cat "$tmp/longest.err")"
+grep -q '^auxtrig: uprobe: conditions compiled' "$tmp/longest.err" || fail "longest: not compiled: $(cat "$tmp/longest.err")"
+assert_eq "$(stats longest)" "evaluated 12, matched 4, fired 4, suppressed 0, dropped 0" "longest: counters"
+
 # --dry-run says the same without loading anything.
 "$AUXTRIG" record --dry-run --on "uprobe:$UPD:handle if arg0 == 1:mark" \
 	--on "uretprobe:$UPD:handle if ret >= 2 && $long:mark" -w "uprobe:$UPD:try_open" --where "$where" -- true \
