@@ -1598,6 +1598,55 @@ int gate_point_kretprobe(struct pt_regs *ctx)
 	return function_return(ctx);
 }
 
+/*
+ * gate_fire of a trigger-only probe point's own program (gate_front__build()
+ * with a probe): the actions of the triggers in fire_mask, with the values
+ * the shared program would have put in the environment.
+ */
+static __always_inline int probe_fire(struct pt_regs *ctx, int ret)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+	struct expr_env *env;
+	struct gate_tp *tp;
+	__u32 key, mask;
+
+	if (!pc)
+		return 0;
+	mask = pc->fire_mask;
+	pc->fire_mask = 0;
+	key = bpf_get_attach_cookie(ctx);
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp || !mask)
+		return 0;
+	env = ret ? probe_env(ctx) : probe_env_args(ctx);
+	if (!env)
+		return 0;
+	if (ret)
+		env->ret = expr_cast(PT_REGS_RC(ctx), (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
+	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
+		__u32 i = n;
+
+		if (!(mask & (1u << n)))
+			continue;
+		barrier_var(i);
+		i &= GATE_MAX_TRIGGERS - 1;
+		trigger_fire(ctx, i, env, PT_REGS_IP(ctx), &pc->stats[i]);
+	}
+	return 0;
+}
+
+SEC("?kprobe")
+int gate_fire_entry(struct pt_regs *ctx)
+{
+	return probe_fire(ctx, 0);
+}
+
+SEC("?kprobe")
+int gate_fire_return(struct pt_regs *ctx)
+{
+	return probe_fire(ctx, 1);
+}
+
 /* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */
 SEC("?perf_event")
 int gate_point_mem(struct bpf_perf_event_data *ctx)

@@ -195,7 +195,9 @@ struct gate_trig_pcpu {
 #define GATE_PROBE_KPROBE	2	/* gate_point_kprobe */
 #define GATE_PROBE_KRETPROBE	3	/* gate_point_kretprobe */
 #define GATE_PROBE_WINDOW	4	/* gate_uprobe_enter */
-#define GATE_PROBE_PROGS	5
+#define GATE_PROBE_FIRE_ENTRY	5	/* gate_fire_entry: the actions of triggers at an entry, as gate_fire */
+#define GATE_PROBE_FIRE_RETURN	6	/* gate_fire_return: ... at a return */
+#define GATE_PROBE_PROGS	7
 
 /**
  * struct gate_ctl_msg - one control message

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Conditions compiled at probe points (issue #14): the triggers' conditions at
-# uprobe and uretprobe points and the --where of uprobe windows run as BPF
-# instructions in a program of the point's own (gate_front__build_probe()),
-# which tail-calls the shared one. The same run with every condition made too
+# uprobe and uretprobe points and the --where of windows that start at them
+# run as BPF instructions in a program of the point's own. A point that only
+# runs triggers does all of it there (gate_front__build(): counters, policies;
+# the actions in gate_fire_entry/return); one that also opens or closes
+# windows, and a uprobe window's entry, decide their conditions there and
+# tail-call the shared program with the verdicts (gate_front__build_probe()). The same run with every condition made too
 # long for the compiler (its glob budget) runs them in the shared program's
 # interpreter: both must count the same evaluations, matches and windows,
 # stateful conditions ($count) included, and the known counts of
@@ -26,7 +29,9 @@ conds=(
 	"uretprobe:$UPD:try_open if ret == -ENOENT"
 	"uretprobe:$UPD:handle if ret >= 2 && tid == pid && comm == \"uprobe_demo\""
 )
-where='arg0 == 2 && $count >= 2'
+# at handle(2) (arg0 2) and at try_open("/nonexistent/in-handle"), $count over both (one slot, one thread):
+# round 1's handle() evaluates it first (1), its try_open() second: 3 handle() and 4 try_open() windows
+where='(arg0 == 2 || str(arg0) ~ "/nonexistent/*") && $count >= 2'
 
 run() { local name=$1 wrap=$2 args=() c
 	for c in "${conds[@]}"; do
@@ -34,7 +39,8 @@ run() { local name=$1 wrap=$2 args=() c
 	done
 	local w=$where
 	[ "$wrap" = long ] && w="$where && $long"
-	"$AUXTRIG" record -v -o "$tmp/$name.data" "${args[@]}" -w "uprobe:$UPD:handle" --where "$w" \
+	"$AUXTRIG" record -v -o "$tmp/$name.data" "${args[@]}" -w "uprobe:$UPD:handle" \
+		-w "uprobe:$UPD:try_open..uretprobe:$UPD:try_open" --where "$w" \
 		-- "$UPD" 4 2 >"$tmp/$name.out" 2>"$tmp/$name.err" || fail "record $name: $(cat "$tmp/$name.err")"
 	assert_perf_reads_cleanly "$tmp/$name.data"
 }
@@ -44,15 +50,17 @@ windows() { sed -n 's/.*auxtrig record: \([0-9]*\) window.*/\1/p' "$tmp/$1.err";
 run compiled short
 run interpreted long
 # which path each took
-assert_eq "$(grep -c '^auxtrig: u\(ret\)\?probe: conditions compiled, [0-9]* instructions, in a program of its own before the shared one$' "$tmp/compiled.err")" 4 \
-	"compiled: the 4 points' own programs"
+assert_eq "$(grep -c '^auxtrig: u\(ret\)\?probe: its own gate program, [0-9]* instructions, triggers compiled$' "$tmp/compiled.err")" 2 \
+	"compiled: handle()'s 2 trigger-only points"
+assert_eq "$(grep -c '^auxtrig: u\(ret\)\?probe: conditions compiled, [0-9]* instructions, in a program of its own before the shared one$' "$tmp/compiled.err")" 2 \
+	"compiled: try_open()'s 2 points, which also open and close windows"
 grep -q '^auxtrig: uprobe window: conditions compiled' "$tmp/compiled.err" || fail "compiled: the window's --where: $(cat "$tmp/compiled.err")"
 grep -q 'interpreted' "$tmp/compiled.err" && fail "compiled: something interpreted: $(grep interpreted "$tmp/compiled.err")"
 assert_eq "$(grep -c "^auxtrig: u\(ret\)\?probe:$UPD:[a-z_]*: conditions interpreted by the shared gate program: the globs' unrolled matchers would take" "$tmp/interpreted.err")" 4 \
 	"interpreted: the 4 points"
 grep -q "^auxtrig: uprobe:$UPD:handle: --where interpreted by the shared gate program: the globs' unrolled" "$tmp/interpreted.err" ||
 	fail "interpreted: the window's --where: $(cat "$tmp/interpreted.err")"
-grep -q 'conditions compiled' "$tmp/interpreted.err" && fail "interpreted: something compiled"
+grep -q 'conditions compiled\|triggers compiled' "$tmp/interpreted.err" && fail "interpreted: something compiled: $(grep 'conditions compiled\|triggers compiled' "$tmp/interpreted.err")"
 # the same counts both ways, and the known ones
 assert_eq "$(stats compiled)" "$(stats interpreted)" "compiled and interpreted trigger counters"
 assert_eq "$(stats compiled | wc -l)" 5 "5 triggers' counters"
@@ -63,7 +71,7 @@ evaluated 4, matched 4, fired 4, suppressed 0, dropped 0
 evaluated 12, matched 8, fired 8, suppressed 0, dropped 0"
 assert_eq "$(stats compiled)" "$expect" "the known counts"
 assert_eq "$(windows compiled)" "$(windows interpreted)" "windows compiled and interpreted"
-assert_eq "$(windows compiled)" 3 "windows: handle(2) from the second round on"
+assert_eq "$(windows compiled)" 7 "windows: 3 handle() and 4 try_open()"
 for n in compiled interpreted; do
 	assert_eq "$(pscript "$tmp/$n.data" | grep -c 'auxtrig:mark: ')" 23 "$n: marks"
 done
@@ -92,7 +100,7 @@ grep -q "expression too long: [0-9]* instructions, at most [0-9]*" "$tmp/long.er
 [ -n "$longest" ] || fail "no condition accepted"
 "$AUXTRIG" record -v -o "$tmp/longest.data" --on "uprobe:$UPD:handle if $longest:mark" -- "$UPD" 4 2 \
 	>"$tmp/longest.out" 2>"$tmp/longest.err" || fail "longest: $(cat "$tmp/longest.err")"
-grep -q '^auxtrig: uprobe: conditions compiled' "$tmp/longest.err" || fail "longest: not compiled: $(cat "$tmp/longest.err")"
+grep -q '^auxtrig: uprobe: its own gate program, [0-9]* instructions, triggers compiled$' "$tmp/longest.err" || fail "longest: not compiled: $(cat "$tmp/longest.err")"
 assert_eq "$(stats longest)" "evaluated 12, matched 4, fired 4, suppressed 0, dropped 0" "longest: counters"
 
 # --dry-run says the same without loading anything.

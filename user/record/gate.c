@@ -317,6 +317,11 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
+		/* the actions of a trigger-only point's own program (gate_front__build()) */
+		if (p->kind == POINT_UPROBE || p->kind == POINT_KPROBE)
+			bpf_program__set_autoload(g->skel->progs.gate_fire_entry, true);
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE)
+			bpf_program__set_autoload(g->skel->progs.gate_fire_return, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
@@ -751,6 +756,8 @@ int gate__load(struct gate *g)
 			[GATE_PROBE_KPROBE] = g->skel->progs.gate_point_kprobe,
 			[GATE_PROBE_KRETPROBE] = g->skel->progs.gate_point_kretprobe,
 			[GATE_PROBE_WINDOW] = g->skel->progs.gate_uprobe_enter,
+			[GATE_PROBE_FIRE_ENTRY] = g->skel->progs.gate_fire_entry,
+			[GATE_PROBE_FIRE_RETURN] = g->skel->progs.gate_fire_return,
 		};
 
 		for (__u32 k = 0; k < GATE_PROBE_PROGS; k++) {
@@ -1004,6 +1011,9 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
 		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
 		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
+		.bss_fd = bpf_map__fd(g->skel->maps.bss),
+		.fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
+		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
 		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
 		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
 		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
@@ -1019,7 +1029,7 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		.probe = GATE_FRONT_ENTRY,
 	};
 	const struct point *p = pt ? &pt->pt : NULL;
-	bool kernel = false, ret = false;
+	bool kernel = false, ret = false, trig_only = false;
 	const struct bpf_insn *insns;
 	struct bpf_asm *a;
 	size_t nr;
@@ -1056,7 +1066,25 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = gate_front__build_probe(a, &spec, why, why_size);
+	/*
+	 * A point that only runs triggers: all of it in its own program (conditions,
+	 * counters, policies), the actions in gate_fire_entry/return. Else, or if a
+	 * condition does not compile, the conditions only, before the shared program.
+	 */
+	if (!u && !spec.open_mask && !spec.close_mask) {
+		spec.fire_prog = ret ? GATE_PROBE_FIRE_RETURN : GATE_PROBE_FIRE_ENTRY;
+		err = gate_front__build(a, &spec, why, why_size);
+		if (!err)
+			trig_only = true;
+		if (err == -EOPNOTSUPP) {
+			bpf_asm__delete(a);
+			a = bpf_asm__new();
+			if (!a)
+				return -ENOMEM;
+		}
+	}
+	if (!trig_only)
+		err = gate_front__build_probe(a, &spec, why, why_size);
 	if (!err)
 		err = bpf_asm__finish(a, &insns, &nr);
 	if (err) {
@@ -1101,8 +1129,11 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	err = keep_fd(g, lfd);
 	if (err)
 		return err;
-	pr_info("%s: conditions compiled, %zu instructions, in a program of its own before the shared one\n",
-		u ? "uprobe window" : point__kind_name(p->kind), nr);
+	if (trig_only)
+		pr_info("%s: its own gate program, %zu instructions, triggers compiled\n", point__kind_name(p->kind), nr);
+	else
+		pr_info("%s: conditions compiled, %zu instructions, in a program of its own before the shared one\n",
+			u ? "uprobe window" : point__kind_name(p->kind), nr);
 	return 0;
 }
 

@@ -534,6 +534,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 		why[0] = 0;
 	if (!s->trig_mask)
 		return refuse(why, why_size, "no trigger at this point (%u)", s->trig_mask);
+	if (s->probe && (s->open_mask || s->close_mask || s->is_window))
+		return refuse(why, why_size, "it also opens or closes windows (%u)", 0);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
 	/* armed: gate_config.armed, read in place */
 	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
@@ -588,11 +590,11 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, R_PCPU, R_FIRE, offsetof(struct gate_trig_pcpu, fire_mask)));
 	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
 	bpf_asm__ld_map_fd(a, R2, s->fire_fd);
-	bpf_asm__emit(a, BA_MOV64_IMM(R3, 0));
+	bpf_asm__emit(a, BA_MOV64_IMM(R3, s->probe ? s->fire_prog : 0));
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_tail_call));
-	/* tracepoint programs return 1: 0 would hide the hit from other perf users */
+	/* tracepoint programs return 1: 0 would hide the hit from other perf users; probes' return 0, as the shared ones */
 	bpf_asm__bind(a, out);
-	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, s->probe ? 0 : 1));
 	bpf_asm__emit(a, BA_EXIT());
 	return bpf_asm__error(a);
 }

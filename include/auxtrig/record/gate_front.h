@@ -78,6 +78,8 @@ struct gate_front_task {
  * @probe_progs_fd, @probe_prog: gate_probe_progs and the index (GATE_PROBE_*)
  *		of the shared program to tail-call.
  * @close_mask:	the windows the point closes.
+ * @fire_prog:	with @probe, gate_front__build()'s: its index in @fire_fd
+ *		(gate_probe_progs, GATE_PROBE_FIRE_*), the tracepoints' gate_fire 0.
  * @no_windows:	the gate's no_windows: --where is never evaluated.
  * @is_window, @window: a uprobe window's entry, window @window: its --where
  *		is evaluated at the outermost call.
@@ -105,6 +107,7 @@ struct gate_front_spec {
 	int probe_progs_fd;
 	__u32 probe_prog;
 	__u64 close_mask;
+	__u32 fire_prog;
 	int no_windows;
 	int is_window;
 	__u32 window;
