@@ -9,7 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 need_trace_unit
 
-rounds=4
+in_kernel=0
+kernel_aux_action && in_kernel=1
+rounds=$((8 - 4 * in_kernel))	# gated from userspace: more windows, as some can be missed
 "$AUXTRIG" record -q -e intel_pt/ptw/u -w syscall:getpid -o "$tmp/pt.data" -- "$DEMO" -r $rounds \
 	>"$tmp/demo.out" 2>"$tmp/err" || fail "record failed: $(cat "$tmp/err")"
 pid=$(sed -n 's/^openat_demo: pid \([0-9]*\).*/\1/p' "$tmp/demo.out")
@@ -24,9 +26,16 @@ grep -iE 'error|expecting|warning' "$tmp/w.err" && fail "perf script complains: 
 pt_packets "$tmp/pt.data" >"$tmp/pkts"
 ptw=$(grep -c '^PTW' "$tmp/pkts")
 assert_eq "$(grep -c 'payload' "$tmp/w.txt")" "$ptw" "PTWRITE samples perf script decodes (its dump has $ptw)"
-[ "$ptw" -gt 0 ] || fail "no PTWRITE decoded at all"
-assert_eq "$(awk '{ print $1 }' "$tmp/w.txt" | sort -u)" "$pid" "their thread"
+# Gated from userspace (6.1), a getpid() window shorter than the round trip is missed and counted
+# (test_lab_syscall_window): under a loaded TCG guest all of them can be. Nothing decoded is then
+# right only if auxtrig said every window was missed.
+missed=$(sed -n 's/.* \([0-9]*\) windows closed before auxtrig could enable the trace.*/\1/p' "$tmp/err")
+if [ "$ptw" = 0 ]; then
+	[ $in_kernel = 0 ] || fail "no PTWRITE decoded at all"
+	assert_eq "${missed:-0}" $rounds "windows counted missed (no PTWRITE decoded at all)"
+fi
+[ "$ptw" = 0 ] || assert_eq "$(awk '{ print $1 }' "$tmp/w.txt" | sort -u)" "$pid" "their thread"
 # In the kernel (6.12) every window is traced; gated from userspace (6.1) a window shorter than the
 # round trip is missed and counted (test_lab_syscall_window).
-kernel_aux_action && assert_eq "$ptw" $((2 * rounds)) "PTWRITEs, two per getpid() window"
+[ $in_kernel = 0 ] || assert_eq "$ptw" $((2 * rounds)) "PTWRITEs, two per getpid() window"
 echo ok

@@ -7,6 +7,7 @@
  * read outside its buffer.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tmpdir.h"
 
 #include "auxtrig/decode/ipt_decoder.h"
 #include "auxtrig/sys/log.h"
@@ -398,7 +400,7 @@ static int rt_branch(const struct ipt_branch *br, void *ctx)
 
 static void test_pdata_reader_reads_pdata_writer(void **state)
 {
-	char dir[] = "/tmp/auxtrig-pdata-reader-XXXXXX", path[64];
+	char dir[PATH_MAX], path[PATH_MAX + 16];
 	struct perf_event_attr pt = { .type = 8, .size = sizeof(pt), .sample_period = 1,
 				      .sample_type = PDATA_SAMPLE_TYPE, .sample_id_all = 1 };
 	struct perf_event_attr dummy = pt;
@@ -421,6 +423,7 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	__u64 pos = 0;
 	int ret;
 
+	assert_non_null(tmpdir__template(dir, sizeof(dir), "auxtrig-pdata-reader"));
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/perf.data", dir);
 	dummy.type = PERF_TYPE_SOFTWARE;
@@ -489,7 +492,7 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
  */
 static void test_pdata_reader_auxtrace_size_not_multiple_of_8(void **state)
 {
-	char dir[] = "/tmp/auxtrig-pdata-reader-XXXXXX", path[64];
+	char dir[PATH_MAX], path[PATH_MAX + 16];
 	struct perf_event_attr pt = { .type = 8, .size = sizeof(pt), .sample_period = 1,
 				      .sample_type = PDATA_SAMPLE_TYPE, .sample_id_all = 1 };
 	__u64 ids[] = { 501 };
@@ -509,6 +512,7 @@ static void test_pdata_reader_auxtrace_size_not_multiple_of_8(void **state)
 	__u64 pos = 0, bad = 9, at = 0;
 	int ret, before = 0;
 
+	assert_non_null(tmpdir__template(dir, sizeof(dir), "auxtrig-pdata-reader"));
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/perf.data", dir);
 	memcpy(payload + 9, &round, sizeof(round));	/* "records" at payload + 9 and + 17 */

@@ -4,6 +4,7 @@
  * window forms built from it (window_spec__parse()): pure parsing.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tmpdir.h"
 
 #include "auxtrig/lang/point.h"
 #include "auxtrig/lang/window.h"
@@ -241,10 +243,11 @@ static void test_point_windows(void **state)
 /* A uprobe or usdt point on a file that is not ELF is refused by name, not with libbpf's errno 4001. */
 static void test_point_check_path(void **state)
 {
-	char dir[] = "/tmp/auxtrig-point-XXXXXX", path[64], text[128];
+	char dir[PATH_MAX], path[PATH_MAX + 16], text[PATH_MAX + 64];
 	FILE *f;
 
 	(void)state;
+	assert_non_null(tmpdir__template(dir, sizeof(dir), "auxtrig-point"));
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/script.sh", dir);
 	f = fopen(path, "w");

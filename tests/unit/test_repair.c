@@ -6,6 +6,7 @@
  * as a person reads them (never a negative number printed unsigned).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tmpdir.h"
 
 #include "auxtrig/cmd/cmd.h"
 #include "auxtrig/format/pdata_reader.h"
@@ -25,8 +27,8 @@
 #define NR_RECORDS 40
 
 struct fixture {
-	char dir[64];
-	char path[96];
+	char dir[PATH_MAX];
+	char path[PATH_MAX + 16];
 	__u64 data_offset, data_end;	/* of the flushed file */
 	off_t size;
 };
@@ -48,7 +50,7 @@ static int setup(void **state)
 	struct stat st;
 	int fd;
 
-	snprintf(f.dir, sizeof(f.dir), "/tmp/auxtrig-repair-XXXXXX");
+	assert_non_null(tmpdir__template(f.dir, sizeof(f.dir), "auxtrig-repair"));
 	assert_non_null(mkdtemp(f.dir));
 	snprintf(f.path, sizeof(f.path), "%s/perf.data", f.dir);
 	w = pdata_writer__open(f.path, false);
@@ -95,8 +97,8 @@ static int teardown(void **state)
 static int run_repair(const char *path, bool dry_run, char *out, size_t size)
 {
 	char *argv[] = { "repair", dry_run ? "-n" : (char *)path, dry_run ? (char *)path : NULL, NULL };
-	char tmpl[] = "/tmp/auxtrig-repair-out-XXXXXX";
-	int fd = mkstemp(tmpl), saved, ret;
+	char tmpl[PATH_MAX];
+	int fd = mkstemp(tmpdir__template(tmpl, sizeof(tmpl), "auxtrig-repair-out")), saved, ret;
 	ssize_t n;
 
 	assert_true(fd >= 0);
