@@ -1137,6 +1137,17 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	return 0;
 }
 
+/* Does a condition run at usdt point @tp (its triggers', or the --where of a window it opens)? */
+static bool usdt_has_cond(const struct gate *g, const struct gate_tp *tp)
+{
+	if (g->where && tp->open_mask)
+		return true;
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((tp->trig_mask & (1u << i)) && g->trig_cond[i])
+			return true;
+	return false;
+}
+
 static int attach_point(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
@@ -1156,7 +1167,7 @@ static int attach_point(struct gate *g, size_t n)
 		if (!strstr(why, "no condition to compile"))
 			pr_info("%s:%s%s%s: conditions interpreted by the shared gate program: %s\n",
 				point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, why);
-	} else if (p->kind == POINT_USDT && (g->where || g->points[n].tp.trig_mask)) {
+	} else if (p->kind == POINT_USDT && usdt_has_cond(g, &g->points[n].tp)) {
 		pr_info("usdt:%s:%s:%s: conditions interpreted by the shared gate program: usdt arguments are not compiled\n",
 			p->path, p->provider, p->symbol);
 	}
