@@ -243,6 +243,14 @@ struct {
 	__type(value, __u32);
 } gate_fire_prog SEC(".maps");
 
+/* The shared probe programs, for the probe points' own programs to tail-call (GATE_PROBE_*). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, GATE_PROBE_PROGS);
+	__type(key, __u32);
+	__type(value, __u32);
+} gate_probe_progs SEC(".maps");
+
 struct record_buf {
 	struct gate_out_hdr hdr;
 	__u8 data[GATE_SCRATCH];
@@ -1021,7 +1029,8 @@ static __always_inline struct gate_trig_pcpu *trig_pcpu(void)
  * Return: 1 if a resume opened the thread's first window (the caller then
  * records this hit too, as a window's start is recorded).
  */
-static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip)
+static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip,
+					__u32 decided, __u32 verdict)
 {
 	struct gate_trig_pcpu *pc = trig_pcpu();
 	int resumed = 0;
@@ -1042,7 +1051,11 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 		t = &gate_triggers[i];
 		ts = &pc->stats[i];
 		ts->evaluated++;
-		if (t->has_cond) {
+		if (t->has_cond && (decided & (1u << i))) {
+			/* compiled: the point's own program decided it for this hit */
+			if (!(verdict & (1u << i)))
+				continue;
+		} else if (t->has_cond) {
 			prog = bpf_map_lookup_elem(&gate_trig_progs, &i);
 			if (!prog || !expr_eval(prog, env, GATE_SLOT_TRIGGER(i)))
 				continue;
@@ -1133,7 +1146,7 @@ static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp)
 	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
 	if (tp->flags & GATE_TP_USER_REGS)
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0);
+	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0, 0, 0);
 }
 
 /*
@@ -1465,6 +1478,22 @@ static __always_inline struct expr_env *probe_env_args(struct pt_regs *ctx)
 	return env;
 }
 
+/*
+ * Which of this hit's conditions did the point's own program decide (compiled,
+ * gate_front__build_probe())? Their bits (struct gate_trig_pcpu.probe_mask),
+ * with the verdicts in @verdict, taken (probe_key); 0 none.
+ */
+static __always_inline __u32 probe_decided(__u32 key, __u32 *verdict)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+
+	if (!pc || pc->probe_key != key)
+		return 0;
+	pc->probe_key = 0;
+	*verdict = pc->probe_verdict;
+	return pc->probe_mask;
+}
+
 /* Does --where hold at a function's entry? @slot: the condition's state slot. */
 static __always_inline int call_where_holds(struct pt_regs *ctx, __u32 slot)
 {
@@ -1489,13 +1518,14 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 	struct gate_uprobe_enter_rec rec = {};
 	struct gate_thread *th;
 	struct gate_stats *st;
-	__u32 depth;
+	__u32 depth, verdict = 0, decided;
 
 	if (!armed() || !is_target(pid_tgid))
 		return 0;
 	st = my_stats();
 	barrier_var(w);
 	w &= GATE_MAX_WINDOWS - 1;
+	decided = probe_decided(GATE_UPROBE_WINDOW_KEY(w), &verdict);
 	th = bpf_map_lookup_elem(&gate_threads, &tid);
 	if (!th || !th->depth[w]) {
 		struct aux_veto_key vk = { .tid = tid, .window = w };
@@ -1508,8 +1538,9 @@ int gate_uprobe_enter(struct pt_regs *ctx)
 				(*vetoed)++;
 			return 0;
 		}
-		/* The outermost call: the window opens here, if --where holds. */
-		if (!call_where_holds(ctx, GATE_SLOT_WHERE)) {
+		/* The outermost call: the window opens here, if --where holds (compiled: decided already). */
+		if ((decided & GATE_VERDICT_WHERE) ? !(verdict & GATE_VERDICT_WHERE)
+						  : !call_where_holds(ctx, GATE_SLOT_WHERE)) {
 			st->windows_filtered++;
 			/* Its nested calls and its return must know it (without room, they cannot). */
 			if (bpf_map_update_elem(&gate_uprobe_vetoed, &vk, &one, BPF_NOEXIST))
@@ -1596,6 +1627,7 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 	struct gate_stats *st = my_stats();
 	struct gate_tp *tp;
 	__u64 open = 0, opened;
+	__u32 verdict = 0, decided = probe_decided(key, &verdict);
 
 	tp = bpf_map_lookup_elem(&gate_tps, &key);
 	if (!tp) {
@@ -1610,7 +1642,12 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 		if (th)
 			open = th->open;
 		opened = tp->open_mask & ~open;
-		if (opened && have_where) {
+		if (opened && have_where && (decided & GATE_VERDICT_WHERE)) {
+			if (!(verdict & GATE_VERDICT_WHERE)) {
+				st->windows_filtered += __builtin_popcountll(opened);
+				opened = 0;
+			}
+		} else if (opened && have_where) {
 			where = bpf_map_lookup_elem(&gate_where, &zero);
 			if (!where || !expr_eval(where, env, GATE_SLOT_WHERE)) {
 				st->windows_filtered += __builtin_popcountll(opened);
@@ -1626,7 +1663,7 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 			windows_close(ctx, tid, open, tp->close_mask, st);
 	}
 	if (tp->trig_mask)
-		run_triggers(ctx, tp->trig_mask, env, ip);
+		run_triggers(ctx, tp->trig_mask, env, ip, decided, verdict);
 }
 
 /* A function's entry (uprobe, kprobe): its arguments are arg0..arg5. */
@@ -1702,6 +1739,55 @@ SEC("?kretprobe")
 int gate_point_kretprobe(struct pt_regs *ctx)
 {
 	return function_return(ctx);
+}
+
+/*
+ * gate_fire of a trigger-only probe point's own program (gate_front__build()
+ * with a probe): the actions of the triggers in fire_mask, with the values
+ * the shared program would have put in the environment.
+ */
+static __always_inline int probe_fire(struct pt_regs *ctx, int ret)
+{
+	struct gate_trig_pcpu *pc = trig_pcpu();
+	struct expr_env *env;
+	struct gate_tp *tp;
+	__u32 key, mask;
+
+	if (!pc)
+		return 0;
+	mask = pc->fire_mask;
+	pc->fire_mask = 0;
+	key = bpf_get_attach_cookie(ctx);
+	tp = bpf_map_lookup_elem(&gate_tps, &key);
+	if (!tp || !mask)
+		return 0;
+	env = ret ? probe_env(ctx) : probe_env_args(ctx);
+	if (!env)
+		return 0;
+	if (ret)
+		env->ret = expr_cast(PT_REGS_RC(ctx), (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
+	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
+		__u32 i = n;
+
+		if (!(mask & (1u << n)))
+			continue;
+		barrier_var(i);
+		i &= GATE_MAX_TRIGGERS - 1;
+		trigger_fire(ctx, i, env, PT_REGS_IP(ctx), &pc->stats[i]);
+	}
+	return 0;
+}
+
+SEC("?kprobe")
+int gate_fire_entry(struct pt_regs *ctx)
+{
+	return probe_fire(ctx, 0);
+}
+
+SEC("?kprobe")
+int gate_fire_return(struct pt_regs *ctx)
+{
+	return probe_fire(ctx, 1);
 }
 
 /* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */

@@ -170,6 +170,17 @@ struct gate_trigger_stats {
  *		id; the shared program takes it (and clears @where_tp) instead
  *		of interpreting the condition
  * @where_verdict: 1 the --where holds, 0 it does not
+ * @probe_key:	the same at a probe point (key GATE_POINT_BASE + n) or a uprobe
+ *		window's entry (GATE_UPROBE_WINDOW_KEY(w)) whose conditions are
+ *		compiled (gate_front__build_probe()): the point's own program
+ *		evaluates them, leaves @probe_verdict keyed by @probe_key and
+ *		tail-calls the shared program (gate_probe_progs), which takes
+ *		them (and clears @probe_key) instead of interpreting
+ * @probe_verdict: bit i: trigger i's condition holds; GATE_VERDICT_WHERE:
+ *		the --where holds (decided only where a window would open)
+ * @probe_mask:	the conditions of @probe_verdict that were decided (same bits):
+ *		a condition the compiler cannot express is left to the
+ *		interpreter, the others at that point still run compiled
  */
 struct gate_trig_pcpu {
 	struct gate_trigger_stats stats[GATE_MAX_TRIGGERS];
@@ -179,7 +190,26 @@ struct gate_trig_pcpu {
 	__u64 cur_regs;
 	__u32 where_tp;
 	__u32 where_verdict;
+	__u32 probe_key;
+	__u32 probe_verdict;
+	__u32 probe_mask;
+	__u32 __pad;
 };
+
+#define GATE_VERDICT_WHERE	(1u << 31)
+
+/* A uprobe window's entry, as struct gate_trig_pcpu.probe_key knows it: above every point's key. */
+#define GATE_UPROBE_WINDOW_KEY(w)	(0x20000u + (w))
+
+/* gate_probe_progs: the shared programs a probe point's own program tail-calls. */
+#define GATE_PROBE_UPROBE	0	/* gate_point_uprobe */
+#define GATE_PROBE_URETPROBE	1	/* gate_point_uretprobe */
+#define GATE_PROBE_KPROBE	2	/* gate_point_kprobe */
+#define GATE_PROBE_KRETPROBE	3	/* gate_point_kretprobe */
+#define GATE_PROBE_WINDOW	4	/* gate_uprobe_enter */
+#define GATE_PROBE_FIRE_ENTRY	5	/* gate_fire_entry: the actions of triggers at an entry, as gate_fire */
+#define GATE_PROBE_FIRE_RETURN	6	/* gate_fire_return: ... at a return */
+#define GATE_PROBE_PROGS	7
 
 /**
  * struct gate_ctl_msg - one control message

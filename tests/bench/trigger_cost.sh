@@ -21,6 +21,12 @@
 #             filename.ustring ~ glob)
 #   ret+uid   at sys_exit_openat:  ret == -ENOENT && uid == 0; tracepoint
 #             filters have no uid field, so perf refuses it (reported n/a)
+#   uprobe    at a uprobe on the loop's own openat() (__libc_openat64, the
+#             binary is static): the path argument starts with /nonexistent/
+#             (auxtrig str(arg1) ~ glob, bpftrace strncmp(str(arg1))); auxtrig
+#             and bpftrace only (perf has no filter on a uprobe it did not
+#             define, the C prototype is for tracepoints). Every hit also pays
+#             the uprobe's trap, in +ns/call, not in bpf ns/hit.
 #
 # Tools (attached before the loop is released; the loop's own counters are read
 # while they are still attached):
@@ -58,7 +64,8 @@
 #   matched        the tool's own count of hits that matched: COUNT, but perf
 #                  record's file can hold a few duplicated samples
 #
-# Environment: TC_COUNT (200000), TC_RUNS (5), TC_CPU (the last CPU).
+# Environment: TC_COUNT (200000), TC_RUNS (5), TC_CPU (the last CPU),
+# TC_CONDS (the conditions to measure: "none retcomm path retuid uprobe").
 # Nothing here is asserted on time; the numbers are printed.
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -85,7 +92,7 @@ for t in perf bpftrace bpftool jq taskset; do
 done
 [ -x "$loop" ] || { echo "trigger_cost: $loop not built (make)"; exit 1; }
 
-conds="none retcomm path retuid"
+conds=${TC_CONDS:-"none retcomm path retuid uprobe"}
 # cond_* NAME: the condition for each tool
 cond_title() {
 	case $1 in
@@ -93,6 +100,7 @@ cond_title() {
 	retcomm) echo "sys_exit_openat: ret == -ENOENT && comm == \"$comm\"" ;;
 	path) echo "sys_enter_openat: path argument starts with /nonexistent/" ;;
 	retuid) echo "sys_exit_openat: ret == -ENOENT && uid == 0" ;;
+	uprobe) echo "uprobe at the loop's openat() (__libc_openat64): path argument starts with /nonexistent/" ;;
 	esac
 }
 cond_auxtrig() {
@@ -101,6 +109,7 @@ cond_auxtrig() {
 	retcomm) echo "syscall:openat:exit if ret == -ENOENT && comm == \"$comm\"" ;;
 	path) echo 'syscall:openat:enter if str(arg1) ~ "/nonexistent/*"' ;;
 	retuid) echo 'syscall:openat:exit if ret == -ENOENT && uid == 0' ;;
+	uprobe) echo "uprobe:$loop:__libc_openat64 if str(arg1) ~ \"/nonexistent/*\"" ;;
 	esac
 }
 cond_bpftrace() { # COND PID: bpftrace has no -p for tracepoints, so the target is a first term
@@ -109,6 +118,7 @@ cond_bpftrace() { # COND PID: bpftrace has no -p for tracepoints, so the target 
 	retcomm) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && comm == \"$comm\"/" ;;
 	path) echo "tracepoint:syscalls:sys_enter_openat /pid == $2 && strncmp(str(args->filename), \"/nonexistent/\", 13) == 0/" ;;
 	retuid) echo "tracepoint:syscalls:sys_exit_openat /pid == $2 && args->ret == -2 && uid == 0/" ;;
+	uprobe) echo "uprobe:$loop:__libc_openat64 /pid == $2 && strncmp(str(arg1), \"/nonexistent/\", 13) == 0/" ;;
 	esac
 }
 cond_perf() { # prints "EVENT FILTER"
@@ -264,7 +274,7 @@ run() {
 		tp=$!
 		# the shared program or the point's own, and what else of auxtrig's can
 		# run during the loop: the context-switch hook, fork/exec/exit
-		names="gate_tracepoint gate_point gate_sched_switch gate_follow_fork gate_follow_exec gate_thread_exit"
+		names="gate_tracepoint gate_point gate_probe gate_point_upro gate_sched_switch gate_follow_fork gate_follow_exec gate_thread_exit"
 		wait_for "$tmp/tool.err" 'recording' 10
 		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	auxtrig-c)
@@ -285,7 +295,7 @@ run() {
 		bpftrace -B line -e "BEGIN { printf(\"armed\\n\"); } $spec" \
 			>"$tmp/tool.out" 2>"$tmp/tool.err" 9>&- &
 		tp=$!
-		names="sys_exit_openat sys_enter_opena sys_enter_openat"
+		names="sys_exit_openat sys_enter_opena sys_enter_openat __libc_openat64"
 		wait_for "$tmp/tool.out" '^armed' 60
 		start=$((($(date +%s%N) - t0) / 1000000)) ;;
 	perf-stat | perf-record)
@@ -366,6 +376,7 @@ bpf_tools="auxtrig auxtrig+mark auxtrig-c bpftrace"
 tools_of() {
 	local t=$tools
 	[ "${2:-}" = bpf ] && t=$bpf_tools
+	[ "$1" = uprobe ] && t="auxtrig auxtrig+mark bpftrace"
 	[ "$1" = none ] && t="$t bpf-empty"
 	echo $t
 }
@@ -432,7 +443,7 @@ echo
 echo "auxtrig against bpftrace, bpf ns/hit (all of auxtrig's programs) and start-up ms to armed (medians):"
 awk '$2 == "auxtrig" { a[$1] = $3; as[$1] = $4 } $2 == "bpftrace" { b[$1] = $3; bs[$1] = $4 }
 	END {
-		n = split("none retcomm path retuid", c, " ")
+		n = split("none retcomm path retuid uprobe", c, " ")
 		for (i = 1; i <= n; i++) {
 			k = c[i]
 			if (!(k in a) || !(k in b) || a[k] == "-" || b[k] == "-") { printf "  %-8s n/a\n", k; continue }

@@ -213,7 +213,7 @@ static void test_gate_probe_points(void **state)
 	has(&t, "point 1 mem:0x1000/4:w open=0x2 close=0 trig=0 flags=-");
 	has(&t, "tp syscalls:sys_exit_openat id=781 size=24 dyn=0 open=0 close=0x3 trig=0 flags=user_regs,syscall_exit");
 	has(&t, "programs: gate_tracepoint gate_fire gate_follow_fork gate_follow_exec gate_thread_exit gate_uprobe_enter "
-		"gate_uprobe_exit gate_point_uprobe gate_point_mem");
+		"gate_uprobe_exit gate_point_uprobe gate_fire_entry gate_point_mem");
 	has(&t, "attach 2: gate_point_uprobe uprobe:/bin/true:main cookie=0x10000");
 	has(&t, "attach 3: gate_point_mem mem:0x1000/4:w cookie=0x10001 (a breakpoint per CPU)");
 	lacks(&t, "gate_point_kprobe");

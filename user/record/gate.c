@@ -330,6 +330,11 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 		}
 		/* Only the programs of the kinds in use are loaded. */
 		bpf_program__set_autoload(prog, true);
+		/* the actions of a trigger-only point's own program (gate_front__build()) */
+		if (p->kind == POINT_UPROBE || p->kind == POINT_KPROBE)
+			bpf_program__set_autoload(g->skel->progs.gate_fire_entry, true);
+		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE)
+			bpf_program__set_autoload(g->skel->progs.gate_fire_return, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
@@ -756,6 +761,32 @@ int gate__load(struct gate *g)
 			return err;
 		}
 	}
+	{
+		/* the shared probe programs, for the probe points' own programs (gate_front__build_probe()) */
+		struct bpf_program *shared[GATE_PROBE_PROGS] = {
+			[GATE_PROBE_UPROBE] = g->skel->progs.gate_point_uprobe,
+			[GATE_PROBE_URETPROBE] = g->skel->progs.gate_point_uretprobe,
+			[GATE_PROBE_KPROBE] = g->skel->progs.gate_point_kprobe,
+			[GATE_PROBE_KRETPROBE] = g->skel->progs.gate_point_kretprobe,
+			[GATE_PROBE_WINDOW] = g->skel->progs.gate_uprobe_enter,
+			[GATE_PROBE_FIRE_ENTRY] = g->skel->progs.gate_fire_entry,
+			[GATE_PROBE_FIRE_RETURN] = g->skel->progs.gate_fire_return,
+		};
+
+		for (__u32 k = 0; k < GATE_PROBE_PROGS; k++) {
+			int fd = bpf_program__autoload(shared[k]) ? bpf_program__fd(shared[k]) : -1;
+
+			if (fd < 0)
+				continue;
+			err = bpf_map__update_elem(g->skel->maps.gate_probe_progs, &k, sizeof(k), &fd, sizeof(fd),
+						   BPF_ANY);
+			if (err) {
+				pr_err("cannot hand %s to the probe points' programs: %s\n", bpf_program__name(shared[k]),
+				       strerror(-err));
+				return err;
+			}
+		}
+	}
 	for (size_t i = 0; i < g->nr_points; i++) {
 		__u32 key = GATE_POINT_BASE + i;
 
@@ -922,14 +953,237 @@ static int attach_mem(struct gate *g, size_t n)
 	return 0;
 }
 
+/* The type of PMU @pmu (uprobe, kprobe) and the config bit of its return probes. */
+static int probe_pmu(const char *pmu, __u32 *type, int *ret_bit)
+{
+	char path[128], buf[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u", type) == 1;
+	fclose(f);
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ok = ok && fgets(buf, sizeof(buf), f) && sscanf(buf, "config:%d", ret_bit) == 1;
+	fclose(f);
+	return ok && *ret_bit >= 0 && *ret_bit < 64 ? 0 : -EINVAL;
+}
+
+/*
+ * The perf event of a uprobe (at @symbol + @offset of @path, or at file offset
+ * @offset without a symbol) or a kprobe (@symbol + @offset), as libbpf opens
+ * it for its own programs. Return: its fd or -errno.
+ */
+static int probe_event_open(struct gate *g, bool kernel, bool ret, const char *path, const char *symbol,
+			    unsigned long offset)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	__u64 off = 0;
+	int bit, err;
+
+	err = probe_pmu(kernel ? "kprobe" : "uprobe", &attr.type, &bit);
+	if (err)
+		return err;
+	if (kernel) {
+		attr.config1 = (__u64)(uintptr_t)symbol;
+		attr.config2 = offset;
+	} else {
+		if (symbol && symbol[0]) {
+			struct elf_image *img = elf_image__open(path);
+
+			if (!img)
+				return -errno;
+			err = elf_image__symbol_file_offset(img, symbol, &off);
+			elf_image__delete(img);
+			if (err)
+				return err;
+		}
+		attr.config1 = (__u64)(uintptr_t)path;
+		attr.config2 = off + offset;
+	}
+	attr.config = ret ? 1ULL << bit : 0;
+	return perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * A probe point (@n >= 0) or a uprobe window's entry (@u) whose conditions
+ * the compiler can express gets a program of its own that evaluates them and
+ * tail-calls the shared one (gate_front__build_probe()). Return: 0 when
+ * attached, -EOPNOTSUPP with @why when the shared program is attached instead.
+ */
+static int attach_probe_front(struct gate *g, const struct gate_point *pt, const struct gate_uprobe *u, char *why,
+			      size_t why_size)
+{
+	struct gate_front_spec spec = {
+		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
+		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
+		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
+		.bss_fd = bpf_map__fd(g->skel->maps.bss),
+		.fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
+		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
+		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
+		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
+		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
+		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
+		.probe_progs_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
+		.filter_targets = g->skel->rodata->filter_targets,
+		.target_threads = g->skel->rodata->target_threads,
+		.nr_pids = g->nr_pids,
+		.no_windows = g->skel->rodata->no_windows,
+		.where = g->where,
+		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
+		.conds = (const struct expr_prog *const *)g->trig_cond,
+		.probe = GATE_FRONT_ENTRY,
+	};
+	const struct point *p = pt ? &pt->pt : NULL;
+	bool kernel = false, ret = false, trig_only = false;
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	size_t nr;
+	int fd, pfd, lfd, err;
+
+	if (u) {
+		spec.is_window = 1;
+		spec.window = u->window;
+		spec.probe_key = GATE_UPROBE_WINDOW_KEY(u->window);
+		spec.probe_prog = GATE_PROBE_WINDOW;
+	} else {
+		kernel = p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE;
+		ret = p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE;
+		spec.probe = ret ? GATE_FRONT_RETURN : GATE_FRONT_ENTRY;
+		spec.ret_cast = (pt->tp.flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT;
+		spec.probe_key = GATE_POINT_BASE + (pt - g->points);
+		spec.probe_prog = p->kind == POINT_UPROBE ? GATE_PROBE_UPROBE :
+				  p->kind == POINT_URETPROBE ? GATE_PROBE_URETPROBE :
+				  p->kind == POINT_KPROBE ? GATE_PROBE_KPROBE : GATE_PROBE_KRETPROBE;
+		spec.open_mask = pt->tp.open_mask;
+		spec.close_mask = pt->tp.close_mask;
+		spec.trig_mask = pt->tp.trig_mask;
+	}
+	memcpy(spec.pids, g->pids, sizeof(spec.pids));
+	if (gate_front__needs_task(&spec) && !g->have_task) {
+		err = gate_front__task_offsets(&g->task);
+		if (err) {
+			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+			return -EOPNOTSUPP;
+		}
+		g->have_task = 1;
+	}
+	spec.task = g->task;
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	/*
+	 * A point that only runs triggers: all of it in its own program (conditions,
+	 * counters, policies), the actions in gate_fire_entry/return. Else, or if a
+	 * condition does not compile, the conditions only, before the shared program.
+	 */
+	if (!u && !spec.open_mask && !spec.close_mask) {
+		spec.fire_prog = ret ? GATE_PROBE_FIRE_RETURN : GATE_PROBE_FIRE_ENTRY;
+		err = gate_front__build(a, &spec, why, why_size);
+		if (!err)
+			trig_only = true;
+		if (err == -EOPNOTSUPP) {
+			bpf_asm__delete(a);
+			a = bpf_asm__new();
+			if (!a)
+				return -ENOMEM;
+		}
+	}
+	if (!trig_only)
+		err = gate_front__build_probe(a, &spec, why, why_size);
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_probe", "Dual BSD/GPL", insns, nr, NULL);
+	if (fd < 0) {
+		static char log[256 * 1024];
+		LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+
+		err = -errno;
+		log[0] = 0;
+		lfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_probe", "Dual BSD/GPL", insns, nr, &po);
+		if (lfd >= 0)
+			close(lfd);
+		pr_debug("%s\n", log);
+		bpf_asm__delete(a);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	bpf_asm__delete(a);
+	err = keep_fd(g, fd);
+	if (err)
+		return err;
+	pfd = u ? probe_event_open(g, false, false, u->path, u->symbol, u->offset)
+		: probe_event_open(g, kernel, ret, p->path, p->symbol, p->offset);
+	if (pfd < 0) {
+		/* the shared program's attach says what is wrong with the point, if anything is */
+		snprintf(why, why_size, "cannot open its probe for its own program: %s", strerror(-pfd));
+		return -EOPNOTSUPP;
+	}
+	err = keep_fd(g, pfd);
+	if (err)
+		return err;
+	lfd = perf_sys__attach_bpf(g->sys, pfd, fd, spec.probe_key);
+	if (lfd < 0) {
+		snprintf(why, why_size, "cannot attach its own program: %s", strerror(-lfd));
+		return -EOPNOTSUPP;
+	}
+	err = keep_fd(g, lfd);
+	if (err)
+		return err;
+	if (trig_only)
+		pr_info("%s: its own gate program, %zu instructions, triggers compiled\n", point__kind_name(p->kind), nr);
+	else
+		pr_info("%s: conditions compiled, %zu instructions, in a program of its own before the shared one\n",
+			u ? "uprobe window" : point__kind_name(p->kind), nr);
+	return 0;
+}
+
+/* Does a condition run at usdt point @tp (its triggers', or the --where of a window it opens)? */
+static bool usdt_has_cond(const struct gate *g, const struct gate_tp *tp)
+{
+	if (g->where && tp->open_mask)
+		return true;
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+		if ((tp->trig_mask & (1u << i)) && g->trig_cond[i])
+			return true;
+	return false;
+}
+
 static int attach_point(struct gate *g, size_t n)
 {
 	const struct point *p = &g->points[n].pt;
 	struct bpf_program *prog = point_prog(g, p->kind);
 	__u64 key = GATE_POINT_BASE + n;
 	struct bpf_link *link = NULL;
+	char why[256];
 	int err;
 
+	if (p->kind == POINT_UPROBE || p->kind == POINT_URETPROBE || p->kind == POINT_KPROBE ||
+	    p->kind == POINT_KRETPROBE) {
+		err = attach_probe_front(g, &g->points[n], NULL, why, sizeof(why));
+		if (!err)
+			return 0;
+		if (err != -EOPNOTSUPP)
+			return err;
+		if (!strstr(why, "no condition to compile"))
+			pr_info("%s:%s%s%s: conditions interpreted by the shared gate program: %s\n",
+				point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, why);
+	} else if (p->kind == POINT_USDT && usdt_has_cond(g, &g->points[n].tp)) {
+		pr_info("usdt:%s:%s:%s: conditions interpreted by the shared gate program: usdt arguments are not compiled\n",
+			p->path, p->provider, p->symbol);
+	}
 	switch (p->kind) {
 	case POINT_UPROBE:
 	case POINT_URETPROBE: {
@@ -1191,6 +1445,17 @@ int gate__attach(struct gate *g)
 
 			if (ret && u->offset)
 				break; /* a return probe only at the function itself */
+			if (!ret && g->where) {
+				char why[256];
+
+				err = attach_probe_front(g, NULL, u, why, sizeof(why));
+				if (!err)
+					continue;
+				if (err != -EOPNOTSUPP)
+					return err;
+				pr_info("uprobe:%s:%s: --where interpreted by the shared gate program: %s\n", u->path,
+					u->symbol, why);
+			}
 			link = bpf_program__attach_uprobe_opts(ret ? g->skel->progs.gate_uprobe_exit
 								   : g->skel->progs.gate_uprobe_enter,
 							       -1, u->path, u->offset, &uo);

@@ -8,6 +8,7 @@
 
 #include "auxtrig/lang/expr_bpf.h"
 #include "auxtrig/record/gate_front.h"
+#include "auxtrig/sys/log.h"
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
@@ -26,6 +27,21 @@
 /* syscalls:sys_enter_X / sys_exit_X and raw_syscalls: nr at 8, args from 16 / ret at 16. */
 #define SYS_NR_OFF 8
 #define SYS_ARGS_OFF 16
+
+/*
+ * Where struct pt_regs keeps the instruction pointer, a function's first six
+ * arguments and its return value, as the kernel lays it out (and as a
+ * kprobe program's context is): PT_REGS_PARM1..6 and PT_REGS_RC of libbpf.
+ */
+#if defined(__x86_64__)
+#define PT_REGS_IP_OFF (16 * 8)		/* r15 .. orig_ax, then ip */
+static const short parm_off[EXPR_NR_ARGS] = { 14 * 8, 13 * 8, 12 * 8, 11 * 8, 9 * 8, 8 * 8 }; /* di si dx cx r8 r9 */
+#define PT_REGS_RC_OFF (10 * 8)		/* ax */
+#elif defined(__aarch64__)
+#define PT_REGS_IP_OFF (31 * 8 + 8)	/* regs[31], sp, then pc */
+static const short parm_off[EXPR_NR_ARGS] = { 0, 8, 16, 24, 32, 40 }; /* x0 .. x5 */
+#define PT_REGS_RC_OFF 0		/* x0 */
+#endif
 
 /* What the ops read values with (their ctx). */
 struct front {
@@ -157,6 +173,23 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 		sign_extend(a, 4);
 		return 0;
 	case EXPR_F_RET:
+#ifdef PT_REGS_RC_OFF
+		if (s->probe == GATE_FRONT_RETURN) {
+			/* typed as the shared program types it (expr_cast()) */
+			unsigned int size = s->ret_cast & EXPR_REC_SIZE_MASK;
+
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_CTX, PT_REGS_RC_OFF));
+			if (size != 1 && size != 2 && size != 4)
+				return 0;
+			if (s->ret_cast & EXPR_REC_SIGNED)
+				sign_extend(a, size);
+			else if (size == 4) /* a 32-bit move zero-extends */
+				bpf_asm__emit(a, BA_INSN(BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0));
+			else
+				bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R0, size == 1 ? 0xff : 0xffff));
+			return 0;
+		}
+#endif
 		if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
 			bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
 			return 0;
@@ -167,6 +200,12 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	if (f < EXPR_F_ARG0 || f >= EXPR_F_ARG0 + EXPR_NR_ARGS)
 		return -EINVAL;
 	n = f - EXPR_F_ARG0;
+#ifdef PT_REGS_RC_OFF
+	if (s->probe == GATE_FRONT_ENTRY) {
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_CTX, parm_off[n]));
+		return 0;
+	}
+#endif
 	if (!(s->tp_flags & GATE_TP_SYSCALL_ENTER)) {
 		bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
 		return 0;
@@ -224,13 +263,20 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 			expr_bpf__strlen(a, buf_off, EXPR_COMM_LEN);
 		return 0;
 	case EXPR_S_USER:
+#ifdef PT_REGS_RC_OFF
+		if (s->probe == GATE_FRONT_ENTRY && arg < EXPR_NR_ARGS) {
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, parm_off[arg]));
+		} else
+#endif
 		if (arg >= EXPR_NR_ARGS || !(s->tp_flags & GATE_TP_SYSCALL_ENTER) ||
-		    SYS_ARGS_OFF + 8 * (arg + 1) > s->rec_size)
+		    SYS_ARGS_OFF + 8 * (arg + 1) > s->rec_size) {
 			return refuse(why, why_size, "str(arg%u) is past this point's arguments: interpreted", arg);
+		} else {
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, SYS_ARGS_OFF + 8 * arg));
+		}
 		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
 		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
 		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, SYS_ARGS_OFF + 8 * arg));
 		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
 		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
 		if (need_len)
@@ -488,6 +534,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 		why[0] = 0;
 	if (!s->trig_mask)
 		return refuse(why, why_size, "no trigger at this point (%u)", s->trig_mask);
+	if (s->probe && (s->open_mask || s->close_mask || s->is_window))
+		return refuse(why, why_size, "it also opens or closes windows (%u)", 0);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
 	/* armed: gate_config.armed, read in place */
 	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
@@ -542,21 +590,15 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, R_PCPU, R_FIRE, offsetof(struct gate_trig_pcpu, fire_mask)));
 	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
 	bpf_asm__ld_map_fd(a, R2, s->fire_fd);
-	bpf_asm__emit(a, BA_MOV64_IMM(R3, 0));
+	bpf_asm__emit(a, BA_MOV64_IMM(R3, s->probe ? s->fire_prog : 0));
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_tail_call));
-	/* tracepoint programs return 1: 0 would hide the hit from other perf users */
+	/* tracepoint programs return 1: 0 would hide the hit from other perf users; probes' return 0, as the shared ones */
 	bpf_asm__bind(a, out);
-	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, s->probe ? 0 : 1));
 	bpf_asm__emit(a, BA_EXIT());
 	return bpf_asm__error(a);
 }
 
-/* Where struct pt_regs keeps the instruction pointer, as the kernel lays it out. */
-#if defined(__x86_64__)
-#define PT_REGS_IP_OFF (16 * 8)		/* r15 .. orig_ax, then ip */
-#elif defined(__aarch64__)
-#define PT_REGS_IP_OFF (31 * 8 + 8)	/* regs[31], sp, then pc */
-#endif
 
 /* The common fields the shared program's emit() rebuilds (bpf/gate.bpf.c, struct common_header). */
 #define REC_HDR_OFF	(NOW_OFF - (int)sizeof(struct gate_out_hdr) - 256) /* gate_out_hdr, then the record */
@@ -759,6 +801,182 @@ int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *s, 
 	bpf_asm__emit(a, BA_MOV64_IMM(R0, 1));
 	bpf_asm__emit(a, BA_EXIT());
 	return bpf_asm__error(a);
+}
+
+static int reads_elapsed(const struct expr_prog *p)
+{
+	return !!(p->flags & EXPR_PROG_ELAPSED);
+}
+
+static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int check, char *why, size_t why_size);
+
+/* Can @s's program run @cond compiled? Compiled on its own, into nothing kept. */
+static int probe_cond_ok(const struct gate_front_spec *s, const struct expr_prog *cond, char *why, size_t why_size)
+{
+	const struct expr_prog *conds[GATE_MAX_TRIGGERS] = { cond };
+	struct gate_front_spec one = *s;
+	struct bpf_asm *a;
+	int err;
+
+	one.where = cond == s->where ? cond : NULL;
+	one.trig_mask = cond == s->where ? 0 : 1;
+	one.conds = conds;
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	err = build_probe(a, &one, 1, why, why_size);
+	bpf_asm__delete(a);
+	return err;
+}
+
+int gate_front__build_probe(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	return build_probe(a, s, 0, why, why_size);
+}
+
+/* @check: @s has one condition, just to see whether it compiles. */
+static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int check, char *why, size_t why_size)
+{
+	struct front fr = { .s = s, .cpu_state = 0 };
+	struct expr_bpf_opts o = {
+		.ops = &src_ops,
+		.ctx = &fr,
+		.stack_off = FRAME_OFF,
+		.state_fd = s->expr_state_fd,
+		.counts_fd = s->counts_fd,
+	};
+	int where = s->where && !s->no_windows && (s->is_window || s->open_mask);
+	int out = bpf_asm__label(a), conds = 0, err;
+	__u32 mask = 0;
+
+	if (why && why_size)
+		why[0] = 0;
+#ifndef PT_REGS_RC_OFF
+	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
+#endif
+	if (!s->is_window && s->probe != GATE_FRONT_ENTRY && s->probe != GATE_FRONT_RETURN)
+		return refuse(why, why_size, "not a uprobe, uretprobe, kprobe or kretprobe point (%u)", s->probe);
+
+	for (__u32 i = 0; !s->is_window && i < GATE_MAX_TRIGGERS; i++) {
+		if (!(s->trig_mask & (1u << i)) || !s->conds || !s->conds[i])
+			continue;
+		/* the shared program opens and closes the point's windows before it runs the triggers */
+		if (check && reads_elapsed(s->conds[i]) && (s->open_mask || s->close_mask))
+			return refuse(why, why_size,
+				      "$elapsed at a point that opens or closes windows is read after them (trigger %u)",
+				      i + 1);
+		if (!check && probe_cond_ok(s, s->conds[i], why, why_size)) {
+			pr_info("trigger %u: condition interpreted by the shared gate program: %s\n", i + 1, why);
+			continue;
+		}
+		mask |= 1u << i;
+		conds++;
+	}
+	if (where && !check && probe_cond_ok(s, s->where, why, why_size)) {
+		pr_info("--where interpreted by the shared gate program: %s\n", why);
+		where = 0;
+	}
+	if (!where && !conds) /* the last refusal's reason stays in @why */
+		return why && why[0] ? -EOPNOTSUPP : refuse(why, why_size, "no condition to compile here%.0u", 0);
+	if (where)
+		mask |= GATE_VERDICT_WHERE;
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	/* not armed or not a target: the shared program would do nothing either */
+	prologue_ids(a, s, 0, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R_FIRE, 0));
+	if (where) {
+		int skip = bpf_asm__label(a);
+
+		/* the thread's windows (gate_threads, key tid) */
+		load_ids(a, &fr, R1);
+		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+		bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__emit(a, BA_MOV64_IMM(R1, 0));
+		if (s->is_window) {
+			/* only at the outermost call: none of window's calls in progress */
+			bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_B, R1, R0,
+						    offsetof(struct gate_thread, depth) + (s->window & (GATE_MAX_WINDOWS - 1))));
+			bpf_asm__jmp_imm(a, BPF_JNE, R1, 0, skip);
+		} else {
+			/* only where one of the point's windows is still to open */
+			bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_XOR, R1, -1));
+			bpf_asm__ld_imm64(a, R2, s->open_mask);
+			bpf_asm__emit(a, BA_ALU64_REG(BPF_AND, R1, R2));
+			bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, skip);
+		}
+		o.slot = 0; /* GATE_SLOT_WHERE */
+		err = expr_bpf__compile(a, s->where, &o, why, why_size);
+		if (err)
+			return err;
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, skip);
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R_FIRE, (__s32)GATE_VERDICT_WHERE));
+		bpf_asm__bind(a, skip);
+	}
+	for (__u32 i = 0; !s->is_window && i < GATE_MAX_TRIGGERS; i++) {
+		int next = bpf_asm__label(a);
+
+		if (!(mask & (1u << i)))
+			continue;
+		o.slot = 1 + i; /* GATE_SLOT_TRIGGER(i) */
+		err = expr_bpf__compile(a, s->conds[i], &o, why, why_size);
+		if (err)
+			return err;
+		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, next);
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R_FIRE, 1 << i));
+		bpf_asm__bind(a, next);
+	}
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, R_PCPU, R_FIRE, offsetof(struct gate_trig_pcpu, probe_verdict)));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, offsetof(struct gate_trig_pcpu, probe_mask), (__s32)mask));
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, offsetof(struct gate_trig_pcpu, probe_key), (__s32)s->probe_key));
+	/* the rest of the hit: the shared program, which takes the verdicts */
+	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
+	bpf_asm__ld_map_fd(a, R2, s->probe_progs_fd);
+	bpf_asm__emit(a, BA_MOV64_IMM(R3, s->probe_prog));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_tail_call));
+	/* no tail call (never expected): the verdicts must not outlive this hit */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, offsetof(struct gate_trig_pcpu, probe_key), 0));
+	bpf_asm__bind(a, out);
+	bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
+	bpf_asm__emit(a, BA_EXIT());
+	return bpf_asm__error(a);
+}
+
+int gate_front__check_probe_cond(const struct expr_prog *cond, int probe, int where, int windows, char *why,
+				 size_t why_size)
+{
+	const struct expr_prog *conds[GATE_MAX_TRIGGERS] = { cond };
+	struct gate_front_spec spec = {
+		.probe = probe,
+		.probe_key = 1,
+		.where = where ? cond : NULL,
+		.open_mask = where || windows,
+		.trig_mask = where ? 0 : 1,
+		.conds = conds,
+	};
+	struct bpf_asm *a = bpf_asm__new();
+	int err;
+
+	if (!a)
+		return -ENOMEM;
+	err = build_probe(a, &spec, 1, why, why_size);
+	bpf_asm__delete(a);
+	return err;
 }
 
 int gate_front__check_cond(const struct expr_prog *cond, __u32 tp_flags, __u32 rec_size, char *why, size_t why_size)

@@ -718,10 +718,28 @@ static __u32 syscall_flags(const struct tp_format *fmt)
 	       ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
 }
 
+/* GATE_FRONT_ENTRY or _RETURN: a probe point whose conditions compile (gate_front__build_probe()), else 0. */
+static int probe_kind(const struct point *pt)
+{
+	switch (pt->kind) {
+	case POINT_UPROBE:
+	case POINT_KPROBE:
+		return GATE_FRONT_ENTRY;
+	case POINT_URETPROBE:
+	case POINT_KRETPROBE:
+		return GATE_FRONT_RETURN;
+	default:
+		return 0;
+	}
+}
+
 /*
- * --dry-run: how --where is decided at each window start: at a tracepoint,
- * compiled to BPF in a program the kernel runs before the shared one
- * (gate_front__build_where()); at probe points, interpreted.
+ * --dry-run: how --where is decided at each window start: compiled to BPF in
+ * a program the kernel runs before the shared one at a tracepoint
+ * (gate_front__build_where()), in the point's own program at a uprobe,
+ * uretprobe, kprobe or kretprobe point and a uprobe window's entry
+ * (gate_front__build_probe()); else, or when the compiler cannot express
+ * it, interpreted.
  */
 static void dry_run_print_where(const struct session *s)
 {
@@ -743,8 +761,24 @@ static void dry_run_print_where(const struct session *s)
 			printf("--where at %s:%s: compiled to BPF, decided before the shared gate program\n",
 			       e->fmt.system, e->fmt.name);
 	}
-	if (s->map.nr_calls || s->map.nr_points)
-		printf("--where at probe points and uprobe windows: interpreted by their shared gate programs\n");
+	for (size_t k = 0; k < s->map.nr_points + s->map.nr_calls; k++) {
+		const struct point *pt = k < s->map.nr_points ? s->map.points[k].pt : s->map.calls[k - s->map.nr_points].fn;
+		int probe = probe_kind(pt);
+		char text[4096 + 600];
+
+		if (k < s->map.nr_points && !s->map.points[k].open_mask)
+			continue;
+		point__format(pt, text, sizeof(text));
+		why[0] = 0;
+		if (!probe)
+			snprintf(why, sizeof(why), "%s", "usdt and mem arguments are not compiled");
+		if (why[0] || gate_front__check_probe_cond(p->where, probe, 1, 1, why, sizeof(why)))
+			printf("--where at %s%s: interpreted by the shared gate program: %s\n",
+			       k < s->map.nr_points ? "" : "uprobe window ", text, why[0] ? why : "?");
+		else
+			printf("--where at %s%s: compiled to BPF, decided in a program of its own before the shared one\n",
+			       k < s->map.nr_points ? "" : "uprobe window ", text);
+	}
 }
 
 /*
@@ -760,7 +794,23 @@ static void dry_run_print_trigger(const struct session *s, size_t i)
 	char why[256] = "";
 
 	if (point__is_probe(&t->pt)) {
-		snprintf(why, sizeof(why), "probe points run the shared gate programs");
+		int probe = probe_kind(&t->pt), windows = 0;
+
+		for (size_t k = 0; k < s->map.nr_points; k++)
+			windows |= s->map.points[k].pt->kind == t->pt.kind && !strcmp(s->map.points[k].pt->path, t->pt.path) &&
+				   !strcmp(s->map.points[k].pt->symbol, t->pt.symbol) &&
+				   s->map.points[k].pt->offset == t->pt.offset;
+		if (!probe)
+			snprintf(why, sizeof(why), "usdt and mem points run the shared gate programs");
+		else if (t->cond && gate_front__check_probe_cond(t->cond, probe, 0, windows, why, sizeof(why)))
+			why[0] = why[0] ? why[0] : '?';
+		if (why[0])
+			printf("trigger %zu: the shared gate program%s: %s\n", i + 1, t->cond ? ", condition interpreted" : "",
+			       why);
+		else
+			printf("trigger %zu: the shared gate program%s\n", i + 1,
+			       t->cond ? ", condition compiled to BPF in the point's own program before it" : "");
+		return;
 	} else {
 		for (size_t k = 0; k < p->events.nr; k++)
 			if (p->events.ev[k].fmt.id == t->fmt.id &&

@@ -70,6 +70,19 @@ struct gate_front_task {
  * @tp_flags:	GATE_TP_* of the tracepoint; @rec_size its record's size.
  * @trig_mask:	its triggers; @triggers and @conds (NULL: none) indexed by trigger.
  * @task:	task_struct offsets, where gate_front__needs_task() says so.
+ * @probe:	a probe point's program (gate_front__build_probe()):
+ *		GATE_FRONT_ENTRY (uprobe, kprobe: arg0..arg5 from the registers)
+ *		or GATE_FRONT_RETURN (uretprobe, kretprobe: ret), 0 a tracepoint.
+ * @ret_cast:	what types ret at a return (EXPR_OP_CAST's operand), 0 none.
+ * @probe_key:	the shared program's key for the hit (struct gate_trig_pcpu.probe_key).
+ * @probe_progs_fd, @probe_prog: gate_probe_progs and the index (GATE_PROBE_*)
+ *		of the shared program to tail-call.
+ * @close_mask:	the windows the point closes.
+ * @fire_prog:	with @probe, gate_front__build()'s: its index in @fire_fd
+ *		(gate_probe_progs, GATE_PROBE_FIRE_*), the tracepoints' gate_fire 0.
+ * @no_windows:	the gate's no_windows: --where is never evaluated.
+ * @is_window, @window: a uprobe window's entry, window @window: its --where
+ *		is evaluated at the outermost call.
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
@@ -88,7 +101,20 @@ struct gate_front_spec {
 	const struct gate_trigger *triggers;
 	const struct expr_prog *const *conds;
 	struct gate_front_task task;
+	int probe;
+	__u8 ret_cast;
+	__u32 probe_key;
+	int probe_progs_fd;
+	__u32 probe_prog;
+	__u64 close_mask;
+	__u32 fire_prog;
+	int no_windows;
+	int is_window;
+	__u32 window;
 };
+
+#define GATE_FRONT_ENTRY	1
+#define GATE_FRONT_RETURN	2
 
 /**
  * gate_front__build() - the program for @spec into @a.
@@ -123,6 +149,30 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *sp
  * Return: 0, -EOPNOTSUPP, or -errno.
  */
 int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__build_probe() - the program of a probe point (uprobe,
+ * uretprobe, kprobe, kretprobe; @spec->probe) or of a uprobe window's entry
+ * (@spec->is_window) whose conditions are compiled: armed, target, then the
+ * --where where a window would open (as the shared program decides it) and
+ * every trigger's condition, state and all; it leaves the verdicts in this
+ * CPU's gate_trig_pcpu (probe_key, probe_verdict) and tail-calls the shared
+ * program, which then interprets nothing and does the rest.
+ * @why: on -EOPNOTSUPP, why the shared program interprets them instead.
+ *
+ * Return: 0, -EOPNOTSUPP, or -errno.
+ */
+int gate_front__build_probe(struct bpf_asm *a, const struct gate_front_spec *spec, char *why, size_t why_size);
+
+/**
+ * gate_front__check_probe_cond() - can a probe point's own program run
+ * condition @cond (a trigger's, or the --where when @where) at a point of
+ * kind @probe (GATE_FRONT_*) that opens or closes windows when @windows?
+ * Nothing is loaded (for --dry-run).
+ * Return: 0, or -EOPNOTSUPP with @why.
+ */
+int gate_front__check_probe_cond(const struct expr_prog *cond, int probe, int where, int windows, char *why,
+				 size_t why_size);
 
 /**
  * gate_front__uses_cpu_state() - does @spec's program remember the running
