@@ -1032,6 +1032,7 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
 		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
 		.probe_progs_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
+		.vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed),
 		.filter_targets = g->skel->rodata->filter_targets,
 		.target_threads = g->skel->rodata->target_threads,
 		.nr_pids = g->nr_pids,

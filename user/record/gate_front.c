@@ -911,6 +911,19 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_B, R1, R0,
 						    offsetof(struct gate_thread, depth) + (s->window & (GATE_MAX_WINDOWS - 1))));
 			bpf_asm__jmp_imm(a, BPF_JNE, R1, 0, skip);
+			/*
+			 * nor at a call nested in an outermost one it vetoed (the
+			 * shared program counts it there): a stateful --where
+			 * ('every 2') counts outermost calls only
+			 */
+			load_ids(a, &fr, R1);
+			bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
+			bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF + 4, (__s32)(s->window & (GATE_MAX_WINDOWS - 1))));
+			bpf_asm__ld_map_fd(a, R1, s->vetoed_fd);
+			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+			bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, skip);
 		} else {
 			/* only where one of the point's windows is still to open */
 			bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));

@@ -82,11 +82,13 @@ struct gate_front_task {
  *		(gate_probe_progs, GATE_PROBE_FIRE_*), the tracepoints' gate_fire 0.
  * @no_windows:	the gate's no_windows: --where is never evaluated.
  * @is_window, @window: a uprobe window's entry, window @window: its --where
- *		is evaluated at the outermost call.
+ *		is evaluated at the outermost call, not at a call nested in one
+ *		it vetoed (@vetoed_fd: gate_uprobe_vetoed, key tid and window).
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
 	int runtime_fd, cpus_fd, events_fd;
+	int vetoed_fd;
 	__u32 policy_off, stats_off;
 	int filter_cpus;
 	__u32 tp_id;
