@@ -1011,6 +1011,27 @@ static int probe_event_open(struct gate *g, bool kernel, bool ret, const char *p
 	return perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* What every compiled front program of the gate reads: its maps, the targets, the triggers. */
+static void front_spec_init(const struct gate *g, struct gate_front_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->config_fd = bpf_map__fd(g->skel->maps.gate_config);
+	spec->targets_fd = bpf_map__fd(g->skel->maps.gate_targets);
+	spec->pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu);
+	spec->bss_fd = bpf_map__fd(g->skel->maps.bss);
+	spec->expr_state_fd = bpf_map__fd(g->skel->maps.expr_state);
+	spec->counts_fd = bpf_map__fd(g->skel->maps.expr_counts);
+	spec->threads_fd = bpf_map__fd(g->skel->maps.gate_threads);
+	spec->sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries);
+	spec->policy_off = offsetof(struct gate_bpf__bss, trig_policy);
+	spec->filter_targets = g->skel->rodata->filter_targets;
+	spec->target_threads = g->skel->rodata->target_threads;
+	spec->nr_pids = g->nr_pids;
+	memcpy(spec->pids, g->pids, sizeof(spec->pids));
+	spec->triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers;
+	spec->conds = (const struct expr_prog *const *)g->trig_cond;
+}
+
 /*
  * A probe point (@n >= 0) or a uprobe window's entry (@u) whose conditions
  * the compiler can express gets a program of its own that evaluates them and
@@ -1020,28 +1041,7 @@ static int probe_event_open(struct gate *g, bool kernel, bool ret, const char *p
 static int attach_probe_front(struct gate *g, const struct gate_point *pt, const struct gate_uprobe *u, char *why,
 			      size_t why_size)
 {
-	struct gate_front_spec spec = {
-		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
-		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
-		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
-		.bss_fd = bpf_map__fd(g->skel->maps.bss),
-		.fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
-		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
-		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
-		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
-		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
-		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
-		.probe_progs_fd = bpf_map__fd(g->skel->maps.gate_probe_progs),
-		.vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed),
-		.filter_targets = g->skel->rodata->filter_targets,
-		.target_threads = g->skel->rodata->target_threads,
-		.nr_pids = g->nr_pids,
-		.no_windows = g->skel->rodata->no_windows,
-		.where = g->where,
-		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
-		.conds = (const struct expr_prog *const *)g->trig_cond,
-		.probe = GATE_FRONT_ENTRY,
-	};
+	struct gate_front_spec spec;
 	const struct point *p = pt ? &pt->pt : NULL;
 	bool kernel = false, ret = false, trig_only = false;
 	const struct bpf_insn *insns;
@@ -1049,6 +1049,13 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	size_t nr;
 	int fd, pfd, lfd, err;
 
+	front_spec_init(g, &spec);
+	spec.fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs);
+	spec.probe_progs_fd = spec.fire_fd;
+	spec.vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed);
+	spec.no_windows = g->skel->rodata->no_windows;
+	spec.where = g->where;
+	spec.probe = GATE_FRONT_ENTRY;
 	if (u) {
 		spec.is_window = 1;
 		spec.window = u->window;
@@ -1067,7 +1074,6 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		spec.close_mask = pt->tp.close_mask;
 		spec.trig_mask = pt->tp.trig_mask;
 	}
-	memcpy(spec.pids, g->pids, sizeof(spec.pids));
 	if (gate_front__needs_task(&spec) && !g->have_task) {
 		err = gate_front__task_offsets(&g->task);
 		if (err) {
@@ -1253,33 +1259,7 @@ static int tp_attach_pass(const struct gate_tp *tp)
  */
 static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool where, char *why, size_t why_size)
 {
-	struct gate_front_spec spec = {
-		.config_fd = bpf_map__fd(g->skel->maps.gate_config),
-		.targets_fd = bpf_map__fd(g->skel->maps.gate_targets),
-		.pcpu_fd = bpf_map__fd(g->skel->maps.gate_trig_pcpu),
-		.bss_fd = bpf_map__fd(g->skel->maps.bss),
-		.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog),
-		.expr_state_fd = bpf_map__fd(g->skel->maps.expr_state),
-		.counts_fd = bpf_map__fd(g->skel->maps.expr_counts),
-		.threads_fd = bpf_map__fd(g->skel->maps.gate_threads),
-		.sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries),
-		.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime),
-		.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus),
-		.events_fd = bpf_map__fd(g->skel->maps.gate_events),
-		.policy_off = offsetof(struct gate_bpf__bss, trig_policy),
-		.stats_off = offsetof(struct gate_bpf__bss, stats),
-		.filter_cpus = g->skel->rodata->filter_cpus,
-		.tp_id = e->id,
-		.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch),
-		.filter_targets = g->skel->rodata->filter_targets,
-		.target_threads = g->skel->rodata->target_threads,
-		.nr_pids = g->nr_pids,
-		.tp_flags = e->tp.flags,
-		.rec_size = e->tp.size,
-		.trig_mask = e->tp.trig_mask,
-		.triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers,
-		.conds = (const struct expr_prog *const *)g->trig_cond,
-	};
+	struct gate_front_spec spec;
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
 	static char log[256 * 1024];
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
@@ -1290,6 +1270,18 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 
 	int record = !where && tp_record_eligible(g, &e->tp);
 
+	front_spec_init(g, &spec);
+	spec.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog);
+	spec.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime);
+	spec.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus);
+	spec.events_fd = bpf_map__fd(g->skel->maps.gate_events);
+	spec.stats_off = offsetof(struct gate_bpf__bss, stats);
+	spec.filter_cpus = g->skel->rodata->filter_cpus;
+	spec.tp_id = e->id;
+	spec.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch);
+	spec.tp_flags = e->tp.flags;
+	spec.rec_size = e->tp.size;
+	spec.trig_mask = e->tp.trig_mask;
 	if (where) {
 		spec.open_mask = e->tp.open_mask;
 		spec.where = g->where;
@@ -1297,7 +1289,6 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 		snprintf(why, why_size, "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
-	memcpy(spec.pids, g->pids, sizeof(spec.pids));
 	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
 	if (gate_front__needs_task(&spec) && !g->have_task) {
 		err = gate_front__task_offsets(&g->task);
