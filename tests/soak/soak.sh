@@ -24,7 +24,7 @@ AUXTRIG=$build/auxtrig STORM=$build/examples/syscall_storm
 [ "$(id -u)" = 0 ] || { echo "soak: needs root (BPF and perf events)" >&2; exit 2; }
 [ -x "$AUXTRIG" ] && [ -x "$STORM" ] || { echo "soak: $AUXTRIG or $STORM is not built (make)" >&2; exit 2; }
 [ "$secs" -ge $((interval * 9)) ] || { echo "soak: SOAK_SECONDS must be at least 8 samples long" >&2; exit 2; }
-tmp=$(mktemp -d /tmp/auxtrig-soak.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/auxtrig-soak.XXXXXX")
 aux=
 cleanup() {
 	[ -n "$aux" ] && kill -KILL "$aux" 2>/dev/null
