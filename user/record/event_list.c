@@ -60,36 +60,32 @@ _Static_assert(offsetof(struct own_snapshot_rec, reason) == 24 && offsetof(struc
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n" \
 	"print fmt: \"window=%%u depth=%%u ret=%%ld\", REC->window, REC->depth, REC->ret\n"
 
+/* The fields of auxtrig:mark and the records like it: trigger, nr, ret, arg0..arg5. */
+#define MARK_FIELDS \
+	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
+	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
+	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n"
+
 /*
  * auxtrig:mark, auxtrig:resume / auxtrig:pause (the edges of --on resume/pause
  * windows) and auxtrig:stop (where a stop action ended the run).
  */
 #define MARK_LIKE_FORMAT(NAME) \
 	"name: " NAME "\nID: %u\nformat:\n" OWN_HEADER "\n" \
-	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
-	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
-	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n\n" \
+	MARK_FIELDS "\n" \
 	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx\", REC->trigger, REC->nr, " \
 	"REC->ret, REC->arg0, REC->arg1, REC->arg2\n"
 
 /* auxtrig:mark in a run with a mark(str(argN)) trigger: the string after the record */
 #define MARK_STR_FORMAT \
 	"name: mark\nID: %u\nformat:\n" OWN_HEADER "\n" \
-	"\tfield:unsigned int trigger;\toffset:8;\tsize:4;\tsigned:0;\n" \
-	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n" \
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" \
-	"\tfield:unsigned long arg0;\toffset:24;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg1;\toffset:32;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg2;\toffset:40;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg3;\toffset:48;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg4;\toffset:56;\tsize:8;\tsigned:0;\n" \
-	"\tfield:unsigned long arg5;\toffset:64;\tsize:8;\tsigned:0;\n" \
+	MARK_FIELDS \
 	"\tfield:__data_loc char[] str;\toffset:72;\tsize:4;\tsigned:0;\n\n" \
 	"print fmt: \"trigger=%%u nr=%%d ret=%%ld arg0=0x%%lx arg1=0x%%lx arg2=0x%%lx str=\\\"%%s\\\"\", " \
 	"REC->trigger, REC->nr, REC->ret, REC->arg0, REC->arg1, REC->arg2, __get_str(str)\n"
