@@ -251,6 +251,14 @@ struct {
 	__type(value, __u32);
 } gate_probe_progs SEC(".maps");
 
+/* The usdt points' own programs, by point number n (see GATE_PROBE_USDT). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, GATE_MAX_POINTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} gate_usdt_conds SEC(".maps");
+
 struct record_buf {
 	struct gate_out_hdr hdr;
 	__u8 data[GATE_SCRATCH];
@@ -1711,6 +1719,7 @@ SEC("?usdt")
 int gate_point_usdt(struct pt_regs *ctx)
 {
 	struct expr_env *env;
+	__u32 key;
 	int n;
 
 	if (!armed() || !is_target(bpf_get_current_pid_tgid()))
@@ -1725,7 +1734,29 @@ int gate_point_usdt(struct pt_regs *ctx)
 		if (i < n && !bpf_usdt_arg(ctx, i, &v))
 			env->args[i] = v;
 	}
-	point_hit(ctx, bpf_usdt_cookie(ctx), env, PT_REGS_IP(ctx));
+	key = bpf_usdt_cookie(ctx);
+	/* the point's conditions compiled: its own program decides them, then gate_point_usdt_decided */
+	bpf_tail_call(ctx, &gate_usdt_conds, key - GATE_POINT_BASE);
+	point_hit(ctx, key, env, PT_REGS_IP(ctx));
+	return 0;
+}
+
+/*
+ * The rest of a usdt hit whose own program decided its conditions (tail-called
+ * with the verdicts, GATE_PROBE_USDT): the environment is as gate_point_usdt
+ * left it. Never attached itself.
+ */
+SEC("?usdt")
+int gate_point_usdt_decided(struct pt_regs *ctx)
+{
+	struct expr_env *env;
+	__u32 zero = 0;
+
+	if (!armed())
+		return 0;
+	env = bpf_map_lookup_elem(&gate_env, &zero);
+	if (env)
+		point_hit(ctx, bpf_usdt_cookie(ctx), env, PT_REGS_IP(ctx));
 	return 0;
 }
 

@@ -209,7 +209,17 @@ struct gate_trig_pcpu {
 #define GATE_PROBE_WINDOW	4	/* gate_uprobe_enter */
 #define GATE_PROBE_FIRE_ENTRY	5	/* gate_fire_entry: the actions of triggers at an entry, as gate_fire */
 #define GATE_PROBE_FIRE_RETURN	6	/* gate_fire_return: ... at a return */
-#define GATE_PROBE_PROGS	7
+#define GATE_PROBE_USDT		7	/* gate_point_usdt_decided: the rest of a usdt hit (below) */
+#define GATE_PROBE_PROGS	8
+
+/*
+ * A usdt point's conditions run the other way round: libbpf attaches the
+ * shared gate_point_usdt (bpf_usdt_arg() decodes the arguments, as only its
+ * specs know where they are), which puts them in the environment and
+ * tail-calls the point's own program, gate_usdt_conds[n] (gate_front__build_probe(),
+ * GATE_FRONT_USDT); that one decides the conditions and tail-calls
+ * gate_point_usdt_decided with the verdicts. No program at n: interpreted.
+ */
 
 /**
  * struct gate_ctl_msg - one control message

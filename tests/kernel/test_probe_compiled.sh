@@ -76,6 +76,37 @@ for n in compiled interpreted; do
 	assert_eq "$(pscript "$tmp/$n.data" | grep -c 'auxtrig:mark: ')" 23 "$n: marks"
 done
 
+# usdt points: the shared gate_point_usdt decodes the arguments (bpf_usdt_arg()), then tail-calls the
+# point's own program, which decides the conditions (the triggers', a window start's --where). Both
+# ways count the same, and the known counts of usdt_demo 9 (ids 0..8; ids 2, 5, 8 fail with -ENOENT).
+USDT=$build/examples/usdt_demo
+urun() { local name=$1 extra=$2
+	"$AUXTRIG" record -v -o "$tmp/$name.data" \
+		--on "usdt:$USDT:demo:request_done if arg1 == -2 && arg0 > 2$extra:mark" \
+		--on "usdt:$USDT:demo:request_start if \$count >= 3 && arg0 * 2 >= 6$extra:mark" \
+		-w "usdt:$USDT:demo:request_start..usdt:$USDT:demo:request_done" --where "arg0 != 1 && arg0 < 7$extra" \
+		-e syscalls:sys_enter_getppid -- "$USDT" 9 >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+		fail "record $name: $(cat "$tmp/$name.err")"
+	assert_perf_reads_cleanly "$tmp/$name.data"
+}
+urun ucompiled ""
+urun uinterpreted " && $long"
+assert_eq "$(grep -c '^auxtrig: usdt: conditions compiled, [0-9]* instructions, in a program of its own after the shared one.s arguments$' "$tmp/ucompiled.err")" 2 \
+	"usdt compiled: both points"
+grep -q 'interpreted' "$tmp/ucompiled.err" && fail "usdt compiled: something interpreted: $(grep interpreted "$tmp/ucompiled.err")"
+assert_eq "$(grep -c "^auxtrig: usdt:$USDT:demo:request_[a-z]*: conditions interpreted by the shared gate program: the globs' unrolled matchers" "$tmp/uinterpreted.err")" 2 \
+	"usdt interpreted: both points"
+grep -q 'conditions compiled' "$tmp/uinterpreted.err" && fail "usdt interpreted: something compiled"
+assert_eq "$(stats ucompiled)" "$(stats uinterpreted)" "usdt: compiled and interpreted trigger counters"
+assert_eq "$(stats ucompiled)" "evaluated 9, matched 2, fired 2, suppressed 0, dropped 0
+evaluated 9, matched 6, fired 6, suppressed 0, dropped 0" "usdt: the known counts"
+assert_eq "$(windows ucompiled)" "$(windows uinterpreted)" "usdt windows compiled and interpreted"
+assert_eq "$(windows ucompiled)" 6 "usdt windows: requests 0, 2..6"
+for n in ucompiled uinterpreted; do
+	assert_eq "$(pscript "$tmp/$n.data" | grep -c 'auxtrig:mark: ')" 8 "$n: marks"
+	assert_eq "$(pscript "$tmp/$n.data" | grep -c 'sys_enter_getppid:')" 6 "$n: getppid() inside the windows"
+done
+
 # One point, two conditions, one over the budget: it alone is interpreted, the other stays compiled.
 "$AUXTRIG" record -v -o "$tmp/mixed.data" --on "uprobe:$UPD:handle if arg0 == 1:mark" \
 	--on "uprobe:$UPD:handle if arg0 == 0 && $long:mark" -- "$UPD" 4 2 >"$tmp/mixed.out" 2>"$tmp/mixed.err" ||
@@ -104,6 +135,13 @@ grep -q '^auxtrig: uprobe: its own gate program, [0-9]* instructions, triggers c
 assert_eq "$(stats longest)" "evaluated 12, matched 4, fired 4, suppressed 0, dropped 0" "longest: counters"
 
 # --dry-run says the same without loading anything.
+"$AUXTRIG" record --dry-run --on "usdt:$USDT:demo:request_done if arg1 == -2:mark" \
+	--on "usdt:$USDT:demo:request_done if arg1 == -2 && $long:mark" -- true >"$tmp/udry.out" 2>"$tmp/udry.err" ||
+	fail "dry run usdt: $(cat "$tmp/udry.err")"
+grep -q "^trigger 1: the shared gate program, condition compiled to BPF in the point's own program, which it runs once it has the arguments$" "$tmp/udry.out" ||
+	fail "dry run usdt: trigger 1: $(cat "$tmp/udry.out")"
+grep -q "^trigger 2: the shared gate program, condition interpreted: the globs' unrolled matchers" "$tmp/udry.out" ||
+	fail "dry run usdt: trigger 2: $(cat "$tmp/udry.out")"
 "$AUXTRIG" record --dry-run --on "uprobe:$UPD:handle if arg0 == 1:mark" \
 	--on "uretprobe:$UPD:handle if ret >= 2 && $long:mark" -w "uprobe:$UPD:try_open" --where "$where" -- true \
 	>"$tmp/dry.out" 2>"$tmp/dry.err" || fail "dry run: $(cat "$tmp/dry.err")"

@@ -335,6 +335,9 @@ int gate__add_point(struct gate *g, const struct point *p, __u64 open_mask, __u6
 			bpf_program__set_autoload(g->skel->progs.gate_fire_entry, true);
 		if (p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE)
 			bpf_program__set_autoload(g->skel->progs.gate_fire_return, true);
+		/* the rest of a hit whose conditions its own program decided (GATE_PROBE_USDT) */
+		if (p->kind == POINT_USDT)
+			bpf_program__set_autoload(g->skel->progs.gate_point_usdt_decided, true);
 	}
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
@@ -771,6 +774,7 @@ int gate__load(struct gate *g)
 			[GATE_PROBE_WINDOW] = g->skel->progs.gate_uprobe_enter,
 			[GATE_PROBE_FIRE_ENTRY] = g->skel->progs.gate_fire_entry,
 			[GATE_PROBE_FIRE_RETURN] = g->skel->progs.gate_fire_return,
+			[GATE_PROBE_USDT] = g->skel->progs.gate_point_usdt_decided,
 		};
 
 		for (__u32 k = 0; k < GATE_PROBE_PROGS; k++) {
@@ -1157,6 +1161,84 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	return 0;
 }
 
+/*
+ * Usdt point @n's conditions compiled: its own program, which the shared
+ * gate_point_usdt tail-calls once it has put the arguments in the
+ * environment (GATE_PROBE_USDT). Return: 0 when in place, -EOPNOTSUPP with
+ * @why when the shared program interprets them.
+ */
+static int usdt_front(struct gate *g, size_t n, char *why, size_t why_size)
+{
+	const struct gate_point *pt = &g->points[n];
+	struct gate_front_spec spec;
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	__u32 k = n;
+	size_t nr;
+	int fd, err;
+
+	front_spec_init(g, &spec);
+	spec.probe_progs_fd = bpf_map__fd(g->skel->maps.gate_probe_progs);
+	spec.vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed);
+	spec.env_fd = bpf_map__fd(g->skel->maps.gate_env);
+	spec.no_windows = g->skel->rodata->no_windows;
+	spec.where = g->where;
+	spec.probe = GATE_FRONT_USDT;
+	spec.probe_key = GATE_POINT_BASE + n;
+	spec.probe_prog = GATE_PROBE_USDT;
+	spec.open_mask = pt->tp.open_mask;
+	spec.close_mask = pt->tp.close_mask;
+	spec.trig_mask = pt->tp.trig_mask;
+	if (gate_front__needs_task(&spec) && !g->have_task) {
+		err = gate_front__task_offsets(&g->task);
+		if (err) {
+			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+			return -EOPNOTSUPP;
+		}
+		g->have_task = 1;
+	}
+	spec.task = g->task;
+	a = bpf_asm__new();
+	if (!a)
+		return -ENOMEM;
+	err = gate_front__build_probe(a, &spec, why, why_size);
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_usdt", "Dual BSD/GPL", insns, nr, NULL);
+	if (fd < 0) {
+		static char log[256 * 1024];
+		LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+		int lfd;
+
+		err = -errno;
+		log[0] = 0;
+		lfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_usdt", "Dual BSD/GPL", insns, nr, &po);
+		if (lfd >= 0)
+			close(lfd);
+		pr_debug("%s\n", log);
+		bpf_asm__delete(a);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	bpf_asm__delete(a);
+	err = keep_fd(g, fd);
+	if (err)
+		return err;
+	err = bpf_map__update_elem(g->skel->maps.gate_usdt_conds, &k, sizeof(k), &fd, sizeof(fd), BPF_ANY);
+	if (err) {
+		snprintf(why, why_size, "cannot hand its program to the shared one: %s", strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	pr_info("usdt: conditions compiled, %zu instructions, in a program of its own after the shared one's arguments\n",
+		nr);
+	return 0;
+}
+
 /* Does a condition run at usdt point @tp (its triggers', or the --where of a window it opens)? */
 static bool usdt_has_cond(const struct gate *g, const struct gate_tp *tp)
 {
@@ -1188,8 +1270,12 @@ static int attach_point(struct gate *g, size_t n)
 			pr_info("%s:%s%s%s: conditions interpreted by the shared gate program: %s\n",
 				point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, why);
 	} else if (p->kind == POINT_USDT && usdt_has_cond(g, &g->points[n].tp)) {
-		pr_info("usdt:%s:%s:%s: conditions interpreted by the shared gate program: usdt arguments are not compiled\n",
-			p->path, p->provider, p->symbol);
+		err = usdt_front(g, n, why, sizeof(why));
+		if (err && err != -EOPNOTSUPP)
+			return err;
+		if (err && !strstr(why, "no condition to compile"))
+			pr_info("usdt:%s:%s:%s: conditions interpreted by the shared gate program: %s\n", p->path,
+				p->provider, p->symbol, why);
 	}
 	switch (p->kind) {
 	case POINT_UPROBE:

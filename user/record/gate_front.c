@@ -118,6 +118,21 @@ static void current_task(struct bpf_asm *a)
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_current_task_btf));
 }
 
+/*
+ * r0 = usdt argument @n, as the shared gate_point_usdt decoded it into the
+ * environment (gate_env) before it tail-called this program.
+ */
+static void usdt_arg(struct bpf_asm *a, const struct gate_front_spec *s, unsigned int n, int fail)
+{
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__ld_map_fd(a, R1, s->env_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R0, offsetof(struct expr_env, args) + 8 * n));
+}
+
 /* @reg = pid_tgid (tgid << 32 | tid), which the prologue fetched. */
 static void load_ids(struct bpf_asm *a, const struct front *fr, int reg)
 {
@@ -200,6 +215,10 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	if (f < EXPR_F_ARG0 || f >= EXPR_F_ARG0 + EXPR_NR_ARGS)
 		return -EINVAL;
 	n = f - EXPR_F_ARG0;
+	if (s->probe == GATE_FRONT_USDT) {
+		usdt_arg(a, s, n, fail);
+		return 0;
+	}
 #ifdef PT_REGS_RC_OFF
 	if (s->probe == GATE_FRONT_ENTRY) {
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_CTX, parm_off[n]));
@@ -263,6 +282,10 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 			expr_bpf__strlen(a, buf_off, EXPR_COMM_LEN);
 		return 0;
 	case EXPR_S_USER:
+		if (s->probe == GATE_FRONT_USDT && arg < EXPR_NR_ARGS) {
+			usdt_arg(a, s, arg, fail);
+			bpf_asm__emit(a, BA_MOV64_REG(R3, R0));
+		} else
 #ifdef PT_REGS_RC_OFF
 		if (s->probe == GATE_FRONT_ENTRY && arg < EXPR_NR_ARGS) {
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, parm_off[arg]));
@@ -854,8 +877,8 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 #ifndef PT_REGS_RC_OFF
 	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
 #endif
-	if (!s->is_window && s->probe != GATE_FRONT_ENTRY && s->probe != GATE_FRONT_RETURN)
-		return refuse(why, why_size, "not a uprobe, uretprobe, kprobe or kretprobe point (%u)", s->probe);
+	if (!s->is_window && s->probe != GATE_FRONT_ENTRY && s->probe != GATE_FRONT_RETURN && s->probe != GATE_FRONT_USDT)
+		return refuse(why, why_size, "not a uprobe, uretprobe, usdt, kprobe or kretprobe point (%u)", s->probe);
 
 	for (__u32 i = 0; !s->is_window && i < GATE_MAX_TRIGGERS; i++) {
 		if (!(s->trig_mask & (1u << i)) || !s->conds || !s->conds[i])

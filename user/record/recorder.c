@@ -740,6 +740,8 @@ static int probe_kind(const struct point *pt)
 	case POINT_URETPROBE:
 	case POINT_KRETPROBE:
 		return GATE_FRONT_RETURN;
+	case POINT_USDT:
+		return GATE_FRONT_USDT;
 	default:
 		return 0;
 	}
@@ -783,13 +785,15 @@ static void dry_run_print_where(const struct session *s)
 		point__format(pt, text, sizeof(text));
 		why[0] = 0;
 		if (!probe)
-			snprintf(why, sizeof(why), "%s", "usdt and mem arguments are not compiled");
+			snprintf(why, sizeof(why), "%s", "mem: points' programs are not compiled");
 		if (why[0] || gate_front__check_probe_cond(p->where, probe, 1, 1, why, sizeof(why)))
 			printf("--where at %s%s: interpreted by the shared gate program: %s\n",
 			       k < s->map.nr_points ? "" : "uprobe window ", text, why[0] ? why : "?");
 		else
-			printf("--where at %s%s: compiled to BPF, decided in a program of its own before the shared one\n",
-			       k < s->map.nr_points ? "" : "uprobe window ", text);
+			printf("--where at %s%s: compiled to BPF, decided in a program of its own %s\n",
+			       k < s->map.nr_points ? "" : "uprobe window ", text,
+			       probe == GATE_FRONT_USDT ? "that the shared one runs once it has the arguments" :
+			       "before the shared one");
 	}
 }
 
@@ -813,7 +817,7 @@ static void dry_run_print_trigger(const struct session *s, size_t i)
 				   !strcmp(s->map.points[k].pt->symbol, t->pt.symbol) &&
 				   s->map.points[k].pt->offset == t->pt.offset;
 		if (!probe)
-			snprintf(why, sizeof(why), "usdt and mem points run the shared gate programs");
+			snprintf(why, sizeof(why), "mem: points run the shared gate programs");
 		else if (t->cond && gate_front__check_probe_cond(t->cond, probe, 0, windows, why, sizeof(why)))
 			why[0] = why[0] ? why[0] : '?';
 		if (why[0])
@@ -821,7 +825,9 @@ static void dry_run_print_trigger(const struct session *s, size_t i)
 			       why);
 		else
 			printf("trigger %zu: the shared gate program%s\n", i + 1,
-			       t->cond ? ", condition compiled to BPF in the point's own program before it" : "");
+			       !t->cond ? "" : probe == GATE_FRONT_USDT ?
+			       ", condition compiled to BPF in the point's own program, which it runs once it has the arguments" :
+			       ", condition compiled to BPF in the point's own program before it");
 		return;
 	} else {
 		for (size_t k = 0; k < p->events.nr; k++)

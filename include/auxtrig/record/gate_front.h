@@ -72,7 +72,11 @@ struct gate_front_task {
  * @task:	task_struct offsets, where gate_front__needs_task() says so.
  * @probe:	a probe point's program (gate_front__build_probe()):
  *		GATE_FRONT_ENTRY (uprobe, kprobe: arg0..arg5 from the registers)
- *		or GATE_FRONT_RETURN (uretprobe, kretprobe: ret), 0 a tracepoint.
+ *		or GATE_FRONT_RETURN (uretprobe, kretprobe: ret), or
+ *		GATE_FRONT_USDT (usdt: arg0..arg5 from the gate's environment,
+ *		gate_env, where the shared usdt program put them before it
+ *		tail-called this one: see @env_fd), 0 a tracepoint.
+ * @env_fd:	with GATE_FRONT_USDT, gate_env.
  * @ret_cast:	what types ret at a return (EXPR_OP_CAST's operand), 0 none.
  * @probe_key:	the shared program's key for the hit (struct gate_trig_pcpu.probe_key).
  * @probe_progs_fd, @probe_prog: gate_probe_progs and the index (GATE_PROBE_*)
@@ -113,10 +117,12 @@ struct gate_front_spec {
 	int no_windows;
 	int is_window;
 	__u32 window;
+	int env_fd;
 };
 
 #define GATE_FRONT_ENTRY	1
 #define GATE_FRONT_RETURN	2
+#define GATE_FRONT_USDT		3
 
 /**
  * gate_front__build() - the program for @spec into @a.
