@@ -29,7 +29,6 @@ void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool 
 	attr_init_common(a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_BPF_OUTPUT;
-	a->sample_type = CPU_EVENTS_OUT_SAMPLE_TYPE;
 	a->sample_period = 1;
 	if (overwrite) {
 		/* Flight recorder: the kernel keeps the newest records, nobody is woken. */
@@ -237,13 +236,6 @@ int cpu_events__add_attrs(const struct cpu_events *ce, struct pdata_writer *w)
 	for (size_t i = 0; i < ce->nr_cpus; i++)
 		ids[i] = ce->cpus[i].out_id;
 	cpu_events__attr_output(&a, 0, ce->snapshot_mode);
-	/*
-	 * None of its samples is in the file (each is written as its
-	 * tracepoint's) and its other records' trailer is the same either way:
-	 * described with the file's one layout, perf script shows the file
-	 * without asking for an IP this event would not have.
-	 */
-	a.sample_type = PDATA_SAMPLE_TYPE;
 	err = pdata_writer__add_attr(w, &a, "bpf-output", ids, ce->nr_cpus);
 	free(ids);
 	return err;

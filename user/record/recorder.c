@@ -57,16 +57,15 @@
 #include "auxtrig/sys/tracefs.h"
 
 /*
- * The gate's samples in a CPU's ring (CPU_EVENTS_OUT_SAMPLE_TYPE): header, id,
- * pid/tid, time, cpu/res, u32 raw size, raw bytes, padding to 8. The raw
- * bytes are a struct gate_out_hdr (the IP perf would have sampled, the
- * window, flags) followed by the tracepoint record. In the file they become
- * PDATA_SAMPLE_TYPE samples (struct pdata_sample_head: ip and period added).
+ * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
+ * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are a struct
+ * gate_out_hdr (the IP perf would have sampled, the window, flags) followed by
+ * the tracepoint record.
  */
-#define OUT_TIME_OFF offsetof(struct cpu_events_out_head, time)
-#define OUT_RAW_SIZE_OFF sizeof(struct cpu_events_out_head)
-#define OUT_RAW_OFF (OUT_RAW_SIZE_OFF + 4)
-#define SAMPLE_RAW_OFF (sizeof(struct pdata_sample_head) + 4)
+#define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
+#define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
+#define SAMPLE_RAW_SIZE_OFF sizeof(struct pdata_sample_head)
+#define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
 #define GATE_HDR_SIZE sizeof(struct gate_out_hdr)
 _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
@@ -184,16 +183,16 @@ static bool gate_sample_type(const struct perf_event_header *h, __u16 *type, __u
 	struct gate_out_hdr gh;
 	__u32 raw_size;
 
-	if (h->type != PERF_RECORD_SAMPLE || h->size < OUT_RAW_OFF + GATE_HDR_SIZE + 2)
+	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2)
 		return false;
-	memcpy(&raw_size, (const char *)h + OUT_RAW_SIZE_OFF, sizeof(raw_size));
-	if (raw_size < GATE_HDR_SIZE + 8 || OUT_RAW_OFF + raw_size > h->size)
+	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+	if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size)
 		return false;
-	memcpy(&gh, (const char *)h + OUT_RAW_OFF, sizeof(gh));
+	memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
 	if (gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
 		return false;
-	memcpy(type, (const char *)h + OUT_RAW_OFF + GATE_HDR_SIZE, sizeof(*type));
-	memcpy(time, (const char *)h + OUT_TIME_OFF, sizeof(*time));
+	memcpy(type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(*type));
+	memcpy(time, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(*time));
 	return true;
 }
 
@@ -237,38 +236,37 @@ static int check_stop(void *ctx, struct cpu_events *ce)
 static int process_record(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
-	char buf[65536] __attribute__((aligned(8)));
+	char buf[65536];
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		struct pdata_sample_head *out = (struct pdata_sample_head *)buf;
-		const struct cpu_events_out_head *in = (const void *)h;
+		struct perf_event_header *out = (struct perf_event_header *)buf;
 		const struct rec_event *e;
 		struct gate_out_hdr gh;
 		__u32 raw_size, rec_size;
-		__u64 t;
+		__u64 t, one = 1;
 		__u16 type;
 
-		if (h->size < OUT_RAW_OFF + GATE_HDR_SIZE + 2) {
+		if (h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&raw_size, (const char *)h + OUT_RAW_SIZE_OFF, sizeof(raw_size));
-		if (raw_size < GATE_HDR_SIZE + 8 || OUT_RAW_OFF + raw_size > h->size) {
+		memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+		if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&gh, (const char *)h + OUT_RAW_OFF, sizeof(gh));
+		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
 		if (gh.flags & GATE_OUT_VERDICT) /* A timed window closed: its held records are written or dropped. */
 			return record_sink__verdict(&s->sink, gh.window, gh.flags & GATE_OUT_KEEP);
 		if (gh.flags & GATE_OUT_POINT) /* a snapshot's end (take_snapshot()): not a record */
 			return 0;
-		memcpy(&type, (const char *)h + OUT_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
+		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
 		e = event_list__by_type(&s->plan->events, type);
 		if (!e) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
+		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
 		/*
 		 * A stop action: its auxtrig:stop record is the last of the file.
 		 * The gate emits nothing after it; what another CPU was emitting
@@ -284,35 +282,25 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		 * Same sample, as the tracepoint's: its id, the gate's IP with the
 		 * cpumode that IP is in (the bpf-output event's sample says kernel
 		 * whatever it carries: perf would look user IPs up in the kernel),
-		 * tid, time and cpu as the kernel stamped them, period 1 (neither
-		 * IP nor period is in the ring: CPU_EVENTS_OUT_SAMPLE_TYPE), the
-		 * bare record.
+		 * period 1 (it says 0: perf report would weigh every sample 0%),
+		 * the bare record.
 		 */
 		rec_size = raw_size - GATE_HDR_SIZE;
-		if (SAMPLE_RAW_OFF + rec_size + 7 > UINT16_MAX) { /* 16 bytes longer than in the ring */
-			s->unknown++;
-			return 0;
-		}
-		out->header = in->header;
-		out->header.misc = (in->header.misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
-		out->id = e->id;
-		out->ip = gh.ip;
-		out->pid = in->pid;
-		out->tid = in->tid;
-		out->time = in->time;
-		out->cpu = in->cpu;
-		out->res = in->res;
-		out->period = 1;
-		memcpy(buf + sizeof(*out), &rec_size, sizeof(rec_size));
-		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + OUT_RAW_OFF + GATE_HDR_SIZE, rec_size);
-		out->header.size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
-		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->header.size - SAMPLE_RAW_OFF - rec_size);
+		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
+		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
+		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
+		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
+		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
+		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
+		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, rec_size);
+		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
+		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
 		s->written++;
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
 		if (gh.flags & GATE_OUT_HELD)
-			return record_sink__write_held(&s->sink, gh.window, t, buf, out->header.size);
-		return record_sink__write(&s->sink, &out->header);
+			return record_sink__write_held(&s->sink, gh.window, t, buf, out->size);
+		return record_sink__write(&s->sink, out);
 	}
 	if (h->type == PERF_RECORD_LOST) {
 		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;
@@ -431,12 +419,12 @@ static __u64 sample_time(const struct perf_event_header *h, __u32 *point)
 	__u64 t;
 
 	*point = 0;
-	if (h->type != PERF_RECORD_SAMPLE || h->size < OUT_RAW_OFF + GATE_HDR_SIZE)
+	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE)
 		return 0;
-	memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
-	memcpy(&raw_size, (const char *)h + OUT_RAW_SIZE_OFF, sizeof(raw_size));
-	if (raw_size >= GATE_HDR_SIZE && OUT_RAW_OFF + raw_size <= h->size) {
-		memcpy(&gh, (const char *)h + OUT_RAW_OFF, sizeof(gh));
+	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
+	if (raw_size >= GATE_HDR_SIZE && SAMPLE_RAW_OFF + raw_size <= h->size) {
+		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
 		if (gh.flags & GATE_OUT_POINT)
 			*point = gh.window ? gh.window : ~0u;
 	}
@@ -464,7 +452,7 @@ static int snapshot_record(void *ctx, const struct perf_event_header *h)
  */
 static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 {
-	const struct cpu_events_out_head *prev = NULL;
+	const struct pdata_sample_head *prev = NULL;
 	__u64 end = 0, t;
 	__u32 pt;
 	long n = 0;
@@ -472,7 +460,7 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 
 	for (size_t off = 0; point && off < s->snap_buf.len;) {
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
-		const struct cpu_events_out_head *sh = (const void *)h;
+		const struct pdata_sample_head *sh = (const void *)h;
 
 		off += h->size;
 		t = sample_time(h, &pt);
