@@ -17,7 +17,8 @@
 #             minus that without a recorder, over the events it made (both
 #             tools write the same events: every sys_enter_getppid of its pid)
 # Environment: BENCH_THREADS (default: CPUs), BENCH_COUNT (500000),
-# BENCH_PAGES (128), BENCH_RUNS (3; the median run per tool is reported).
+# BENCH_PAGES (128), BENCH_RUNS (3; the tools' runs interleaved, the median run per tool
+# reported).
 set -u
 build=$(cd "${1:-build}" && pwd)
 threads=${BENCH_THREADS:-$(nproc)}
@@ -64,11 +65,15 @@ run() {
 median() { sort -n -k3 | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
 
 echo "auxtrig bench: $threads threads x $count getppid() = $expected events, -m $pages pages per CPU, $runs runs per tool"
-echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null)"
+echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-for tool in none auxtrig perf; do
-	for n in $(seq "$runs"); do run $tool "$n"; done | median >"$tmp/$tool.result"
+# Interleaved: run n of every tool before run n+1 of any, so a burst of load
+# from the shared machine falls on all of them alike, not on one tool's runs.
+for n in $(seq "$runs"); do
+	for tool in none auxtrig perf; do run $tool "$n" >>"$tmp/$tool.runs"; done
 done
+for tool in none auxtrig perf; do median <"$tmp/$tool.runs" >"$tmp/$tool.result"; done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 base=$(awk '{ print $3 }' "$tmp/none.result")
 printf '%-8s %12s %12s %8s %10s %10s %9s %9s\n' tool recorded lost lost% "cpu(s)" "wall(s)" slowdown ns/event
 for tool in none auxtrig perf; do
