@@ -771,8 +771,17 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 	struct script_cs *cs = ctx;
 	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
 	bool kernel = binaries__is_kernel(cs->s->bins, br->from);
-	char line[1100];
+	char buf[1100], *line = buf;
 	size_t n = 0;
+
+	/* in a worker, the line is made in place in the lines sent to the parent */
+	if (cs->lines) {
+		if (cs->nr_lines + sizeof(buf) > CS_LINES_MAX) {
+			decode_out__write(cs->out, cs->lines, cs->nr_lines);
+			cs->nr_lines = 1;
+		}
+		line = (char *)cs->lines + cs->nr_lines;
+	}
 
 	if (f & SCRIPT_F_CPU) {
 		if (cs->br_cpu >= 0 && cs->br_cpu < 1000) {
@@ -784,7 +793,7 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 			line[5] = ' ';
 			n = 6;
 		} else {
-			n = snprintf(line, sizeof(line), "[%03d] ", cs->br_cpu);
+			n = snprintf(line, sizeof(buf), "[%03d] ", cs->br_cpu);
 		}
 	}
 	script_cs__addr(cs, line, &n, br->from, kernel, false);
@@ -792,7 +801,10 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 	n += 3;
 	script_cs__addr(cs, line, &n, br->to, kernel, true);
 	line[n++] = '\n';
-	script_cs__line(cs, line, n);
+	if (cs->lines)
+		cs->nr_lines += n;
+	else
+		script_cs__line(cs, line, n);
 }
 
 static int script_cs__win_push(struct script_cs *cs, struct script_win *w)
