@@ -85,7 +85,7 @@ row() {	# format mode tool TAG base_TAG [wall_base_TAG]
 	fi
 	awk -v f="$1" -v m="$2" -v t="$3" -v c="$c" -v r="$r" -v w="$w" -v b="$base" -v jw="$jw" \
 		'BEGIN { printf "| %-9s | %-8s | %-22s | %7.3f | %8.1f | %7.3f | %8s | %9s |\n", f, m, t, c, r, w,
-			 (t ~ /^perf/) ? "1.00x" : c > 0 ? sprintf("%.2fx", b / c) : "-", jw }'
+			 (t ~ /^perf/) ? "1.00x" : (c > 0 ? sprintf("%.2fx", b / c) : "-"), jw }'
 }
 
 "$gen" cs "$tmp/cs.data" "$cs_repeat" || exit 1
