@@ -13,6 +13,7 @@
 
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/reaper.h"
 #include "auxtrig/record/trigger_prog.h"
 
 struct trigger_prog {
@@ -70,6 +71,7 @@ static int compile(const char *src, char *out, size_t out_size)
 	fd = mkostemp(out, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	reaper__own_file(out);
 	snprintf(incflag, sizeof(incflag), "-I%s", inc);
 	snprintf(vmlflag, sizeof(vmlflag), "-I%s", vml);
 	pid = fork();
@@ -199,7 +201,9 @@ void trigger_prog__close(struct trigger_prog *p)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
 	bpf_object__close(p->obj);
-	if (p->tmp[0])
+	if (p->tmp[0]) {
 		unlink(p->tmp);
+		reaper__disown_file(p->tmp);
+	}
 	free(p);
 }
