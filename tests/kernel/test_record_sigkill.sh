@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # SIGKILL of a recording leaves nothing behind: the command it started is
-# gone (a process attached with -p is left alone), none of its BPF programs,
+# gone, and so is every process the command started, in a session of its own
+# or not (a process attached with -p is left alone), no cgroup or file
+# auxtrig made stays (a FIFO the user made does), none of its BPF programs,
 # maps or links stays in the kernel, no probe stays in tracefs, and the file
 # holds what was recorded so far (after `auxtrig repair`, which closes the
 # moment between a round's data and its header).
@@ -105,11 +107,57 @@ assert_perf_reads "$tmp/p.data"
 "$AUXTRIG" record -q -w syscall:openat -o "$tmp/e.data" -- "$DEMO" -r 1000000000 >/dev/null 2>&1 &
 aux=$!
 for ((i = 0; i < WAIT * 20; i++)); do
-	early=$(pgrep -P $aux) && break
+	# the held command (not the reaper, auxtrig's other child)
+	early=$(ps -o pid=,comm= --ppid $aux | awk '$2 != "auxtrig-reaper" { print $1 }')
+	[ -n "$early" ] && break
 	sleep 0.01
 done
 [ -n "${early:-}" ] || fail "auxtrig never forked its command"
 kill -KILL $aux
 wait $aux 2>/dev/null
 gone "$early" || { kill -KILL "$early"; fail "the command forked by a killed auxtrig (pid $early) still runs"; }
+
+# 4. What the command started dies too, in auxtrig's process group or not: here a grandchild
+#    that called setsid(). The files auxtrig made (the --control FIFO it was asked to make, the
+#    object a --trigger-prog .c compiles to, in $TMPDIR) go; the FIFO the user made stays.
+mkfifo -m 600 "$tmp/ctl"
+mkdir "$tmp/tmpdir"
+TMPDIR=$tmp/tmpdir record_bg "$tmp/s.err" -w "uprobe:$UPD:handle" -e syscalls:sys_enter_getppid \
+	--trigger-prog "$top/examples/triggers/openat_in_call.bpf.c" --control "fifo:$tmp/ctl,$tmp/ack" \
+	-o "$tmp/s.data" -- sh -c 'setsid sh -c "echo \$\$ >$1.new && mv $1.new $1 && exec sleep 100000" & exec "$2" 1000000000 2' \
+	sh "$tmp/gc.pid" "$UPD"
+wait_for "$tmp/gc.pid" '^[0-9]+$' $aux
+gc=$(cat "$tmp/gc.pid")
+[ "$(ps -o sid= -p "$gc" | tr -d ' ')" = "$gc" ] || fail "the grandchild $gc did not start a session of its own"
+[ -p "$tmp/ack" ] || fail "auxtrig made no ACK FIFO $tmp/ack"
+[ -n "$(ls -A "$tmp/tmpdir")" ] || fail "no compiled --trigger-prog object in \$TMPDIR: the check below would prove nothing"
+# The grandchild's cgroup v2 directory, when it is not the test's own (auxtrig made it).
+cgmnt=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+gccg=$(sed -n 's/^0:://p' /proc/"$gc"/cgroup)
+[ "$gccg" = "$(sed -n 's/^0:://p' /proc/self/cgroup)" ] && gccg=
+wait_size "$tmp/s.data" 65536 $aux
+objs=$(bpf_objects $aux)
+kill -KILL $aux
+wait $aux 2>/dev/null
+gone "$gc" || { kill -KILL "$gc"; fail "the grandchild in its own session (pid $gc) still runs 10 s after auxtrig was SIGKILLed"; }
+# The reaper removes what auxtrig made once auxtrig is gone: wait for it (10 s at most).
+left() {
+	[ -n "$gccg" ] && [ -n "$cgmnt" ] && [ -d "$cgmnt$gccg" ] && echo "the cgroup $cgmnt$gccg"
+	[ -e "$tmp/ack" ] && echo "the ACK FIFO $tmp/ack"
+	ls -A "$tmp/tmpdir" | sed 's/^/the compiled trigger program /'
+}
+for ((i = 0; i < 200; i++)); do
+	[ -z "$(left)" ] && break
+	sleep 0.05
+done
+[ -z "$(left)" ] || fail "a SIGKILLed auxtrig left behind: $(left | tr '\n' ' ')"
+[ -p "$tmp/ctl" ] || fail "the control FIFO the user made was removed"
+left=$(left_in_kernel <<<"$objs")
+[ -z "$left" ] || fail "BPF objects of the killed auxtrig (setsid grandchild) still in the kernel: $(echo $left)"
+assert_eq "$(cat $tracefs/uprobe_events $tracefs/kprobe_events 2>/dev/null | sort)" "$probes_before" \
+	"tracefs probes after the kill (setsid grandchild)"
+"$AUXTRIG" repair "$tmp/s.data" >"$tmp/repair.out" || fail "repair failed: $(cat "$tmp/repair.out")"
+assert_perf_reads "$tmp/s.data"
+[ "$(pscript "$tmp/s.data" | grep -c 'auxtrig:uprobe_enter: window=0 depth=1 ')" -gt 10 ] ||
+	fail "no windows in the file of the killed recording (setsid grandchild)"
 echo ok

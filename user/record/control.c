@@ -12,6 +12,7 @@
 #include "auxtrig/record/control.h"
 #include "auxtrig/record/plan.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/reaper.h"
 
 static const char *const commands[] = {
 	[CONTROL_ENABLE] = "enable", [CONTROL_DISABLE] = "disable", [CONTROL_SNAPSHOT] = "snapshot",
@@ -133,6 +134,7 @@ static int control__open_fifo(struct control *c, const char *path, int *fd, int 
 			unlink(path);
 			return -ENOMEM;
 		}
+		reaper__own_file(path);	/* removed by the reaper if auxtrig is killed */
 	} else if (errno != EEXIST) {
 		err = -errno;
 		pr_err("--control: cannot make the FIFO %s: %s\n", path, strerror(-err));
@@ -196,8 +198,10 @@ void control__close(struct control *c)
 			close(c->ack_fd);
 	}
 	for (int i = 0; i < 2; i++) {
-		if (c->created[i])
+		if (c->created[i]) {
 			unlink(c->created[i]);
+			reaper__disown_file(c->created[i]);
+		}
 		free(c->created[i]);
 	}
 	control__init(c);

@@ -53,6 +53,7 @@
 #include "auxtrig/sys/membuf.h"
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/progress.h"
+#include "auxtrig/sys/reaper.h"
 #include "auxtrig/sys/target.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -1458,6 +1459,13 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	int err, ret = EXIT_RUNTIME;
 
 	control__init(&s.ctl);
+	/*
+	 * First, while auxtrig holds no thread, BPF object or perf event: the
+	 * reaper cleans up after a SIGKILLed auxtrig (the command's cgroup, the
+	 * files it makes).
+	 */
+	if (!p->dry_run)
+		reaper__start(p->command != NULL);
 	/* decided before the gate loads: it sends window edges only for the userspace-gated path */
 	hw_trace__decide(&s.hw, p, aux_sys);
 	hw_trace__map_aux(&s.hw, p, &maux);
@@ -1647,6 +1655,7 @@ out:
 		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	pdata_writer__delete(s.w);
 	session_exit(&s);
+	reaper__stop();
 	progress__set_global(NULL);
 	return ret;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* User-written trigger programs: --trigger-prog FILE.bpf.o | FILE.bpf.c */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "auxtrig/record/gate.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/reaper.h"
 #include "auxtrig/record/trigger_prog.h"
 
 struct trigger_prog {
@@ -59,30 +61,42 @@ static void find_includes(char *inc, size_t inc_size, char *vml, size_t vml_size
 static int compile(const char *src, char *out, size_t out_size)
 {
 	char inc[PATH_MAX], vml[PATH_MAX], incflag[PATH_MAX + 2], vmlflag[PATH_MAX + 2];
+	const char *dir = getenv("TMPDIR");
 	int status, fd;
 	pid_t pid;
 
 	find_includes(inc, sizeof(inc), vml, sizeof(vml));
-	snprintf(out, out_size, "/tmp/auxtrig-trigger.XXXXXX");
-	fd = mkstemp(out);
+	/* in $TMPDIR (absolute) or /tmp; removed at close, or by the reaper if auxtrig is killed */
+	snprintf(out, out_size, "%s/auxtrig-trigger.XXXXXX", dir && dir[0] == '/' ? dir : "/tmp");
+	fd = mkostemp(out, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	close(fd);
+	reaper__own_file(out);
 	snprintf(incflag, sizeof(incflag), "-I%s", inc);
 	snprintf(vmlflag, sizeof(vmlflag), "-I%s", vml);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(fd);
 		return -errno;
+	}
 	if (pid == 0) {
+		/*
+		 * clang writes to its stdout, this file: "-o FILE" would write a
+		 * new file and rename it over this one, which the reaper (that
+		 * removes only the file made here, by inode) would then leave.
+		 */
+		if (dup2(fd, STDOUT_FILENO) < 0)
+			_exit(126);
 		execlp("clang", "clang", "-g", "-O2", "-target", "bpf",
 #if defined(__x86_64__)
 		       "-D__TARGET_ARCH_x86",
 #elif defined(__aarch64__)
 		       "-D__TARGET_ARCH_arm64",
 #endif
-		       incflag, vmlflag, "-c", src, "-o", out, (char *)NULL);
+		       incflag, vmlflag, "-c", src, "-o", "-", (char *)NULL);
 		_exit(127);
 	}
+	close(fd);
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
@@ -187,7 +201,9 @@ void trigger_prog__close(struct trigger_prog *p)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
 	bpf_object__close(p->obj);
-	if (p->tmp[0])
+	if (p->tmp[0]) {
 		unlink(p->tmp);
+		reaper__disown_file(p->tmp);
+	}
 	free(p);
 }

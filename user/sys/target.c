@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "auxtrig/sys/log.h"
+#include "auxtrig/sys/reaper.h"
 #include "auxtrig/sys/target.h"
 
 static int find_executable(const char *name, char *out, size_t len)
@@ -106,6 +108,14 @@ int target__fork_command(struct target *t, char **argv)
 	}
 	close(go[0]);
 	close(errp[1]);
+	/*
+	 * Into the reaper's cgroup while it is held, before it can fork: all
+	 * it starts is then in there, and dies with a SIGKILLed auxtrig.
+	 */
+	err = reaper__adopt(pid);
+	if (err && err != -ENODEV)
+		pr_debug("cannot move the command into its cgroup: %s; only the command itself dies with auxtrig\n",
+			 strerror(-err));
 	t->is_command = true;
 	t->pids[0] = pid;
 	t->nr_pids = 1;
@@ -318,6 +328,10 @@ int target__stop_tree(struct target *t, unsigned int grace_ms)
 		reap_all(t);
 		if (target__descendants(root, &pids, &nr))
 			break;
+		/* the reaper is auxtrig's child too, not the command's: it ends with auxtrig */
+		for (size_t i = 0; i < nr; i++)
+			if (pids[i] == reaper__pid())
+				pids[i--] = pids[--nr];
 		if (t->no_subreaper && !t->exited) {
 			/* descendants of the command, not the command itself */
 			tmp = realloc(pids, (nr + 1) * sizeof(*pids));

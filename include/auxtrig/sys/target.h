@@ -34,7 +34,8 @@ struct target {
 /**
  * target__fork_command() - fork @argv[0] (searched in PATH), held before exec.
  * The command gets SIGKILL when auxtrig dies (PR_SET_PDEATHSIG), so that a
- * SIGKILLed auxtrig does not leave it running; its own children are not covered.
+ * SIGKILLed auxtrig does not leave it running; it is moved into the reaper's
+ * cgroup (reaper__adopt()) before it runs, so that its own children die too.
  * Return: 0, -ENOENT/-EACCES if it cannot be run (nothing forked), other -errno.
  */
 int target__fork_command(struct target *t, char **argv);
