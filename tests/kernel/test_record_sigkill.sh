@@ -24,21 +24,22 @@ bpf_objects() {
 }
 # The perf events a process holds.
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
-# Until a process is gone (reaped: a zombie still answers kill -0) or 10 s.
+# Until a process is gone (reaped: a zombie still answers kill -0) or $WAIT s (a guard, not a bound:
+# the lab's guests are slow).
 gone() {
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < WAIT * 20; i++)); do
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.05
 	done
 	return 1
 }
-# The objects of "$@" (prog|map|link ID lines on stdin) still in the kernel after 10 s:
+# The objects of "$@" (prog|map|link ID lines on stdin) still in the kernel after $WAIT s:
 # the kernel frees them once the last fd closes, after an RCU grace period.
 left_in_kernel() {
 	local objs left i
 	objs=$(cat)
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < WAIT * 10; i++)); do
 		left=$(while read -r kind id; do
 			[ -n "$id" ] && bpftool "$kind" show id "$id" >/dev/null 2>&1 && echo "$kind $id"
 		done <<<"$objs")
@@ -72,7 +73,7 @@ kill -KILL $aux || fail "auxtrig ended before it was killed: $(cat "$tmp/k.err")
 wait $aux 2>/dev/null
 if ! gone "$cmd"; then
 	kill -KILL "$cmd"
-	fail "the command auxtrig started (pid $cmd) still runs 10 s after auxtrig was SIGKILLed"
+	fail "the command auxtrig started (pid $cmd) still runs $WAIT s after auxtrig was SIGKILLed"
 fi
 left=$(left_in_kernel <<<"$objs")
 [ -z "$left" ] || fail "BPF objects of the killed auxtrig still in the kernel: $(echo $left)"
@@ -139,14 +140,14 @@ wait_size "$tmp/s.data" 65536 $aux
 objs=$(bpf_objects $aux)
 kill -KILL $aux
 wait $aux 2>/dev/null
-gone "$gc" || { kill -KILL "$gc"; fail "the grandchild in its own session (pid $gc) still runs 10 s after auxtrig was SIGKILLed"; }
-# The reaper removes what auxtrig made once auxtrig is gone: wait for it (10 s at most).
+gone "$gc" || { kill -KILL "$gc"; fail "the grandchild in its own session (pid $gc) still runs $WAIT s after auxtrig was SIGKILLed"; }
+# The reaper removes what auxtrig made once auxtrig is gone: wait for it ($WAIT s at most).
 left() {
 	[ -n "$gccg" ] && [ -n "$cgmnt" ] && [ -d "$cgmnt$gccg" ] && echo "the cgroup $cgmnt$gccg"
 	[ -e "$tmp/ack" ] && echo "the ACK FIFO $tmp/ack"
 	ls -A "$tmp/tmpdir" | sed 's/^/the compiled trigger program /'
 }
-for ((i = 0; i < 200; i++)); do
+for ((i = 0; i < WAIT * 20; i++)); do
 	[ -z "$(left)" ] && break
 	sleep 0.05
 done
