@@ -1380,11 +1380,13 @@ static int on_new_thread(struct session *s, pid_t tid, __u64 created_ns)
 /*
  * A per-thread group's leader hung up: its thread exited and the kernel has
  * stopped its events, so what they published is all there is: written, and
- * the group closed. Another fd hanging up is left out of the poll set.
+ * the group closed. In snapshot mode the group stays (out of the poll set)
+ * until the run ends: its trace is for the next snapshot, the exit's at the
+ * latest. Another fd hanging up is left out of the poll set.
  */
 static int on_hangup(struct session *s, int fd)
 {
-	for (size_t i = 0; s->hw.aux && i < aux_session__nr_fds(s->hw.aux); i++)
+	for (size_t i = 0; s->hw.aux && !s->plan->snapshot && i < aux_session__nr_fds(s->hw.aux); i++)
 		if (aux_session__fd(s->hw.aux, i) == fd)
 			return hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
