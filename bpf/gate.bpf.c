@@ -59,6 +59,7 @@ struct {
 /* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
 const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};
 const volatile __u32 signal_edges = 0;		/* 1: window edges to gate_ctl (userspace-gated AUX) */
+const volatile __u32 signal_threads = 0;	/* 1: the targets' new threads to gate_ctl (GATE_MSG_THREAD) */
 const volatile __u32 resume_type = 0;		/* record types of auxtrig:resume/pause */
 const volatile __u32 pause_type = 0;
 const volatile __u32 hold_windows = 0;		/* --min/--max-duration: windows are timed */
@@ -80,6 +81,7 @@ __u64 trig_policy[GATE_MAX_TRIGGERS];
 struct gate_edge_stats edge_stats;
 __u64 trig_tat[GATE_MAX_TRIGGERS];	/* limit:N/s: each trigger's theoretical arrival time (GCRA) */
 __u64 window_seq;			/* the last window id handed out */
+__u64 thread_msgs_dropped;		/* GATE_MSG_THREAD lost: gate_ctl was full */
 
 /* What the loader set (gate_abi.h, "who writes what"): read only here. */
 static __always_inline struct gate_config *gconfig(void)
@@ -1313,6 +1315,31 @@ int gate_fire(void *ctx)
 	return 1;
 }
 
+/*
+ * Per-thread hardware trace: a target's new thread or process needs its own
+ * AUX group, which only userspace can open (GATE_MSG_THREAD). The new task
+ * is not held: it may run before its group is open, and the recorder counts
+ * how long that took.
+ */
+static __always_inline void emit_thread(__u32 parent, __u32 child)
+{
+	struct gate_ctl_msg *msg;
+
+	msg = bpf_ringbuf_reserve(&gate_ctl, sizeof(*msg), 0);
+	if (!msg) {
+		__sync_fetch_and_add(&thread_msgs_dropped, 1);
+		return;
+	}
+	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->type = GATE_MSG_THREAD;
+	msg->size = sizeof(*msg);
+	msg->pid = parent;
+	msg->tid = child;
+	msg->time_ns = bpf_ktime_get_ns();
+	msg->args[0] = (__u32)bpf_get_current_pid_tgid();
+	bpf_ringbuf_submit(msg, BPF_RB_FORCE_WAKEUP);
+}
+
 /* Follow the target's children: a fork by a target process makes a target. */
 SEC("tp/sched/sched_process_fork")
 int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
@@ -1323,6 +1350,8 @@ int gate_follow_fork(struct trace_event_raw_sched_process_fork *ctx)
 	if (!filter_targets || target_threads || !bpf_map_lookup_elem(&gate_targets, &parent))
 		return 1;
 	bpf_map_update_elem(&gate_targets, &child, &one, BPF_ANY);
+	if (signal_threads)
+		emit_thread(parent, child);
 	return 1;
 }
 
@@ -1861,7 +1890,7 @@ int gate_point_mem(struct bpf_perf_event_data *ctx)
  * migrated between two members' programs of one hit.)
  *
  * The attach cookie: the window in bits 0..31; bits 32..63 the member's CPU
- * + 1 (0 for a per-thread member), for the record.
+ * + 1, or GATE_AUX_VETO_THREAD | tid for a thread's member, for the record.
  */
 #define GATE_SLOT_AUX_VETO	(EXPR_MAX_SLOTS - 1)
 _Static_assert(GATE_SLOT_AUX_VETO > GATE_SLOT_TRIGGER(GATE_MAX_TRIGGERS - 1), "a state slot of its own");

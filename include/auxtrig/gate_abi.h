@@ -49,6 +49,12 @@
 #define GATE_STR_MAX		256
 #define GATE_MAX_STRS		4	/* user strings per record */
 #define GATE_STR_FIXED_MAX	128	/* largest fixed part of a record with strings (syscall entries: 64) */
+/*
+ * The attach cookie of a hardware-trace --where program (gate_aux_veto_*):
+ * the window in bits 0..31, whose member it is in bits 32..63: CPU + 1 for a
+ * CPU's member, GATE_AUX_VETO_THREAD | tid for a thread's.
+ */
+#define GATE_AUX_VETO_THREAD	(1u << 31)
 
 #define GATE_TP_RECORD		(1u << 0)
 #define GATE_TP_USER_REGS	(1u << 1)	/* sample IP from user registers (syscall tracepoints) */
@@ -145,6 +151,13 @@ struct gate_trigger_stats {
 #define GATE_MSG_ACTION		1	/* a fired --on or trigger program: @action GATE_ACT_SNAPSHOT/STOP */
 #define GATE_MSG_EDGE		2	/* a thread's window edge: @action GATE_ACT_EDGE_OPEN/CLOSE */
 #define GATE_MSG_VERDICT	3	/* a timed window's verdict: @action GATE_ACT_VERDICT */
+/*
+ * A target created a thread or process (rodata signal_threads: per-thread
+ * hardware trace follows it): @tid the new one, @pid its creator's process,
+ * @args[0] the creator's thread, @time_ns when (sched_process_fork: before
+ * the new task first runs, which it may do before the recorder reads this).
+ */
+#define GATE_MSG_THREAD		4
 
 /* struct gate_trig_pcpu.cur_state: what is known of the thread running on this CPU */
 #define GATE_CUR_UNKNOWN	0	/* nothing since the last context switch (or exec) */

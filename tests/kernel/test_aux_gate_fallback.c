@@ -369,7 +369,25 @@ static char **next_ons;
 static size_t next_nr_ons;
 static char **next_progs; /* --trigger-prog FILEs for the next record */
 
-/* Record COMMAND with -e intel_pt//u [-w WINDOW [-w WINDOW2]] [--where WHERE] on the model; stdout and stderr to files. */
+/* The online CPUs as -C takes them ("0-1"). */
+static const char *online_cpus(void)
+{
+	static char buf[256];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		snprintf(buf, sizeof(buf), "0");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/*
+ * Record COMMAND with -e intel_pt//u [-w WINDOW [-w WINDOW2]] [--where WHERE] on the model; stdout and
+ * stderr to files. -C every CPU: the model is of per-CPU AUX events (a command is recorded per
+ * thread, cpu -1, by default: test_aux_session models that, the lab runs it).
+ */
 static void record_where2(struct run *r, const char *window, const char *window2, const char *where, char **command,
 			  bool pause_cap)
 {
@@ -430,6 +448,8 @@ static void record_where2(struct run *r, const char *window, const char *window2
 	argv[argc++] = fixture;
 	argv[argc++] = "-o";
 	argv[argc++] = r->data;
+	argv[argc++] = "-C";
+	argv[argc++] = (char *)online_cpus();
 	if (window) {
 		argv[argc++] = "-w";
 		argv[argc++] = (char *)window;

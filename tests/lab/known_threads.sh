@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Hardware-trace windows of every thread of the target, on the emulated Intel PT unit: openat_demo
 # with one extra thread makes 2 x 4 getpid() calls, each a window of its own thread.
-# KNOWN FAILURE (lab, 6.12): only the main thread's windows are traced; the thread the target
-# creates has no AUX event (ITRACE_START only for the main thread; the groups are opened for the
-# target's task without inherit). tests/run.sh --lab-guest runs it only with AUXTRIG_KNOWN_FAILURES=1 until fixed;
-# then it becomes a test_lab_*.sh.
+# KNOWN GAP (lab, 6.12): the thread the target creates gets its own group once the gate has
+# reported it and auxtrig opened it (per thread, 4b); it is not held meanwhile, and openat_demo's
+# thread makes its first getpid() calls at once, so those windows can be missed (the summary
+# counts the delay; test_lab_thread_windows starts the new threads' windows after their trace is
+# open). tests/run.sh --lab-guest runs it only with AUXTRIG_KNOWN_FAILURES=1.
 . "$(dirname "$0")/lib.sh"
 need_trace_unit
 kernel_aux_action || skip "the in-kernel path: needs a kernel with aux_action"

@@ -22,12 +22,15 @@ kernel_aux_action() {
 
 # pt_packets FILE: the trace unit's packets in FILE as perf 6.1 dumps them, one per line:
 # "PGE IP", "PGD IP" (or "PGD -" when suppressed), "PTW SEQ TID WHY" (WHY: start, resume, pause,
-# stop: tests/lab/module), "AUX" at each AUXTRACE buffer. A buffer that wrapped (snapshot mode)
-# begins mid-packet: its packets count from its first PSB on, as a decoder syncs.
+# stop: tests/lab/module), "AUX TID CPU" at each AUXTRACE buffer (TID -1 for a CPU's buffer, CPU -1
+# for a thread's). A buffer that wrapped (snapshot mode) begins mid-packet: its packets count from
+# its first PSB on, as a decoder syncs.
 pt_packets() {
 	local kind x
 	perf report -D -i "$1" 2>/dev/null | awk '
-		/PERF_RECORD_AUXTRACE / { print "AUX"; sync = 0; next }
+		/PERF_RECORD_AUXTRACE / { t = c = ""
+			for (i = 1; i < NF; i++) { if ($i == "tid:") t = $(i + 1); if ($i == "cpu:") c = $(i + 1) }
+			print "AUX", t " " c; sync = 0; next }
 		/^\. +[0-9a-f]+: / && / PSB$/ { sync = 1 }
 		!sync { next }
 		/ TIP\.PGE / { print "PGE", $NF }

@@ -36,6 +36,33 @@ int fake_kernel__init(struct fake_kernel *k, __u32 aux_type, const struct aux_mo
 	return 0;
 }
 
+int fake_kernel__init_threads(struct fake_kernel *k, __u32 aux_type, const struct aux_model_config *mc,
+			      const pid_t *tids, size_t nr)
+{
+	memset(k, 0, sizeof(*k));
+	if (nr > FAKE_KERNEL_MAX_CPUS)
+		return -E2BIG;
+	k->aux_type = aux_type;
+	k->next_id = FAKE_KERNEL_OTHER_ID;
+	k->per_thread = true;
+	for (size_t i = 0; i < nr; i++) {
+		struct aux_model_config c = *mc;
+		int err;
+
+		c.cpu = 0;
+		c.pid = c.tid = tids[i];
+		c.id = FAKE_KERNEL_LEADER_ID + i;
+		err = aux_model__init(&k->models[i], &c);
+		if (err) {
+			fake_kernel__exit(k);
+			return err;
+		}
+		k->cpus[i] = tids[i];
+		k->nr_models++;
+	}
+	return 0;
+}
+
 void fake_kernel__exit(struct fake_kernel *k)
 {
 	for (size_t i = 0; i < FAKE_KERNEL_MAX_MAPS; i++)
@@ -118,7 +145,7 @@ static int fake_kernel__open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 		err = -EMFILE;
 	if (!err && attr->type == k->aux_type && k->nr_models) {
 		for (size_t i = 0; i < k->nr_models; i++)
-			if (k->cpus[i] == cpu)
+			if (k->per_thread ? cpu == -1 && k->cpus[i] == pid : k->cpus[i] == cpu)
 				model = i;
 		if (model < 0 || group_fd != -1)
 			err = -EINVAL;
@@ -210,9 +237,9 @@ static int fake_kernel__do_ioctl(struct fake_kernel *k, struct fake_kernel_event
 		}
 		return 0;
 	case PERF_EVENT_IOC_SET_OUTPUT:
-		/* perf_event_set_output(): same CPU, and the target has a ring */
+		/* perf_event_set_output(): same CPU (cpu -1: same task), and the target has a ring */
 		t = fake_kernel__event(k, (int)arg);
-		if (!t || t->cpu != e->cpu || !fake_kernel__has_ring(k, t->fd))
+		if (!t || t->cpu != e->cpu || (e->cpu == -1 && t->pid != e->pid) || !fake_kernel__has_ring(k, t->fd))
 			return -EINVAL;
 		e->output = (int)arg;
 		return 0;

@@ -11,8 +11,10 @@
  * event a memfd; both are mapped for real (the code under test maps them as
  * it maps a perf event's rings), each mapping recorded. ENABLE/DISABLE drive
  * the model, ID returns the model's (or a counter's) id, SET_OUTPUT checks
- * the target is mapped on the same CPU, PAUSE_OUTPUT freezes a ring. One
- * perf clock across the models (fake_kernel__clock_sync()).
+ * the target is mapped on the same CPU (per thread: for the same thread),
+ * PAUSE_OUTPUT freezes a ring. One perf clock across the models
+ * (fake_kernel__clock_sync()). With fake_kernel__init_threads() the models
+ * are threads' (the AUX event opened for that pid on cpu -1), not CPUs'.
  *
  * What a test can ask afterwards: every call in order (@log), what is still
  * open or mapped (fake_kernel__nr_open(), fake_kernel__nr_mapped()), and
@@ -109,8 +111,9 @@ struct fake_kernel_view {
 struct fake_kernel {
 	__u32 aux_type;
 	struct aux_model models[FAKE_KERNEL_MAX_CPUS];
-	int cpus[FAKE_KERNEL_MAX_CPUS];
+	int cpus[FAKE_KERNEL_MAX_CPUS];	/* per thread: the thread of each model */
 	size_t nr_models;
+	bool per_thread;
 	struct fake_kernel_event ev[FAKE_KERNEL_MAX_FDS];
 	size_t nr_ev;
 	__u64 next_id;
@@ -143,6 +146,13 @@ struct fake_kernel {
  */
 int fake_kernel__init(struct fake_kernel *k, __u32 aux_type, const struct aux_model_config *mc,
 		      const int *cpus, size_t nr_cpus);
+/**
+ * fake_kernel__init_threads() - one model per thread @tids[i]: the AUX
+ * event opened for that pid on cpu -1 (id FAKE_KERNEL_LEADER_ID + i; its
+ * records name the thread, on CPU 0).
+ */
+int fake_kernel__init_threads(struct fake_kernel *k, __u32 aux_type, const struct aux_model_config *mc,
+			      const pid_t *tids, size_t nr);
 /** fake_kernel__exit() - close what is still open, unmap what is still mapped, free the models. */
 void fake_kernel__exit(struct fake_kernel *k);
 /** fake_kernel__sys() - the perf system calls, played on @k. */

@@ -166,6 +166,34 @@ static void test_aux_group_golden_catches_a_wrong_bit(void **state)
 	free(golden);
 }
 
+/*
+ * A thread's group (cpu -1) is the CPU's, switch records included: per
+ * thread they tell perf on which CPU the thread ran (its AUXTRACE names the
+ * thread), and perf 6.1 decodes them with HAVE_SCHED_SWITCH 0.
+ */
+static void test_aux_group_per_thread_is_the_golden_group(void **state)
+{
+	char *golden = test_read_file(test_fixture_path("golden/syscall-window-intel_pt.txt"), NULL), *out;
+	const char *head;
+	struct pmu_set *set;
+	struct aux_group g;
+
+	(void)state;
+	assert_non_null(golden);
+	assert_int_equal(pmu__scan(test_fixture_path("sysfs-intel_pt"), &set), 0);
+	build(set, &pmu_cases[0], SYSCALL_WINDOW, &g);
+	g.cpu = -1;
+	aux_group__add_tracking(&g);
+	out = print_group(&g);
+	head = "group leader: intel_pt//k (window, per thread)\n";
+	assert_memory_equal(out, head, strlen(head));
+	assert_string_equal(out + strlen(head) - 1, strchr(golden, '\n'));
+	assert_int_equal(g.tracking.attr.context_switch, 1);
+	free(out);
+	pmu_set__delete(set);
+	free(golden);
+}
+
 struct rules {
 	struct pmu_set *set;
 	struct aux_group g;
@@ -330,6 +358,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aux_group_matches_golden),
 		cmocka_unit_test(test_aux_group_golden_catches_a_wrong_bit),
+		cmocka_unit_test(test_aux_group_per_thread_is_the_golden_group),
 #define RULE(t) cmocka_unit_test_setup_teardown(t, setup_rules, teardown_rules)
 		RULE(test_aux_group_refuses_pause_and_resume_on_one_event),
 		RULE(test_aux_group_refuses_reserved_bits),

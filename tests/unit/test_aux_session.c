@@ -39,7 +39,7 @@
 
 #define ENTER_OPENAT_ID 782 /* tests/fixtures/tracefs/events/syscalls/sys_enter_openat/id */
 #define EXIT_OPENAT_ID  781
-#define MAX_CPUS 2
+#define MAX_CPUS 4 /* the models: CPUs, or threads (FAKE_KERNEL_MAX_CPUS) */
 
 static const struct aux_session_trigger window_triggers[] = {
 	{ "syscalls:sys_enter_openat", ENTER_OPENAT_ID, AUXTRIG_AUX_RESUME },
@@ -451,6 +451,7 @@ struct e2e {
 	struct auxtrace_seen expect[64];	/* what the model says each AUXTRACE must be */
 	size_t nr_expect;
 	bool pt;
+	bool per_thread;	/* the models are threads' (fake_kernel__init_threads()) */
 	char *dir;
 	char path[4096];
 };
@@ -565,8 +566,8 @@ static void expect(struct e2e *t, size_t i, __u64 offset, __u64 size)
 	e->size = (size + 7) & ~7ULL;
 	e->raw = size;
 	e->idx = i;
-	e->cpu = t->k.cpus[i];
-	e->tid = -1;
+	e->cpu = t->per_thread ? (__u32)-1 : (__u32)t->k.cpus[i];
+	e->tid = t->per_thread ? t->k.cpus[i] : -1;
 }
 
 /* Full trace: each drain hands out [previous head, head) of every CPU that moved. */
@@ -1542,6 +1543,229 @@ static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state
 }
 #endif
 
+/* ---- per thread ------------------------------------------------------------ */
+
+/*
+ * A per-thread session (cpus { -1 }) over @nr_initial of the @nr threads
+ * @tids, each thread's AUX event a model (the rest are for threads added
+ * later).
+ */
+static void e2e_init_threads(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
+			     const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause)
+{
+	static const int per_thread[] = { -1 };
+	struct aux_session_opts o = {
+		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = per_thread, .nr_cpus = 1,
+		.pid = tids[0], .tids = tids, .nr_tids = nr_initial, .data_pages = 16, .aux_pages = 4,
+		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
+	};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct aux_model_config mc = {
+		.pmu = AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4, .aux_watermark = 4 * page / 4,
+	};
+	struct perf_sys ops;
+	struct aux_event ev;
+
+	memset(t, 0, sizeof(*t));
+	t->pt = true;
+	t->per_thread = true;
+	resolve(&o, &ev, "intel_pt//u");
+	assert_int_equal(fake_kernel__init_threads(&t->k, pmu_set__find(o.pmus, "intel_pt")->type, &mc, tids, nr), 0);
+	ops = fake_kernel__sys(&t->k);
+	ops.event_open = checked_event_open;
+	ops.attach_bpf = fake_attach_bpf;
+	log__set_level(LOG_ERR); /* the fallback warning */
+	assert_int_equal(aux_session__new(&t->s, &o), 0);
+	log__set_level(LOG_INFO);
+	assert_true(aux_session__per_thread(t->s));
+	assert_int_equal(aux_session__open(t->s, &ops), 0);
+	assert_int_equal(aux_session__nr_fds(t->s), nr_initial);
+	t->dir = test_tmpdir__new();
+	assert_non_null(t->dir);
+	snprintf(t->path, sizeof(t->path), "%s/perf.data", t->dir);
+	t->w = pdata_writer__open(t->path, false);
+	assert_non_null(t->w);
+	record_sink__init(&t->sink, t->w, NULL, false);
+	assert_int_equal(aux_session__add_attrs(t->s, t->w), 0);
+	assert_int_equal(pdata_writer__begin_data(t->w), 0);
+	assert_int_equal(aux_session__write_info(t->s, t->w), 0);
+	assert_int_equal(aux_session__start(t->s), 0);
+}
+
+/* The fake kernel's open event of @type/@config for thread @tid, or NULL. */
+static struct fake_kernel_event *thread_event(struct fake_kernel *k, pid_t tid, __u32 type, __u64 config)
+{
+	for (size_t i = 0; i < k->nr_ev; i++)
+		if (k->ev[i].fd >= 0 && k->ev[i].link_of < 0 && k->ev[i].pid == tid && k->ev[i].type == type &&
+		    k->ev[i].config == config)
+			return &k->ev[i];
+	return NULL;
+}
+
+/*
+ * Per thread, through the model: each thread's group is opened for that
+ * thread on every CPU (cpu -1), its trace goes to an AUXTRACE of its own
+ * (idx = its slot, tid = the thread, cpu = -1); a thread added after the
+ * start (one the target created) gets its group at once, and its records
+ * carry, in the file, the ids the first thread's events have there; a
+ * thread that exits is drained and closed. perf 6.1 reads it all, with
+ * HAVE_SCHED_SWITCH 0 and per-thread mmaps.
+ */
+static void test_aux_session_per_thread_through_model(void **state)
+{
+	static const pid_t tids[] = { 101, 102, 103 };
+	struct auxtrace_seen seen[64];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	uint64_t prev[MAX_CPUS] = {};
+	__u64 file_ids[2], late_ids[2];
+	struct fake_kernel_event *ev;
+	const struct pdata_file_header *fh;
+	unsigned char *file;
+	size_t len, n, late_records = 0;
+
+	(void)state;
+	e2e_init_threads(t, tids, 3, 2, window_triggers, 2, PROBE_PAUSE_YES);
+	for (size_t i = 0; i < t->k.nr_ev; i++) {
+		if (t->k.ev[i].link_of >= 0)
+			continue;
+		assert_int_equal(t->k.ev[i].cpu, -1);
+		assert_true(t->k.ev[i].pid == 101 || t->k.ev[i].pid == 102);
+	}
+	ev = thread_event(&t->k, 101, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	assert_non_null(ev);
+	file_ids[0] = FAKE_KERNEL_LEADER_ID + 0;
+	file_ids[1] = ev->id;
+
+	assert_int_equal(hw(t, 0, 1024), 1024);
+	assert_int_equal(hw(t, 1, 512), 512);
+	end(t, 0);
+	end(t, 1);
+	drain_expect(t, prev);
+
+	/* thread 103 appears: its group opens and starts at once */
+	assert_int_equal(aux_session__add_thread(t->s, 103), 2);
+	assert_int_equal(aux_session__add_thread(t->s, 103), -EEXIST);
+	assert_true(aux_session__fd(t->s, 2) >= 0);
+	assert_true(aux_model__enabled(&t->k.models[2]));
+	ev = thread_event(&t->k, 103, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	assert_non_null(ev);
+	late_ids[0] = FAKE_KERNEL_LEADER_ID + 2;
+	late_ids[1] = ev->id;
+	aux_model__emit_switch(&t->k.models[2], late_ids[1], true, false, 0, 0);
+	aux_model__emit_switch(&t->k.models[2], late_ids[1], false, false, 0, 0);
+	assert_int_equal(hw(t, 2, 768), 768);
+	end(t, 2);
+
+	/* thread 102 exits: what it traced last is drained, its group closed */
+	assert_int_equal(hw(t, 1, 256), 256);
+	end(t, 1);
+	expect(t, 1, prev[1], t->k.models[1].aux_head - prev[1]);
+	prev[1] = t->k.models[1].aux_head;
+	assert_int_equal(aux_session__remove_thread(t->s, 102, &t->sink), 0);
+	assert_int_equal(aux_session__remove_thread(t->s, 102, &t->sink), -ENOENT);
+	assert_int_equal(aux_session__fd(t->s, 1), -1);
+	for (size_t i = 0; i < t->k.nr_ev; i++)
+		if (t->k.ev[i].pid == 102 && t->k.ev[i].link_of < 0)
+			assert_int_equal(t->k.ev[i].fd, -2);
+	drain_expect(t, prev);
+
+	assert_int_equal(hw(t, 0, 64), 64);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	for (size_t i = 0; i < 3; i++) {
+		if (t->k.models[i].aux_head != prev[i])
+			expect(t, i, prev[i], t->k.models[i].aux_head - prev[i]);
+		prev[i] = t->k.models[i].aux_head;
+	}
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.threads_added, 1);
+	assert_int_equal(stats.threads_failed, 0);
+	assert_int_equal(stats.itrace_starts, 3);
+
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 64);
+	assert_int_equal(n, t->nr_expect);
+	for (size_t j = 0; j < n; j++) {
+		assert_int_equal(seen[j].offset, t->expect[j].offset);
+		assert_int_equal(seen[j].size, t->expect[j].size);
+		assert_int_equal(seen[j].idx, t->expect[j].idx);
+		assert_int_equal(seen[j].cpu, (__u32)-1);
+		assert_int_equal(seen[j].tid, t->expect[j].tid);
+	}
+	check_cover(t, seen, n);
+	/* every kernel record names an event of the file: 103's carry 101's ids */
+	fh = (const void *)file;
+	for (size_t pos = fh->data.offset; pos < fh->data.offset + fh->data.size;) {
+		const struct perf_event_header *h = (const void *)(file + pos);
+		__u64 id;
+		__u32 tid;
+
+		if (h->type < PERF_RECORD_MAX && h->type != PERF_RECORD_SAMPLE && h->size >= 40) {
+			memcpy(&id, file + pos + h->size - 8, 8);
+			memcpy(&tid, file + pos + h->size - 28, 4); /* trailer: pid tid time cpu res id */
+			assert_false(id == late_ids[0] || id == late_ids[1]);
+			if (tid == 103) {
+				assert_true(id == file_ids[0] || id == file_ids[1]);
+				late_records++;
+			}
+		}
+		pos += h->size;
+		if (h->type == PDATA_RECORD_AUXTRACE)
+			pos += ((const struct pdata_record_auxtrace *)h)->size;
+	}
+	/* its ITRACE_START, its two switches, its AUX record */
+	assert_int_equal(late_records, 4);
+	free(file);
+	assert_int_equal(auxtrace_info_priv(t->path, 7 /* INTEL_PT_HAVE_SCHED_SWITCH */), 0);
+	assert_int_equal(auxtrace_info_priv(t->path, 9 /* INTEL_PT_PER_CPU_MMAPS */), 0);
+	check_perf(t, seen, n, NULL);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
+ * Gated per thread (no aux_action): a window edge switches that thread's AUX
+ * event only, whichever CPU it runs on; another thread's stays as it was; an
+ * edge of a thread the session has no group for is counted and ignored.
+ */
+static void test_aux_session_per_thread_gate_switches_each_thread(void **state)
+{
+	static const pid_t tids[] = { 101, 102 };
+	struct aux_session_gate_stats gs;
+	struct e2e *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	e2e_init_threads(t, tids, 2, 2, window_triggers, 2, PROBE_PAUSE_NO_KERNEL);
+	assert_true(aux_session__gated(t->s));
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_false(aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(aux_session__edge(t->s, true, 101, 1), 0);
+	assert_true(aux_model__enabled(&t->k.models[0]));
+	assert_false(aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(aux_session__edge(t->s, true, 102, 2), 0);
+	assert_true(aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(aux_session__edge(t->s, false, 101, 3), 0);
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_true(aux_model__enabled(&t->k.models[1]));
+	assert_int_equal(aux_session__edge(t->s, true, 999, 4), 0);
+	assert_int_equal(aux_session__edge(t->s, false, 102, 5), 0);
+	assert_false(aux_model__enabled(&t->k.models[0]));
+	assert_false(aux_model__enabled(&t->k.models[1]));
+	aux_session__gate_stats(t->s, &gs);
+	assert_int_equal(gs.opens, 2);
+	assert_int_equal(gs.closes, 2);
+	assert_int_equal(gs.enables, 2);
+	assert_int_equal(gs.disables, 2);
+	assert_int_equal(gs.other_threads, 1);
+	assert_int_equal(gs.unmatched, 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	e2e_exit(t);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1551,6 +1775,8 @@ int main(void)
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
 		cmocka_unit_test(test_aux_session_switch_records_match_the_info),
+		cmocka_unit_test(test_aux_session_per_thread_through_model),
+		cmocka_unit_test(test_aux_session_per_thread_gate_switches_each_thread),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
 		cmocka_unit_test(test_aux_session_failure_at_each_step_leaks_nothing),

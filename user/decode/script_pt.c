@@ -269,9 +269,11 @@ int script_pt__run(struct script_session *ss)
 		if (o->packets) {
 			struct ipt_packet_stats stats;
 
-			fprintf(ss->out, "# AUXTRACE idx %u cpu %d offset %#llx size %zu (%zu buffer%s)\n", st->first->idx,
-				st->first->cpu, (unsigned long long)st->first->offset, st->len, st->nr_bufs,
-				st->nr_bufs > 1 ? "s" : "");
+			fprintf(ss->out, "# AUXTRACE idx %u cpu %d", st->first->idx, st->first->cpu);
+			if (st->first->cpu < 0)
+				fprintf(ss->out, " tid %u", st->first->tid); /* per thread */
+			fprintf(ss->out, " offset %#llx size %zu (%zu buffer%s)\n", (unsigned long long)st->first->offset,
+				st->len, st->nr_bufs, st->nr_bufs > 1 ? "s" : "");
 			err = ipt_decoder__packets(st->data, st->len, script_pt__packet, ss, &stats);
 			if (!err)
 				fprintf(ss->out, "# %llu packets, %llu PAD, %llu errors\n",
@@ -364,6 +366,8 @@ static struct script_win *script_pt_wgen__open(struct script_pt_wgen *g, __u64 o
 
 	if (!w)
 		g->err = -ENOMEM;
+	else if (g->st->first->cpu < 0)
+		w->tid = g->st->first->tid; /* per thread: the buffer is that thread's */
 	return w;
 }
 

@@ -104,8 +104,16 @@ static void script_win__print_header(struct script_win_printer *p, const struct 
 	FILE *f = s->out;
 	char sym[256];
 
-	/* whose: the CPU's ITRACE_START at or before the window (the first one if untimed) */
-	for (size_t j = 0; j < sd->nr_itrace; j++)
+	/*
+	 * whose: a per-thread buffer's thread (its ITRACE_START names its pid);
+	 * else the CPU's ITRACE_START at or before the window (the first one if untimed)
+	 */
+	for (size_t j = 0; w->tid && j < sd->nr_itrace; j++)
+		if (sd->itrace[j].tid == w->tid) {
+			it = &sd->itrace[j];
+			break;
+		}
+	for (size_t j = 0; !w->tid && j < sd->nr_itrace; j++)
 		if (sd->itrace[j].cpu == w->cpu || sd->itrace[j].cpu < 0)
 			if (!it || (start && sd->itrace[j].time <= start))
 				it = &sd->itrace[j];
@@ -115,7 +123,10 @@ static void script_win__print_header(struct script_win_printer *p, const struct 
 	for (size_t j = 0; start && j < sd->nr_edge; j++)
 		if (sd->edge[j].time <= start && (sd->edge[j].cpu == w->cpu || (it && sd->edge[j].tid == it->tid)))
 			edge = &sd->edge[j];
+	/* a thread made by clone() has no COMM of its own until it renames itself: its process's */
 	comm = it ? sideband__comm(sd, it->tid) : NULL;
+	if (it && !comm)
+		comm = sideband__comm(sd, it->pid);
 	if (p->number) {
 		fflush(f);
 		p->number(p->number_ctx);

@@ -149,7 +149,7 @@ void aux_group__add_tracking(struct aux_group *g)
 	a->sample_id_all = 1;
 	a->mmap2 = 1;
 	a->comm_exec = 1;
-	a->context_switch = g->cpu >= 0;
+	a->context_switch = 1;
 	g->has_tracking = true;
 }
 

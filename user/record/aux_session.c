@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * One AUX recording session: per CPU an AUX-led group, the leader's data
- * ring and AUX area, read into perf.data. Order of calls in aux_session.h.
+ * One AUX recording session: per CPU (or per thread) an AUX-led group, the
+ * leader's data ring and AUX area, read into perf.data. Order of calls in
+ * aux_session.h.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "auxtrig/gate_abi.h"
 #include "auxtrig/record/attr_print.h"
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/record/aux_group.h"
@@ -27,18 +29,33 @@
 #include "auxtrig/sys/pmu.h"
 #include "uapi/linux/perf_event_aux.h"
 
+/*
+ * One CPU's group (per CPU: @tid is the session's pid) or one thread's (per
+ * thread, cpu -1). A thread's slot stays when its thread is gone (@closed),
+ * so that every slot keeps its AUXTRACE idx. @file_leader_id and
+ * @file_tracking_id: the ids its records carry in the file (its own, or for
+ * a thread followed after the attrs were written the first slot's, as the
+ * kernel gives an inherited event its parent's).
+ */
 struct aux_session_cpu {
+	struct aux_session *s;
 	struct aux_group g;
+	pid_t tid;
+	bool closed;
 	int leader_fd;
 	__u64 leader_id;
 	int member_fds[AUX_GROUP_MAX_MEMBERS];
 	int member_links[AUX_GROUP_MAX_MEMBERS];	/* veto programs' links, or -1 */
 	int tracking_fd;
 	__u64 tracking_id;
+	__u64 file_leader_id, file_tracking_id;
 	struct data_ring data;
 	bool data_mapped;
 	struct aux_ring aux;
 	bool aux_mapped;
+	/* per thread, gated: its window is open (its leader enabled), since when */
+	bool gate_open;
+	__u64 enabled_at;
 };
 
 struct aux_session {
@@ -49,11 +66,17 @@ struct aux_session {
 	struct aux_event ev;
 	const struct aux_pmu_ops *pmu_ops;
 	struct aux_group_caps caps;
-	struct aux_session_cpu *cpus;
+	struct aux_session_cpu **cpus;	/* the slots: one per CPU, or one per thread */
+	size_t nr_slots, cap_slots;
+	bool per_thread;
 	struct perf_sys sys;	/* the kernel it was opened on */
 	bool opened;
+	bool started;
+	bool attrs_added;	/* threads opened later carry the first slot's ids in the file */
+	__u64 file_leader_id, file_tracking_id;
+	unsigned char *scratch;	/* a record whose ids are rewritten */
 	bool gated;
-	bool gate_open;		/* gated: the recorder enabled the AUX events */
+	bool gate_open;		/* gated per CPU: the recorder enabled the AUX events */
 	bool stopping;
 	bool no_flush;		/* snapshots stop the trace: the kernel refused to flush it running */
 	struct aux_session_stats stats;
@@ -65,6 +88,7 @@ struct aux_session {
 	struct aux_session_gate_stats gs;
 	__u64 *lat;
 	size_t nr_lat, cap_lat;
+	__u64 threads_added, threads_failed;
 };
 
 /* ---- describing ---------------------------------------------------------- */
@@ -166,8 +190,38 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 	return aux_group__validate(&c->g, &s->caps);
 }
 
+/* A new slot for CPU @cpu (per CPU, @tid the session's pid) or thread @tid (cpu -1). */
+static struct aux_session_cpu *aux_session__slot_new(struct aux_session *s, int cpu, pid_t tid)
+{
+	struct aux_session_cpu *c, **tmp;
+
+	if (s->nr_slots == s->cap_slots) {
+		size_t cap = s->cap_slots ? 2 * s->cap_slots : 8;
+
+		tmp = realloc(s->cpus, cap * sizeof(*tmp));
+		if (!tmp)
+			return NULL;
+		s->cpus = tmp;
+		s->cap_slots = cap;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->s = s;
+	c->tid = tid;
+	c->leader_fd = c->tracking_fd = -1;
+	for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+		c->member_fds[j] = c->member_links[j] = -1;
+	aux_group__init(&c->g, &s->ev, aux_session__mode(&s->o), cpu); /* the CPU, for messages until built */
+	s->cpus[s->nr_slots++] = c;
+	return c;
+}
+
 int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 {
+	const pid_t *tids = o->nr_tids ? o->tids : &o->pid;
+	size_t nr_tids = o->nr_tids ? o->nr_tids : 1;
+	struct aux_session_cpu *c;
 	struct aux_session *s;
 	int err;
 
@@ -177,7 +231,7 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->nr_cpus; i++) {
-		if (o->cpus[i] < 0 && (o->pid < 0 || o->nr_cpus > 1)) {
+		if (o->cpus[i] < 0 && ((o->pid < 0 && !o->nr_tids) || o->nr_cpus > 1)) {
 			pr_err("per-thread AUX recording (cpu -1) needs a target process (-p) and no other CPU\n");
 			return -EINVAL;
 		}
@@ -186,10 +240,13 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->o = *o;
+	s->o.tids = NULL; /* borrowed: the slots keep them */
+	s->o.nr_tids = 0;
+	s->per_thread = o->cpus[0] < 0;
 	s->cpu_list = calloc(o->nr_cpus, sizeof(*s->cpu_list));
 	s->triggers = calloc(o->nr_triggers + 1, sizeof(*s->triggers));
-	s->cpus = calloc(o->nr_cpus, sizeof(*s->cpus));
-	if (!s->cpu_list || !s->triggers || !s->cpus) {
+	s->scratch = malloc(1 << 16);
+	if (!s->cpu_list || !s->triggers || !s->scratch) {
 		err = -ENOMEM;
 		goto err;
 	}
@@ -214,13 +271,6 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 	}
 	s->o.cpus = s->cpu_list;
 	s->o.triggers = s->triggers;
-	for (size_t i = 0; i < o->nr_cpus; i++) {
-		struct aux_session_cpu *c = &s->cpus[i];
-
-		c->leader_fd = c->tracking_fd = -1;
-		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
-			c->member_fds[j] = c->member_links[j] = -1;
-	}
 
 	s->pmus = o->pmus;
 	s->ev = *o->event;
@@ -236,8 +286,13 @@ int aux_session__new(struct aux_session **out, const struct aux_session_opts *o)
 	if (err)
 		goto err;
 	aux_group_caps__from_probe(&s->caps, o->pause_support);
-	for (size_t i = 0; i < o->nr_cpus; i++) {
-		err = aux_session__build(s, &s->cpus[i], o->cpus[i], i == 0);
+	for (size_t i = 0; i < (s->per_thread ? nr_tids : o->nr_cpus); i++) {
+		c = s->per_thread ? aux_session__slot_new(s, -1, tids[i]) : aux_session__slot_new(s, o->cpus[i], o->pid);
+		if (!c) {
+			err = -ENOMEM;
+			goto err;
+		}
+		err = aux_session__build(s, c, c->g.cpu, i == 0);
 		if (err)
 			goto err;
 	}
@@ -259,8 +314,8 @@ int aux_session__print(const struct aux_session *s, FILE *f)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		const struct aux_session_cpu *c = &s->cpus[i];
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		const struct aux_session_cpu *c = s->cpus[i];
 
 		n += attr_print__group(f, &c->g, ATTR_PRINT_PATHS);
 		for (size_t j = 0; j < c->g.nr_members; j++) {
@@ -283,14 +338,36 @@ bool aux_session__gated(const struct aux_session *s)
 	return s->gated;
 }
 
+bool aux_session__per_thread(const struct aux_session *s)
+{
+	return s->per_thread;
+}
+
 /* ---- opening ------------------------------------------------------------- */
+
+/* "CPU 3" or "thread 1234", for messages. */
+static const char *aux_session__where(const struct aux_session_cpu *c, char *buf, size_t size)
+{
+	if (c->g.cpu >= 0)
+		snprintf(buf, size, "CPU %d", c->g.cpu);
+	else
+		snprintf(buf, size, "thread %d", c->tid);
+	return buf;
+}
+
+/* Gated: is the userspace gate of @c's trace open (per thread its own, per CPU the session's)? */
+static bool aux_session__gate_is_open(const struct aux_session *s, const struct aux_session_cpu *c)
+{
+	return s->per_thread ? c->gate_open : s->gate_open;
+}
 
 static int aux_session__ring_ctl(struct aux_ring *r, bool enable, void *arg)
 {
-	struct aux_session *s = arg;
+	struct aux_session_cpu *c = arg;
+	struct aux_session *s = c->s;
 
 	/* a snapshot restarts the trace only where it ran: not through a closed userspace gate */
-	if (enable && s->gated && !s->gate_open)
+	if (enable && s->gated && !aux_session__gate_is_open(s, c))
 		return 0;
 	return perf_sys__enable(&s->sys, r->fd, enable);
 }
@@ -320,33 +397,40 @@ static int aux_session__check_kernel_pmu(const struct aux_session *s)
 	return err;
 }
 
-static int aux_session__open_one(struct aux_session *s, struct aux_group_event *e, int cpu, int group_fd,
-				 int *fd)
+static int aux_session__open_one(struct aux_session *s, struct aux_session_cpu *c, struct aux_group_event *e,
+				 int group_fd, int *fd)
 {
+	pid_t pid = s->per_thread ? c->tid : s->o.pid;
+	char where[32];
 	int err;
 
-	err = perf_sys__event_open(&s->sys, &e->attr, s->o.pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	err = perf_sys__event_open(&s->sys, &e->attr, pid, c->g.cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	if (err >= 0) {
 		*fd = err;
 		return 0;
 	}
+	aux_session__where(c, where, sizeof(where));
 	switch (err) {
+	case -ESRCH:
+		/* a thread that exited meanwhile: the caller decides */
+		pr_debug("cannot open %s for %s: it is gone\n", e->name, where);
+		break;
 	case -ENOENT:
 	case -ENODEV:
-		pr_err("cannot open %s on CPU %d: no such PMU or CPU on this machine (try: auxtrig probe)\n", e->name,
-		       cpu);
+		pr_err("cannot open %s on %s: no such PMU or CPU on this machine (try: auxtrig probe)\n", e->name,
+		       where);
 		break;
 	case -EACCES:
 	case -EPERM:
-		pr_err("cannot open %s on CPU %d: %s (needs CAP_PERFMON, or kernel.perf_event_paranoid <= %d)\n",
-		       e->name, cpu, strerror(-err), s->o.pid < 0 ? 0 : 1);
+		pr_err("cannot open %s on %s: %s (needs CAP_PERFMON, or kernel.perf_event_paranoid <= %d)\n",
+		       e->name, where, strerror(-err), s->o.pid < 0 && !s->per_thread ? 0 : 1);
 		break;
 	case -EOPNOTSUPP:
-		pr_err("cannot open %s on CPU %d: the kernel refused a feature of it (%s); try: auxtrig probe\n",
-		       e->name, cpu, strerror(-err));
+		pr_err("cannot open %s on %s: the kernel refused a feature of it (%s); try: auxtrig probe\n",
+		       e->name, where, strerror(-err));
 		break;
 	default:
-		pr_err("cannot open %s on CPU %d: %s\n", e->name, cpu, strerror(-err));
+		pr_err("cannot open %s on %s: %s\n", e->name, where, strerror(-err));
 	}
 	return err;
 }
@@ -355,7 +439,7 @@ static void aux_session__mlock_hint(const struct aux_session *s, int err)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	unsigned long long need = (unsigned long long)(s->o.data_pages + 1 + s->o.aux_pages) * page *
-				  s->o.nr_cpus / 1024;
+				  s->nr_slots / 1024;
 	long kb = -1;
 	FILE *f;
 
@@ -373,63 +457,81 @@ static void aux_session__mlock_hint(const struct aux_session *s, int err)
 	       "(raise it, or RLIMIT_MEMLOCK, or use smaller -m)\n", s->ev.name, need, kb);
 }
 
-static int aux_session__open_cpu(struct aux_session *s, size_t idx)
+/*
+ * The attach cookie of a --where program (bpf/gate.bpf.c gate_aux_veto_*):
+ * the window, and whose member it is: a CPU's (CPU + 1) or a thread's, so
+ * that of the programs a hit runs (every member's on that function, of every
+ * CPU or thread of the process) only that member's acts.
+ */
+static __u64 aux_session__veto_cookie(const struct aux_session_cpu *c, __u32 window)
 {
-	struct aux_session_cpu *c = &s->cpus[idx];
+	__u32 whose = c->g.cpu >= 0 ? (__u32)(c->g.cpu + 1) : GATE_AUX_VETO_THREAD | (__u32)c->tid;
+
+	return ((__u64)whose << 32) | window;
+}
+
+static void aux_session__close_slot(struct aux_session *s, struct aux_session_cpu *c);
+
+static int aux_session__open_slot(struct aux_session *s, struct aux_session_cpu *c, size_t idx)
+{
 	struct aux_ring_config rc = {
 		.ops = s->pmu_ops,
 		.overwrite = s->o.snapshot,
 		.snapshot_size = s->o.snapshot_size,
 		.idx = idx,
 		.cpu = c->g.cpu,
-		.tid = s->o.pid,
+		.tid = s->per_thread ? c->tid : s->o.pid,
 		.per_cpu = c->g.cpu >= 0,
 		.sys = &s->sys,
 		.enable = aux_session__ring_ctl,
-		.enable_arg = s,
+		.enable_arg = c,
 	};
-	int cpu = c->g.cpu, err;
+	char where[32];
+	int err;
 
-	err = aux_session__open_one(s, &c->g.leader, cpu, -1, &c->leader_fd);
+	aux_session__where(c, where, sizeof(where));
+	err = aux_session__open_one(s, c, &c->g.leader, -1, &c->leader_fd);
 	if (err)
-		return err;
+		goto out;
 	for (size_t i = 0; i < c->g.nr_members; i++) {
-		err = aux_session__open_one(s, &c->g.members[i], cpu, c->g.gate_by_ioctl ? -1 : c->leader_fd,
+		err = aux_session__open_one(s, c, &c->g.members[i], c->g.gate_by_ioctl ? -1 : c->leader_fd,
 					    &c->member_fds[i]);
 		if (err)
-			return err;
+			goto out;
 		if (aux_session__vetoed(s, c, i)) {
 			/* before the leader is enabled: the member never acts unvetoed */
 			const struct aux_session_trigger *t = &s->triggers[i];
-			__u64 cookie = ((__u64)(cpu + 1) << 32) | t->window;
 
-			err = t->veto_prog_fd > 0 ? perf_sys__attach_bpf(&s->sys, c->member_fds[i], t->veto_prog_fd, cookie)
+			err = t->veto_prog_fd > 0 ? perf_sys__attach_bpf(&s->sys, c->member_fds[i], t->veto_prog_fd,
+									 aux_session__veto_cookie(c, t->window))
 						  : -EBADF;
 			if (err < 0) {
-				pr_err("cannot attach the --where program to %s on CPU %d: %s\n", c->g.members[i].name, cpu,
+				pr_err("cannot attach the --where program to %s on %s: %s\n", c->g.members[i].name, where,
 				       strerror(-err));
-				return err;
+				goto out;
 			}
 			c->member_links[i] = err;
 			err = 0;
 		}
 	}
 	if (c->g.has_tracking) {
-		err = aux_session__open_one(s, &c->g.tracking, cpu, -1, &c->tracking_fd);
+		err = aux_session__open_one(s, c, &c->g.tracking, -1, &c->tracking_fd);
 		if (err)
-			return err;
+			goto out;
 	}
 	err = perf_sys__id(&s->sys, c->leader_fd, &c->leader_id);
 	if (!err && c->tracking_fd >= 0)
 		err = perf_sys__id(&s->sys, c->tracking_fd, &c->tracking_id);
 	if (err) {
-		pr_err("cannot read the event ids on CPU %d: %s\n", cpu, strerror(-err));
-		return err;
+		pr_err("cannot read the event ids on %s: %s\n", where, strerror(-err));
+		goto out;
 	}
-	err = data_ring__mmap(&c->data, &s->sys, c->leader_fd, cpu, s->o.data_pages, 0);
+	c->file_leader_id = s->attrs_added ? s->file_leader_id : c->leader_id;
+	c->file_tracking_id = s->attrs_added ? s->file_tracking_id : c->tracking_id;
+	err = data_ring__mmap(&c->data, &s->sys, c->leader_fd, c->g.cpu, s->o.data_pages, 0);
 	if (err) {
 		aux_session__mlock_hint(s, err);
-		return err;
+		goto out;
 	}
 	c->data_mapped = true;
 	err = aux_ring__mmap(&c->aux, c->leader_fd, data_ring__user_page(&c->data), s->o.aux_pages, &rc);
@@ -439,49 +541,54 @@ static int aux_session__open_cpu(struct aux_session *s, size_t idx)
 			       "scatter-gather; use a smaller AUX buffer\n", s->o.aux_pages, s->ev.name);
 		else
 			aux_session__mlock_hint(s, err);
-		return err;
+		goto out;
 	}
 	c->aux_mapped = true;
-	/* Sideband into the leader's ring: one ring per CPU holds everything (after the mmap, as perf). */
+	/* Sideband into the leader's ring: one ring per CPU (or thread) holds everything (after the mmap, as perf). */
 	if (c->tracking_fd >= 0) {
 		err = perf_sys__set_output(&s->sys, c->tracking_fd, c->leader_fd);
-		if (err) {
-			pr_err("cannot redirect the tracking event into %s's ring on CPU %d: %s\n", s->ev.name, cpu,
+		if (err)
+			pr_err("cannot redirect the tracking event into %s's ring on %s: %s\n", s->ev.name, where,
 			       strerror(-err));
-			return err;
-		}
 	}
-	return 0;
+out:
+	if (err)
+		aux_session__close_slot(s, c);
+	return err;
+}
+
+static void aux_session__close_slot(struct aux_session *s, struct aux_session_cpu *c)
+{
+	if (c->aux_mapped)
+		aux_ring__munmap(&c->aux);
+	if (c->data_mapped)
+		data_ring__munmap(&c->data);
+	c->aux_mapped = c->data_mapped = false;
+	perf_sys__close(&s->sys, c->tracking_fd);
+	for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++) {
+		perf_sys__close(&s->sys, c->member_links[j]); /* detaches the program */
+		c->member_links[j] = -1;
+	}
+	for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+		perf_sys__close(&s->sys, c->member_fds[j]);
+	perf_sys__close(&s->sys, c->leader_fd);
+	c->tracking_fd = c->leader_fd = -1;
+	for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
+		c->member_fds[j] = -1;
+	c->closed = true;
 }
 
 static void aux_session__close(struct aux_session *s)
 {
-	for (size_t i = 0; s->cpus && i < s->o.nr_cpus; i++) {
-		struct aux_session_cpu *c = &s->cpus[i];
-
-		if (c->aux_mapped)
-			aux_ring__munmap(&c->aux);
-		if (c->data_mapped)
-			data_ring__munmap(&c->data);
-		c->aux_mapped = c->data_mapped = false;
-		perf_sys__close(&s->sys, c->tracking_fd);
-		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++) {
-			perf_sys__close(&s->sys, c->member_links[j]); /* detaches the program */
-			c->member_links[j] = -1;
-		}
-		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
-			perf_sys__close(&s->sys, c->member_fds[j]);
-		perf_sys__close(&s->sys, c->leader_fd);
-		c->tracking_fd = c->leader_fd = -1;
-		for (size_t j = 0; j < AUX_GROUP_MAX_MEMBERS; j++)
-			c->member_fds[j] = -1;
-	}
+	for (size_t i = 0; s->cpus && i < s->nr_slots; i++)
+		aux_session__close_slot(s, s->cpus[i]);
 	s->opened = false;
 }
 
 int aux_session__open(struct aux_session *s, const struct perf_sys *sys)
 {
-	int err;
+	size_t opened = 0;
+	int err = 0;
 
 	if (s->opened)
 		return -EBUSY;
@@ -491,36 +598,66 @@ int aux_session__open(struct aux_session *s, const struct perf_sys *sys)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		err = aux_session__open_cpu(s, i);
-		if (err) {
-			aux_session__close(s);
-			return err;
-		}
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		s->cpus[i]->closed = false;
+		err = aux_session__open_slot(s, s->cpus[i], i);
+		/* per thread, a thread that exited since it was listed is left out */
+		if (err == -ESRCH && s->per_thread)
+			continue;
+		if (err)
+			break;
+		opened++;
+	}
+	if (!err && !opened) {
+		pr_err("cannot open %s: every thread of the target is gone\n", s->ev.name);
+		err = -ESRCH;
+	}
+	if (err) {
+		aux_session__close(s);
+		return err;
 	}
 	s->opened = true;
 	return 0;
+}
+
+/* The first slot that is open (a thread's may be gone), or NULL. */
+static struct aux_session_cpu *aux_session__first_open(const struct aux_session *s)
+{
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (!s->cpus[i]->closed)
+			return s->cpus[i];
+	return NULL;
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
 int aux_session__add_attrs(struct aux_session *s, struct pdata_writer *w)
 {
-	size_t n = s->o.nr_cpus;
+	const struct aux_session_cpu *c0 = aux_session__first_open(s);
+	size_t n = s->nr_slots, nl = 0, nt = 0;
 	__u64 *ids = calloc(n, sizeof(*ids)), *tids = calloc(n, sizeof(*tids));
-	size_t nt = 0;
 	int err = -ENOMEM;
 
 	if (!ids || !tids)
 		goto out;
+	err = -EINVAL;
+	if (!c0)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
-		ids[i] = s->cpus[i].leader_id;
-		if (s->cpus[i].tracking_fd >= 0)
-			tids[nt++] = s->cpus[i].tracking_id;
+		if (s->cpus[i]->closed)
+			continue;
+		ids[nl++] = s->cpus[i]->leader_id;
+		if (s->cpus[i]->tracking_fd >= 0)
+			tids[nt++] = s->cpus[i]->tracking_id;
 	}
-	err = pdata_writer__add_attr(w, &s->cpus[0].g.leader.attr, s->ev.name, ids, n);
+	err = pdata_writer__add_attr(w, &c0->g.leader.attr, s->ev.name, ids, nl);
 	if (!err && nt)
-		err = pdata_writer__add_attr(w, &s->cpus[0].g.tracking.attr, s->cpus[0].g.tracking.name, tids, nt);
+		err = pdata_writer__add_attr(w, &c0->g.tracking.attr, c0->g.tracking.name, tids, nt);
+	if (!err) {
+		s->attrs_added = true;
+		s->file_leader_id = c0->leader_id;
+		s->file_tracking_id = c0->tracking_id;
+	}
 out:
 	free(ids);
 	free(tids);
@@ -557,11 +694,9 @@ static void aux_session__time_conv(const struct perf_event_mmap_page *pc, struct
  * (Per thread the tracking event still records its switches: perf learns from
  * them on which CPU the thread ran.)
  */
-static int aux_session__switch_mode(const struct aux_session *s)
+static int aux_session__switch_mode(const struct aux_session *s, const struct aux_session_cpu *c0)
 {
-	const struct aux_session_cpu *c0 = &s->cpus[0];
-
-	if (!c0->g.has_tracking || !c0->g.tracking.attr.context_switch || c0->g.cpu < 0)
+	if (!c0->g.has_tracking || !c0->g.tracking.attr.context_switch || s->per_thread)
 		return 0;
 	return s->o.pid < 0 ? 3 : 2;
 }
@@ -569,18 +704,18 @@ static int aux_session__switch_mode(const struct aux_session *s)
 int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 {
 	struct pdata_record_auxtrace_info *rec = NULL;
-	const struct aux_session_cpu *c0 = &s->cpus[0];
+	const struct aux_session_cpu *c0 = aux_session__first_open(s);
 	size_t len = 0;
 	int err;
 
-	if (!s->opened)
+	if (!s->opened || !c0)
 		return -EINVAL;
 	switch (s->ev.kind) {
 	case AUX_PMU_INTEL_PT: {
 		struct auxtrace_info_pt_opts po = {
-			.have_sched_switch = aux_session__switch_mode(s),
+			.have_sched_switch = aux_session__switch_mode(s, c0),
 			.snapshot = s->o.snapshot,
-			.per_cpu_mmaps = c0->g.cpu >= 0,
+			.per_cpu_mmaps = !s->per_thread,
 		};
 
 		aux_session__time_conv(data_ring__user_page(&c0->data), &po.time);
@@ -593,7 +728,7 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 		err = auxtrace_info__cs_etm(s->ev.pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, &rec, &len);
 		break;
 	case AUX_PMU_ARM_SPE:
-		err = auxtrace_info__arm_spe(s->ev.pmu, c0->g.cpu >= 0, &rec, &len);
+		err = auxtrace_info__arm_spe(s->ev.pmu, !s->per_thread, &rec, &len);
 		break;
 	default:
 		err = -EOPNOTSUPP;
@@ -612,19 +747,46 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 
 /* ---- running ------------------------------------------------------------- */
 
+static int aux_session__ctl_slot(struct aux_session *s, struct aux_session_cpu *c, bool enable)
+{
+	char where[32];
+	int err;
+
+	err = perf_sys__enable(&s->sys, c->leader_fd, enable);
+	if (err)
+		pr_err("cannot %s %s on %s: %s\n", enable ? "enable" : "disable", s->ev.name,
+		       aux_session__where(c, where, sizeof(where)), strerror(-err));
+	return err;
+}
+
 static int aux_session__ctl_all(struct aux_session *s, bool enable)
 {
 	int err, ret = 0;
 
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		err = perf_sys__enable(&s->sys, s->cpus[i].leader_fd, enable);
-		if (err && !ret) {
-			pr_err("cannot %s %s on CPU %d: %s\n", enable ? "enable" : "disable", s->ev.name,
-			       s->cpus[i].g.cpu, strerror(-err));
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		err = aux_session__ctl_slot(s, s->cpus[i], enable);
+		if (err && !ret)
 			ret = err;
-		}
 	}
 	return ret;
+}
+
+static int aux_session__start_slot(struct aux_session *s, struct aux_session_cpu *c)
+{
+	char where[32];
+	int err;
+
+	if (c->tracking_fd >= 0) {
+		err = perf_sys__enable(&s->sys, c->tracking_fd, true);
+		if (err) {
+			pr_err("cannot enable the tracking event on %s: %s\n", aux_session__where(c, where, sizeof(where)),
+			       strerror(-err));
+			return err;
+		}
+	}
+	return s->gated ? 0 : aux_session__ctl_slot(s, c, true);
 }
 
 int aux_session__start(struct aux_session *s)
@@ -633,16 +795,15 @@ int aux_session__start(struct aux_session *s)
 
 	if (!s->opened)
 		return -EINVAL;
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		if (s->cpus[i].tracking_fd < 0)
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
 			continue;
-		err = perf_sys__enable(&s->sys, s->cpus[i].tracking_fd, true);
-		if (err) {
-			pr_err("cannot enable the tracking event on CPU %d: %s\n", s->cpus[i].g.cpu, strerror(-err));
+		err = aux_session__start_slot(s, s->cpus[i]);
+		if (err)
 			return err;
-		}
 	}
-	return s->gated ? 0 : aux_session__ctl_all(s, true);
+	s->started = true;
+	return 0;
 }
 
 int aux_session__enable(struct aux_session *s)
@@ -650,6 +811,8 @@ int aux_session__enable(struct aux_session *s)
 	if (!s->opened)
 		return -EINVAL;
 	s->gate_open = true;
+	for (size_t i = 0; i < s->nr_slots; i++)
+		s->cpus[i]->gate_open = true;
 	return aux_session__ctl_all(s, true);
 }
 
@@ -658,6 +821,8 @@ int aux_session__disable(struct aux_session *s)
 	if (!s->opened)
 		return -EINVAL;
 	s->gate_open = false;
+	for (size_t i = 0; i < s->nr_slots; i++)
+		s->cpus[i]->gate_open = false;
 	return aux_session__ctl_all(s, false);
 }
 
@@ -689,6 +854,61 @@ static void aux_session__latency(struct aux_session *s, __u64 stamp, __u64 done)
 	s->gs.lat_n++;
 }
 
+/* The open slot of thread @tid, or NULL. */
+static struct aux_session_cpu *aux_session__thread_slot(const struct aux_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (s->cpus[i]->tid == tid && !s->cpus[i]->closed)
+			return s->cpus[i];
+	return NULL;
+}
+
+/*
+ * Per thread, the gate switches each thread's own AUX event: on when its
+ * first window opens, off when its last one closes, wherever it runs
+ * meanwhile (the event follows the thread from CPU to CPU).
+ */
+static int aux_session__edge_thread(struct aux_session *s, bool open, __u32 tid, __u64 time_ns)
+{
+	struct aux_session_cpu *c = aux_session__thread_slot(s, (pid_t)tid);
+	__u64 done;
+	int err;
+
+	if (!c) {
+		s->gs.other_threads++;
+		return 0;
+	}
+	if (open) {
+		s->gs.opens++;
+		if (c->gate_open) {
+			s->gs.unmatched++; /* its close was lost: it stays open */
+			return 0;
+		}
+		c->gate_open = true;
+		err = aux_session__ctl_slot(s, c, true);
+		done = aux_session__now();
+		c->enabled_at = done;
+		s->gs.enables++;
+	} else {
+		s->gs.closes++;
+		if (!c->gate_open) {
+			s->gs.unmatched++; /* its open was lost, or it opened before we were gating */
+			return 0;
+		}
+		if (time_ns < c->enabled_at)
+			s->gs.late++;
+		c->gate_open = false;
+		err = aux_session__ctl_slot(s, c, false);
+		done = aux_session__now();
+		s->gs.disables++;
+	}
+	aux_session__latency(s, time_ns, done);
+	pr_debug("aux gate: %s tid %u at %llu: %s %s at %llu (+%llu ns)\n", open ? "open" : "close", tid,
+		 (unsigned long long)time_ns, open ? "enabled" : "disabled", s->ev.name, (unsigned long long)done,
+		 (unsigned long long)(done - time_ns));
+	return err;
+}
+
 int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns)
 {
 	size_t i;
@@ -697,7 +917,9 @@ int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns
 
 	if (!s->opened || !s->gated)
 		return -EINVAL;
-	/* per-task AUX events follow one thread (no inherit): another's windows are not its */
+	if (s->per_thread)
+		return aux_session__edge_thread(s, open, tid, time_ns);
+	/* a task's events per CPU follow that one thread (no inherit): another's windows are not its */
 	if (s->o.pid > 0 && tid != (__u32)s->o.pid) {
 		s->gs.other_threads++;
 		return 0;
@@ -771,14 +993,19 @@ void aux_session__gate_stats(const struct aux_session *s, struct aux_session_gat
 
 size_t aux_session__nr_fds(const struct aux_session *s)
 {
-	return s->opened ? s->o.nr_cpus : 0;
+	return s->opened ? s->nr_slots : 0;
 }
 
 int aux_session__fd(const struct aux_session *s, size_t i)
 {
-	if (!s->opened || i >= s->o.nr_cpus)
+	if (!s->opened || i >= s->nr_slots || s->cpus[i]->closed)
 		return -1;
-	return perf_sys__poll_fd(&s->sys, s->cpus[i].leader_fd);
+	return perf_sys__poll_fd(&s->sys, s->cpus[i]->leader_fd);
+}
+
+pid_t aux_session__tid(const struct aux_session *s, size_t i)
+{
+	return i < s->nr_slots && s->per_thread ? s->cpus[i]->tid : -1;
 }
 
 /* The trailer-less fields of the kernel records the session looks at. */
@@ -806,6 +1033,33 @@ static void aux_session__note(struct aux_session *s, struct aux_session_cpu *c, 
 	}
 }
 
+/*
+ * A record of a slot whose events are not in the file's attrs (a thread
+ * followed after they were written) names, in its sample_id trailer, the
+ * ids the file has for its events: the id is the trailer's last u64
+ * (PERF_SAMPLE_IDENTIFIER); the leader's and tracking's rings hold no
+ * samples.
+ */
+static const struct perf_event_header *aux_session__file_ids(struct aux_session *s, const struct aux_session_cpu *c,
+							     const struct perf_event_header *h)
+{
+	__u64 id;
+
+	if ((c->file_leader_id == c->leader_id && c->file_tracking_id == c->tracking_id) ||
+	    h->type >= PERF_RECORD_MAX || h->type == PERF_RECORD_SAMPLE || h->size < sizeof(*h) + sizeof(id))
+		return h;
+	memcpy(&id, (const char *)h + h->size - sizeof(id), sizeof(id));
+	if (id == c->leader_id)
+		id = c->file_leader_id;
+	else if (id == c->tracking_id)
+		id = c->file_tracking_id;
+	else
+		return h;
+	memcpy(s->scratch, h, h->size);
+	memcpy(s->scratch + h->size - sizeof(id), &id, sizeof(id));
+	return (const struct perf_event_header *)s->scratch;
+}
+
 static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	const struct perf_event_header *h;
@@ -814,7 +1068,7 @@ static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu
 	data_ring__read_init(&c->data);
 	while ((h = data_ring__read_event(&c->data))) {
 		aux_session__note(s, c, h);
-		err = record_sink__write(k, h);
+		err = record_sink__write(k, aux_session__file_ids(s, c, h));
 		if (err)
 			return err;
 		n++;
@@ -852,52 +1106,65 @@ static int aux_session__put(struct aux_session *s, struct aux_session_cpu *c, co
 	return 1;
 }
 
-int aux_session__drain(struct aux_session *s, struct record_sink *k)
+/* One slot: its records, and in full-trace mode its new AUX data. */
+static int aux_session__drain_slot(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	struct aux_ring_read rd;
 	int64_t got;
 	int n = 0, err, truncated;
+	char where[32];
 
-	if (!s->opened)
-		return -EINVAL;
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		struct aux_session_cpu *c = &s->cpus[i];
-
-		err = aux_session__drain_data(s, c, k);
+	err = aux_session__drain_data(s, c, k);
+	if (err < 0)
+		return err;
+	n += err;
+	if (s->o.snapshot)
+		return n;
+	got = aux_ring__read(&c->aux, &rd);
+	if (got < 0) {
+		pr_err("%s on %s: AUX head and tail out of step: %s\n", s->ev.name,
+		       aux_session__where(c, where, sizeof(where)), strerror((int)-got));
+		return (int)got;
+	}
+	if (got > 0) {
+		err = aux_session__put(s, c, &rd, k);
 		if (err < 0)
 			return err;
 		n += err;
-		if (s->o.snapshot)
+	}
+	/* Released only after the copy is in the writer: the kernel may reuse the space now. */
+	truncated = aux_ring__consume(&c->aux);
+	/*
+	 * The kernel disables the event when the buffer fills (TRUNCATED,
+	 * or no space at all, which emits no record): perf re-enables after
+	 * every read, enabling a running event being a no-op. Not while
+	 * stopping, nor when the recorder's gate is closed.
+	 */
+	if ((!truncated && !got) || s->stopping || (s->gated && !aux_session__gate_is_open(s, c)))
+		return n;
+	err = aux_ring__enable(&c->aux);
+	if (err) {
+		pr_err("cannot re-enable %s on %s after the buffer filled: %s\n", s->ev.name,
+		       aux_session__where(c, where, sizeof(where)), strerror(-err));
+		return err;
+	}
+	s->stats.reenables += truncated;
+	return n;
+}
+
+int aux_session__drain(struct aux_session *s, struct record_sink *k)
+{
+	int n = 0, err;
+
+	if (!s->opened)
+		return -EINVAL;
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
 			continue;
-		got = aux_ring__read(&c->aux, &rd);
-		if (got < 0) {
-			pr_err("%s on CPU %d: AUX head and tail out of step: %s\n", s->ev.name, c->g.cpu,
-			       strerror((int)-got));
-			return (int)got;
-		}
-		if (got > 0) {
-			err = aux_session__put(s, c, &rd, k);
-			if (err < 0)
-				return err;
-			n += err;
-		}
-		/* Released only after the copy is in the writer: the kernel may reuse the space now. */
-		truncated = aux_ring__consume(&c->aux);
-		/*
-		 * The kernel disables the event when the buffer fills (TRUNCATED,
-		 * or no space at all, which emits no record): perf re-enables after
-		 * every read, enabling a running event being a no-op. Not while
-		 * stopping, nor when the recorder's gate is closed.
-		 */
-		if ((!truncated && !got) || s->stopping || (s->gated && !s->gate_open))
-			continue;
-		err = aux_ring__enable(&c->aux);
-		if (err) {
-			pr_err("cannot re-enable %s on CPU %d after the buffer filled: %s\n", s->ev.name,
-			       c->g.cpu, strerror(-err));
+		err = aux_session__drain_slot(s, s->cpus[i], k);
+		if (err < 0)
 			return err;
-		}
-		s->stats.reenables += truncated;
+		n += err;
 	}
 	return n;
 }
@@ -911,7 +1178,7 @@ int aux_session__drain(struct aux_session *s, struct record_sink *k)
  */
 static bool aux_session__pauses_in_kernel(const struct aux_session *s)
 {
-	const struct aux_group *g = &s->cpus[0].g;
+	const struct aux_group *g = &s->cpus[0]->g;
 
 	return g->mode != AUX_GROUP_SNAPSHOT && !g->gate_by_ioctl;
 }
@@ -923,16 +1190,21 @@ static int aux_session__snapshot_stopped(struct aux_session *s, struct record_si
 	int64_t got;
 	int n = 0, err = 0, ret;
 
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++)
-		err = aux_ring__snapshot_start(&s->cpus[i].aux);
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		ret = aux_session__drain_data(s, &s->cpus[i], k);
+	for (size_t i = 0; i < s->nr_slots && !err; i++)
+		if (!s->cpus[i]->closed)
+			err = aux_ring__snapshot_start(&s->cpus[i]->aux);
+	for (size_t i = 0; i < s->nr_slots && !err; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		ret = aux_session__drain_data(s, s->cpus[i], k);
 		if (ret < 0)
 			err = ret;
 	}
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		struct aux_session_cpu *c = &s->cpus[i];
+	for (size_t i = 0; i < s->nr_slots && !err; i++) {
+		struct aux_session_cpu *c = s->cpus[i];
 
+		if (c->closed)
+			continue;
 		got = aux_ring__snapshot(&c->aux, &rd);
 		if (got < 0)
 			err = (int)got;
@@ -942,8 +1214,10 @@ static int aux_session__snapshot_stopped(struct aux_session *s, struct record_si
 			n += got > 0;
 	}
 	/* Restart even after a write error: the trace must not stay off. */
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		ret = aux_ring__snapshot_finish(&s->cpus[i].aux);
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		ret = aux_ring__snapshot_finish(&s->cpus[i]->aux);
 		if (ret && !err)
 			err = ret;
 	}
@@ -954,8 +1228,10 @@ static int aux_session__flush_all(struct aux_session *s)
 {
 	int err;
 
-	for (size_t i = 0; i < s->o.nr_cpus; i++) {
-		err = aux_ring__flush(&s->cpus[i].aux, s->ev.attr.sample_period);
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		err = aux_ring__flush(&s->cpus[i]->aux, s->ev.attr.sample_period);
 		if (err)
 			return err;
 	}
@@ -969,8 +1245,8 @@ static int aux_session__flush_all(struct aux_session *s)
  */
 static int aux_session__snapshot_running(struct aux_session *s, struct record_sink *k)
 {
-	struct aux_ring_read *rd = calloc(s->o.nr_cpus, sizeof(*rd));
-	unsigned char **copy = calloc(s->o.nr_cpus, sizeof(*copy));
+	struct aux_ring_read *rd = calloc(s->nr_slots, sizeof(*rd));
+	unsigned char **copy = calloc(s->nr_slots, sizeof(*copy));
 	int n = 0, err, ret;
 	int64_t got;
 
@@ -986,13 +1262,17 @@ static int aux_session__snapshot_running(struct aux_session *s, struct record_si
 		free(copy);
 		return -EOPNOTSUPP;
 	}
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		ret = aux_session__drain_data(s, &s->cpus[i], k);
+	for (size_t i = 0; i < s->nr_slots && !err; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		ret = aux_session__drain_data(s, s->cpus[i], k);
 		if (ret < 0)
 			err = ret;
 	}
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
-		got = aux_ring__snapshot(&s->cpus[i].aux, &rd[i]);
+	for (size_t i = 0; i < s->nr_slots && !err; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		got = aux_ring__snapshot(&s->cpus[i]->aux, &rd[i]);
 		if (got < 0) {
 			err = (int)got;
 			break;
@@ -1010,12 +1290,12 @@ static int aux_session__snapshot_running(struct aux_session *s, struct record_si
 	}
 	if (!err)
 		err = aux_session__flush_all(s);
-	for (size_t i = 0; i < s->o.nr_cpus && !err; i++) {
+	for (size_t i = 0; i < s->nr_slots && !err; i++) {
 		uint64_t over;
 
 		if (!copy[i])
 			continue;
-		over = aux_ring__snapshot_overwritten(&s->cpus[i].aux, &rd[i]);
+		over = aux_ring__snapshot_overwritten(&s->cpus[i]->aux, &rd[i]);
 		s->stats.snapshot_overwritten += over;
 		if (over == rd[i].size)
 			continue;
@@ -1026,13 +1306,13 @@ static int aux_session__snapshot_running(struct aux_session *s, struct record_si
 		rd[i].len1 = rd[i].size;
 		rd[i].data2 = NULL;
 		rd[i].len2 = 0;
-		ret = aux_session__put(s, &s->cpus[i], &rd[i], k);
+		ret = aux_session__put(s, s->cpus[i], &rd[i], k);
 		if (ret < 0)
 			err = ret;
 		else
 			n++;
 	}
-	for (size_t i = 0; i < s->o.nr_cpus; i++)
+	for (size_t i = 0; i < s->nr_slots; i++)
 		free(copy[i]);
 	free(copy);
 	free(rd);
@@ -1064,6 +1344,49 @@ int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 	return ret;
 }
 
+int aux_session__add_thread(struct aux_session *s, pid_t tid)
+{
+	struct aux_session_cpu *c;
+	size_t idx = s->nr_slots;
+	int err;
+
+	if (!s->per_thread || !s->opened)
+		return -EINVAL;
+	if (aux_session__thread_slot(s, tid))
+		return -EEXIST;
+	c = aux_session__slot_new(s, -1, tid);
+	if (!c)
+		return -ENOMEM;
+	err = aux_session__build(s, c, -1, false);
+	if (!err)
+		err = aux_session__open_slot(s, c, idx);
+	if (!err && s->started)
+		err = aux_session__start_slot(s, c);
+	if (err) {
+		aux_session__close_slot(s, c); /* its slot stays, closed: the idx is not reused */
+		s->threads_failed++;
+		return err;
+	}
+	s->threads_added++;
+	return (int)idx;
+}
+
+int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_sink *k)
+{
+	struct aux_session_cpu *c;
+	int err;
+
+	if (!s->per_thread || !s->opened)
+		return -EINVAL;
+	c = aux_session__thread_slot(s, tid);
+	if (!c)
+		return -ENOENT;
+	/* its events stopped when it exited: what they published is all there is */
+	err = aux_session__drain_slot(s, c, k);
+	aux_session__close_slot(s, c);
+	return err < 0 ? err : 0;
+}
+
 int aux_session__stop(struct aux_session *s, struct record_sink *k)
 {
 	int err, ret;
@@ -1071,9 +1394,9 @@ int aux_session__stop(struct aux_session *s, struct record_sink *k)
 	if (!s->opened)
 		return -EINVAL;
 	s->stopping = true;
-	for (size_t i = 0; i < s->o.nr_cpus; i++)
-		if (s->cpus[i].tracking_fd >= 0)
-			perf_sys__enable(&s->sys, s->cpus[i].tracking_fd, false);
+	for (size_t i = 0; i < s->nr_slots; i++)
+		if (s->cpus[i]->tracking_fd >= 0)
+			perf_sys__enable(&s->sys, s->cpus[i]->tracking_fd, false);
 	err = aux_session__ctl_all(s, false);
 	ret = aux_session__drain(s, k);
 	if (ret < 0 && !err)
@@ -1084,6 +1407,8 @@ int aux_session__stop(struct aux_session *s, struct record_sink *k)
 void aux_session__stats(const struct aux_session *s, struct aux_session_stats *st)
 {
 	*st = s->stats;
+	st->threads_added = s->threads_added;
+	st->threads_failed = s->threads_failed;
 }
 
 void aux_session__delete(struct aux_session *s)
@@ -1091,6 +1416,8 @@ void aux_session__delete(struct aux_session *s)
 	if (!s)
 		return;
 	aux_session__close(s);
+	for (size_t i = 0; s->cpus && i < s->nr_slots; i++)
+		free(s->cpus[i]);
 	for (size_t i = 0; s->paths && i < s->o.nr_triggers; i++)
 		free(s->paths[i]);
 	free(s->paths);
@@ -1099,5 +1426,6 @@ void aux_session__delete(struct aux_session *s)
 	free(s->cpus);
 	free(s->cpu_list);
 	free(s->triggers);
+	free(s->scratch);
 	free(s);
 }

@@ -431,6 +431,16 @@ void gate__signal_edges(struct gate *g)
 	g->config.edges = 1; /* for trigger programs' windows (trigger.bpf.h), written at arm time */
 }
 
+void gate__signal_threads(struct gate *g)
+{
+	g->skel->rodata->signal_threads = 1;
+}
+
+__u64 gate__thread_msgs_dropped(const struct gate *g)
+{
+	return g->skel->bss->thread_msgs_dropped;
+}
+
 void gate__aux_veto(struct gate *g)
 {
 	g->skel->rodata->aux_veto = 1;

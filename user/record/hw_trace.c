@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auxtrig/lang/aux_event.h"
@@ -121,6 +122,11 @@ void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const st
 	prog_decide(hw, p);
 }
 
+bool hw_trace__per_thread(const struct record_plan *p)
+{
+	return p->aux && !p->all && !p->cpus_given && (p->command || p->nr_pids);
+}
+
 void hw_trace__map_aux(const struct hw_trace *hw, const struct record_plan *p, struct window_map_aux *out)
 {
 	out->on = p->aux_event != NULL;
@@ -157,17 +163,18 @@ const char *hw_trace__note(const struct hw_trace *hw, const struct record_plan *
 }
 
 /*
- * The AUX session: one group per CPU, the AUX event leading; each window adds
- * its opening point (a syscall's or tracepoint's entry, a function's entry)
- * as an aux_resume member and its closing point as an aux_pause member, so
- * the kernel resumes and pauses the trace with no round trip through
- * auxtrig. Where the kernel or PMU cannot (hw->edges), the session is gated
- * instead: the gate sends each thread's window edges and hw_trace__edge()
- * enables and disables the AUX events.
+ * The AUX session: one group per thread of the target (or per CPU), the AUX
+ * event leading; each window adds its opening point (a syscall's or
+ * tracepoint's entry, a function's entry) as an aux_resume member and its
+ * closing point as an aux_pause member, so the kernel resumes and pauses the
+ * trace with no round trip through auxtrig. Where the kernel or PMU cannot
+ * (hw->edges), the session is gated instead: the gate sends each thread's
+ * window edges and hw_trace__edge() enables and disables the AUX events.
  */
 int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct window_map *m, struct gate *g,
-		    pid_t pid)
+		    pid_t pid, const pid_t *tids, size_t nr_tids)
 {
+	static const int per_thread[] = { -1 };
 	struct aux_session_opts ao = {};
 	int *cpus = NULL, err = -ENOMEM;
 	size_t nr_cpus = 0;
@@ -191,8 +198,16 @@ int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct win
 	 * Per task, not per CPU: the trigger tracepoints in the group then fire
 	 * only in the target's context. (A BPF program on them could not veto
 	 * other processes' hits without hiding them from every perf user too.)
+	 * Per thread where there is a target: each thread's group follows it.
 	 */
 	ao.pid = pid;
+	if (hw_trace__per_thread(p)) {
+		ao.cpus = per_thread;
+		ao.nr_cpus = 1;
+		ao.tids = tids;
+		ao.nr_tids = nr_tids;
+		ao.pid = nr_tids ? tids[0] : 0; /* --dry-run: one group, opened for no thread */
+	}
 	ao.snapshot = p->snapshot;
 	ao.data_pages = p->mmap_pages;
 	ao.aux_pages = p->aux_pages;
@@ -214,6 +229,44 @@ int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct win
 out:
 	free(cpus);
 	return err;
+}
+
+int hw_trace__add_thread(struct hw_trace *hw, pid_t tid, __u64 created_ns)
+{
+	struct timespec ts;
+	__u64 late;
+	int idx;
+
+	if (!hw->aux)
+		return -EINVAL;
+	idx = aux_session__add_thread(hw->aux, tid);
+	if (idx == -ESRCH) {
+		hw->threads_gone++; /* it ended before its group could be opened */
+		return idx;
+	}
+	if (idx < 0 && idx != -EEXIST)
+		pr_warn("thread %d of the target: cannot open its hardware trace (%s): its windows are not traced\n", tid,
+			strerror(-idx));
+	if (idx < 0 || !created_ns)
+		return idx;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+	late = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	late = late > created_ns ? late - created_ns : 0;
+	hw->threads_added++;
+	hw->threads_late_ns_sum += late;
+	if (late > hw->threads_late_ns_max)
+		hw->threads_late_ns_max = late;
+	return idx;
+}
+
+int hw_trace__remove_thread(struct hw_trace *hw, pid_t tid, struct record_sink *k)
+{
+	int err;
+
+	if (!hw->aux)
+		return 0;
+	err = aux_session__remove_thread(hw->aux, tid, k);
+	return err == -ENOENT || err == -EINVAL ? 0 : err;
 }
 
 int hw_trace__edge(struct hw_trace *hw, const struct record_plan *p, const struct gate_ctl_msg *m)
@@ -257,6 +310,21 @@ void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, c
 			pr_warn("hardware trace %s: after each truncation the kernel kept the trace stopped until auxtrig had read "
 				"the area; the window edges of that time did not reach it, so until a thread's next window ended "
 				"its trace may have been missing or run outside a window\n", p->aux_event);
+	}
+
+	if (hw->aux && aux_session__per_thread(hw->aux)) {
+		if (hw->threads_added)
+			pr_info("hardware trace per thread: %llu threads and processes the target created were traced from when "
+				"their group was open, %.1f us after their creation on average, at most %.1f us (they ran "
+				"untraced until then)\n", (unsigned long long)hw->threads_added,
+				hw->threads_late_ns_sum / 1e3 / hw->threads_added, hw->threads_late_ns_max / 1e3);
+		if (hw->threads_gone)
+			pr_info("hardware trace per thread: %llu threads the target created ended before their group was open: "
+				"not traced\n", (unsigned long long)hw->threads_gone);
+		aux_session__stats(hw->aux, &st);
+		if (st.threads_failed > hw->threads_gone)
+			pr_warn("hardware trace per thread: %llu threads the target created could not be traced (see above)\n",
+				(unsigned long long)(st.threads_failed - hw->threads_gone));
 	}
 
 	if (hw->aux && hw->veto && g) {

@@ -158,6 +158,9 @@ static __u64 monotonic_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static int on_new_thread(struct session *s, pid_t tid, __u64 created_ns);
+static int on_hangup(struct session *s, int fd);
+
 /* ---- the gate, from plan and map ---------------------------------------------- */
 
 static int gate_setup(struct session *s)
@@ -179,6 +182,8 @@ static int gate_setup(struct session *s)
 		gate__signal_edges(s->gate);
 	if (s->hw.veto)
 		gate__aux_veto(s->gate);
+	if (hw_trace__per_thread(s->plan) && !s->plan->dry_run)
+		gate__signal_threads(s->gate);
 	return gate__load(s->gate);
 }
 
@@ -667,6 +672,8 @@ static int on_ctl(void *ctx, void *data, size_t size)
 		return 0;
 	if (m->type == GATE_MSG_EDGE)
 		return hw_trace__edge(&s->hw, p, m);
+	if (m->type == GATE_MSG_THREAD)
+		return s->hw.aux && aux_session__per_thread(s->hw.aux) ? on_new_thread(s, m->tid, m->time_ns) : 0;
 	if (m->type == GATE_MSG_VERDICT)
 		return s->hold ? record_sink__verdict(&s->sink, m->args[0], m->ret) : 0;
 	if (m->type != GATE_MSG_ACTION)
@@ -1141,7 +1148,7 @@ static int setup_loop(struct session *s)
 	}
 	for (size_t i = 0; s->hw.aux && i < aux_session__nr_fds(s->hw.aux); i++) {
 		ev.data.fd = aux_session__fd(s->hw.aux, i);
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		if (ev.data.fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 			return -errno;
 	}
 	for (size_t i = 0; i < s->ce.nr_cpus && !s->plan->snapshot; i++) {
@@ -1211,6 +1218,8 @@ static int loop(struct session *s)
 				err = control__read(&s->ctl, control_command, s);
 			else if (evs[i].data.fd == gate__ctl_fd(s->gate))
 				err = gate__ctl_consume(s->gate);
+			else if (evs[i].events & EPOLLHUP)
+				err = on_hangup(s, evs[i].data.fd);
 		}
 		if (!err)
 			err = drain(s);
@@ -1394,6 +1403,96 @@ static int check_output_path(const char *path, bool force)
 	return 0;
 }
 
+/*
+ * Per-thread hardware trace: a thread or process the target created, which
+ * the gate reported (GATE_MSG_THREAD), gets its group; it ran untraced until
+ * then (hw_trace__add_thread() counts how long).
+ */
+static int on_new_thread(struct session *s, pid_t tid, __u64 created_ns)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int idx;
+
+	idx = hw_trace__add_thread(&s->hw, tid, created_ns);
+	if (idx < 0)
+		return 0; /* gone already, or warned: the run goes on without its trace */
+	pr_debug("thread %d: hardware trace open\n", tid);
+	ev.data.fd = aux_session__fd(s->hw.aux, idx);
+	if (s->epfd >= 0 && ev.data.fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno; /* drained on the loop's timer all the same */
+	return 0;
+}
+
+/*
+ * A per-thread group's leader hung up: its thread exited and the kernel has
+ * stopped its events, so what they published is all there is: written, and
+ * the group closed. In snapshot mode the group stays (out of the poll set)
+ * until the run ends: its trace is for the next snapshot, the exit's at the
+ * latest. Another fd hanging up is left out of the poll set.
+ */
+static int on_hangup(struct session *s, int fd)
+{
+	for (size_t i = 0; s->hw.aux && !s->plan->snapshot && i < aux_session__nr_fds(s->hw.aux); i++)
+		if (aux_session__fd(s->hw.aux, i) == fd)
+			return hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+	return 0;
+}
+
+/* -p: the threads there are now, the ones created before the gate reported new ones among them. */
+static int add_current_threads(struct session *s)
+{
+	pid_t *tids;
+	size_t nr;
+	int err;
+
+	for (size_t i = 0; i < s->target.nr_pids; i++) {
+		if (target__threads(s->target.pids[i], &tids, &nr))
+			continue; /* gone */
+		err = 0;
+		for (size_t j = 0; j < nr && !err; j++)
+			err = on_new_thread(s, tids[j], 0);
+		free(tids);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The threads a per-thread session starts with: the command's, -t's, or every thread of -p's processes. */
+static int initial_threads(const struct target *t, pid_t **tids, size_t *nr)
+{
+	pid_t *one, *tmp;
+	size_t nr_one;
+
+	*tids = NULL;
+	*nr = 0;
+	if (t->is_command || t->threads || t->all) {
+		*tids = malloc((t->nr_pids + 1) * sizeof(**tids));
+		if (!*tids)
+			return -ENOMEM;
+		memcpy(*tids, t->pids, t->nr_pids * sizeof(**tids));
+		*nr = t->nr_pids;
+		return 0;
+	}
+	for (size_t i = 0; i < t->nr_pids; i++) {
+		int err = target__threads(t->pids[i], &one, &nr_one);
+
+		if (err)
+			return err;
+		tmp = realloc(*tids, (*nr + nr_one + 1) * sizeof(*tmp));
+		if (!tmp) {
+			free(one);
+			return -ENOMEM;
+		}
+		memcpy(tmp + *nr, one, nr_one * sizeof(*tmp));
+		*tids = tmp;
+		*nr += nr_one;
+		free(one);
+	}
+	return 0;
+}
+
 /* The targets: a command forked and held, or the -p/-t list checked against /proc. */
 static int target_setup(struct session *s, int *ret)
 {
@@ -1456,6 +1555,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
+	pid_t *tids = NULL;
+	size_t nr_tids = 0;
 	int err, ret = EXIT_RUNTIME;
 
 	control__init(&s.ctl);
@@ -1471,7 +1572,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	hw_trace__map_aux(&s.hw, p, &maux);
 	err = window_map__build(&s.map, p, &maux);
 	if (!err && p->dry_run)
-		err = hw_trace__setup(&s.hw, p, &s.map, NULL, -1);
+		err = hw_trace__setup(&s.hw, p, &s.map, NULL, -1, NULL, 0);
 	if (!err && p->dry_run) {
 		dry_run_print(&s);
 		ret = EXIT_OK;
@@ -1500,14 +1601,24 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 			s.nr_progs++;
 		}
 	}
-	if ((p->nr_triggers || s.nr_progs || s.hw.edges || s.hold) && gate__ctl_open(s.gate, on_ctl, &s)) {
+	if ((p->nr_triggers || s.nr_progs || s.hw.edges || s.hold || hw_trace__per_thread(p)) && gate__ctl_open(s.gate, on_ctl, &s)) {
 		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
 		goto out;
 	}
 
 	if (target_setup(&s, &ret))
 		goto out;
-	err = hw_trace__setup(&s.hw, p, &s.map, s.gate, p->all ? -1 : s.target.pids[0]);
+	if (hw_trace__per_thread(p)) {
+		/* before the threads are listed: one created meanwhile is held, not missed */
+		err = initial_threads(&s.target, &tids, &nr_tids);
+		if (err) {
+			pr_err("%s: cannot list the threads of the target: %s\n", p->aux_event, strerror(-err));
+			goto out;
+		}
+	}
+	err = hw_trace__setup(&s.hw, p, &s.map, s.gate, p->all ? -1 : s.target.pids[0], tids, nr_tids);
+	free(tids);
+	tids = NULL;
 	if (err) {
 		ret = usage_error(err) ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
@@ -1537,6 +1648,9 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 		pr_err("cannot set up the event loop: %s\n", strerror(errno));
 		goto out;
 	}
+	/* -p: threads created after they were listed and before the gate followed the process */
+	if (hw_trace__per_thread(p) && !s.target.is_command && !s.target.threads && add_current_threads(&s))
+		goto out;
 
 	s.w = pdata_writer__open(p->output, p->force);
 	if (!s.w)

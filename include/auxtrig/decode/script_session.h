@@ -94,6 +94,7 @@ struct script_win_run {
  */
 struct script_win {
 	int cpu, buf_cpu;
+	__u32 tid;			/* a per-thread buffer's (cpu -1) thread, else 0 */
 	__u32 idx;
 	__u64 aux_offset;
 	__u64 start_tsc, end_tsc;

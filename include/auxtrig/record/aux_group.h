@@ -171,11 +171,13 @@ int aux_group__add_kprobe(struct aux_group *g, const struct pmu *kprobe, const c
 
 /**
  * aux_group__add_tracking() - add perf's "dummy:u" tracking event: mmap,
- * mmap2, comm, comm_exec, task, and context_switch when per CPU, sampling
- * period 1. Its switch records are CPU-wide ones (PERF_RECORD_SWITCH_CPU_WIDE,
+ * mmap2, comm, comm_exec, task and context_switch, sampling period 1. Its
+ * switch records are CPU-wide ones (PERF_RECORD_SWITCH_CPU_WIDE,
  * INTEL_PT_HAVE_SCHED_SWITCH 3) only when it is opened for every task
  * (pid -1); for one task's events per CPU they are that task's own
- * (PERF_RECORD_SWITCH, 2): aux_session__write_info() says which.
+ * (PERF_RECORD_SWITCH, 2); per thread too, where they tell perf on which
+ * CPU the thread ran (0: the AUXTRACE names the thread).
+ * aux_session__write_info() says which.
  */
 void aux_group__add_tracking(struct aux_group *g);
 

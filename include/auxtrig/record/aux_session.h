@@ -10,9 +10,9 @@
 /**
  * DOC: AUX recording session
  *
- * One hardware-trace recording across CPUs: the parsed AUX event, one
- * &struct aux_group per CPU, and per CPU the leader's data ring and AUX
- * ring. The recorder calls, in this order:
+ * One hardware-trace recording: the parsed AUX event, one &struct aux_group
+ * per CPU (or per thread of the target), and for each the leader's data
+ * ring and AUX ring. The recorder calls, in this order:
  *
  *   aux_session__new()        build and validate the groups of the resolved event
  *   [aux_session__print()]    --dry-run -vv
@@ -26,8 +26,22 @@
  *         aux_session__drain()     data rings + full-trace AUX reads
  *         aux_session__snapshot()  snapshot mode, on the trigger
  *         aux_session__enable()/__disable()   fallback gating only
+ *         aux_session__add_thread()/__remove_thread()   per thread: a thread
+ *                                  the target created (reported by the gate; traced once its group
+ *                                  is open) / one that exited
  *   aux_session__stop()       disable everything, final drain (or snapshot)
  *   aux_session__stats(), aux_session__delete()
+ *
+ * Per thread (cpus { -1 }): each thread's group is opened for that thread on
+ * every CPU (pid = tid, cpu = -1), so its pause state and its gate follow the
+ * thread when it migrates; its AUX buffer is its own (AUXTRACE idx = the
+ * thread's slot, tid = the thread, cpu = -1), as perf record --per-thread
+ * writes. Such groups cannot be inherited (the kernel maps no inherited
+ * per-task ring), so the recorder adds the threads the target creates as
+ * the gate reports them (GATE_MSG_THREAD), after they started. A thread
+ * added after aux_session__add_attrs() carries, in the file, the ids the
+ * first thread's events have there (as the kernel gives inherited events
+ * their parent's id): perf finds every record's event.
  *
  * The trigger events are opened and counted but not written to the file:
  * no record of theirs reaches the leader's ring (their samples have no ring
@@ -113,9 +127,12 @@ struct aux_session_trigger {
  * @sysfs_root: where @pmus were read (NULL: /sys), for messages, and to
  *              check the PMU's type against /sys when opening on the
  *              running kernel.
- * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 with a
- *                 @pid records per thread (one AUX buffer for the task).
- * @pid: -1 system-wide per CPU, or the target process.
+ * @cpus, @nr_cpus: the CPUs, in mmap (idx) order; a single -1 records per
+ *                 thread: one group and AUX buffer for each thread.
+ * @pid: per CPU: -1 system-wide, or the target process whose events are
+ *       opened on each CPU; per thread: the thread, when @tids is empty.
+ * @tids, @nr_tids: per thread: the threads to record from the start
+ *                  (borrowed); aux_session__add_thread() adds more.
  * @snapshot: snapshot (overwrite) AUX rings.
  * @snapshot_size: most bytes per CPU and snapshot; 0 = the AUX buffer.
  * @data_pages: data ring pages per CPU (power of 2).
@@ -136,6 +153,8 @@ struct aux_session_opts {
 	const int *cpus;
 	size_t nr_cpus;
 	pid_t pid;
+	const pid_t *tids;
+	size_t nr_tids;
 	bool snapshot;
 	size_t snapshot_size;
 	size_t data_pages;
@@ -159,6 +178,8 @@ struct aux_session_opts {
  * @snapshot_overwritten: bytes left out of snapshots taken with the trace
  *                        running: the hardware wrote over them while they
  *                        were copied.
+ * @threads_added: per thread: threads added after the start.
+ * @threads_failed: per thread: threads whose group could not be opened (not traced).
  */
 struct aux_session_stats {
 	__u64 aux_records;
@@ -174,6 +195,8 @@ struct aux_session_stats {
 	__u64 reenables;
 	__u64 snapshots;
 	__u64 snapshot_overwritten;
+	__u64 threads_added;
+	__u64 threads_failed;
 };
 
 /**
@@ -184,8 +207,9 @@ struct aux_session_stats {
  *        window's trace is missing (the round trip took longer than it).
  * @unmatched: a close for a thread with no window open, or an open for
  *             one already open (an edge message was lost in between).
- * @other_threads: edges of threads the per-task AUX events do not trace
- *                 (they follow the target's first thread), ignored.
+ * @other_threads: edges of threads no AUX event of the session traces
+ *                 (a task's events per CPU follow that one thread; per
+ *                 thread, one whose group could not be opened), ignored.
  * @lat_n: switches timed; @lat_min, @lat_median, @lat_p99, @lat_max:
  *         nanoseconds from the gate's stamp (bpf_ktime_get_ns()) to the
  *         ioctl's return (CLOCK_MONOTONIC).
@@ -259,14 +283,37 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w);
  */
 int aux_session__start(struct aux_session *s);
 
-/** aux_session__nr_fds() - fds to poll (one per CPU: the leader's). */
+/** aux_session__nr_fds() - fds to poll (one per CPU or thread: the leader's). */
 size_t aux_session__nr_fds(const struct aux_session *s);
 
-/** aux_session__fd() - the @i-th fd to poll, or -1. */
+/** aux_session__fd() - the @i-th fd to poll, or -1 (none, or its thread is gone). */
 int aux_session__fd(const struct aux_session *s, size_t i);
+
+/** aux_session__tid() - per thread: the thread of the @i-th fd (-1 per CPU, or out of range). */
+pid_t aux_session__tid(const struct aux_session *s, size_t i);
 
 /** aux_session__gated() - whether the recorder must gate with __enable/__disable. */
 bool aux_session__gated(const struct aux_session *s);
+
+/** aux_session__per_thread() - one group per thread (cpus { -1 })? */
+bool aux_session__per_thread(const struct aux_session *s);
+
+/**
+ * aux_session__add_thread() - per thread, after aux_session__open(): open,
+ * and once started start, the group of thread @tid (a thread the target
+ * created; it is traced from now on).
+ * Return: its index for aux_session__fd(), or -errno (-EEXIST: it has one;
+ * -EINVAL: not per thread or not open); a failure is counted
+ * (threads_failed) and its windows are not traced.
+ */
+int aux_session__add_thread(struct aux_session *s, pid_t tid);
+
+/**
+ * aux_session__remove_thread() - per thread: thread @tid exited; its
+ * records and trace go to @k, its group is closed.
+ * Return: 0, -ENOENT (no such thread), or the write error.
+ */
+int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_sink *k);
 
 /**
  * aux_session__drain() - every CPU: the data ring's records (AUX,
@@ -298,10 +345,12 @@ int aux_session__disable(struct aux_session *s);
  * @tid: the thread.
  * @time_ns: the gate's stamp, CLOCK_MONOTONIC.
  *
- * The AUX events are enabled when the first thread opens a window and
- * disabled when the last one closes, in the order the edges come. Per-task
- * events (a @pid) trace that thread only: other threads' edges are ignored. With
- * -vv every switch is logged with its latency.
+ * Per thread, each thread's AUX event is enabled when its first window
+ * opens and disabled when its last one closes. Per CPU, the AUX events are
+ * enabled when the first thread opens a window and disabled when the last
+ * one closes, in the order the edges come; a task's events per CPU (a @pid)
+ * trace that thread only: other threads' edges are ignored. With -vv every
+ * switch is logged with its latency.
  * Return: 0 or -errno (-EINVAL if the session is not gated).
  */
 int aux_session__edge(struct aux_session *s, bool open, __u32 tid, __u64 time_ns);

@@ -132,8 +132,8 @@ void gate__signal_edges(struct gate *g);
  * gate__aux_veto() - load the programs that veto the hits of hardware-trace
  * uprobe members (gate_aux_veto_enter/exit): --where at the outermost call,
  * its return. Attached by the AUX session to each uprobe PMU member with the
- * cookie (CPU + 1) << 32 | window (0 in the high half for a per-thread
- * member). Before gate__load().
+ * cookie (CPU + 1) << 32 | window, or for a thread's member
+ * (GATE_AUX_VETO_THREAD | tid) << 32 | window. Before gate__load().
  */
 void gate__aux_veto(struct gate *g);
 /** gate__aux_veto_fd() - the entry (or @retprobe: return) veto program's fd, after load; -ENOENT if not loaded. */
@@ -143,6 +143,13 @@ int gate__aux_veto_fd(const struct gate *g, bool retprobe);
  * let through, and calls vetoed because the programs' call table was full.
  */
 void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, __u64 *paused, __u64 *untracked);
+/**
+ * gate__signal_threads() - send GATE_MSG_THREAD on the control ring for each
+ * thread or process a target creates (before gate__load()).
+ */
+void gate__signal_threads(struct gate *g);
+/** gate__thread_msgs_dropped() - GATE_MSG_THREAD messages lost: the control ring was full. */
+__u64 gate__thread_msgs_dropped(const struct gate *g);
 /** gate__edge_stats() - edge messages sent and dropped (ring full). */
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
