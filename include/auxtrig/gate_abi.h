@@ -58,6 +58,8 @@
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
+/* A syscall exit whose triggers read the entry's arguments (entry.argN): gate_tracepoint's fill_env() */
+#define GATE_TP_ENTRY_ARGS	(1u << 9)
 /*
  * A return probe point (uretprobe, kretprobe) of a function whose return
  * type is narrower than the register (int): bits 16..20 hold the cast that
@@ -107,7 +109,7 @@
  * @mark_str:	mark(str(argN)): N + 1, the mark record carries the user
  *		string argN points to (at a syscall's exit: the entry's argN);
  *		0: none
- * @mark_args:	at a syscall's exit, the mark's arguments are those the
+ * @entry_args:	at a syscall's exit, the arguments (conditions' entry.argN, the mark's) are those the
  *		thread entered the syscall with (the gate stamps the entries)
  */
 struct gate_trigger {
@@ -116,7 +118,7 @@ struct gate_trigger {
 	__u64 n;
 	__u16 has_cond;
 	__u8 mark_str;
-	__u8 mark_args;
+	__u8 entry_args;
 	__u32 limit;
 	__u64 delay_ns;
 };

@@ -264,6 +264,14 @@ static const struct expr_vector expr_vectors[] = {
 	V("str(arg1) ~ \"/etc/*wd\"", 1),
 	V("str(arg1) ~ \"/usr/*\"", 0),
 	V("str(arg1) != \"/etc/shadow\"", 1),
+	/* entry.argN at an exit: the entry's arguments, which the vectors' environment holds */
+	V("ret == -ENOENT && str(entry.arg1) ~ \"/etc/*\"", 1),
+	V("ret == -ENOENT && str(entry.arg1) ~ \"/usr/*\"", 0),
+	V("(int)entry.arg0 == -100 && entry.arg3 == 0644", 1),
+	V("entry.arg2 == 0x80241 && entry.arg2 != arg1", 1),
+	VERRAT("entry.arg1 == 0", VEC_ENTRY, "column 1: 'entry.arg1' is not available here: only at an exit point"),
+	VERRAT("str(entry.arg1) == \"x\"", VEC_ENTRY, "'entry.arg1' is not available here"),
+	VERR("str(entry.arg6) == \"x\"", "expected arg0..arg5 inside str(), got name 'entry.arg6'"),
 	V("str(arg0) == \"x\"", 0), /* arg0 is -100: a failed read makes the condition false */
 	V("str(arg0) != \"x\"", 0),
 	VE("str(arg1) == \"\"", expr_vector_env_kworker, 0), /* NULL pointer */
@@ -602,10 +610,12 @@ static inline int expr_vector_resolve(void *ctx, const char *name, struct expr_f
 {
 	enum expr_vector_site site = *(const enum expr_vector_site *)ctx;
 
-	if (!strcmp(name, "ret") && site != VEC_EXIT) {
+	if ((!strcmp(name, "ret") || !strncmp(name, "entry.", 6)) && site != VEC_EXIT) {
 		snprintf(why, why_size, "only at an exit point");
 		return -EINVAL;
 	}
+	if (!strncmp(name, "entry.arg", 9) && name[9] >= '0' && name[9] <= '5' && !name[10])
+		name += 6; /* the environment's arguments are the entry's */
 	if (!expr__resolve_builtin(name, field))
 		return 0;
 	for (size_t i = 0; i < sizeof(expr_vector_rec_fields) / sizeof(expr_vector_rec_fields[0]); i++) {

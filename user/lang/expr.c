@@ -408,6 +408,10 @@ static int lex(struct parser *p)
 
 		while (is_ident_char(s[i]))
 			i++;
+		/* entry.argN: the argument the thread entered the syscall with, at its exit */
+		if (i == 5 && !strncmp(s, "entry", 5) && s[i] == '.' && is_ident_start(s[i + 1]))
+			for (i++; is_ident_char(s[i]); i++)
+				;
 		t->kind = c == '$' ? T_VAR : T_IDENT;
 		t->len = i;
 		t->str_len = i < EXPR_STR_MAX ? i : EXPR_STR_MAX - 1;
@@ -576,14 +580,15 @@ static int parse_str_call(struct parser *p, const struct token *name)
 {
 	struct expr_field f;
 	struct token arg;
+	const char *a;
 	struct node *n;
 	int i;
 
 	if (lex(p))
 		return -1;
 	arg = p->tok;
-	if (arg.kind != T_IDENT || strncmp(arg.str, "arg", 3) || arg.str_len != 4 || arg.str[3] < '0' ||
-	    arg.str[3] > '5') {
+	a = arg.kind == T_IDENT && !strncmp(arg.str, "entry.", 6) ? arg.str + 6 : arg.str;
+	if (arg.kind != T_IDENT || strncmp(a, "arg", 3) || strlen(a) != 4 || a[3] < '0' || a[3] > '5') {
 		char got[64];
 
 		tok_describe(p, &arg, got, sizeof(got));
@@ -605,7 +610,7 @@ static int parse_str_call(struct parser *p, const struct token *name)
 	n = &p->nodes[i];
 	n->type = V_STR;
 	n->str_src = EXPR_S_USER;
-	n->str_arg = arg.str[3] - '0';
+	n->str_arg = a[3] - '0';
 	n->end = p->tok.start + 1;
 	if (lex(p))
 		return -1;

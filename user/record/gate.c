@@ -234,9 +234,12 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 		g->skel->rodata->need_elapsed = 1;
 		err = gate_stamp_syscall(g, fmt, "$elapsed");
 	}
-	if (!err && t->mark_args && !strncmp(fmt->name, "sys_exit", 8)) {
-		g->skel->rodata->entry_args = 1; /* str(argN) at an exit: the entry's argument */
-		err = gate_stamp_syscall(g, fmt, "mark(str(arg))");
+	if (!err && t->entry_args && !strncmp(fmt->name, "sys_exit", 8)) {
+		g->skel->rodata->entry_args = 1; /* entry.argN, a mark's argN at an exit: the entry's */
+		/* not the exit's own program, whose compiled conditions see no arguments at an exit */
+		err = gate__add_tp(g, fmt, 0, 0, GATE_TP_ENTRY_ARGS);
+		if (!err)
+			err = gate_stamp_syscall(g, fmt, "entry.argN");
 	}
 	if (err)
 		return err;
@@ -1502,7 +1505,7 @@ static void describe_flags(FILE *f, __u32 flags)
 		{ GATE_TP_RECORD, "record" },		{ GATE_TP_USER_REGS, "user_regs" },
 		{ GATE_TP_SYSCALL_ENTER, "syscall_enter" }, { GATE_TP_SYSCALL_EXIT, "syscall_exit" },
 		{ GATE_TP_SYSCALL_ANY, "syscall_any" },	{ GATE_TP_IN_ANY, "in_any" },
-		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },
+		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },	{ GATE_TP_ENTRY_ARGS, "entry_args" },
 	};
 	const char *sep = "";
 
@@ -1559,9 +1562,9 @@ int gate__describe(const struct gate *g, FILE *f)
 		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
 			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
 			t->has_cond ? "yes" : "no");
-		if (t->mark_str || t->mark_args)
+		if (t->mark_str || t->entry_args)
 			fprintf(f, "trigger %d: mark str=%s%.0d args=%s\n", i + 1, t->mark_str ? "arg" : "none",
-				t->mark_str ? t->mark_str - 1 : 0, t->mark_args ? "entry" : "hit");
+				t->mark_str ? t->mark_str - 1 : 0, t->entry_args ? "entry" : "hit");
 	}
 	fprintf(f, "programs:");
 	bpf_object__for_each_program(prog, g->skel->obj)
