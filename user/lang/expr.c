@@ -62,6 +62,7 @@ static const char *const builtin_names[EXPR_F_COUNT + 1] = {
 static const char *const var_names[EXPR_NR_VAR_NAMES] = {
 	[EXPR_VAR_COUNT] = "$count",
 	[EXPR_VAR_ELAPSED] = "$elapsed",
+	[EXPR_VAR_DURATION] = "$duration",
 };
 
 int expr__resolve_builtin(const char *name, struct expr_field *field)
@@ -655,7 +656,7 @@ static int parse_hit(struct parser *p, const struct token *word)
 	return lex(p) ? -1 : i;
 }
 
-/* $count, $elapsed */
+/* $count, $elapsed, $duration */
 static int parse_var(struct parser *p)
 {
 	struct token t = p->tok;
@@ -668,7 +669,7 @@ static int parse_var(struct parser *p)
 	err = p->opts && p->opts->resolve ? p->opts->resolve(p->opts->resolve_ctx, t.str, &f, why, sizeof(why))
 					  : expr__resolve_builtin(t.str, &f);
 	if (err == -ENOENT || (!err && f.kind != EXPR_FIELD_VAR))
-		return fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed)", t.str), -1;
+		return fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed, $duration)", t.str), -1;
 	if (err)
 		return fail(p, t.col, "'%s' is not available here%s%s", t.str, why[0] ? ": " : "", why), -1;
 	if (f.builtin >= EXPR_NR_VAR_NAMES)
@@ -1631,9 +1632,10 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 {
 	static const char *const src_names[] = { "comm", "user", "rec-array", "rec-loc" };
 
-	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s", prog->nr_insns, prog->max_stack,
+	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s%s", prog->nr_insns, prog->max_stack,
 		prog->strtab_len, prog->flags & EXPR_PROG_COUNT ? ", $count" : "",
-		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "");
+		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "",
+		prog->flags & EXPR_PROG_DURATION ? ", $duration" : "");
 	if (prog->nr_hits)
 		fprintf(f, ", %u hit counter%s", prog->nr_hits, prog->nr_hits == 1 ? "" : "s");
 	fputc('\n', f);
