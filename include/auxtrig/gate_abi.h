@@ -47,6 +47,42 @@
  * "..." (the file's format for the event says so: event_list.c).
  */
 #define GATE_STR_MAX		256
+/*
+ * The calls in progress of a thread at a uretprobe point whose triggers read
+ * their entry (GATE_TP_CALL_ENTRY): map gate_calls, key {tid, point key},
+ * one frame per call by depth, so each return of a recursion sees its own
+ * call's entry. Calls deeper than GATE_CALL_DEPTH are counted in @depth but
+ * not kept: their returns have no entry values (the condition is false).
+ */
+#define GATE_CALL_DEPTH		16	/* a power of 2: the programs mask the index with it */
+#define GATE_MAX_CALL_THREADS	4096	/* (thread, point) pairs in gate_calls, LRU: ~3.7 MB */
+
+struct gate_call_key {
+	__u32 tid;
+	__u32 point;	/* GATE_POINT_BASE + n, the uretprobe point's key */
+};
+
+/**
+ * struct gate_call_frame - a call's entry
+ * @ns:		bpf_ktime_get_ns() at the entry
+ * @args:	the function's first six argument registers
+ */
+struct gate_call_frame {
+	__u64 ns;
+	__u64 args[6];
+};
+
+/**
+ * struct gate_calls - a thread's calls in progress of one function
+ * @depth:	calls entered and not yet returned
+ * @frames:	the entries of the outermost GATE_CALL_DEPTH of them, by depth
+ */
+struct gate_calls {
+	__u32 depth;
+	__u32 __pad;
+	struct gate_call_frame frames[GATE_CALL_DEPTH];
+};
+
 #define GATE_MAX_STRS		4	/* user strings per record */
 #define GATE_STR_FIXED_MAX	128	/* largest fixed part of a record with strings (syscall entries: 64) */
 
@@ -60,6 +96,12 @@
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
 /* A syscall exit whose triggers read the entry's arguments (entry.argN): gate_tracepoint's fill_env() */
 #define GATE_TP_ENTRY_ARGS	(1u << 9)
+/*
+ * A uretprobe point whose triggers read its call's entry (entry.argN,
+ * $duration): gate_call_enter, at the function's entry, pushes the call on
+ * the thread's stack of calls (gate_calls); the return pops it.
+ */
+#define GATE_TP_CALL_ENTRY	(1u << 10)
 /*
  * A return probe point (uretprobe, kretprobe) of a function whose return
  * type is narrower than the register (int): bits 16..20 hold the cast that

@@ -470,6 +470,10 @@ static int where_resolve(void *ctx, const char *name, struct expr_field *field, 
 		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens (unless every window opens at an exit point, like syscall:openat:exit..syscall:close:enter)");
 		return -EINVAL;
 	}
+	if (!strcmp(name, "$duration")) {
+		snprintf(why, why_size, "'$duration' is known only in --on conditions at exits (syscall:NAME:exit, uretprobe:); in --where, $elapsed");
+		return -EINVAL;
+	}
 	return expr__resolve_builtin(name, field);
 }
 
@@ -517,13 +521,23 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 	struct plan_trigger *on = ctx;
 	int err;
 
-	if (!strncmp(name, "entry.", 6)) {
-		/* entry.argN at a syscall's exit: the gate stamps the thread's entry with its arguments */
-		if (point__is_probe(&on->pt) || !on->pt.at_exit ||
-		    (strcmp(on->pt.sys, "syscalls") && strcmp(on->pt.sys, "raw_syscalls"))) {
-			snprintf(why, why_size, "'%s' is known only at a syscall's exit point (syscall:NAME:exit)", name);
+	/*
+	 * entry.argN, $duration: the call's entry, at a syscall's exit (the gate
+	 * stamps the thread's entries) or at a uretprobe (gate_call_enter pushes
+	 * the thread's calls of the function, so each return of a recursion has its own)
+	 */
+	bool call_exit = on->pt.kind == POINT_URETPROBE ||
+			 (!point__is_probe(&on->pt) && on->pt.at_exit &&
+			  (!strcmp(on->pt.sys, "syscalls") || !strcmp(on->pt.sys, "raw_syscalls")));
+
+	if (!strncmp(name, "entry.", 6) || !strcmp(name, "$duration")) {
+		if (!call_exit) {
+			snprintf(why, why_size, "'%s' is known only at a syscall's exit point (syscall:NAME:exit) or a uretprobe: point",
+				 name);
 			return -EINVAL;
 		}
+		if (name[0] == '$')
+			return expr__resolve_builtin(name, field);
 		if (strncmp(name + 6, "arg", 3) || name[9] < '0' || name[9] > '5' || name[10]) {
 			snprintf(why, why_size, "'%s': an entry's values are entry.arg0..entry.arg5", name);
 			return -EINVAL;
