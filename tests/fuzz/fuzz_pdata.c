@@ -15,6 +15,17 @@
 
 static volatile unsigned char sink;
 
+static void touch(const void *p, size_t n);
+
+/* pdata_reader__event_names(): every name handed out is NUL-terminated inside the file. */
+static int touch_name(void *ctx, __u64 id, const char *name)
+{
+	(void)ctx;
+	(void)id;
+	touch(name, strlen(name) + 1);
+	return 0;
+}
+
 static void touch(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -71,6 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (str)
 			touch(str, strlen(str) + 1);
 	}
+	ret = pdata_reader__event_names(r, touch_name, NULL);
+	if (ret && ret != -ENOENT && ret != -EINVAL)
+		abort();
 	if (!pdata_reader__auxtrace_index(r, &idx, &nr))
 		touch(idx, nr * sizeof(*idx));
 	free(idx);

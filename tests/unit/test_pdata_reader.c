@@ -398,6 +398,16 @@ static int rt_branch(const struct ipt_branch *br, void *ctx)
 	return 0;
 }
 
+/* pdata_reader__event_names() callback: "id=name " appended to a string. */
+static int collect_name(void *ctx, __u64 id, const char *name)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 256 - n, "%llu=%s ", (unsigned long long)id, name);
+	return 0;
+}
+
 static void test_pdata_reader_reads_pdata_writer(void **state)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
@@ -415,6 +425,7 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	const struct pdata_record_auxtrace *at = NULL;
 	struct rt_branches br = { 0 };
 	unsigned char stream[128];
+	char names[256];
 	const void *aux = NULL;
 	struct pdata_writer *w;
 	struct pdata_reader *r;
@@ -450,6 +461,9 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	assert_int_equal(pdata_reader__attr(r, 0)->nr_ids, 2);
 	assert_int_equal(pdata_reader__attr(r, 0)->ids[1], 502);
 	assert_ptr_equal(pdata_reader__attr_by_id(r, 503), pdata_reader__attr(r, 1));
+	names[0] = '\0';
+	assert_int_equal(pdata_reader__event_names(r, collect_name, names), 0);
+	assert_string_equal(names, "501=intel_pt// 502=intel_pt// 503=dummy:u ");
 	assert_non_null(pdata_reader__feature_string(r, PDATA_HEADER_ARCH));
 	assert_non_null(pdata_reader__feature_string(r, PDATA_HEADER_CPUID));
 	assert_int_equal(pdata_reader__auxtrace_index(r, &idx, &nr), 0);

@@ -70,48 +70,23 @@ static void comm_set(struct event_walk *w, __u32 tid, const char *comm, size_t m
 	c->comm[max] = '\0';
 }
 
-/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, u32 len + name, u64 ids[]. */
-static void read_names(struct event_walk *w)
+/* One EVENT_DESC name (pdata_reader__event_names()); a failed allocation stops the walk. */
+static int add_name(void *ctx, __u64 id, const char *name)
 {
-	const unsigned char *p, *end;
-	const void *body;
-	size_t size;
-	__u32 nr, attr_size;
+	struct event_walk *w = ctx;
+	struct attr_name *v = realloc(w->names, (w->nr_names + 1) * sizeof(*v));
 
-	if (pdata_reader__feature(w->r, PDATA_HEADER_EVENT_DESC, &body, &size) || size < 8)
-		return;
-	p = body;
-	end = p + size;
-	memcpy(&nr, p, 4);
-	memcpy(&attr_size, p + 4, 4);
-	p += 8;
-	for (__u32 i = 0; i < nr && i < 4096; i++) {
-		__u32 nr_ids, len;
-
-		if ((size_t)(end - p) < (size_t)attr_size + 8)
-			return;
-		p += attr_size;
-		memcpy(&nr_ids, p, 4);
-		memcpy(&len, p + 4, 4);
-		p += 8;
-		if ((size_t)(end - p) < len || (size_t)(end - p - len) / 8 < nr_ids || !memchr(p, 0, len))
-			return;
-		if (strlen((const char *)p) > w->name_width)
-			w->name_width = strlen((const char *)p);
-		for (__u32 j = 0; j < nr_ids; j++) {
-			struct attr_name *v = realloc(w->names, (w->nr_names + 1) * sizeof(*v));
-
-			if (!v)
-				return;
-			w->names = v;
-			memcpy(&v[w->nr_names].id, p + len + 8 * j, 8);
-			v[w->nr_names].name = strdup((const char *)p);
-			if (!v[w->nr_names].name)
-				return;
-			w->nr_names++;
-		}
-		p += len + 8 * (size_t)nr_ids;
-	}
+	if (!v)
+		return -ENOMEM;
+	w->names = v;
+	v[w->nr_names].id = id;
+	v[w->nr_names].name = strdup(name);
+	if (!v[w->nr_names].name)
+		return -ENOMEM;
+	w->nr_names++;
+	if (strlen(name) > w->name_width)
+		w->name_width = strlen(name);
+	return 0;
 }
 
 /* CMDLINE: u32 argc, then argc perf_header_strings (u32 len, len bytes, NUL-padded). */
@@ -228,7 +203,7 @@ struct event_walk *event_walk__new(const struct pdata_reader *r)
 		errno = err == -ENOMEM ? ENOMEM : EINVAL;
 		return NULL;
 	}
-	read_names(w);
+	pdata_reader__event_names(w->r, add_name, w);
 	read_cmdline(w);
 	if (order_records(w)) {
 		event_walk__delete(w);

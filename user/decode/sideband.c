@@ -48,50 +48,25 @@ static int sideband__push_buf(struct sideband *sd, const struct sideband_buf *b)
 	return 0;
 }
 
-/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, u32 len + name, u64 ids[]. */
-static void sideband__names(struct sideband *sd, struct pdata_reader *r)
+/* One EVENT_DESC name (pdata_reader__event_names()); a failed allocation stops the walk. */
+static int sideband__add_name(void *ctx, __u64 id, const char *name)
 {
-	const unsigned char *p, *end;
-	const void *body;
-	size_t size;
-	__u32 nr, attr_size;
+	struct sideband *sd = ctx;
+	char **names = realloc(sd->names, (sd->nr_names + 1) * sizeof(*names));
+	__u64 *ids = realloc(sd->name_ids, (sd->nr_names + 1) * sizeof(*ids));
 
-	if (pdata_reader__feature(r, PDATA_HEADER_EVENT_DESC, &body, &size) || size < 8)
-		return;
-	p = body;
-	end = p + size;
-	memcpy(&nr, p, 4);
-	memcpy(&attr_size, p + 4, 4);
-	p += 8;
-	for (__u32 i = 0; i < nr && i < 4096; i++) {
-		__u32 nr_ids, len;
-
-		if ((size_t)(end - p) < (size_t)attr_size + 8)
-			return;
-		p += attr_size;
-		memcpy(&nr_ids, p, 4);
-		memcpy(&len, p + 4, 4);
-		p += 8;
-		if ((size_t)(end - p) < len || (size_t)(end - p - len) / 8 < nr_ids || !memchr(p, 0, len))
-			return;
-		for (__u32 j = 0; j < nr_ids; j++) {
-			char **names = realloc(sd->names, (sd->nr_names + 1) * sizeof(*names));
-			__u64 *ids = realloc(sd->name_ids, (sd->nr_names + 1) * sizeof(*ids));
-
-			if (names)
-				sd->names = names;
-			if (ids)
-				sd->name_ids = ids;
-			if (!names || !ids)
-				return;
-			memcpy(&ids[sd->nr_names], p + len + 8 * j, 8);
-			names[sd->nr_names] = strdup((const char *)p);
-			if (!names[sd->nr_names])
-				return;
-			sd->nr_names++;
-		}
-		p += len + 8 * (size_t)nr_ids;
-	}
+	if (names)
+		sd->names = names;
+	if (ids)
+		sd->name_ids = ids;
+	if (!names || !ids)
+		return -ENOMEM;
+	ids[sd->nr_names] = id;
+	names[sd->nr_names] = strdup(name);
+	if (!names[sd->nr_names])
+		return -ENOMEM;
+	sd->nr_names++;
+	return 0;
 }
 
 static const char *sideband__name(const struct sideband *sd, __u64 id)
@@ -190,7 +165,7 @@ int sideband__collect(struct sideband *sd, struct pdata_reader *r, __u64 aux_typ
 	int ret, err = 0;
 
 	memset(sd, 0, sizeof(*sd));
-	sideband__names(sd, r);
+	pdata_reader__event_names(r, sideband__add_name, sd);
 	if (bins)
 		err = sideband__build_ids(r, bins);
 	while (!err && (ret = pdata_reader__next(r, &pos, &ev)) > 0) {

@@ -510,6 +510,48 @@ const char *pdata_reader__feature_string(const struct pdata_reader *r, unsigned 
 	return (const char *)p + sizeof(len);
 }
 
+int pdata_reader__event_names(const struct pdata_reader *r, int (*fn)(void *ctx, __u64 id, const char *name),
+			      void *ctx)
+{
+	const unsigned char *p, *end;
+	const void *body;
+	size_t size;
+	__u32 nr, attr_size;
+
+	if (pdata_reader__feature(r, PDATA_HEADER_EVENT_DESC, &body, &size))
+		return -ENOENT;
+	if (size < 8)
+		return -EINVAL;
+	p = body;
+	end = p + size;
+	memcpy(&nr, p, 4);
+	memcpy(&attr_size, p + 4, 4);
+	p += 8;
+	for (__u32 i = 0; i < nr && i < 4096; i++) {
+		__u32 nr_ids, len;
+
+		if ((size_t)(end - p) < (size_t)attr_size + 8)
+			return -EINVAL;
+		p += attr_size;
+		memcpy(&nr_ids, p, 4);
+		memcpy(&len, p + 4, 4);
+		p += 8;
+		if ((size_t)(end - p) < len || (size_t)(end - p - len) / 8 < nr_ids || !memchr(p, 0, len))
+			return -EINVAL;
+		for (__u32 j = 0; j < nr_ids; j++) {
+			__u64 id;
+			int err;
+
+			memcpy(&id, p + len + 8 * (size_t)j, 8);
+			err = fn(ctx, id, (const char *)p);
+			if (err)
+				return err;
+		}
+		p += len + 8 * (size_t)nr_ids;
+	}
+	return 0;
+}
+
 /* True if @e names an AUXTRACE record of its size inside the data section. */
 static bool pdata_reader__index_entry_ok(const struct pdata_reader *r, const struct pdata_auxtrace_index_entry *e)
 {

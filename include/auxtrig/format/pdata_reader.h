@@ -141,6 +141,20 @@ int pdata_reader__feature(const struct pdata_reader *r, unsigned int feat, const
 const char *pdata_reader__feature_string(const struct pdata_reader *r, unsigned int feat);
 
 /**
+ * pdata_reader__event_names() - walk the EVENT_DESC feature: @fn(@ctx, id,
+ * name) once for each event id it names, in the file's order (name points
+ * into the reader's buffer). EVENT_DESC is u32 nr, u32 attr_size, then per
+ * event: the attr, u32 nr_ids, u32 len and a NUL-terminated name of len
+ * bytes, u64 ids[nr_ids]; at most 4096 events are read.
+ *
+ * Return: 0 when the section was walked to its end, a non-zero return of
+ * @fn (the walk stops there), -ENOENT without the feature, -EINVAL when the
+ * section is malformed (the ids before that point were handed out).
+ */
+int pdata_reader__event_names(const struct pdata_reader *r, int (*fn)(void *ctx, __u64 id, const char *name),
+			      void *ctx);
+
+/**
  * pdata_reader__auxtrace_index() - the HEADER_AUXTRACE index.
  * @r: reader
  * @entries: set to a new array (free() it) of the entries, in file order
