@@ -1320,7 +1320,9 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 		spec.open_mask = e->tp.open_mask;
 		spec.where = g->where;
 	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "it also opens, closes or records windows");
+		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
+			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
+			 "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
