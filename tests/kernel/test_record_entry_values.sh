@@ -3,9 +3,11 @@
 # Entry values at exits (issue #16): an --on condition at a uretprobe: point
 # or a syscall's exit reads the arguments its call entered with (entry.argN)
 # and the time since that entry ($duration), per thread, each return of a
-# recursion its own call's. nap_demo 3 2 20: per round nap(2) -> nap(1) ->
-# nap(0), each sleeping 20 ms, so nap(d) lasts at least (d + 1) * 20 ms and
-# returns after the calls it made; 3 clock_nanosleep() calls of 20 ms. The
+# recursion its own call's. nap_demo 3 2 20 2: two threads at once, each 3
+# rounds of nap(2, MS) -> nap(1, MS) -> nap(0, MS), each call sleeping MS ms
+# (the main thread 20, the other 30: their calls interleave), so nap(d, MS)
+# lasts at least (d + 1) * MS ms and returns after the calls it made; 18
+# calls and 18 clock_nanosleep() calls of at least 20 ms. The
 # same conditions run compiled (the uretprobe's and the exit's own programs)
 # and interpreted (made too long to compile): both count the same, and the
 # known counts. Only lower bounds of durations are asserted (the known sleeps).
@@ -18,27 +20,27 @@ g='*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'
 long="(comm ~ \"$g\" || comm ~ \"$g\" || comm ~ \"$g\" || comm ~ \"$g\" || pid != 0)"
 
 conds=(
-	"uretprobe:$NAP:nap if entry.arg0 == 2 && \$duration >= 60ms"
-	"uretprobe:$NAP:nap if entry.arg0 == 1 && \$duration >= 40ms && ret == 2"
-	"uretprobe:$NAP:nap if entry.arg0 == 0 && (int)entry.arg1 == 20"
-	"uretprobe:$NAP:nap if \$duration < (entry.arg0 + 1) * 20ms"
-	"uretprobe:$NAP:nap if \$duration >= (entry.arg0 + 1) * 20ms"
+	"uretprobe:$NAP:nap if entry.arg0 == 2 && \$duration >= 3 * entry.arg1 * 1ms"
+	"uretprobe:$NAP:nap if entry.arg0 == 1 && \$duration >= 2 * entry.arg1 * 1ms && ret == 2"
+	"uretprobe:$NAP:nap if entry.arg0 == 0 && (int)entry.arg1 == 30"
+	"uretprobe:$NAP:nap if \$duration < (entry.arg0 + 1) * entry.arg1 * 1ms"
+	"uretprobe:$NAP:nap if \$duration >= (entry.arg0 + 1) * entry.arg1 * 1ms"
 	"syscall:clock_nanosleep:exit if \$duration >= 20ms && ret == 0"
 	"syscall:clock_nanosleep:exit if \$duration < 20ms"
 )
-expect="evaluated 9, matched 3, fired 3, suppressed 0, dropped 0
-evaluated 9, matched 3, fired 3, suppressed 0, dropped 0
-evaluated 9, matched 3, fired 3, suppressed 0, dropped 0
-evaluated 9, matched 0, fired 0, suppressed 0, dropped 0
-evaluated 9, matched 9, fired 9, suppressed 0, dropped 0
-evaluated 9, matched 9, fired 9, suppressed 0, dropped 0
-evaluated 9, matched 0, fired 0, suppressed 0, dropped 0"
+expect="evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
+evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
+evaluated 18, matched 3, fired 3, suppressed 0, dropped 0
+evaluated 18, matched 0, fired 0, suppressed 0, dropped 0
+evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
+evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
+evaluated 18, matched 0, fired 0, suppressed 0, dropped 0"
 stats() { sed -n 's/^auxtrig: --on \(.*\):mark: \(evaluated .*\)/\2/p' "$tmp/$1.err"; }
 run() { local name=$1 wrap=$2 args=() c
 	for c in "${conds[@]}"; do
 		if [ "$wrap" = long ]; then args+=(--on "${c} && $long:mark"); else args+=(--on "$c:mark"); fi
 	done
-	"$AUXTRIG" record -v -o "$tmp/$name.data" "${args[@]}" -- "$NAP" 3 2 20 >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+	"$AUXTRIG" record -v -o "$tmp/$name.data" "${args[@]}" -- "$NAP" 3 2 20 2 >"$tmp/$name.out" 2>"$tmp/$name.err" ||
 		fail "record $name: $(cat "$tmp/$name.err")"
 	assert_perf_reads_cleanly "$tmp/$name.data"
 }
@@ -53,13 +55,18 @@ grep -q "^auxtrig: uretprobe:$NAP:nap: conditions interpreted by the shared gate
 	"$tmp/interpreted.err" || fail "interpreted: the uretprobe: $(cat "$tmp/interpreted.err")"
 assert_eq "$(stats compiled)" "$expect" "compiled: the known counts"
 assert_eq "$(stats interpreted)" "$expect" "interpreted: the known counts"
-# a mark at the return carries its own call's entry arguments: 3 of each depth, then 9 of the sleeps
+# a mark at the return carries its own call's entry arguments (arg1: 20 or 30 ms, by thread), per depth
 for n in compiled interpreted; do
 	pscript "$tmp/$n.data" >"$tmp/$n.txt"
-	assert_eq "$(grep -c 'auxtrig:mark: trigger=1 nr=-1 ret=3 arg0=0x2 arg1=0x14 ' "$tmp/$n.txt")" 3 "$n: nap(2)'s marks"
-	assert_eq "$(grep -c 'auxtrig:mark: trigger=2 nr=-1 ret=2 arg0=0x1 arg1=0x14 ' "$tmp/$n.txt")" 3 "$n: nap(1)'s marks"
-	assert_eq "$(grep -c 'auxtrig:mark: trigger=3 nr=-1 ret=1 arg0=0x0 arg1=0x14 ' "$tmp/$n.txt")" 3 "$n: nap(0)'s marks"
-	assert_eq "$(grep -c 'auxtrig:mark: trigger=5 ' "$tmp/$n.txt")" 9 "$n: marks of every call"
+	for ms in 14 1e; do
+		assert_eq "$(grep -c "auxtrig:mark: trigger=1 nr=-1 ret=3 arg0=0x2 arg1=0x$ms " "$tmp/$n.txt")" 3 "$n: nap(2, 0x$ms)'s marks"
+		assert_eq "$(grep -c "auxtrig:mark: trigger=2 nr=-1 ret=2 arg0=0x1 arg1=0x$ms " "$tmp/$n.txt")" 3 "$n: nap(1, 0x$ms)'s marks"
+	done
+	assert_eq "$(grep -c 'auxtrig:mark: trigger=3 nr=-1 ret=1 arg0=0x0 arg1=0x1e ' "$tmp/$n.txt")" 3 "$n: nap(0, 30)'s marks"
+	assert_eq "$(grep -c 'auxtrig:mark: trigger=5 ' "$tmp/$n.txt")" 18 "$n: marks of every call"
+	# each thread's marks: its own 3 rounds of 3 calls
+	assert_eq "$(grep 'auxtrig:mark: trigger=5 ' "$tmp/$n.txt" | awk '{print $2}' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" \
+		"9 9 " "$n: marks per thread"
 done
 
 # entry.argN at the exit too (clock_nanosleep(CLOCK_MONOTONIC = 1, 0, &ts, NULL)), with $duration
