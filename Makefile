@@ -222,10 +222,13 @@ $(OUTPUT)/tests/kernel/%.bpf.o: tests/kernel/%.bpf.c $(VMLINUX_H)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@
 
+# stack_demo's known call path is read back by a frame-pointer unwind (-g)
+$(OUTPUT)/examples/stack_demo: EXAMPLE_CFLAGS = -fno-omit-frame-pointer
+
 $(OUTPUT)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O1 -g -Wall -Wextra -Werror -static -pthread -o $@ $<
+	$(Q)$(CC) -O1 -g -Wall -Wextra -Werror $(EXAMPLE_CFLAGS) -static -pthread -o $@ $<
 
 run: deps all
 	$(Q)./examples/demo.sh $(OUTPUT)

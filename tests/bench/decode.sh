@@ -20,9 +20,14 @@
 #              interleaves all buffers)
 #   insns      CoreSight: every instruction: perf script --itrace=i1i -F cpu,ip against
 #              auxtrig script --windows (the same instructions, headed by windows)
-# Reported per tool: cpu = user+system seconds of the tool and its decode workers
-# (the fastest of BENCH_RUNS runs, default 5), rss = peak resident set of its largest
-# process (MiB), and for auxtrig -j N (N = CPUs) the wall time against -j 1.
+# Reported per tool: cpu = user+system seconds of the tool and its decode workers,
+# rss = peak resident set of its largest process (MiB), wall = elapsed seconds; each the
+# lowest of BENCH_RUNS runs (default 5). The runs are interleaved: every round runs each
+# configuration of a table row group once (perf, auxtrig -j 1, auxtrig -j N with N = CPUs),
+# so the load other jobs put on a shared machine falls on all of them alike; the load
+# average is sampled before every run and reported. -j applies to CoreSight's untimed
+# decode only (the timed order interleaves all buffers in one worker; Intel PT is decoded
+# in one process).
 set -u
 build=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,26 +44,48 @@ command -v perf >/dev/null || { echo "decode bench: needs perf (make deps)"; exi
 [ -f "$data/README.md" ] || { echo "decode bench: needs the shared test data at $data"; exit 1; }
 export AUXTRIG_TOP=$top PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null
 
-# measure OUT CMD...: the fastest run's "cpu rss_mib wall" (stdout of CMD to OUT)
-measure() {
-	local out=$1 best=
-	shift
-	for _ in $(seq "$runs"); do
-		/usr/bin/time -f '%U %S %M %e' -o "$tmp/time" "$@" >"$out" 2>"$tmp/err" || {
-			echo "decode bench: $* failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-		local t
-		t=$(awk '{ printf "%.3f %.1f %.3f", $1 + $2, $3 / 1024, $4 }' "$tmp/time")
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { split(a, x); split(b, y); exit !(x[1] < y[1]) }'; then
-			best=$t
-		fi
+loads=()
+
+# rounds TAG...: BENCH_RUNS rounds, each running the command in array cmd_TAG (stdout to $tmp/TAG.txt) for every TAG
+# in turn; then res[TAG] = "cpu rss wall", each the lowest over the rounds
+declare -A res
+rounds() {
+	local tag r u s m e c
+	declare -A bc bm be
+	for r in $(seq "$runs"); do
+		for tag; do
+			loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+			local -n cmd=cmd_$tag
+			/usr/bin/time -f '%U %S %M %e' -o "$tmp/time" "${cmd[@]}" >"$tmp/$tag.txt" 2>"$tmp/err" || {
+				echo "decode bench: $tag failed: $(tail -3 "$tmp/err")" >&2; return 1; }
+			read -r u s m e <"$tmp/time"
+			c=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
+			if [ -z "${bc[$tag]:-}" ] || awk -v a="$c" -v b="${bc[$tag]}" 'BEGIN { exit !(a < b) }'; then
+				bc[$tag]=$c
+			fi
+			if [ -z "${bm[$tag]:-}" ] || [ "$m" -lt "${bm[$tag]}" ]; then
+				bm[$tag]=$m
+			fi
+			if [ -z "${be[$tag]:-}" ] || awk -v a="$e" -v b="${be[$tag]}" 'BEGIN { exit !(a < b) }'; then
+				be[$tag]=$e
+			fi
+		done
 	done
-	echo "$best"
+	for tag; do
+		res[$tag]=$(awk -v c="${bc[$tag]}" -v m="${bm[$tag]}" -v e="${be[$tag]}" \
+			'BEGIN { printf "%.3f %.1f %.3f", c, m / 1024, e }')
+	done
 }
 
-row() {	# format mode tool cpu rss wall base_cpu
-	awk -v f="$1" -v m="$2" -v t="$3" -v c="$4" -v r="$5" -v w="$6" -v b="$7" \
-		'BEGIN { printf "| %-9s | %-8s | %-22s | %7.3f | %8.1f | %7.3f | %7s |\n", f, m, t, c, r, w,
-			 (t ~ /^perf/) ? "1.00x" : sprintf("%.2fx", b / c) }'
+row() {	# format mode tool TAG base_TAG [wall_base_TAG]
+	local base=${res[$5]%% *} jw=-
+	read -r c r w <<<"${res[$4]}"
+	if [ -n "${6:-}" ]; then
+		jw=$(awk -v a="$(echo "${res[$6]}" | cut -d' ' -f3)" -v b="$w" 'BEGIN { printf "%.2fx", a / b }')
+	fi
+	awk -v f="$1" -v m="$2" -v t="$3" -v c="$c" -v r="$r" -v w="$w" -v b="$base" -v jw="$jw" \
+		'BEGIN { printf "| %-9s | %-8s | %-22s | %7.3f | %8.1f | %7.3f | %8s | %9s |\n", f, m, t, c, r, w,
+			 (t ~ /^perf/) ? "1.00x" : (c > 0 ? sprintf("%.2fx", b / c) : "-"), jw }'
 }
 
 "$gen" cs "$tmp/cs.data" "$cs_repeat" || exit 1
@@ -66,50 +93,59 @@ row() {	# format mode tool cpu rss wall base_cpu
 "$gen" pt "$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14" "$tmp/pt.data" "$pt_repeat" || exit 1
 echo "auxtrig decode bench: CoreSight $(du -h "$tmp/cs.data" | cut -f1) ($cs_repeat x 64 KiB, 6 trace IDs;" \
 	"timed $(du -h "$tmp/cst.data" | cut -f1))," \
-	"Intel PT $(du -h "$tmp/pt.data" | cut -f1) ($pt_repeat x 150 KiB); fastest of $runs runs"
-echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null)"
+	"Intel PT $(du -h "$tmp/pt.data" | cut -f1) ($pt_repeat x 150 KiB); lowest of $runs interleaved runs"
+echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null); load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 echo
-printf '| %-9s | %-8s | %-22s | %7s | %8s | %7s | %7s |\n' format mode tool "cpu(s)" "rss(MiB)" "wall(s)" speedup
-echo "|-----------|----------|------------------------|---------|----------|---------|---------|"
+printf '| %-9s | %-8s | %-22s | %7s | %8s | %7s | %8s | %9s |\n' format mode tool "cpu(s)" "rss(MiB)" "wall(s)" \
+	"cpu gain" "wall gain"
+echo "|-----------|----------|------------------------|---------|----------|---------|----------|-----------|"
 
 F=cpu,ip,addr,sym,symoff,dso
 # CoreSight branch samples
-read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/cs.data" --itrace=b -F $F) || exit 1
-read -r ac ar aw < <(measure "$tmp/a.txt" "$auxtrig" script -i "$tmp/cs.data" -F $F) || exit 1
+cmd_p=(perf script -i "$tmp/cs.data" --itrace=b -F $F)
+cmd_a=("$auxtrig" script -i "$tmp/cs.data" -F $F -j 1)
+cmd_j=("$auxtrig" script -i "$tmp/cs.data" -F $F -j "$jobs")
+rounds p a j || exit 1
 cmp -s "$tmp/p.txt" "$tmp/a.txt" || { echo "decode bench: CoreSight branches differ from perf's"; exit 1; }
-read -r jc jr jw < <(measure "$tmp/j.txt" "$auxtrig" script -i "$tmp/cs.data" -F $F -j "$jobs") || exit 1
 cmp -s "$tmp/a.txt" "$tmp/j.txt" || { echo "decode bench: -j $jobs differs from -j 1"; exit 1; }
-row CoreSight branches "perf script" "$pc" "$pr" "$pw" "$pc"
-row CoreSight branches "auxtrig script" "$ac" "$ar" "$aw" "$pc"
-row CoreSight branches "auxtrig script -j $jobs" "$jc" "$jr" "$jw" "$pc"
+row CoreSight branches "perf script" p p
+row CoreSight branches "auxtrig script -j 1" a p
+row CoreSight branches "auxtrig script -j $jobs" j p a
 n=$(wc -l <"$tmp/a.txt")
 
-# CoreSight branch samples in timestamp order
-read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/cst.data" --itrace=b -F $F) || exit 1
-read -r ac ar aw < <(measure "$tmp/a.txt" "$auxtrig" script -i "$tmp/cst.data" -F $F) || exit 1
+# CoreSight branch samples in timestamp order (one worker whatever -j says)
+cmd_p=(perf script -i "$tmp/cst.data" --itrace=b -F $F)
+cmd_a=("$auxtrig" script -i "$tmp/cst.data" -F $F)
+rounds p a || exit 1
 cmp -s "$tmp/p.txt" "$tmp/a.txt" || { echo "decode bench: timed CoreSight branches differ from perf's"; exit 1; }
-row CoreSight timed "perf script" "$pc" "$pr" "$pw" "$pc"
-row CoreSight timed "auxtrig script" "$ac" "$ar" "$aw" "$pc"
+row CoreSight timed "perf script" p p
+row CoreSight timed "auxtrig script" a p
 nt=$(wc -l <"$tmp/a.txt")
 
 # CoreSight instructions
-read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/cs.data" --itrace=i1i -F cpu,ip) || exit 1
-read -r ac ar aw < <(measure "$tmp/a.txt" "$auxtrig" script -i "$tmp/cs.data" --windows) || exit 1
+cmd_p=(perf script -i "$tmp/cs.data" --itrace=i1i -F cpu,ip)
+cmd_a=("$auxtrig" script -i "$tmp/cs.data" --windows -j 1)
+cmd_j=("$auxtrig" script -i "$tmp/cs.data" --windows -j "$jobs")
+rounds p a j || exit 1
 [ "$(grep -vc '^#' "$tmp/a.txt")" -eq "$(wc -l <"$tmp/p.txt")" ] ||
 	{ echo "decode bench: --windows lists $(grep -vc '^#' "$tmp/a.txt") instructions, perf $(wc -l <"$tmp/p.txt")"; exit 1; }
-read -r jc jr jw < <(measure "$tmp/j.txt" "$auxtrig" script -i "$tmp/cs.data" --windows -j "$jobs") || exit 1
 cmp -s "$tmp/a.txt" "$tmp/j.txt" || { echo "decode bench: --windows -j $jobs differs from -j 1"; exit 1; }
-row CoreSight insns "perf script" "$pc" "$pr" "$pw" "$pc"
-row CoreSight insns "auxtrig script" "$ac" "$ar" "$aw" "$pc"
-row CoreSight insns "auxtrig script -j $jobs" "$jc" "$jr" "$jw" "$pc"
+row CoreSight insns "perf script" p p
+row CoreSight insns "auxtrig script -j 1" a p
+row CoreSight insns "auxtrig script -j $jobs" j p a
 ni=$(wc -l <"$tmp/p.txt")
 
-# Intel PT branch samples
-read -r pc pr pw < <(measure "$tmp/p.txt" perf script -i "$tmp/pt.data" --itrace=b -F ip,addr,cpu) || exit 1
-read -r ac ar aw < <(measure "$tmp/a.txt" "$auxtrig" script -i "$tmp/pt.data") || exit 1
+# Intel PT branch samples (one process)
+cmd_p=(perf script -i "$tmp/pt.data" --itrace=b -F ip,addr,cpu)
+cmd_a=("$auxtrig" script -i "$tmp/pt.data")
+rounds p a || exit 1
 cmp -s <(sort "$tmp/p.txt") <(sort "$tmp/a.txt") || { echo "decode bench: Intel PT samples differ from perf's"; exit 1; }
-row "Intel PT" branches "perf script" "$pc" "$pr" "$pw" "$pc"
-row "Intel PT" branches "auxtrig script" "$ac" "$ar" "$aw" "$pc"
+row "Intel PT" branches "perf script" p p
+row "Intel PT" branches "auxtrig script" a p
 np=$(wc -l <"$tmp/a.txt")
 echo
-echo "($n CoreSight branch samples, $nt timed, $ni instructions, $np Intel PT samples per run; outputs checked against perf's)"
+echo "($n CoreSight branch samples, $nt timed, $ni instructions, $np Intel PT samples per run; outputs checked against perf's;"
+echo " cpu gain = perf's cpu / the tool's, wall gain = -j 1's wall / -j $jobs's)"
+printf '%s\n' "${loads[@]}" | sort -n | awk '{ v[NR] = $1; s += $1 }
+	END { printf "load average (1 min) before each run: min %.2f, median %.2f, max %.2f over %d runs on %s CPUs\n",
+		v[1], v[int((NR + 1) / 2)], v[NR], NR, "'"$jobs"'" }'

@@ -96,7 +96,7 @@ static void nothing_left(const struct t *t)
 
 static int open_all(struct t *t, bool snapshot)
 {
-	int err = cpu_events__open(&t->ce, &t->sys, t->mask, 4, PAGES, snapshot);
+	int err = cpu_events__open(&t->ce, &t->sys, t->mask, 4, PAGES, snapshot, false);
 
 	return err ?: cpu_events__follow(&t->ce, &t->target);
 }
@@ -348,7 +348,7 @@ static void test_cpu_events_thread_gone(void **state)
 
 	t->target.is_command = false;
 	t->target.threads = true;
-	assert_int_equal(cpu_events__open(&t->ce, &t->sys, t->mask, 4, PAGES, false), 0);
+	assert_int_equal(cpu_events__open(&t->ce, &t->sys, t->mask, 4, PAGES, false, false), 0);
 	t->k.fail_at = t->k.calls + 1;
 	t->k.fail_err = -ESRCH;
 	assert_int_equal(cpu_events__follow(&t->ce, &t->target), 0);

@@ -96,6 +96,26 @@ static void test_record_plan_syscall_window_and_events(void **state)
 	built__done(&b);
 }
 
+/* -g: the plan asks for call stacks; without it, none */
+static void test_record_plan_callchain(void **state)
+{
+	struct built b;
+
+	(void)state;
+	BUILD(&b, "-g", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_true(b.p.callchain);
+	built__done(&b);
+	BUILD(&b, "--callchain", "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_true(b.p.callchain);
+	built__done(&b);
+	BUILD(&b, "-w", "syscall:openat");
+	assert_int_equal(b.err, 0);
+	assert_false(b.p.callchain);
+	built__done(&b);
+}
+
 static void test_record_plan_triggers_and_own_events(void **state)
 {
 	struct built b;
@@ -668,6 +688,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_plan_syscall_window_and_events),
 		cmocka_unit_test(test_record_plan_triggers_and_own_events),
+		cmocka_unit_test(test_record_plan_callchain),
 		cmocka_unit_test(test_record_plan_mark_values),
 		cmocka_unit_test(test_record_plan_targets_buffers_control),
 		cmocka_unit_test(test_record_plan_uprobe_window),

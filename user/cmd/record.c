@@ -114,6 +114,12 @@ static const char record_usage[] =
 "                           bytes (K/M suffixes; default: -m); nothing is written\n"
 "                           until a snapshot: SIGUSR2, 'snapshot' on --control,\n"
 "                           or with 'e' at exit. Snapshots never repeat a record.\n"
+"  -g, --callchain          call stacks: every record the gate writes (window\n"
+"                           edges, -e events, marks, stop, a snapshot trigger's\n"
+"                           auxtrig:snapshot) carries its thread's kernel and user\n"
+"                           stack as perf record -g takes it (frame pointers; at\n"
+"                           most kernel.perf_event_max_stack frames), for perf\n"
+"                           script and perf report -g\n"
 "      --control=fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
 "                           commands, one per line: enable, disable, snapshot,\n"
 "                           stop, ping (each answered 'ack' on ACK)\n"
@@ -136,6 +142,7 @@ static const char record_usage[] =
 "  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret == -EACCES:snapshot,once' -- ./app\n"
 "  auxtrig record -S -e 'sched:*' --on 'syscall:openat:exit if ret < 0:snapshot+2ms,limit:1/s' -- ./app\n"
 "  auxtrig record -w syscall:openat --min-duration 1ms -p 4242\n"
+"  auxtrig record -g --on 'syscall:openat:exit if ret < 0:mark' -- ./app; perf report -g\n"
 "  perf script -i auxtrig.data\n";
 
 int cmd_record(int argc, char **argv)

@@ -48,6 +48,7 @@ static const struct option record_options[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "snapshot", optional_argument, NULL, 'S' },
+	{ "callchain", no_argument, NULL, 'g' },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -202,7 +203,7 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 	a->full_argc = argc;
 	a->full_argv = argv;
 	optind = 0; /* glibc: forget the previous parse, even one that stopped inside "-hv" */
-	while (!err && (c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:S::vqh", record_options, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "+w:e:o:fp:t:aC:m:S::gvqh", record_options, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			err = add_window(a, optarg);
@@ -246,6 +247,9 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 			if (err)
 				pr_err("-S%s: expected [e][SIZE], SIZE from 4K to 4G (e.g. -S, -Se, -S64K, -Se1M)\n",
 				       optarg);
+			break;
+		case 'g':
+			a->callchain = true;
 			break;
 		case OPT_CONTROL:
 			a->control = optarg;
@@ -1082,6 +1086,7 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 	p->aux_pages = a->aux_pages;
 	p->snapshot = a->snapshot;
 	p->snapshot_at_exit = a->snapshot_at_exit;
+	p->callchain = a->callchain;
 	p->output = a->output;
 	p->force = a->force;
 	p->control.ctl_fd = p->control.ack_fd = -1;

@@ -15,6 +15,7 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/csd_heap.h"
 #include "auxtrig/sys/log.h"
 
 struct csd_decoder;
@@ -164,6 +165,7 @@ struct csd_decoder *csd_decoder__new(unsigned int flags)
 
 	if (!d)
 		return NULL;
+	pr_debug("OpenCSD's C++ heap: %s\n", csd_heap__active() ? "auxtrig's free lists" : "malloc's or the sanitizer's");
 	if (flags & CSD_FORMATTED)
 		d->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, OCSD_DFRMTR_FRAME_MEM_ALIGN);
 	else

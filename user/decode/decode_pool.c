@@ -126,19 +126,12 @@ struct decode_slot {
 	size_t head, len, cap;
 };
 
+static int decode_out__direct(struct decode_out *out, const void *p, size_t len);
+
 static int decode_out__flush(struct decode_out *out)
 {
-	size_t done = 0;
-
-	while (done < out->len) {
-		ssize_t n = write(out->fd, out->buf + done, out->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EPIPE;
-		done += n;
-	}
+	if (decode_out__direct(out, out->buf, out->len))
+		return -EPIPE;
 	out->len = 0;
 	return 0;
 }
@@ -158,6 +151,23 @@ static int decode_out__put(struct decode_out *out, const void *p, size_t n)
 	return 0;
 }
 
+/* Write @len bytes at @p to the pipe, unbuffered. */
+static int decode_out__direct(struct decode_out *out, const void *p, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(out->fd, (const char *)p + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		done += n;
+	}
+	return 0;
+}
+
 int decode_out__write(struct decode_out *out, const void *rec, size_t len)
 {
 	__u32 n = len;
@@ -166,6 +176,9 @@ int decode_out__write(struct decode_out *out, const void *rec, size_t len)
 		return -E2BIG;
 	if (decode_out__put(out, &n, sizeof(n)))
 		return -EPIPE;
+	/* a large record (a worker's output text) goes to the pipe without a copy into the buffer */
+	if (len >= DECODE_POOL_OUTBUF / 4)
+		return decode_out__flush(out) || decode_out__direct(out, rec, len) ? -EPIPE : 0;
 	return decode_out__put(out, rec, len);
 }
 

@@ -24,9 +24,11 @@ static void attr_init_common(struct perf_event_attr *a)
 	a->sample_id_all = 1;
 }
 
-void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite)
+void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite, bool callchain)
 {
 	attr_init_common(a);
+	if (callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_BPF_OUTPUT;
 	a->sample_period = 1;
@@ -59,16 +61,18 @@ void cpu_events__attr_sideband(struct perf_event_attr *a, bool enable_on_exec)
 	a->enable_on_exec = enable_on_exec;
 }
 
-void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type)
+void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type, bool callchain)
 {
 	attr_init_common(a);
+	if (callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = type;
 	a->sample_period = 1;
 }
 
 int cpu_events__open(struct cpu_events *ce, const struct perf_sys *sys, const bool *mask, int nr_possible,
-		     size_t pages, bool snapshot_mode)
+		     size_t pages, bool snapshot_mode, bool callchain)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct perf_event_attr a;
@@ -76,11 +80,12 @@ int cpu_events__open(struct cpu_events *ce, const struct perf_sys *sys, const bo
 
 	ce->sys = sys;
 	ce->snapshot_mode = snapshot_mode;
+	ce->callchain = callchain;
 	ce->pages = pages;
 	ce->cpus = calloc(nr_possible, sizeof(*ce->cpus));
 	if (!ce->cpus)
 		return -ENOMEM;
-	cpu_events__attr_output(&a, pages * page, snapshot_mode);
+	cpu_events__attr_output(&a, pages * page, snapshot_mode, callchain);
 	for (int cpu = 0; cpu < nr_possible; cpu++) {
 		struct cpu_slot *c = &ce->cpus[ce->nr_cpus];
 		int fd;
@@ -235,7 +240,7 @@ int cpu_events__add_attrs(const struct cpu_events *ce, struct pdata_writer *w)
 		return -ENOMEM;
 	for (size_t i = 0; i < ce->nr_cpus; i++)
 		ids[i] = ce->cpus[i].out_id;
-	cpu_events__attr_output(&a, 0, ce->snapshot_mode);
+	cpu_events__attr_output(&a, 0, ce->snapshot_mode, ce->callchain);
 	err = pdata_writer__add_attr(w, &a, "bpf-output", ids, ce->nr_cpus);
 	free(ids);
 	return err;

@@ -58,16 +58,53 @@
 
 /*
  * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
- * u32 raw size, raw bytes, padding to 8. The gate's raw bytes are a struct
- * gate_out_hdr (the IP perf would have sampled, the window, flags) followed by
- * the tracepoint record.
+ * with -g the callchain (u64 nr, nr u64 entries), u32 raw size, raw bytes,
+ * padding to 8. The gate's raw bytes are a struct gate_out_hdr (the IP perf
+ * would have sampled, the window, flags) followed by the tracepoint record.
  */
 #define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
 #define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
-#define SAMPLE_RAW_SIZE_OFF sizeof(struct pdata_sample_head)
-#define SAMPLE_RAW_OFF (SAMPLE_RAW_SIZE_OFF + 4)
 #define GATE_HDR_SIZE sizeof(struct gate_out_hdr)
 _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
+
+/* A gate sample of a ring, located: what follows the fixed head. */
+struct gate_sample {
+	__u64 nr_chain;		/* -g: the callchain's entries */
+	size_t chain_off;	/* where they are in the record */
+	size_t raw_off;		/* the raw bytes: gate_out_hdr, then the record */
+	__u32 raw_size;
+	struct gate_out_hdr gh;
+};
+
+/*
+ * Locate a ring's sample (@callchain: the output event samples callchains).
+ * Return: false for another record type or one whose sizes do not add up.
+ */
+static bool gate_sample__parse(const struct perf_event_header *h, bool callchain, struct gate_sample *g)
+{
+	size_t off = sizeof(struct pdata_sample_head);
+
+	if (h->type != PERF_RECORD_SAMPLE || h->size < off)
+		return false;
+	g->nr_chain = 0;
+	g->chain_off = off + 8;
+	if (callchain) {
+		if (h->size < off + 8)
+			return false;
+		memcpy(&g->nr_chain, (const char *)h + off, 8);
+		if (g->nr_chain > (h->size - off - 8) / 8)
+			return false;
+		off += 8 + 8 * g->nr_chain;
+	}
+	if (h->size < off + 4)
+		return false;
+	memcpy(&g->raw_size, (const char *)h + off, 4);
+	g->raw_off = off + 4;
+	if (g->raw_size < GATE_HDR_SIZE || g->raw_size > h->size - g->raw_off)
+		return false;
+	memcpy(&g->gh, (const char *)h + g->raw_off, sizeof(g->gh));
+	return true;
+}
 
 struct session {
 	const struct record_plan *plan;
@@ -105,6 +142,8 @@ struct session {
 	__u64 lost_at_snapshot;	/* the losses snapshot_losses() counted so far */
 	struct membuf snap_buf;	/* a snapshot's records, until cut at its point */
 	__u64 snap_after_point;	/* records timed after their snapshot's point: in none */
+	__u64 trigger_chain[SINK_OWN_CHAIN_MAX];	/* -g: the call stack of the trigger a snapshot answers, */
+	struct sink_own_from trigger;		/* and its thread (NULL chain: none) */
 	/* summary */
 	__u64 written, lost_kernel, lost_kernel_side, unknown;
 	int signo;
@@ -178,20 +217,15 @@ static __u16 sample_cpumode(__u64 ip)
  * A gate sample's record type and perf time. Return: false for what is no
  * record of the gate (another record type, a verdict, a point, short data).
  */
-static bool gate_sample_type(const struct perf_event_header *h, __u16 *type, __u64 *time)
+static bool gate_sample_type(const struct session *s, const struct perf_event_header *h, __u16 *type, __u64 *time)
 {
-	struct gate_out_hdr gh;
-	__u32 raw_size;
+	struct gate_sample g;
 
-	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2)
+	if (!gate_sample__parse(h, s->plan->callchain, &g) || g.raw_size < GATE_HDR_SIZE + 8)
 		return false;
-	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
-	if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size)
+	if (g.gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
 		return false;
-	memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
-	if (gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
-		return false;
-	memcpy(type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(*type));
+	memcpy(type, (const char *)h + g.raw_off + GATE_HDR_SIZE, sizeof(*type));
 	memcpy(time, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(*time));
 	return true;
 }
@@ -202,7 +236,7 @@ static int find_stop_record(void *ctx, const struct perf_event_header *h)
 	__u16 type;
 	__u64 t;
 
-	if (gate_sample_type(h, &type, &t) && type == s->plan->stop_type && (!s->stop_time || t < s->stop_time))
+	if (gate_sample_type(s, h, &type, &t) && type == s->plan->stop_type && (!s->stop_time || t < s->stop_time))
 		s->stop_time = t;
 	return 0;
 }
@@ -241,26 +275,23 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 	if (h->type == PERF_RECORD_SAMPLE) {
 		struct perf_event_header *out = (struct perf_event_header *)buf;
 		const struct rec_event *e;
+		struct gate_sample g;
 		struct gate_out_hdr gh;
-		__u32 raw_size, rec_size;
+		__u32 rec_size;
 		__u64 t, one = 1;
+		size_t off;
 		__u16 type;
 
-		if (h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE + 2) {
+		if (!gate_sample__parse(h, s->plan->callchain, &g) || g.raw_size < GATE_HDR_SIZE + 8) {
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
-		if (raw_size < GATE_HDR_SIZE + 8 || SAMPLE_RAW_OFF + raw_size > h->size) {
-			s->unknown++;
-			return 0;
-		}
-		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
+		gh = g.gh;
 		if (gh.flags & GATE_OUT_VERDICT) /* A timed window closed: its held records are written or dropped. */
 			return record_sink__verdict(&s->sink, gh.window, gh.flags & GATE_OUT_KEEP);
 		if (gh.flags & GATE_OUT_POINT) /* a snapshot's end (take_snapshot()): not a record */
 			return 0;
-		memcpy(&type, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, sizeof(type));
+		memcpy(&type, (const char *)h + g.raw_off + GATE_HDR_SIZE, sizeof(type));
 		e = event_list__by_type(&s->plan->events, type);
 		if (!e) {
 			s->unknown++;
@@ -283,18 +314,19 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		 * cpumode that IP is in (the bpf-output event's sample says kernel
 		 * whatever it carries: perf would look user IPs up in the kernel),
 		 * period 1 (it says 0: perf report would weigh every sample 0%),
-		 * the bare record.
+		 * the callchain as the kernel took it (-g), the bare record.
 		 */
-		rec_size = raw_size - GATE_HDR_SIZE;
-		memcpy(buf, h, SAMPLE_RAW_SIZE_OFF);
+		rec_size = g.raw_size - GATE_HDR_SIZE;
+		off = g.raw_off - 4; /* the head and the callchain stay */
+		memcpy(buf, h, off);
 		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
 		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
 		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
 		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
-		memcpy(buf + SAMPLE_RAW_SIZE_OFF, &rec_size, sizeof(rec_size));
-		memcpy(buf + SAMPLE_RAW_OFF, (const char *)h + SAMPLE_RAW_OFF + GATE_HDR_SIZE, rec_size);
-		out->size = (SAMPLE_RAW_OFF + rec_size + 7) & ~7u;
-		memset(buf + SAMPLE_RAW_OFF + rec_size, 0, out->size - SAMPLE_RAW_OFF - rec_size);
+		memcpy(buf + off, &rec_size, sizeof(rec_size));
+		memcpy(buf + off + 4, (const char *)h + g.raw_off + GATE_HDR_SIZE, rec_size);
+		out->size = (off + 4 + rec_size + 7) & ~7u;
+		memset(buf + off + 4 + rec_size, 0, out->size - off - 4 - rec_size);
 		s->written++;
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
@@ -404,7 +436,7 @@ static int write_trigger_stats(struct session *s)
 		rec.fired = ts.fired;
 		rec.suppressed = ts.suppressed;
 		rec.dropped = ts.dropped;
-		err = record_sink__write_own(&s->sink, e->id, &rec, sizeof(rec));
+		err = record_sink__write_own(&s->sink, e->id, NULL, &rec, sizeof(rec));
 	}
 	return err;
 }
@@ -412,22 +444,17 @@ static int write_trigger_stats(struct session *s)
 /* ---- snapshots ------------------------------------------------------------------ */
 
 /* A gate sample's time; its point number if it is a snapshot point, else 0. */
-static __u64 sample_time(const struct perf_event_header *h, __u32 *point)
+static __u64 sample_time(const struct session *s, const struct perf_event_header *h, __u32 *point)
 {
-	struct gate_out_hdr gh;
-	__u32 raw_size;
+	struct gate_sample g;
 	__u64 t;
 
 	*point = 0;
-	if (h->type != PERF_RECORD_SAMPLE || h->size < SAMPLE_RAW_OFF + GATE_HDR_SIZE)
+	if (!gate_sample__parse(h, s->plan->callchain, &g))
 		return 0;
 	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
-	memcpy(&raw_size, (const char *)h + SAMPLE_RAW_SIZE_OFF, sizeof(raw_size));
-	if (raw_size >= GATE_HDR_SIZE && SAMPLE_RAW_OFF + raw_size <= h->size) {
-		memcpy(&gh, (const char *)h + SAMPLE_RAW_OFF, sizeof(gh));
-		if (gh.flags & GATE_OUT_POINT)
-			*point = gh.window ? gh.window : ~0u;
-	}
+	if (g.gh.flags & GATE_OUT_POINT)
+		*point = g.gh.window ? g.gh.window : ~0u;
 	return t;
 }
 
@@ -463,9 +490,19 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 		const struct pdata_sample_head *sh = (const void *)h;
 
 		off += h->size;
-		t = sample_time(h, &pt);
+		t = sample_time(s, h, &pt);
 		if (pt == point) {
+			struct gate_sample g;
+
 			end = prev && prev->cpu == sh->cpu && prev->tid == tid ? prev->time : t;
+			/* -g: the point carries the trigger's call stack, for auxtrig:snapshot */
+			if (s->plan->callchain && gate_sample__parse(h, true, &g)) {
+				s->trigger.pid = sh->pid;
+				s->trigger.tid = sh->tid;
+				s->trigger.nr_chain = g.nr_chain < SINK_OWN_CHAIN_MAX ? g.nr_chain : SINK_OWN_CHAIN_MAX;
+				memcpy(s->trigger_chain, (const char *)h + g.chain_off, 8 * s->trigger.nr_chain);
+				s->trigger.chain = s->trigger_chain;
+			}
 			break;
 		}
 		prev = h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*sh) && !pt ? sh : NULL;
@@ -474,7 +511,7 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
 
 		off += h->size;
-		t = sample_time(h, &pt);
+		t = sample_time(s, h, &pt);
 		if (pt)
 			continue; /* points are not records */
 		if (end && t > end) {
@@ -523,7 +560,8 @@ static int write_marker(struct session *s, const char *reason, __u64 records, __
 		rec.tid = s->firing->tid;
 		rec.value = s->firing->ret;
 	}
-	return record_sink__write_own(&s->sink, MARKER_ID, &rec, sizeof(rec));
+	return record_sink__write_own(&s->sink, MARKER_ID, s->firing && s->trigger.chain ? &s->trigger : NULL, &rec,
+				      sizeof(rec));
 }
 
 /*
@@ -550,6 +588,7 @@ static int take_snapshot(struct session *s, const char *reason)
 			aux_buffers = n;
 	}
 	s->snap_buf.len = 0;
+	s->trigger.chain = NULL;
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
 	if (!err) {
@@ -842,7 +881,7 @@ static void dry_run_print(struct session *s)
 	}
 	printf("per CPU (%d possible): bpf-output, the gate's output%s\n", p->nr_possible,
 	       p->snapshot ? " (flight recorder)" : "");
-	cpu_events__attr_output(&a, p->mmap_pages * page, p->snapshot);
+	cpu_events__attr_output(&a, p->mmap_pages * page, p->snapshot, p->callchain);
 	if (p->verbose >= 2)
 		attr_print__event(stdout, &a);
 	printf("per CPU and target thread: dummy, the sideband\n");
@@ -898,7 +937,7 @@ static int write_header(struct session *s)
 	int err = 0;
 
 	for (size_t i = 0; i < ev->nr && !err; i++) {
-		cpu_events__attr_tracepoint(&a, ev->ev[i].fmt.id);
+		cpu_events__attr_tracepoint(&a, ev->ev[i].fmt.id, p->callchain);
 		snprintf(name, sizeof(name), "%s:%s", ev->ev[i].fmt.system, ev->ev[i].fmt.name);
 		err = pdata_writer__add_attr(s->w, &a, name, &ev->ev[i].id, 1);
 	}
@@ -908,7 +947,7 @@ static int write_header(struct session *s)
 	if (p->snapshot) {
 		__u64 id = MARKER_ID;
 
-		cpu_events__attr_tracepoint(&a, ev->marker_type);
+		cpu_events__attr_tracepoint(&a, ev->marker_type, p->callchain);
 		err = pdata_writer__add_attr(s->w, &a, "auxtrig:snapshot", &id, 1);
 		if (err)
 			return err;
@@ -1464,7 +1503,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 					: gate__add_target(s.gate, s.target.pids[i]))
 			goto out;
 
-	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot) ||
+	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot, p->callchain) ||
 	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
 	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
@@ -1490,6 +1529,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 		goto out;	/* pdata_writer__open() said why */
 	s.created_file = true;
 	record_sink__init(&s.sink, s.w, s.hold, p->snapshot);
+	s.sink.callchain = p->callchain;
 	err = write_header(&s);
 	if (!err)
 		err = synthesize(&s);

@@ -94,24 +94,38 @@ int record_sink__verdict(struct record_sink *k, __u32 window, bool keep)
 	return k->hold ? window_hold__verdict(k->hold, window, keep, write_held, k) : 0;
 }
 
-int record_sink__write_own(struct record_sink *k, __u64 id, const void *raw, __u32 raw_size)
+int record_sink__write_own(struct record_sink *k, __u64 id, const struct sink_own_from *from, const void *raw,
+			   __u32 raw_size)
 {
-	char buf[sizeof(struct pdata_sample_head) + 4 + 256 + 8] = {};
+	char buf[sizeof(struct pdata_sample_head) + 8 * (1 + SINK_OWN_CHAIN_MAX) + 4 + 256 + 8] = {};
 	struct pdata_sample_head *h = (struct pdata_sample_head *)buf;
-	size_t size = (sizeof(*h) + 4 + raw_size + 7) & ~7ul;
 	__u64 newest = pdata_writer__newest_time(k->w);
+	size_t size, raw_off = sizeof(*h);
+	__u64 nr_chain = 0;
 
+	if (!k->callchain)
+		from = NULL;
+	if (from && from->chain)
+		nr_chain = from->nr_chain < SINK_OWN_CHAIN_MAX ? from->nr_chain : SINK_OWN_CHAIN_MAX; /* innermost first */
+	if (k->callchain) {
+		memcpy(buf + raw_off, &nr_chain, 8);
+		if (nr_chain)
+			memcpy(buf + raw_off + 8, from->chain, 8 * nr_chain);
+		raw_off += 8 * (1 + nr_chain);
+	}
+	size = (raw_off + 4 + raw_size + 7) & ~7ul;
 	if (size > sizeof(buf))
 		return -E2BIG;
 	h->header.type = PERF_RECORD_SAMPLE;
 	h->header.misc = PERF_RECORD_MISC_USER;
 	h->header.size = size;
 	h->id = id;
-	h->pid = h->tid = getpid();
+	h->pid = from ? from->pid : (__u32)getpid();
+	h->tid = from ? from->tid : (__u32)getpid();
 	h->time = (k->last_time > newest ? k->last_time : newest) + 1;
 	h->period = 1;
-	memcpy(buf + sizeof(*h), &raw_size, 4);
-	memcpy(buf + sizeof(*h) + 4, raw, raw_size);
+	memcpy(buf + raw_off, &raw_size, 4);
+	memcpy(buf + raw_off + 4, raw, raw_size);
 	return sink_result(k, pdata_writer__write(k->w, buf, size));
 }
 

@@ -48,6 +48,7 @@ struct record_args {
 	char **command;
 	size_t mmap_pages, aux_pages;
 	bool snapshot, snapshot_at_exit;
+	bool callchain;			/* -g: call stacks on the gate's records */
 	const char *control;
 	bool dry_run;
 	const char *sysfs_root;

@@ -67,26 +67,33 @@ struct cpu_events {
 	__u64 *side_ids;
 	size_t nr_side;
 	bool snapshot_mode;
+	bool callchain;
 	size_t pages;
 	const struct perf_sys *sys;
 };
 
-/** cpu_events__attr_output() - the bpf-output event's attr. */
-void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite);
+/**
+ * cpu_events__attr_output() - the bpf-output event's attr; with @callchain
+ * (-g) its samples carry the kernel and user call stack of the thread the
+ * gate ran on (PERF_SAMPLE_CALLCHAIN, at most kernel.perf_event_max_stack
+ * entries).
+ */
+void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite, bool callchain);
 /** cpu_events__attr_sideband() - the sideband (dummy) event's attr. */
 void cpu_events__attr_sideband(struct perf_event_attr *a, bool enable_on_exec);
 /** cpu_events__attr_tracepoint() - the attr a tracepoint @type's samples are described with in the file. */
-void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type);
+void cpu_events__attr_tracepoint(struct perf_event_attr *a, unsigned int type, bool callchain);
 
 /**
  * cpu_events__open() - the output event and ring of each online CPU in
  * @mask (@nr_possible long), through @sys (NULL: the kernel); offline CPUs
- * are skipped. The caller hands each &cpu_slot.out_fd to the gate.
+ * are skipped; @callchain: the samples carry call stacks (-g). The caller
+ * hands each &cpu_slot.out_fd to the gate.
  * Return: 0 or -errno, with a message; on failure, cpu_events__close()
  * closes what was opened.
  */
 int cpu_events__open(struct cpu_events *ce, const struct perf_sys *sys, const bool *mask, int nr_possible,
-		     size_t pages, bool snapshot_mode);
+		     size_t pages, bool snapshot_mode, bool callchain);
 
 /** cpu_events__follow() - the targets' sideband on every CPU. Return: 0 or -errno, with a message. */
 int cpu_events__follow(struct cpu_events *ce, const struct target *t);

@@ -141,6 +141,7 @@ struct record_plan {
 
 	size_t mmap_pages, aux_pages;
 	bool snapshot, snapshot_at_exit;
+	bool callchain;		/* -g: every gate record carries its thread's kernel and user stack */
 	const char *output;
 	bool force;
 	struct plan_control control;

@@ -45,6 +45,8 @@ struct window_hold;
  * @w:		the file
  * @hold:	timed windows' records, or NULL
  * @snapshot_mode: -S: no rounds
+ * @callchain:	-g: the file's samples carry PERF_SAMPLE_CALLCHAIN (set after
+ *		record_sink__init()); auxtrig's own samples then carry one too
  * @written_max: newest record time written
  * @fr_max_time: @written_max when the last round was written
  * @round_held:	a round was held back (held records, or the gap)
@@ -57,6 +59,7 @@ struct record_sink {
 	struct pdata_writer *w;
 	struct window_hold *hold;
 	bool snapshot_mode;
+	bool callchain;
 	__u64 written_max;
 	__u64 fr_max_time;
 	bool round_held;
@@ -94,10 +97,30 @@ int record_sink__write_held(struct record_sink *k, __u32 window, __u64 time, con
 int record_sink__verdict(struct record_sink *k, __u32 window, bool keep);
 
 /**
- * record_sink__write_own() - a sample of auxtrig's own event @id (raw payload
- * @raw), from auxtrig's thread, timed just after the newest record.
+ * struct sink_own_from - the thread an own sample is about, and its call stack
+ * @pid, @tid:	the thread (its maps resolve the stack's user addresses)
+ * @chain:	the callchain as the kernel samples it (PERF_CONTEXT_* markers
+ *		among the addresses), innermost first
+ * @nr_chain:	its entries; at most %SINK_OWN_CHAIN_MAX are written
  */
-int record_sink__write_own(struct record_sink *k, __u64 id, const void *raw, __u32 raw_size);
+struct sink_own_from {
+	__u32 pid, tid;
+	const __u64 *chain;
+	__u64 nr_chain;
+};
+
+/**
+ * record_sink__write_own() - a sample of auxtrig's own event @id (raw payload
+ * @raw), timed just after the newest record: from auxtrig's thread, or with
+ * &record_sink.callchain and @from, from @from's thread with its callchain.
+ * With &record_sink.callchain every own sample has a callchain, empty
+ * without @from (the file's attrs say PERF_SAMPLE_CALLCHAIN).
+ */
+int record_sink__write_own(struct record_sink *k, __u64 id, const struct sink_own_from *from, const void *raw,
+			   __u32 raw_size);
+
+/* The most callchain entries an own sample carries (perf's default depth is 127). */
+#define SINK_OWN_CHAIN_MAX 512
 
 /**
  * record_sink__end_pass() - a pass over every ring ended; @any: it wrote
