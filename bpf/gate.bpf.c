@@ -68,6 +68,8 @@ const volatile __u64 max_duration_ns = 0;	/* 0: no maximum */
 const volatile __u32 env_fields = ~0u;		/* builtins conditions read: bit EXPR_F_x (fill_env) */
 const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 const volatile __u32 entry_args = 0;		/* at syscall exits fill_env() gives the entry's arguments */
+const volatile __u32 need_duration = 0;		/* a syscall exit's condition reads $duration */
+const volatile __u32 call_frames = 0;		/* a uretprobe point reads its call's entry (gate_calls) */
 const volatile __u32 mark_strs = 0;		/* marks carry a string (mark(str(argN))): gate_mark_rec */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
@@ -220,6 +222,22 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gate_sys_entry);
 } gate_sys_entries SEC(".maps");
+
+/* The calls in progress at uretprobe points that read their entry (struct gate_calls). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, GATE_MAX_CALL_THREADS);
+	__type(key, struct gate_call_key);
+	__type(value, struct gate_calls);
+} gate_calls SEC(".maps");
+
+/* An empty struct gate_calls, to create a thread's entry from (too large for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_calls);
+} gate_calls_empty SEC(".maps");
 
 /* The conditions of the triggers (--on ... if EXPR). */
 struct {
@@ -655,12 +673,17 @@ static __always_inline struct expr_env *fill_env(void *ctx, const struct gate_tp
 	}
 	if (tp->flags & GATE_TP_SYSCALL_EXIT) {
 		bpf_probe_read_kernel(&env->ret, sizeof(env->ret), ctx + 16);
-		/* the arguments this thread entered the syscall with, if its entry was stamped */
-		if (entry_args) {
+		/* the arguments this thread entered the syscall with, if its entry was stamped; its time */
+		if (entry_args || need_duration) {
 			struct gate_sys_entry *e = bpf_map_lookup_elem(&gate_sys_entries, &env->tid);
+			__u64 now = bpf_ktime_get_ns();
 
-			if (e && e->nr == nr)
+			if (e && e->nr == nr && entry_args)
 				__builtin_memcpy(env->args, e->args, sizeof(env->args));
+			if (e && e->nr == nr && need_duration && e->ns && e->ns <= now) {
+				env->vars[EXPR_VAR_DURATION] = now - e->ns;
+				env->vars_set |= 1u << EXPR_VAR_DURATION;
+			}
 		}
 	}
 	env->nr = nr;
@@ -1466,6 +1489,12 @@ int gate_thread_exit(void *ctx)
 	bpf_map_delete_elem(&gate_any_memo, &tid);
 	bpf_map_delete_elem(&gate_sys_entries, &tid);
 	bpf_map_delete_elem(&gate_held, &tid);
+	/* Its calls in progress at uretprobe points that read their entry (gate_call_enter). */
+	for (__u32 n = 0; call_frames && n < GATE_MAX_POINTS; n++) {
+		struct gate_call_key k = { .tid = tid, .point = GATE_POINT_BASE + n };
+
+		bpf_map_delete_elem(&gate_calls, &k);
+	}
 	/* Its $count values too, so a thread that reuses the id starts from 0. */
 	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++) {
 		struct expr_count_key ck = { .tid = tid, .slot = slot };
@@ -1649,6 +1678,34 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 /* ---- probe points: uprobe, uretprobe, usdt, kprobe, kretprobe, mem --------- */
 
 /*
+ * At a uretprobe point that reads its call's entry: pop the thread's
+ * innermost call of the function (gate_call_enter pushed it), whose
+ * arguments are then arg0..arg5 (entry.argN) and whose time $duration
+ * counts from. No call (it entered before the run was armed) or one too
+ * deep to keep: no values, and a condition reading them is false.
+ */
+static __always_inline void call_pop(struct expr_env *env, __u32 tid, __u32 key)
+{
+	struct gate_call_key k = { .tid = tid, .point = key };
+	struct gate_calls *c = bpf_map_lookup_elem(&gate_calls, &k);
+	struct gate_call_frame *f;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 d;
+
+	if (!c || !c->depth)
+		return;
+	d = --c->depth;
+	if (d >= GATE_CALL_DEPTH)
+		return;
+	f = &c->frames[d & (GATE_CALL_DEPTH - 1)];
+	__builtin_memcpy(env->args, f->args, sizeof(env->args));
+	if (f->ns && f->ns <= now) {
+		env->vars[EXPR_VAR_DURATION] = now - f->ns;
+		env->vars_set |= 1u << EXPR_VAR_DURATION;
+	}
+}
+
+/*
  * A probe point (--on POINT, or an end of --window START..STOP) has a
  * struct gate_tp in gate_tps too, keyed GATE_POINT_BASE + n (the attach
  * cookie; usdt's own cookie for usdt). It opens and closes windows and runs
@@ -1674,6 +1731,8 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 	/* a function returning int: its ret typed before anything reads it */
 	if (tp->flags & GATE_TP_RET_MASK)
 		env->ret = expr_cast(env->ret, (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
+	if (call_frames && (tp->flags & GATE_TP_CALL_ENTRY))
+		call_pop(env, tid, key);
 	if (!no_windows && (tp->open_mask || tp->close_mask)) {
 		th = bpf_map_lookup_elem(&gate_threads, &tid);
 		if (th)
@@ -1701,6 +1760,47 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 	}
 	if (tp->trig_mask)
 		run_triggers(ctx, tp->trig_mask, env, ip, decided, verdict);
+}
+
+/*
+ * At the entry of a function whose uretprobe point reads its call's entry
+ * (GATE_TP_CALL_ENTRY; the cookie is that point's key): push the call on
+ * the thread's stack of its calls, its time and arguments if it is one of
+ * the outermost GATE_CALL_DEPTH.
+ */
+SEC("?uprobe")
+int gate_call_enter(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct gate_call_key k = { .tid = (__u32)pid_tgid, .point = (__u32)bpf_get_attach_cookie(ctx) };
+	struct gate_call_frame *f;
+	struct gate_calls *c;
+	__u32 zero = 0, d;
+
+	if (!armed() || !is_target(pid_tgid))
+		return 0;
+	c = bpf_map_lookup_elem(&gate_calls, &k);
+	if (!c) {
+		c = bpf_map_lookup_elem(&gate_calls_empty, &zero);
+		if (!c || bpf_map_update_elem(&gate_calls, &k, c, BPF_NOEXIST))
+			return 0;
+		c = bpf_map_lookup_elem(&gate_calls, &k);
+		if (!c)
+			return 0;
+	}
+	d = c->depth;
+	if (d < GATE_CALL_DEPTH) {
+		f = &c->frames[d & (GATE_CALL_DEPTH - 1)];
+		f->ns = bpf_ktime_get_ns();
+		f->args[0] = PT_REGS_PARM1(ctx);
+		f->args[1] = PT_REGS_PARM2(ctx);
+		f->args[2] = PT_REGS_PARM3(ctx);
+		f->args[3] = PT_REGS_PARM4(ctx);
+		f->args[4] = PT_REGS_PARM5(ctx);
+		f->args[5] = PT_REGS_PARM6(ctx);
+	}
+	c->depth = d + 1;
+	return 0;
 }
 
 /* A function's entry (uprobe, kprobe): its arguments are arg0..arg5. */

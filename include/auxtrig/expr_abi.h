@@ -48,8 +48,11 @@
  * - variables the caller fills (env->vars[a], valid when bit a of
  *   env->vars_set is set): $elapsed (EXPR_VAR_ELAPSED), nanoseconds since
  *   the thread's open window opened or, at a syscall exit with no window,
- *   since that syscall's entry. Reading a variable that is not set makes the
- *   whole condition false, like a failed read.
+ *   since that syscall's entry; $duration (EXPR_VAR_DURATION), at an exit,
+ *   nanoseconds since the thread entered that very call (a syscall's entry,
+ *   a function's entry at its uretprobe, nested calls each their own).
+ *   Reading a variable that is not set makes the whole condition false,
+ *   like a failed read.
  *
  * The counters start at 0 when the caller creates the state (the gate at
  * load; expr_state__new() in userspace) and are never reset during a run.
@@ -111,7 +114,8 @@
 /* Variables (EXPR_OP_VAR a). */
 #define EXPR_VAR_COUNT   0 /* $count: from the evaluator's per-thread counter, not env->vars */
 #define EXPR_VAR_ELAPSED 1 /* $elapsed: env->vars[1], nanoseconds, filled by the caller */
-#define EXPR_NR_VAR_NAMES 2
+#define EXPR_VAR_DURATION 2 /* $duration: env->vars[2], nanoseconds since the call's entry, at exits */
+#define EXPR_NR_VAR_NAMES 3
 
 /* Hit terms (EXPR_OP_HIT b). */
 #define EXPR_HIT_ONCE    0 /* n == 1 */
@@ -121,6 +125,7 @@
 /* struct expr_prog.flags: what the caller must provide. */
 #define EXPR_PROG_COUNT   (1u << EXPR_VAR_COUNT)   /* reads $count: bump the thread's counter */
 #define EXPR_PROG_ELAPSED (1u << EXPR_VAR_ELAPSED) /* reads $elapsed: fill env->vars[1] */
+#define EXPR_PROG_DURATION (1u << EXPR_VAR_DURATION) /* reads $duration: fill env->vars[2] */
 
 /* Builtin fields (EXPR_OP_FIELD a). */
 #define EXPR_F_PID       0
@@ -195,7 +200,7 @@ struct expr_prog {
  * @rec_size: readable bytes at @rec; fields beyond it read as a failure
  *            (condition false). In BPF only, 0 means "not known, rely on
  *            bpf_probe_read_kernel() to fail".
- * @vars_set: bit i set when @vars[i] holds a value (EXPR_VAR_ELAPSED);
+ * @vars_set: bit i set when @vars[i] holds a value (EXPR_VAR_ELAPSED, _DURATION);
  *            reading an unset variable makes the condition false.
  * @comm: bpf_get_current_comm().
  * @vars: variables the caller fills, EXPR_VAR_*; vars[EXPR_VAR_COUNT] is

@@ -47,6 +47,42 @@
  * "..." (the file's format for the event says so: event_list.c).
  */
 #define GATE_STR_MAX		256
+/*
+ * The calls in progress of a thread at a uretprobe point whose triggers read
+ * their entry (GATE_TP_CALL_ENTRY): map gate_calls, key {tid, point key},
+ * one frame per call by depth, so each return of a recursion sees its own
+ * call's entry. Calls deeper than GATE_CALL_DEPTH are counted in @depth but
+ * not kept: their returns have no entry values (the condition is false).
+ */
+#define GATE_CALL_DEPTH		16	/* a power of 2: the programs mask the index with it */
+#define GATE_MAX_CALL_THREADS	4096	/* (thread, point) pairs in gate_calls, LRU: ~3.7 MB */
+
+struct gate_call_key {
+	__u32 tid;
+	__u32 point;	/* GATE_POINT_BASE + n, the uretprobe point's key */
+};
+
+/**
+ * struct gate_call_frame - a call's entry
+ * @ns:		bpf_ktime_get_ns() at the entry
+ * @args:	the function's first six argument registers
+ */
+struct gate_call_frame {
+	__u64 ns;
+	__u64 args[6];
+};
+
+/**
+ * struct gate_calls - a thread's calls in progress of one function
+ * @depth:	calls entered and not yet returned
+ * @frames:	the entries of the outermost GATE_CALL_DEPTH of them, by depth
+ */
+struct gate_calls {
+	__u32 depth;
+	__u32 __pad;
+	struct gate_call_frame frames[GATE_CALL_DEPTH];
+};
+
 #define GATE_MAX_STRS		4	/* user strings per record */
 #define GATE_STR_FIXED_MAX	128	/* largest fixed part of a record with strings (syscall entries: 64) */
 /*
@@ -64,6 +100,14 @@
 #define GATE_TP_IN_ANY		(1u << 5)	/* a recorded syscalls:sys_*_X inside syscall:* windows */
 /* A syscall entry whose exit has a condition reading $elapsed: note when the thread entered. */
 #define GATE_TP_STAMP_ENTRY	(1u << 8)	/* (bit 8: clear of flags being added next to the others) */
+/* A syscall exit whose triggers read the entry's arguments (entry.argN): gate_tracepoint's fill_env() */
+#define GATE_TP_ENTRY_ARGS	(1u << 9)
+/*
+ * A uretprobe point whose triggers read its call's entry (entry.argN,
+ * $duration): gate_call_enter, at the function's entry, pushes the call on
+ * the thread's stack of calls (gate_calls); the return pops it.
+ */
+#define GATE_TP_CALL_ENTRY	(1u << 10)
 /*
  * A return probe point (uretprobe, kretprobe) of a function whose return
  * type is narrower than the register (int): bits 16..20 hold the cast that
@@ -113,7 +157,7 @@
  * @mark_str:	mark(str(argN)): N + 1, the mark record carries the user
  *		string argN points to (at a syscall's exit: the entry's argN);
  *		0: none
- * @mark_args:	at a syscall's exit, the mark's arguments are those the
+ * @entry_args:	at a syscall's exit, the arguments (conditions' entry.argN, the mark's) are those the
  *		thread entered the syscall with (the gate stamps the entries)
  */
 struct gate_trigger {
@@ -122,7 +166,7 @@ struct gate_trigger {
 	__u64 n;
 	__u16 has_cond;
 	__u8 mark_str;
-	__u8 mark_args;
+	__u8 entry_args;
 	__u32 limit;
 	__u64 delay_ns;
 };

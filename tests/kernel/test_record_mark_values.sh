@@ -47,6 +47,21 @@ mkdir "$tmp/p"
 perf script -i "$tmp/3.data" 2>/dev/null >"$tmp/3.txt"
 assert_eq "$(grep -c "auxtrig:mark: trigger=1 nr=[0-9]* ret=0 .* str=\"$tmp/p/b\"$" "$tmp/3.txt")" 1 "renameat2's mark"
 
+# conditions on the entry's arguments at the exit (entry.argN): only the failing openat of the path
+# asked for, per thread; str(entry.arg1) on a path no call had: none
+"$AUXTRIG" record -q -o "$tmp/5.data" \
+	--on 'syscall:openat:exit if ret == -ENOENT && str(entry.arg1) ~ "/nonexistent/*":mark(str(arg1), ret)' \
+	--on 'syscall:openat:exit if ret == -ENOENT && str(entry.arg1) ~ "/dev/*":mark' \
+	--on 'syscall:openat:exit if ret >= 0 && (int)entry.arg0 == -100 && str(entry.arg1) == "/dev/null":mark' \
+	-- "$DEMO" -t 3 -r 3 >"$tmp/5.out" 2>&1 || fail "record 5 failed: $(cat "$tmp/5.out")"
+perf script -i "$tmp/5.data" 2>/dev/null >"$tmp/5.txt"
+assert_eq "$(grep -c "$(mark_line 1 -2 /nonexistent/auxtrig-demo)" "$tmp/5.txt")" 12 "entry.arg1 ~ /nonexistent/* marks"
+assert_eq "$(grep -c 'auxtrig:mark: trigger=2 ' "$tmp/5.txt")" 0 "entry.arg1 ~ /dev/* marks of failing calls"
+assert_eq "$(grep -c 'auxtrig:mark: trigger=3 ' "$tmp/5.txt")" 12 "(int)entry.arg0 == -100 marks of /dev/null"
+"$AUXTRIG" record -q -o "$tmp/6.data" --on 'syscall:openat:enter if entry.arg1 == 0:mark' -- true 2>"$tmp/6.err"
+assert_eq "$?" 2 "exit status of entry.arg1 at an entry"
+grep -qF "'entry.arg1' is known only at a syscall's exit point" "$tmp/6.err" || fail "refusal: $(cat "$tmp/6.err")"
+
 # values where they are not known: one line, exit 2
 "$AUXTRIG" record -q -o "$tmp/4.data" --on 'syscall:openat:enter:mark(ret)' -- true 2>"$tmp/4.err"
 assert_eq "$?" 2 "exit status of mark(ret) at an entry"

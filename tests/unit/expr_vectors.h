@@ -38,6 +38,8 @@ struct expr_vector_env {
 	int no_rec;
 	__s64 elapsed;                  /* $elapsed, when has_elapsed */
 	int has_elapsed;
+	__s64 duration;                 /* $duration, when has_duration */
+	int has_duration;
 };
 
 struct expr_vector {
@@ -58,6 +60,7 @@ static const struct expr_vector_env expr_vector_env_default = {
 	.args = { (__u64)-100LL, 0, 0x80241, 0644, 0, 7 },
 	.ustr = { NULL, "/etc/passwd" },
 	.elapsed = 2000000, .has_elapsed = 1,
+	.duration = 55000000, .has_duration = 1,
 };
 
 static const struct expr_vector_env expr_vector_env_kworker = {
@@ -74,6 +77,7 @@ static const struct expr_vector_env expr_vector_env_extreme = {
 	.nr = 0, .ret = INT64_MIN,
 	.args = { 0x8000000000000000ULL, 0xffffffffffffffffULL, 1, 0, 0, 0 },
 	.elapsed = INT64_MAX, .has_elapsed = 1,
+	.duration = 1, .has_duration = 1,
 };
 
 /*
@@ -264,6 +268,14 @@ static const struct expr_vector expr_vectors[] = {
 	V("str(arg1) ~ \"/etc/*wd\"", 1),
 	V("str(arg1) ~ \"/usr/*\"", 0),
 	V("str(arg1) != \"/etc/shadow\"", 1),
+	/* entry.argN at an exit: the entry's arguments, which the vectors' environment holds */
+	V("ret == -ENOENT && str(entry.arg1) ~ \"/etc/*\"", 1),
+	V("ret == -ENOENT && str(entry.arg1) ~ \"/usr/*\"", 0),
+	V("(int)entry.arg0 == -100 && entry.arg3 == 0644", 1),
+	V("entry.arg2 == 0x80241 && entry.arg2 != arg1", 1),
+	VERRAT("entry.arg1 == 0", VEC_ENTRY, "column 1: 'entry.arg1' is not available here: only at an exit point"),
+	VERRAT("str(entry.arg1) == \"x\"", VEC_ENTRY, "'entry.arg1' is not available here"),
+	VERR("str(entry.arg6) == \"x\"", "expected arg0..arg5 inside str(), got name 'entry.arg6'"),
 	V("str(arg0) == \"x\"", 0), /* arg0 is -100: a failed read makes the condition false */
 	V("str(arg0) != \"x\"", 0),
 	VE("str(arg1) == \"\"", expr_vector_env_kworker, 0), /* NULL pointer */
@@ -338,6 +350,18 @@ static const struct expr_vector expr_vectors[] = {
 	VE("!($elapsed > 1ms)", expr_vector_env_kworker, 0), /* the whole condition, not the comparison */
 	VE("pid == 88 || $elapsed > 0", expr_vector_env_kworker, 1), /* never read */
 	VE("$elapsed == 9223372036854775807", expr_vector_env_extreme, 1),
+	/* $duration: since the call's entry, set by the caller at exits (55 ms in the default env) */
+	V("$duration == 55ms", 1),
+	V("$duration >= 50ms && $duration < 60ms", 1),
+	V("$duration > 55ms", 0),
+	V("$duration > 1ms && $elapsed == 2ms", 1), /* two variables, each its own */
+	V("$duration - $elapsed == 53000us", 1),
+	V("ret == -ENOENT && str(entry.arg1) ~ \"/etc/*\" && $duration > 1ms", 1),
+	VE("$duration == 1", expr_vector_env_extreme, 1),
+	VE("$duration >= 0", expr_vector_env_kworker, 0), /* not known: the whole condition is false */
+	VE("!($duration > 1s)", expr_vector_env_kworker, 0),
+	VE("pid == 88 || $duration > 0", expr_vector_env_kworker, 1), /* never read */
+	VERRAT("$duration > 1ms", VEC_ENTRY, "column 1: '$duration' is not available here: only at an exit point"),
 
 	/* stateful terms on a fresh state: the first evaluation */
 	V("$count == 1", 1),
@@ -422,7 +446,7 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("foo == 1", "column 1: unknown field 'foo'"),
 	VERR("pid == 1 && bar", "column 13: unknown field 'bar'"),
 	/* stateful terms, rejected */
-	VERR("$nosuch > 3", "column 1: unknown variable '$nosuch' (known: $count, $elapsed)"),
+	VERR("$nosuch > 3", "column 1: unknown variable '$nosuch' (known: $count, $elapsed, $duration)"),
 	VERR("pid == 1 && $Count", "column 13: unknown variable '$Count'"),
 	VERR("$ count", "column 1: unexpected character '$'"),
 	VERR("ret < 0 && after", "column 17: 'after' needs a count: after N, N a number of 1 or more, got end of input"),
@@ -602,10 +626,12 @@ static inline int expr_vector_resolve(void *ctx, const char *name, struct expr_f
 {
 	enum expr_vector_site site = *(const enum expr_vector_site *)ctx;
 
-	if (!strcmp(name, "ret") && site != VEC_EXIT) {
+	if ((!strcmp(name, "ret") || !strncmp(name, "entry.", 6) || !strcmp(name, "$duration")) && site != VEC_EXIT) {
 		snprintf(why, why_size, "only at an exit point");
 		return -EINVAL;
 	}
+	if (!strncmp(name, "entry.arg", 9) && name[9] >= '0' && name[9] <= '5' && !name[10])
+		name += 6; /* the environment's arguments are the entry's */
 	if (!expr__resolve_builtin(name, field))
 		return 0;
 	for (size_t i = 0; i < sizeof(expr_vector_rec_fields) / sizeof(expr_vector_rec_fields[0]); i++) {
@@ -654,6 +680,10 @@ static inline void expr_vector_env(const struct expr_vector *v, struct expr_env 
 	if (e->has_elapsed) {
 		env->vars[EXPR_VAR_ELAPSED] = e->elapsed;
 		env->vars_set |= 1u << EXPR_VAR_ELAPSED;
+	}
+	if (e->has_duration) {
+		env->vars[EXPR_VAR_DURATION] = e->duration;
+		env->vars_set |= 1u << EXPR_VAR_DURATION;
 	}
 }
 

@@ -162,11 +162,11 @@ static void test_record_plan_mark_values(void **state)
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.p.triggers[0].t.action, GATE_ACT_MARK);
 	assert_int_equal(b.p.triggers[0].t.mark_str, 2);
-	assert_int_equal(b.p.triggers[0].t.mark_args, 1);
+	assert_int_equal(b.p.triggers[0].t.entry_args, 1);
 	assert_int_equal(b.p.triggers[0].t.policy, GATE_POLICY_ONCE);
 	assert_non_null(b.p.triggers[0].cond);
 	assert_int_equal(b.p.triggers[1].t.mark_str, 0);
-	assert_int_equal(b.p.triggers[1].t.mark_args, 0); /* at an entry: the hit's own */
+	assert_int_equal(b.p.triggers[1].t.entry_args, 0); /* at an entry: the hit's own */
 	mark = event(&b.p, "auxtrig", "mark");
 	assert_int_equal(mark->fmt.id, b.p.mark_type);
 	assert_int_equal(mark->fmt.size, 76);

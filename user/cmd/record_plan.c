@@ -474,6 +474,10 @@ static int where_resolve(void *ctx, const char *name, struct expr_field *field, 
 		snprintf(why, why_size, "'ret' is known only when a window ends, and --where is checked when it opens (unless every window opens at an exit point, like syscall:openat:exit..syscall:close:enter)");
 		return -EINVAL;
 	}
+	if (!strcmp(name, "$duration")) {
+		snprintf(why, why_size, "'$duration' is known only in --on conditions at exits (syscall:NAME:exit, uretprobe:); in --where, $elapsed");
+		return -EINVAL;
+	}
 	return expr__resolve_builtin(name, field);
 }
 
@@ -518,8 +522,36 @@ static int compile_where(struct record_plan *p)
  */
 static int on_resolve(void *ctx, const char *name, struct expr_field *field, char *why, size_t why_size)
 {
-	const struct plan_trigger *on = ctx;
-	int err = expr__resolve_builtin(name, field);
+	struct plan_trigger *on = ctx;
+	int err;
+
+	/*
+	 * entry.argN, $duration: the call's entry, at a syscall's exit (the gate
+	 * stamps the thread's entries) or at a uretprobe (gate_call_enter pushes
+	 * the thread's calls of the function, so each return of a recursion has its own)
+	 */
+	bool call_exit = on->pt.kind == POINT_URETPROBE ||
+			 (!point__is_probe(&on->pt) && on->pt.at_exit &&
+			  (!strcmp(on->pt.sys, "syscalls") || !strcmp(on->pt.sys, "raw_syscalls")));
+
+	if (!strncmp(name, "entry.", 6) || !strcmp(name, "$duration")) {
+		if (!call_exit) {
+			snprintf(why, why_size, "'%s' is known only at a syscall's exit point (syscall:NAME:exit) or a uretprobe: point",
+				 name);
+			return -EINVAL;
+		}
+		if (name[0] == '$')
+			return expr__resolve_builtin(name, field);
+		if (strncmp(name + 6, "arg", 3) || name[9] < '0' || name[9] > '5' || name[10]) {
+			snprintf(why, why_size, "'%s': an entry's values are entry.arg0..entry.arg5", name);
+			return -EINVAL;
+		}
+		err = expr__resolve_builtin(name + 6, field);
+		if (!err)
+			on->t.entry_args = 1;
+		return err;
+	}
+	err = expr__resolve_builtin(name, field);
 
 	if (!err) {
 		if (!strcmp(name, "ret") && !on->pt.at_exit) {
@@ -585,7 +617,7 @@ static int mark_values(struct plan_trigger *on, char *list)
 		}
 		if (!strncmp(v, "arg", 3) && v[3] >= '0' && v[3] <= '5' && !v[4]) {
 			if (on->pt.at_exit)
-				on->t.mark_args = 1; /* the entry's arguments */
+				on->t.entry_args = 1; /* the entry's arguments */
 			continue;
 		}
 		if (!strncmp(v, "str(arg", 7) && v[7] >= '0' && v[7] <= '5' && !strcmp(v + 8, ")")) {
@@ -595,7 +627,7 @@ static int mark_values(struct plan_trigger *on, char *list)
 			}
 			on->t.mark_str = (__u8)(v[7] - '0' + 1);
 			if (on->pt.at_exit)
-				on->t.mark_args = 1;
+				on->t.entry_args = 1;
 			continue;
 		}
 		pr_err("--on '%s': mark(...): '%s' is not a value a mark carries: str(argN), argN, ret or nr (N 0..5), "

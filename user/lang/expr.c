@@ -62,6 +62,7 @@ static const char *const builtin_names[EXPR_F_COUNT + 1] = {
 static const char *const var_names[EXPR_NR_VAR_NAMES] = {
 	[EXPR_VAR_COUNT] = "$count",
 	[EXPR_VAR_ELAPSED] = "$elapsed",
+	[EXPR_VAR_DURATION] = "$duration",
 };
 
 int expr__resolve_builtin(const char *name, struct expr_field *field)
@@ -408,6 +409,10 @@ static int lex(struct parser *p)
 
 		while (is_ident_char(s[i]))
 			i++;
+		/* entry.argN: the argument the thread entered the syscall with, at its exit */
+		if (i == 5 && !strncmp(s, "entry", 5) && s[i] == '.' && is_ident_start(s[i + 1]))
+			for (i++; is_ident_char(s[i]); i++)
+				;
 		t->kind = c == '$' ? T_VAR : T_IDENT;
 		t->len = i;
 		t->str_len = i < EXPR_STR_MAX ? i : EXPR_STR_MAX - 1;
@@ -576,14 +581,15 @@ static int parse_str_call(struct parser *p, const struct token *name)
 {
 	struct expr_field f;
 	struct token arg;
+	const char *a;
 	struct node *n;
 	int i;
 
 	if (lex(p))
 		return -1;
 	arg = p->tok;
-	if (arg.kind != T_IDENT || strncmp(arg.str, "arg", 3) || arg.str_len != 4 || arg.str[3] < '0' ||
-	    arg.str[3] > '5') {
+	a = arg.kind == T_IDENT && !strncmp(arg.str, "entry.", 6) ? arg.str + 6 : arg.str;
+	if (arg.kind != T_IDENT || strncmp(a, "arg", 3) || strlen(a) != 4 || a[3] < '0' || a[3] > '5') {
 		char got[64];
 
 		tok_describe(p, &arg, got, sizeof(got));
@@ -605,7 +611,7 @@ static int parse_str_call(struct parser *p, const struct token *name)
 	n = &p->nodes[i];
 	n->type = V_STR;
 	n->str_src = EXPR_S_USER;
-	n->str_arg = arg.str[3] - '0';
+	n->str_arg = a[3] - '0';
 	n->end = p->tok.start + 1;
 	if (lex(p))
 		return -1;
@@ -650,7 +656,7 @@ static int parse_hit(struct parser *p, const struct token *word)
 	return lex(p) ? -1 : i;
 }
 
-/* $count, $elapsed */
+/* $count, $elapsed, $duration */
 static int parse_var(struct parser *p)
 {
 	struct token t = p->tok;
@@ -663,7 +669,7 @@ static int parse_var(struct parser *p)
 	err = p->opts && p->opts->resolve ? p->opts->resolve(p->opts->resolve_ctx, t.str, &f, why, sizeof(why))
 					  : expr__resolve_builtin(t.str, &f);
 	if (err == -ENOENT || (!err && f.kind != EXPR_FIELD_VAR))
-		return fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed)", t.str), -1;
+		return fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed, $duration)", t.str), -1;
 	if (err)
 		return fail(p, t.col, "'%s' is not available here%s%s", t.str, why[0] ? ": " : "", why), -1;
 	if (f.builtin >= EXPR_NR_VAR_NAMES)
@@ -1626,9 +1632,10 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 {
 	static const char *const src_names[] = { "comm", "user", "rec-array", "rec-loc" };
 
-	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s", prog->nr_insns, prog->max_stack,
+	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s%s", prog->nr_insns, prog->max_stack,
 		prog->strtab_len, prog->flags & EXPR_PROG_COUNT ? ", $count" : "",
-		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "");
+		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "",
+		prog->flags & EXPR_PROG_DURATION ? ", $duration" : "");
 	if (prog->nr_hits)
 		fprintf(f, ", %u hit counter%s", prog->nr_hits, prog->nr_hits == 1 ? "" : "s");
 	fputc('\n', f);

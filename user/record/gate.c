@@ -234,9 +234,16 @@ int gate__add_trigger(struct gate *g, const struct tp_format *fmt, const struct 
 		g->skel->rodata->need_elapsed = 1;
 		err = gate_stamp_syscall(g, fmt, "$elapsed");
 	}
-	if (!err && t->mark_args && !strncmp(fmt->name, "sys_exit", 8)) {
-		g->skel->rodata->entry_args = 1; /* str(argN) at an exit: the entry's argument */
-		err = gate_stamp_syscall(g, fmt, "mark(str(arg))");
+	if (!err && cond && (cond->flags & EXPR_PROG_DURATION)) {
+		g->skel->rodata->need_duration = 1; /* since the thread entered this syscall */
+		err = gate_stamp_syscall(g, fmt, "$duration");
+	}
+	if (!err && t->entry_args && !strncmp(fmt->name, "sys_exit", 8)) {
+		g->skel->rodata->entry_args = 1; /* entry.argN, a mark's argN at an exit: the entry's */
+		/* not the exit's own program, whose compiled conditions see no arguments at an exit */
+		err = gate__add_tp(g, fmt, 0, 0, GATE_TP_ENTRY_ARGS);
+		if (!err)
+			err = gate_stamp_syscall(g, fmt, "entry.argN");
 	}
 	if (err)
 		return err;
@@ -384,6 +391,12 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
+	/* entry.argN, $duration at a uretprobe: each call's entry, pushed by gate_call_enter */
+	if (p->kind == POINT_URETPROBE && (t->entry_args || (cond && (cond->flags & EXPR_PROG_DURATION)))) {
+		g->points[n].tp.flags |= GATE_TP_CALL_ENTRY;
+		g->skel->rodata->call_frames = 1;
+		bpf_program__set_autoload(g->skel->progs.gate_call_enter, true);
+	}
 	i = trigger_add(g, t, cond);
 	if (i >= 0)
 		g->points[n].tp.trig_mask |= 1u << i;
@@ -725,6 +738,8 @@ int gate__load(struct gate *g)
 		bpf_map__set_max_entries(g->skel->maps.expr_counts, SMALL_LRU);
 	if (!stamps)
 		bpf_map__set_max_entries(g->skel->maps.gate_sys_entries, SMALL_LRU);
+	if (!g->skel->rodata->call_frames)
+		bpf_map__set_max_entries(g->skel->maps.gate_calls, SMALL_LRU);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";
@@ -1037,6 +1052,7 @@ static void front_spec_init(const struct gate *g, struct gate_front_spec *spec)
 	spec->counts_fd = bpf_map__fd(g->skel->maps.expr_counts);
 	spec->threads_fd = bpf_map__fd(g->skel->maps.gate_threads);
 	spec->sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries);
+	spec->calls_fd = bpf_map__fd(g->skel->maps.gate_calls);
 	spec->policy_off = offsetof(struct gate_bpf__bss, trig_policy);
 	spec->filter_targets = g->skel->rodata->filter_targets;
 	spec->target_threads = g->skel->rodata->target_threads;
@@ -1087,6 +1103,8 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		spec.open_mask = pt->tp.open_mask;
 		spec.close_mask = pt->tp.close_mask;
 		spec.trig_mask = pt->tp.trig_mask;
+		/* the shared program pops the call (call_pop()): it runs after this one, never instead */
+		spec.call_frames = !!(pt->tp.flags & GATE_TP_CALL_ENTRY);
 	}
 	if (gate_front__needs_task(&spec) && !g->have_task) {
 		err = gate_front__task_offsets(&g->task);
@@ -1105,7 +1123,7 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	 * counters, policies), the actions in gate_fire_entry/return. Else, or if a
 	 * condition does not compile, the conditions only, before the shared program.
 	 */
-	if (!u && !spec.open_mask && !spec.close_mask) {
+	if (!u && !spec.open_mask && !spec.close_mask && !spec.call_frames) {
 		spec.fire_prog = ret ? GATE_PROBE_FIRE_RETURN : GATE_PROBE_FIRE_ENTRY;
 		err = gate_front__build(a, &spec, why, why_size);
 		if (!err)
@@ -1269,6 +1287,22 @@ static int attach_point(struct gate *g, size_t n)
 	char why[256];
 	int err;
 
+	if (g->points[n].tp.flags & GATE_TP_CALL_ENTRY) {
+		/* the calls' entries first, so that no return is seen without its entry */
+		LIBBPF_OPTS(bpf_uprobe_opts, eo, .func_name = p->symbol, .bpf_cookie = key);
+
+		link = bpf_program__attach_uprobe_opts(g->skel->progs.gate_call_enter, -1, p->path, p->offset, &eo);
+		if (!link) {
+			err = -errno;
+			pr_err("cannot attach to the entry of uretprobe:%s:%s (for entry.argN, $duration): %s\n", p->path,
+			       p->symbol, strerror(-err));
+			return err;
+		}
+		err = add_link(g, link);
+		if (err)
+			return err;
+		link = NULL;
+	}
 	if (p->kind == POINT_UPROBE || p->kind == POINT_URETPROBE || p->kind == POINT_KPROBE ||
 	    p->kind == POINT_KRETPROBE) {
 		err = attach_probe_front(g, &g->points[n], NULL, why, sizeof(why));
@@ -1382,7 +1416,9 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 		spec.open_mask = e->tp.open_mask;
 		spec.where = g->where;
 	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "it also opens, closes or records windows");
+		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
+			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
+			 "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
@@ -1598,7 +1634,8 @@ static void describe_flags(FILE *f, __u32 flags)
 		{ GATE_TP_RECORD, "record" },		{ GATE_TP_USER_REGS, "user_regs" },
 		{ GATE_TP_SYSCALL_ENTER, "syscall_enter" }, { GATE_TP_SYSCALL_EXIT, "syscall_exit" },
 		{ GATE_TP_SYSCALL_ANY, "syscall_any" },	{ GATE_TP_IN_ANY, "in_any" },
-		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },
+		{ GATE_TP_STAMP_ENTRY, "stamp_entry" },	{ GATE_TP_ENTRY_ARGS, "entry_args" },
+		{ GATE_TP_CALL_ENTRY, "call_entry" },
 	};
 	const char *sep = "";
 
@@ -1655,9 +1692,9 @@ int gate__describe(const struct gate *g, FILE *f)
 		fprintf(f, "trigger %d: action=%u policy=%u n=%llu limit=%u delay_ns=%llu cond=%s\n", i + 1, t->action,
 			t->policy, (unsigned long long)t->n, t->limit, (unsigned long long)t->delay_ns,
 			t->has_cond ? "yes" : "no");
-		if (t->mark_str || t->mark_args)
+		if (t->mark_str || t->entry_args)
 			fprintf(f, "trigger %d: mark str=%s%.0d args=%s\n", i + 1, t->mark_str ? "arg" : "none",
-				t->mark_str ? t->mark_str - 1 : 0, t->mark_args ? "entry" : "hit");
+				t->mark_str ? t->mark_str - 1 : 0, t->entry_args ? "entry" : "hit");
 	}
 	fprintf(f, "programs:");
 	bpf_object__for_each_program(prog, g->skel->obj)

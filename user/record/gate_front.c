@@ -77,13 +77,14 @@ int gate_front__needs_task(const struct gate_front_spec *s)
 /* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
 static int reads_ids(const struct expr_prog *p)
 {
-	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED)) || reads_field(p, EXPR_F_PID) ||
+	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED | EXPR_PROG_DURATION)) || reads_field(p, EXPR_F_PID) ||
 	       reads_field(p, EXPR_F_TID);
 }
 
 static int needs_ids(const struct gate_front_spec *s)
 {
-	if (s->filter_targets || (s->where && reads_ids(s->where)))
+	/* a call's entry is the thread's: entry.argN reads its ids too */
+	if (s->filter_targets || s->call_frames || (s->where && reads_ids(s->where)))
 		return 1;
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
 		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_ids(s->conds[i]))
@@ -141,6 +142,10 @@ static void load_ids(struct bpf_asm *a, const struct front *fr, int reg)
 	else
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, FP, IDS_OFF));
 }
+
+static void call_frame(struct bpf_asm *a, const struct front *fr, int fail);
+/* where call_frame()'s r0 has @member of the call's frame */
+#define CALL_FRAME_OFF(member) ((short)(offsetof(struct gate_calls, frames) + offsetof(struct gate_call_frame, member)))
 
 static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, char *why, size_t why_size)
 {
@@ -217,6 +222,12 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	n = f - EXPR_F_ARG0;
 	if (s->probe == GATE_FRONT_USDT) {
 		usdt_arg(a, s, n, fail);
+		return 0;
+	}
+	if (s->probe == GATE_FRONT_RETURN && s->call_frames) {
+		/* entry.argN at a uretprobe: the argument its call entered with */
+		call_frame(a, ctx, fail);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R0, CALL_FRAME_OFF(args) + 8 * n));
 		return 0;
 	}
 #ifdef PT_REGS_RC_OFF
@@ -365,9 +376,38 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 }
 
 /*
+ * r0 = the thread's innermost call of this uretprobe point's function, as
+ * call_pop() in bpf/gate.bpf.c finds it (gate_calls, key {tid, point}): the
+ * struct gate_calls plus the frame's offset from its first frame; goto
+ * @fail where there is none (entered before the run, or too deep to keep).
+ */
+static void call_frame(struct bpf_asm *a, const struct front *fr, int fail)
+{
+	const struct gate_front_spec *s = fr->s;
+
+	load_ids(a, fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* struct gate_call_key */
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF + 4, (__s32)s->probe_key));
+	bpf_asm__ld_map_fd(a, R1, s->calls_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R0, offsetof(struct gate_calls, depth)));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, fail);
+	bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_CALL_DEPTH, fail);
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_SUB, R1, 1));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R1, GATE_CALL_DEPTH - 1)); /* the bound the verifier sees */
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_MUL, R1, sizeof(struct gate_call_frame)));
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R0, R1));
+}
+
+/*
  * $elapsed, as fill_elapsed() in bpf/gate.bpf.c: since the thread's open
  * windows opened, else at a syscall's exit since the thread entered it
  * (gate_sys_entries, stamped at the entry), else unset: the condition fails.
+ * $duration, as fill_env() and call_pop(): at a syscall's exit since the
+ * thread entered it, at a uretprobe since its call's entry.
  */
 static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, char *why, size_t why_size)
 {
@@ -375,37 +415,49 @@ static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, cha
 	const struct gate_front_spec *s = fr->s;
 	int sys = bpf_asm__label(a), have = bpf_asm__label(a);
 
-	if (var != EXPR_VAR_ELAPSED)
+	if (var != EXPR_VAR_ELAPSED && var != EXPR_VAR_DURATION)
 		return -EINVAL;
+	if (var == EXPR_VAR_DURATION && !(s->probe == GATE_FRONT_RETURN && s->call_frames) &&
+	    !(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
+		expr_bpf__fail_always(a, fail); /* no call's entry here */
+		return 0;
+	}
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
 	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R0, NOW_OFF));
 	load_ids(a, fr, R1);
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* the tid: the maps' key */
-	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, sys);
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, sys);
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, opened_ns)));
-	bpf_asm__jmp(a, have);
-	bpf_asm__bind(a, sys);
-	if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
-		expr_bpf__fail_always(a, fail);
+	if (var == EXPR_VAR_DURATION && s->probe == GATE_FRONT_RETURN && s->call_frames) {
+		call_frame(a, fr, fail);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, CALL_FRAME_OFF(ns)));
 	} else {
-		bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
-		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
-		/* the same syscall's entry: its number, as an int sign-extended */
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R2, 32));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ARSH, R2, 32));
-		bpf_asm__jmp_reg(a, BPF_JNE, R1, R2, fail);
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, ns)));
+		if (var == EXPR_VAR_ELAPSED) {
+			bpf_asm__ld_map_fd(a, R1, s->threads_fd);
+			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+			bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, sys);
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
+			bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, sys);
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, opened_ns)));
+			bpf_asm__jmp(a, have);
+		}
+		bpf_asm__bind(a, sys);
+		if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
+			expr_bpf__fail_always(a, fail);
+		} else {
+			bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
+			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+			bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+			/* the same syscall's entry: its number, as an int sign-extended */
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R2, 32));
+			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ARSH, R2, 32));
+			bpf_asm__jmp_reg(a, BPF_JNE, R1, R2, fail);
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, ns)));
+		}
 	}
 	bpf_asm__bind(a, have);
 	/* unset or in the future: no value */

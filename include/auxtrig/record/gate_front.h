@@ -88,9 +88,14 @@ struct gate_front_task {
  * @is_window, @window: a uprobe window's entry, window @window: its --where
  *		is evaluated at the outermost call, not at a call nested in one
  *		it vetoed (@vetoed_fd: gate_uprobe_vetoed, key tid and window).
+ * @call_frames: a uretprobe point whose conditions read its call's entry:
+ *		arg0..arg5 (entry.argN) and $duration from the thread's innermost
+ *		call in gate_calls (@calls_fd, key {tid, @probe_key}), which the
+ *		shared program then pops (the program never runs the actions).
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
+	int calls_fd;
 	int runtime_fd, cpus_fd, events_fd;
 	int vetoed_fd;
 	__u32 policy_off, stats_off;
@@ -118,6 +123,7 @@ struct gate_front_spec {
 	int is_window;
 	__u32 window;
 	int env_fd;
+	int call_frames;
 };
 
 #define GATE_FRONT_ENTRY	1
