@@ -1063,6 +1063,68 @@ static void front_spec_init(const struct gate *g, struct gate_front_spec *spec)
 }
 
 /*
+ * The task_struct offsets in @spec, from the kernel's BTF only when a condition
+ * reads the task (ppid), and once: it takes milliseconds. Return: 0, or
+ * -EOPNOTSUPP with @why.
+ */
+static int front_task(struct gate *g, struct gate_front_spec *spec, char *why, size_t why_size)
+{
+	int err;
+
+	if (gate_front__needs_task(spec) && !g->have_task) {
+		err = gate_front__task_offsets(&g->task);
+		if (err) {
+			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
+			return -EOPNOTSUPP;
+		}
+		g->have_task = 1;
+	}
+	spec->task = g->task;
+	return 0;
+}
+
+/*
+ * Load what @a holds (@err: how building it went) as a @type program named
+ * @name, and free @a. No verifier log unless the load fails: logging slows
+ * the verifier, and a log too small fails the load; on a failure it is
+ * loaded once more for the log, which -vv shows. Return: the program's fd,
+ * kept by the gate, with its size in @nr; -EOPNOTSUPP with @why when the
+ * shared program is to run the conditions instead; another -errno when the
+ * gate itself fails.
+ */
+static int load_front(struct gate *g, struct bpf_asm *a, int err, enum bpf_prog_type type, const char *name,
+		      size_t *nr, char *why, size_t why_size)
+{
+	static char log[256 * 1024];
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	const struct bpf_insn *insns;
+	int fd, lfd;
+
+	if (!err)
+		err = bpf_asm__finish(a, &insns, nr);
+	if (err) {
+		bpf_asm__delete(a);
+		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
+	}
+	fd = bpf_prog_load(type, name, "Dual BSD/GPL", insns, *nr, NULL);
+	if (fd < 0) {
+		err = -errno;
+		log[0] = 0;
+		lfd = bpf_prog_load(type, name, "Dual BSD/GPL", insns, *nr, &po);
+		if (lfd >= 0)
+			close(lfd);
+		pr_debug("%s\n", log);
+		bpf_asm__delete(a);
+		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", *nr,
+			 strerror(-err));
+		return -EOPNOTSUPP;
+	}
+	bpf_asm__delete(a);
+	err = keep_fd(g, fd);
+	return err ? err : fd;
+}
+
+/*
  * A probe point (@n >= 0) or a uprobe window's entry (@u) whose conditions
  * the compiler can express gets a program of its own that evaluates them and
  * tail-calls the shared one (gate_front__build_probe()). Return: 0 when
@@ -1074,7 +1136,6 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	struct gate_front_spec spec;
 	const struct point *p = pt ? &pt->pt : NULL;
 	bool kernel = false, ret = false, trig_only = false;
-	const struct bpf_insn *insns;
 	struct bpf_asm *a;
 	size_t nr;
 	int fd, pfd, lfd, err;
@@ -1106,15 +1167,9 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		/* the shared program pops the call (call_pop()): it runs after this one, never instead */
 		spec.call_frames = !!(pt->tp.flags & GATE_TP_CALL_ENTRY);
 	}
-	if (gate_front__needs_task(&spec) && !g->have_task) {
-		err = gate_front__task_offsets(&g->task);
-		if (err) {
-			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
-			return -EOPNOTSUPP;
-		}
-		g->have_task = 1;
-	}
-	spec.task = g->task;
+	err = front_task(g, &spec, why, why_size);
+	if (err)
+		return err;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
@@ -1137,32 +1192,9 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	}
 	if (!trig_only)
 		err = gate_front__build_probe(a, &spec, why, why_size);
-	if (!err)
-		err = bpf_asm__finish(a, &insns, &nr);
-	if (err) {
-		bpf_asm__delete(a);
-		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
-	}
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_probe", "Dual BSD/GPL", insns, nr, NULL);
-	if (fd < 0) {
-		static char log[256 * 1024];
-		LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-
-		err = -errno;
-		log[0] = 0;
-		lfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_probe", "Dual BSD/GPL", insns, nr, &po);
-		if (lfd >= 0)
-			close(lfd);
-		pr_debug("%s\n", log);
-		bpf_asm__delete(a);
-		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
-			 strerror(-err));
-		return -EOPNOTSUPP;
-	}
-	bpf_asm__delete(a);
-	err = keep_fd(g, fd);
-	if (err)
-		return err;
+	fd = load_front(g, a, err, BPF_PROG_TYPE_KPROBE, "gate_probe", &nr, why, why_size);
+	if (fd < 0)
+		return fd;
 	pfd = u ? probe_event_open(g, false, false, u->path, u->symbol, u->offset)
 		: probe_event_open(g, kernel, ret, p->path, p->symbol, p->offset);
 	if (pfd < 0) {
@@ -1199,7 +1231,6 @@ static int usdt_front(struct gate *g, size_t n, char *why, size_t why_size)
 {
 	const struct gate_point *pt = &g->points[n];
 	struct gate_front_spec spec;
-	const struct bpf_insn *insns;
 	struct bpf_asm *a;
 	__u32 k = n;
 	size_t nr;
@@ -1217,46 +1248,16 @@ static int usdt_front(struct gate *g, size_t n, char *why, size_t why_size)
 	spec.open_mask = pt->tp.open_mask;
 	spec.close_mask = pt->tp.close_mask;
 	spec.trig_mask = pt->tp.trig_mask;
-	if (gate_front__needs_task(&spec) && !g->have_task) {
-		err = gate_front__task_offsets(&g->task);
-		if (err) {
-			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
-			return -EOPNOTSUPP;
-		}
-		g->have_task = 1;
-	}
-	spec.task = g->task;
+	err = front_task(g, &spec, why, why_size);
+	if (err)
+		return err;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
 	err = gate_front__build_probe(a, &spec, why, why_size);
-	if (!err)
-		err = bpf_asm__finish(a, &insns, &nr);
-	if (err) {
-		bpf_asm__delete(a);
-		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
-	}
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_usdt", "Dual BSD/GPL", insns, nr, NULL);
-	if (fd < 0) {
-		static char log[256 * 1024];
-		LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-		int lfd;
-
-		err = -errno;
-		log[0] = 0;
-		lfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "gate_usdt", "Dual BSD/GPL", insns, nr, &po);
-		if (lfd >= 0)
-			close(lfd);
-		pr_debug("%s\n", log);
-		bpf_asm__delete(a);
-		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
-			 strerror(-err));
-		return -EOPNOTSUPP;
-	}
-	bpf_asm__delete(a);
-	err = keep_fd(g, fd);
-	if (err)
-		return err;
+	fd = load_front(g, a, err, BPF_PROG_TYPE_KPROBE, "gate_usdt", &nr, why, why_size);
+	if (fd < 0)
+		return fd;
 	err = bpf_map__update_elem(g->skel->maps.gate_usdt_conds, &k, sizeof(k), &fd, sizeof(fd), BPF_ANY);
 	if (err) {
 		snprintf(why, why_size, "cannot hand its program to the shared one: %s", strerror(-err));
@@ -1391,9 +1392,6 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 {
 	struct gate_front_spec spec;
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
-	static char log[256 * 1024];
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-	const struct bpf_insn *insns;
 	struct bpf_asm *a;
 	int fd, pfd, lfd, err;
 	size_t nr;
@@ -1421,47 +1419,17 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 			 "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
-	/* the kernel's BTF only when a condition reads the task (ppid), and once: it takes milliseconds */
-	if (gate_front__needs_task(&spec) && !g->have_task) {
-		err = gate_front__task_offsets(&g->task);
-		if (err) {
-			snprintf(why, why_size, "no task_struct layout in the kernel's BTF: %s", strerror(-err));
-			return -EOPNOTSUPP;
-		}
-		g->have_task = 1;
-	}
-	spec.task = g->task;
+	err = front_task(g, &spec, why, why_size);
+	if (err)
+		return err;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
 	err = where ? gate_front__build_where(a, &spec, why, why_size)
 	      : record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
-	if (!err)
-		err = bpf_asm__finish(a, &insns, &nr);
-	if (err) {
-		bpf_asm__delete(a);
-		return err == -EOPNOTSUPP ? err : (snprintf(why, why_size, "%s", strerror(-err)), -EOPNOTSUPP);
-	}
-	/* no log unless it fails: logging slows the verifier, and a log too small fails the load */
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", "Dual BSD/GPL", insns, nr,
-			   NULL);
-	if (fd < 0) {
-		err = -errno;
-		log[0] = 0;
-		lfd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "gate_point", "Dual BSD/GPL", insns, nr, &po);
-		if (lfd >= 0)
-			close(lfd);
-		pr_debug("%s\n", log);
-	}
-	bpf_asm__delete(a);
-	if (fd < 0) {
-		snprintf(why, why_size, "the kernel refused its program (%zu instructions): %s; -vv shows why", nr,
-			 strerror(-err));
-		return -EOPNOTSUPP;
-	}
-	err = keep_fd(g, fd);
-	if (err)
-		return err;
+	fd = load_front(g, a, err, BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", &nr, why, why_size);
+	if (fd < 0)
+		return fd;
 	pfd = perf_sys__event_open(g->sys, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0 || keep_fd(g, pfd)) {
 		err = pfd < 0 ? pfd : -ENOMEM;
