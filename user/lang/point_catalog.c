@@ -338,8 +338,8 @@ void point_catalog__suggest_point(const struct point *p, const char *as_typed, c
 	default:
 		return;
 	}
-	/* as_typed with the name replaced by %s and every other % doubled */
-	at = strstr(as_typed, unknown);
+	/* as_typed with the name replaced by %s and every other % doubled; an empty name has no nearest */
+	at = *unknown ? strstr(as_typed, unknown) : NULL;
 	if (!at)
 		return;
 	for (const char *c = as_typed; *c && n + 3 < sizeof(fmt); c++) {
