@@ -497,7 +497,8 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 
 		off += h->size;
 		t = sample_time(s, h, &pt);
-		if (pt == point) {
+		/* its own thread's point: another thread's, of the same trigger, can be in the rings too */
+		if (pt == point && sh->tid == tid) {
 			struct gate_sample g;
 
 			end = prev && prev->cpu == sh->cpu && prev->tid == tid ? prev->time : t;
