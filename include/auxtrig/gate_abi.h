@@ -340,6 +340,24 @@ struct gate_edge_stats {
 	__u64 dropped;
 };
 
+/**
+ * struct gate_prog_stats - what user trigger programs' auxtrig_resume() and
+ * auxtrig_pause() did (map gate_prog_stats, one entry, atomic adds): their
+ * windows and edges are theirs, not the gate's, so the gate's own counters
+ * (.bss) do not see them.
+ * @windows_opened:	the thread's user window opened
+ * @windows_closed:	the thread's user window closed
+ * @edges_sent:		window edges queued on gate_ctl (hardware trace gated
+ *			from userspace)
+ * @edges_dropped:	window edges lost: gate_ctl was full
+ */
+struct gate_prog_stats {
+	__u64 windows_opened;
+	__u64 windows_closed;
+	__u64 edges_sent;
+	__u64 edges_dropped;
+};
+
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
 

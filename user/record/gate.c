@@ -476,9 +476,23 @@ void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, _
 	*untracked = g->skel->bss->aux_veto_stats[3];
 }
 
+/* What trigger programs' auxtrig_resume()/auxtrig_pause() counted (zeros if unreadable). */
+static struct gate_prog_stats prog_stats(const struct gate *g)
+{
+	struct gate_prog_stats ps = {};
+	__u32 zero = 0;
+
+	bpf_map__lookup_elem(g->skel->maps.gate_prog_stats, &zero, sizeof(zero), &ps, sizeof(ps), 0);
+	return ps;
+}
+
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
 {
+	struct gate_prog_stats ps = prog_stats(g);
+
 	*out = g->skel->bss->edge_stats;
+	out->sent += ps.edges_sent;
+	out->dropped += ps.edges_dropped;
 }
 
 void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause)
@@ -1714,6 +1728,7 @@ void gate__disarm(struct gate *g)
 void gate__stats(const struct gate *g, struct gate_stats *sum)
 {
 	const struct gate_stats *s = g->skel->bss->stats;
+	struct gate_prog_stats ps;
 
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < GATE_STATS_SLOTS; i++) {
@@ -1729,6 +1744,9 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->stopped += s[i].stopped;
 		sum->vetoed_untracked += s[i].vetoed_untracked;
 	}
+	ps = prog_stats(g);
+	sum->windows_opened += ps.windows_opened;
+	sum->windows_closed += ps.windows_closed;
 }
 
 /* Threads that destroy links side by side: stripe k of n. */
