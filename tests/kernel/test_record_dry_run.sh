@@ -109,6 +109,19 @@ if [ "$aux_action" = true ]; then
 	grep -q "^hardware trace: --where: windows gated from userspace, because .*(the run's uprobe windows are gated from userspace too)" \
 		"$tmp/out" || fail "mixed windows: $(cat "$tmp/out")"
 fi
+# A window with a mem: end is gated from userspace: the gate's breakpoint is the only one on the
+# address (where breakpoints fire; elsewhere the plan refuses mem: points, test_record_points).
+if "$AUXTRIG" probe | grep -q '^ *hw breakpoints *ok'; then
+	"$AUXTRIG" record --dry-run -vv --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u \
+		-w "mem:$build/examples/window_clock:gap/8:w..tp:raw_syscalls:sys_enter" -- "$build/examples/window_clock" \
+		>"$tmp/out" 2>"$tmp/err" || fail "mem: window on hardware trace refused: $(cat "$tmp/err")"
+	grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "mem: window: $(cat "$tmp/out")"
+	if [ "$aux_action" = true ]; then
+		grep -q "^hardware trace: windows gated from userspace, because -w mem:.* has a mem: end: the gate's hardware breakpoint is the only one" \
+			"$tmp/out" || fail "mem: window: reason not named: $(cat "$tmp/out")"
+	fi
+	grep -Eq "^  aux_(resume|pause|start_paused) |bp_addr" "$tmp/out" && fail "mem: window: aux actions or a second breakpoint on the gated path"
+fi
 # A resume trigger in such a run is gated from userspace too: its edges are the gate's window edges.
 "$AUXTRIG" record --dry-run -vv --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w syscall:getppid --where 'arg0 == 2' \
 	--on syscall:openat:enter:resume >"$tmp/out" 2>"$tmp/err" || fail "resume trigger with gated windows: $(cat "$tmp/err")"
