@@ -42,6 +42,7 @@ struct aux_session_cpu {
 	struct aux_group g;
 	pid_t tid;
 	bool closed;
+	bool exited;	/* snapshot mode: its thread exited; closed once a snapshot took its trace */
 	int leader_fd;
 	__u64 leader_id;
 	int member_fds[AUX_GROUP_MAX_MEMBERS];
@@ -858,7 +859,7 @@ static void aux_session__latency(struct aux_session *s, __u64 stamp, __u64 done)
 static struct aux_session_cpu *aux_session__thread_slot(const struct aux_session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nr_slots; i++)
-		if (s->cpus[i]->tid == tid && !s->cpus[i]->closed)
+		if (s->cpus[i]->tid == tid && !s->cpus[i]->closed && !s->cpus[i]->exited)
 			return s->cpus[i];
 	return NULL;
 }
@@ -1341,6 +1342,13 @@ int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 		return ret;
 	}
 	s->stats.snapshots++;
+	/* what exited threads traced is in this snapshot: their groups and buffers can go */
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->exited && !s->cpus[i]->closed) {
+			aux_session__close_slot(s, s->cpus[i]);
+			s->stats.exited_closed++;
+		}
+	}
 	return ret;
 }
 
@@ -1381,6 +1389,11 @@ int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_s
 	c = aux_session__thread_slot(s, tid);
 	if (!c)
 		return -ENOENT;
+	if (s->o.snapshot) {
+		/* its trace is for the next snapshot (the exit's at the latest), which closes the group */
+		c->exited = true;
+		return 0;
+	}
 	/* its events stopped when it exited: what they published is all there is */
 	err = aux_session__drain_slot(s, c, k);
 	aux_session__close_slot(s, c);

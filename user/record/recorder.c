@@ -1428,14 +1428,21 @@ static int on_new_thread(struct session *s, pid_t tid, __u64 created_ns)
  * A per-thread group's leader hung up: its thread exited and the kernel has
  * stopped its events, so what they published is all there is: written, and
  * the group closed. In snapshot mode the group stays (out of the poll set)
- * until the run ends: its trace is for the next snapshot, the exit's at the
- * latest. Another fd hanging up is left out of the poll set.
+ * until the next snapshot has taken its trace (the exit's at the latest),
+ * which closes it. Another fd hanging up is left out of the poll set.
  */
 static int on_hangup(struct session *s, int fd)
 {
-	for (size_t i = 0; s->hw.aux && !s->plan->snapshot && i < aux_session__nr_fds(s->hw.aux); i++)
-		if (aux_session__fd(s->hw.aux, i) == fd)
-			return hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
+	int err;
+
+	for (size_t i = 0; s->hw.aux && i < aux_session__nr_fds(s->hw.aux); i++) {
+		if (aux_session__fd(s->hw.aux, i) != fd)
+			continue;
+		if (s->plan->snapshot)
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+		err = hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
+		return err;
+	}
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
 	return 0;
 }
