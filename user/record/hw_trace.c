@@ -101,9 +101,14 @@ static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 	for (size_t i = 0; !hw->edges && !hw->prog_gated && i < p->nr_triggers; i++) {
 		const struct plan_trigger *on = &p->triggers[i];
 
-		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) &&
-		    (on->cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit)) {
+		if (on->t.action != GATE_ACT_RESUME && on->t.action != GATE_ACT_PAUSE)
+			continue;
+		if (on->cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit) {
 			snprintf(hw->prog_why, sizeof(hw->prog_why), "--on '%.200s' (a condition or policy)", on->text);
+			hw->prog_gated = hw->prog_why;
+		} else if (point__is_probe(&on->pt)) {
+			/* only a tracepoint becomes an aux_resume/aux_pause member: the gate's probe program acts */
+			snprintf(hw->prog_why, sizeof(hw->prog_why), "--on '%.200s' (a probe point: its BPF program)", on->text);
 			hw->prog_gated = hw->prog_why;
 		}
 	}

@@ -219,7 +219,8 @@ int window_map__build(struct window_map *m, const struct record_plan *p, const s
 		__u32 action = on->t.action == GATE_ACT_RESUME ? AUXTRIG_AUX_RESUME
 			     : on->t.action == GATE_ACT_PAUSE ? AUXTRIG_AUX_PAUSE : 0;
 
-		if (action)
+		/* a probe point's own BPF program acts (hw_trace.c: prog_decide()); only tracepoints are members */
+		if (action && !point__is_probe(&on->pt))
 			err = aux_add_tp(m, &on->fmt, action);
 	}
 	for (size_t i = 0; i < m->nr_aux; i++)
