@@ -105,6 +105,33 @@ void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max)
 	}
 }
 
+void expr_bpf__data_loc_str(struct bpf_asm *a, int rec_reg, unsigned int off, unsigned int rec_max, int buf_off,
+			    int need_len, int fail)
+{
+	int empty = bpf_asm__label(a), done = bpf_asm__label(a);
+
+	expr_bpf__zero(a, buf_off);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, rec_reg, off));
+	bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
+	bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
+	bpf_asm__jmp_imm(a, BPF_JGT, R1, rec_max, fail);
+	bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
+	bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+	bpf_asm__bind(a, done);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, rec_reg));
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
+	bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+	bpf_asm__bind(a, empty);
+	if (need_len)
+		expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+}
+
 /* Value @i of the virtual stack into @reg. */
 static void load(struct cc *c, unsigned int i, int reg)
 {
@@ -940,41 +967,15 @@ static int env_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
-	case EXPR_S_REC_LOC: {
-		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
-
+	case EXPR_S_REC_LOC:
 		if (e->rec_fd < 0 || off + 4 > e->rec_size) {
 			expr_bpf__fail_always(a, fail);
 			return 0;
 		}
-		expr_bpf__zero(a, buf_off);
-		/* the u32 location: offset in the low half, size in the high one, both within the record */
+		/* the record in its map value; the u32 location and the string both within it */
 		bpf_asm__ld_map_value(a, BPF_REG_5, e->rec_fd, e->rec_off);
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, BPF_REG_5, off));
-		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
-		bpf_asm__jmp_imm(a, BPF_JGT, R1, e->rec_size, fail);
-		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
-		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__bind(a, done);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, BPF_REG_5));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		done = bpf_asm__label(a);
-		bpf_asm__jmp(a, done);
-		bpf_asm__bind(a, empty);
-		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, buf_off, 0));
-		bpf_asm__bind(a, done);
-		if (need_len)
-			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		expr_bpf__data_loc_str(a, BPF_REG_5, off, e->rec_size, buf_off, need_len, fail);
 		return 0;
-	}
 	}
 	return -EINVAL;
 }

@@ -326,9 +326,8 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (size > EXPR_STR_MAX - 1)
 			size = EXPR_STR_MAX - 1;
 		expr_bpf__zero(a, buf_off);
-		if (size) {
+		if (size)
 			copy_ctx(a, buf_off, size, off, fail);
-		}
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
@@ -339,32 +338,11 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		 * The string lies after the fixed fields, within the perf trace
 		 * buffer (GATE_RECORD_MAX bytes), as expr_eval() bounds it.
 		 */
-		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
-
 		if (off + 4 > s->rec_size || off % 4) {
 			expr_bpf__fail_always(a, fail);
 			return 0;
 		}
-		expr_bpf__zero(a, buf_off);
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, R_CTX, off));
-		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
-		bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_RECORD_MAX, fail);
-		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
-		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__bind(a, done);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, R_CTX));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		bpf_asm__bind(a, empty);
-		if (need_len)
-			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		expr_bpf__data_loc_str(a, R_CTX, off, GATE_RECORD_MAX, buf_off, need_len, fail);
 		return 0;
 	}
 	}
