@@ -811,24 +811,25 @@ int aux_session__start(struct aux_session *s)
 	return 0;
 }
 
-int aux_session__enable(struct aux_session *s)
+/* The userspace gate of every CPU's trace @open or not, and the trace with it. */
+static int aux_session__gate(struct aux_session *s, bool open)
 {
 	if (!s->opened)
 		return -EINVAL;
-	s->gate_open = true;
+	s->gate_open = open;
 	for (size_t i = 0; i < s->nr_slots; i++)
-		s->cpus[i]->gate_open = true;
-	return aux_session__ctl_all(s, true);
+		s->cpus[i]->gate_open = open;
+	return aux_session__ctl_all(s, open);
+}
+
+int aux_session__enable(struct aux_session *s)
+{
+	return aux_session__gate(s, true);
 }
 
 int aux_session__disable(struct aux_session *s)
 {
-	if (!s->opened)
-		return -EINVAL;
-	s->gate_open = false;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		s->cpus[i]->gate_open = false;
-	return aux_session__ctl_all(s, false);
+	return aux_session__gate(s, false);
 }
 
 static __u64 aux_session__now(void)
