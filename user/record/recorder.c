@@ -1081,7 +1081,7 @@ static int synthesize(struct session *s)
 			return err;
 		}
 	}
-	return pdata_writer__finish_round(s->w);
+	return record_sink__end_synthesis(&s->sink);
 }
 
 /* ---- the loop ------------------------------------------------------------- */
