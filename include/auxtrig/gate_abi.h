@@ -669,5 +669,18 @@ GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);
 GATE_ABI_AT(gate_runtime, freeze_at, 8);
 GATE_ABI_SIZE(gate_stop, 24);
+/* read and written in place by the points' own programs (gate_front.c), by these offsets */
+GATE_ABI_SIZE(gate_trig_pcpu, 40 * GATE_MAX_TRIGGERS + 48);
+GATE_ABI_AT(gate_trig_pcpu, fire_mask, 40 * GATE_MAX_TRIGGERS);
+GATE_ABI_AT(gate_trig_pcpu, cur_pid_tgid, 40 * GATE_MAX_TRIGGERS + 8);
+GATE_ABI_AT(gate_trig_pcpu, where_tp, 40 * GATE_MAX_TRIGGERS + 24);
+GATE_ABI_AT(gate_trig_pcpu, probe_key, 40 * GATE_MAX_TRIGGERS + 32);
+GATE_ABI_AT(gate_trig_pcpu, probe_mask, 40 * GATE_MAX_TRIGGERS + 40);
+GATE_ABI_SIZE(gate_call_key, 8);
+GATE_ABI_SIZE(gate_call_frame, 56);
+GATE_ABI_SIZE(gate_calls, 8 + 56 * GATE_CALL_DEPTH);
+GATE_ABI_AT(gate_calls, frames, 8);
+GATE_ABI_SIZE(gate_sys_entry, 64);
+GATE_ABI_AT(gate_sys_entry, nr, 8);
 
 #endif

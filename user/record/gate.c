@@ -1480,6 +1480,15 @@ static void tp_attach_order(const struct gate *g, size_t *order)
 
 int gate__attach(struct gate *g)
 {
+	/* the task-lifetime programs: every recording needs them */
+	const struct {
+		struct bpf_program *prog;
+		const char *what;
+	} sched[] = {
+		{ g->skel->progs.gate_follow_fork, "sched:sched_process_fork (needed to follow children)" },
+		{ g->skel->progs.gate_follow_exec, "sched:sched_process_exec (needed to start a command)" },
+		{ g->skel->progs.gate_thread_exit, "sched:sched_process_exit" },
+	};
 	size_t order[GATE_MAX_TPS];
 	char why[256];
 	struct bpf_link *link;
@@ -1584,25 +1593,13 @@ int gate__attach(struct gate *g)
 				return err;
 		}
 	}
-	link = bpf_program__attach(g->skel->progs.gate_follow_fork);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
-		       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach(g->skel->progs.gate_follow_exec);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_exec (needed to start a command): %s\n",
-		       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach(g->skel->progs.gate_thread_exit);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_exit: %s\n", strerror(-err));
-		return err;
+	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++) {
+		link = bpf_program__attach(sched[i].prog);
+		if (!link || add_link(g, link)) {
+			err = link ? -ENOMEM : -errno;
+			pr_err("cannot attach to %s: %s\n", sched[i].what, strerror(-err));
+			return err;
+		}
 	}
 	return 0;
 }

@@ -15,7 +15,6 @@
  * control commands and snapshots.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
@@ -1025,20 +1024,16 @@ out_texts:
 /* -a: every process that runs now. */
 static int synthesize_all(struct session *s)
 {
-	struct dirent *d;
-	DIR *proc = opendir("/proc");
-	int err = 0;
+	pid_t *pids;
+	size_t nr;
+	int err = target__processes(&pids, &nr);
 
-	if (!proc)
-		return -errno;
-	while (!err && (d = readdir(proc))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		err = synth__threads(s->w, atoi(d->d_name));
+	for (size_t i = 0; !err && i < nr; i++) {
+		err = synth__threads(s->w, pids[i]);
 		if (err == -ESRCH || err == -ENOENT || err == -EACCES)
 			err = 0; /* gone meanwhile, or a kernel thread without maps */
 	}
-	closedir(proc);
+	free(pids);
 	return err;
 }
 
@@ -1086,7 +1081,7 @@ static int synthesize(struct session *s)
 			return err;
 		}
 	}
-	return pdata_writer__finish_round(s->w);
+	return record_sink__end_synthesis(&s->sink);
 }
 
 /* ---- the loop ------------------------------------------------------------- */
