@@ -7,8 +7,10 @@
 # rounds of nap(2, MS) -> nap(1, MS) -> nap(0, MS), each call sleeping MS ms
 # (the main thread 20, the other 30: their calls interleave), so nap(d, MS)
 # lasts at least (d + 1) * MS ms and returns after the calls it made; 18
-# calls and 18 clock_nanosleep() calls of at least 20 ms. The
-# same conditions run compiled (the uretprobe's and the exit's own programs)
+# calls and 18 clock_nanosleep(CLOCK_MONOTONIC = 1, 0, &ts, NULL) calls of at
+# least 20 ms. The
+# same conditions run compiled (the uretprobe's and the syscall exit's own
+# programs, entry.argN at the exit included)
 # and interpreted (made too long to compile): both count the same, and the
 # known counts. Only lower bounds of durations are asserted (the known sleeps).
 . "$(dirname "$0")/lib.sh"
@@ -25,8 +27,9 @@ conds=(
 	"uretprobe:$NAP:nap if entry.arg0 == 0 && (int)entry.arg1 == 30"
 	"uretprobe:$NAP:nap if \$duration < (entry.arg0 + 1) * entry.arg1 * 1ms"
 	"uretprobe:$NAP:nap if \$duration >= (entry.arg0 + 1) * entry.arg1 * 1ms"
-	"syscall:clock_nanosleep:exit if \$duration >= 20ms && ret == 0"
+	"syscall:clock_nanosleep:exit if \$duration >= 20ms && ret == 0 && entry.arg0 == 1 && entry.arg1 == 0"
 	"syscall:clock_nanosleep:exit if \$duration < 20ms"
+	"syscall:clock_nanosleep:exit if (int)entry.arg0 != 1 || entry.arg3 != 0"
 )
 expect="evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
 evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
@@ -34,6 +37,7 @@ evaluated 18, matched 3, fired 3, suppressed 0, dropped 0
 evaluated 18, matched 0, fired 0, suppressed 0, dropped 0
 evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
 evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
+evaluated 18, matched 0, fired 0, suppressed 0, dropped 0
 evaluated 18, matched 0, fired 0, suppressed 0, dropped 0"
 stats() { sed -n 's/^auxtrig: --on \(.*\):mark: \(evaluated .*\)/\2/p' "$tmp/$1.err"; }
 run() { local name=$1 wrap=$2 args=() c

@@ -689,7 +689,8 @@ struct gate *gate__open_plan(const struct record_plan *p, const struct window_ma
 /* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
 static bool tp_front_eligible(const struct gate_tp *tp)
 {
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	/* entry.argN at an exit: the program reads the entry (gate_front_spec.entry_args), gate_fire the marks' */
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT | GATE_TP_ENTRY_ARGS;
 
 	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
 }
@@ -1060,6 +1061,7 @@ static void front_spec_init(const struct gate *g, struct gate_front_spec *spec)
 	memcpy(spec->pids, g->pids, sizeof(spec->pids));
 	spec->triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers;
 	spec->conds = (const struct expr_prog *const *)g->trig_cond;
+	spec->entry_args = g->skel->rodata->entry_args;
 }
 
 /*
@@ -1414,9 +1416,7 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 		spec.open_mask = e->tp.open_mask;
 		spec.where = g->where;
 	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
-			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
-			 "it also opens, closes or records windows");
+		snprintf(why, why_size, "%s", "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	err = front_task(g, &spec, why, why_size);

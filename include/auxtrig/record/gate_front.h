@@ -92,6 +92,10 @@ struct gate_front_task {
  *		arg0..arg5 (entry.argN) and $duration from the thread's innermost
  *		call in gate_calls (@calls_fd, key {tid, @probe_key}), which the
  *		shared program then pops (the program never runs the actions).
+ * @entry_args:	the gate's entry_args: at a syscall's exit arg0..arg5
+ *		(entry.argN, str(entry.argN)) are the arguments the thread
+ *		entered that syscall with (gate_sys_entries, @sys_entries_fd,
+ *		stamped at its entry), 0 when its entry was not seen.
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
@@ -124,6 +128,7 @@ struct gate_front_spec {
 	__u32 window;
 	int env_fd;
 	int call_frames;
+	int entry_args;
 };
 
 #define GATE_FRONT_ENTRY	1
