@@ -93,7 +93,7 @@ for on in 'syscall:openat:enter if $duration > 1ms' "uprobe:$NAP:nap if entry.ar
 	"$AUXTRIG" record -q -o "$tmp/e.data" --on "$on:mark" -- true 2>"$tmp/e.err"
 	assert_eq "$?" 2 "exit status of --on '$on'"
 	assert_eq "$(wc -l <"$tmp/e.err")" 1 "lines of the refusal of '$on'"
-	grep -q "is known only at a syscall's exit point (syscall:NAME:exit) or a uretprobe: point" "$tmp/e.err" ||
+	grep -q "is known only at a syscall's exit point (syscall:NAME:exit) or a return point (uretprobe:, kretprobe:)" "$tmp/e.err" ||
 		fail "refusal of '$on': $(cat "$tmp/e.err")"
 done
 "$AUXTRIG" record -q -o "$tmp/w.data" -w syscall:openat --where '$duration > 1ms' -- true 2>"$tmp/w.err"

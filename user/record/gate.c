@@ -391,8 +391,9 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
-	/* entry.argN, $duration at a uretprobe: each call's entry, pushed by gate_call_enter */
-	if (p->kind == POINT_URETPROBE && (t->entry_args || (cond && (cond->flags & EXPR_PROG_DURATION)))) {
+	/* entry.argN, $duration at a uretprobe or kretprobe: each call's entry, pushed by gate_call_enter */
+	if ((p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) &&
+	    (t->entry_args || (cond && (cond->flags & EXPR_PROG_DURATION)))) {
 		g->points[n].tp.flags |= GATE_TP_CALL_ENTRY;
 		g->skel->rodata->call_frames = 1;
 		bpf_program__set_autoload(g->skel->progs.gate_call_enter, true);
@@ -1293,12 +1294,18 @@ static int attach_point(struct gate *g, size_t n)
 	if (g->points[n].tp.flags & GATE_TP_CALL_ENTRY) {
 		/* the calls' entries first, so that no return is seen without its entry */
 		LIBBPF_OPTS(bpf_uprobe_opts, eo, .func_name = p->symbol, .bpf_cookie = key);
+		/* a kprobe program too (BPF_PROG_TYPE_KPROBE), at the kernel function's entry */
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = p->offset, .bpf_cookie = key);
 
-		link = bpf_program__attach_uprobe_opts(g->skel->progs.gate_call_enter, -1, p->path, p->offset, &eo);
+		if (p->kind == POINT_KRETPROBE)
+			link = bpf_program__attach_kprobe_opts(g->skel->progs.gate_call_enter, p->symbol, &ko);
+		else
+			link = bpf_program__attach_uprobe_opts(g->skel->progs.gate_call_enter, -1, p->path, p->offset,
+							       &eo);
 		if (!link) {
 			err = -errno;
-			pr_err("cannot attach to the entry of uretprobe:%s:%s (for entry.argN, $duration): %s\n", p->path,
-			       p->symbol, strerror(-err));
+			pr_err("cannot attach to the entry of %s:%s%s%s (for entry.argN, $duration): %s\n",
+			       point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, strerror(-err));
 			return err;
 		}
 		err = add_link(g, link);

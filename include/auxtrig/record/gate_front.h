@@ -88,7 +88,7 @@ struct gate_front_task {
  * @is_window, @window: a uprobe window's entry, window @window: its --where
  *		is evaluated at the outermost call, not at a call nested in one
  *		it vetoed (@vetoed_fd: gate_uprobe_vetoed, key tid and window).
- * @call_frames: a uretprobe point whose conditions read its call's entry:
+ * @call_frames: a uretprobe or kretprobe point whose conditions read its call's entry:
  *		arg0..arg5 (entry.argN) and $duration from the thread's innermost
  *		call in gate_calls (@calls_fd, key {tid, @probe_key}), which the
  *		shared program then pops (the program never runs the actions).
