@@ -69,7 +69,7 @@ const volatile __u32 env_fields = ~0u;		/* builtins conditions read: bit EXPR_F_
 const volatile __u32 need_elapsed = 0;		/* a condition reads $elapsed: fill_env() times it */
 const volatile __u32 entry_args = 0;		/* at syscall exits fill_env() gives the entry's arguments */
 const volatile __u32 need_duration = 0;		/* a syscall exit's condition reads $duration */
-const volatile __u32 call_frames = 0;		/* a uretprobe point reads its call's entry (gate_calls) */
+const volatile __u32 call_frames = 0;		/* a u/kretprobe point reads its call's entry (gate_calls) */
 const volatile __u32 mark_strs = 0;		/* marks carry a string (mark(str(argN))): gate_mark_rec */
 
 const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS] = {};
@@ -223,7 +223,7 @@ struct {
 	__type(value, struct gate_sys_entry);
 } gate_sys_entries SEC(".maps");
 
-/* The calls in progress at uretprobe points that read their entry (struct gate_calls). */
+/* The calls in progress at uretprobe and kretprobe points that read their entry (struct gate_calls). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, GATE_MAX_CALL_THREADS);
@@ -1513,7 +1513,7 @@ int gate_thread_exit(void *ctx)
 	bpf_map_delete_elem(&gate_any_memo, &tid);
 	bpf_map_delete_elem(&gate_sys_entries, &tid);
 	bpf_map_delete_elem(&gate_held, &tid);
-	/* Its calls in progress at uretprobe points that read their entry (gate_call_enter). */
+	/* Its calls in progress at u/kretprobe points that read their entry (gate_call_enter). */
 	for (__u32 n = 0; call_frames && n < GATE_MAX_POINTS; n++) {
 		struct gate_call_key k = { .tid = tid, .point = GATE_POINT_BASE + n };
 
@@ -1702,7 +1702,7 @@ int gate_uprobe_exit(struct pt_regs *ctx)
 /* ---- probe points: uprobe, uretprobe, usdt, kprobe, kretprobe, mem --------- */
 
 /*
- * At a uretprobe point that reads its call's entry: pop the thread's
+ * At a uretprobe or kretprobe point that reads its call's entry: pop the thread's
  * innermost call of the function (gate_call_enter pushed it), whose
  * arguments are then arg0..arg5 (entry.argN) and whose time $duration
  * counts from. No call (it entered before the run was armed) or one too
@@ -1787,8 +1787,9 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 }
 
 /*
- * At the entry of a function whose uretprobe point reads its call's entry
- * (GATE_TP_CALL_ENTRY; the cookie is that point's key): push the call on
+ * At the entry of a function whose uretprobe or kretprobe point reads its
+ * call's entry (GATE_TP_CALL_ENTRY; the cookie is that point's key; attached
+ * as a uprobe or a kprobe, both BPF_PROG_TYPE_KPROBE): push the call on
  * the thread's stack of its calls, its time and arguments if it is one of
  * the outermost GATE_CALL_DEPTH.
  */

@@ -48,7 +48,7 @@
  */
 #define GATE_STR_MAX		256
 /*
- * The calls in progress of a thread at a uretprobe point whose triggers read
+ * The calls in progress of a thread at a uretprobe or kretprobe point whose triggers read
  * their entry (GATE_TP_CALL_ENTRY): map gate_calls, key {tid, point key},
  * one frame per call by depth, so each return of a recursion sees its own
  * call's entry. Calls deeper than GATE_CALL_DEPTH are counted in @depth but
@@ -103,7 +103,7 @@ struct gate_calls {
 /* A syscall exit whose triggers read the entry's arguments (entry.argN): gate_tracepoint's fill_env() */
 #define GATE_TP_ENTRY_ARGS	(1u << 9)
 /*
- * A uretprobe point whose triggers read its call's entry (entry.argN,
+ * A uretprobe or kretprobe point whose triggers read its call's entry (entry.argN,
  * $duration): gate_call_enter, at the function's entry, pushes the call on
  * the thread's stack of calls (gate_calls); the return pops it.
  */

@@ -97,6 +97,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = pdata_reader__parse_sample(r, &ev, &s);
 		if (ret && ret != -EINVAL && ret != -ENOENT)
 			abort();
+		if (!ret && (s.present & PERF_SAMPLE_CALLCHAIN)) {
+			/* a callchain's nr entries lie inside its record (auxtrig script prints them) */
+			if (s.nr_callchain > ev.header->size / 8 ||
+			    (const char *)(s.callchain + s.nr_callchain) > (const char *)ev.header + ev.header->size)
+				abort();
+			touch(s.callchain, 8 * s.nr_callchain);
+		}
 	}
 	if (ret != 0 && ret != 1 && ret != -EPROTO)
 		abort();

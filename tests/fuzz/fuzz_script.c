@@ -3,7 +3,9 @@
  * The whole decode path of `auxtrig script` on any perf.data file (seeds:
  * the real captures of ../shared/data, mutated): the reader, the sideband,
  * the binaries (the simpleperf capture's, under its symfs), the planning of
- * the pieces, the decode workers and their output. The mode comes from the
+ * the pieces, the decode workers and their output; for files without
+ * hardware trace the events and their call stacks (record -g, seeds in
+ * corpus/script/). The mode comes from the
  * input's size: branches, --itrace=i, --windows, --call-trace, --packets.
  *
  * What must hold: no crash and no hang of auxtrig itself. A decoding
@@ -51,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.input = path;
 	o.symfs = access(symfs, F_OK) ? NULL : symfs;
 	o.buildid_dir = "/nonexistent";
+	o.kallsyms = "/nonexistent";	/* binaries__add_kallsyms() has its own target, fuzz_kallsyms */
 	log__set_level(LOG_ERR);
 	rc = script__run(&o);
 	if (rc < 0 || rc > 3)

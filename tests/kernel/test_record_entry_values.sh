@@ -7,8 +7,10 @@
 # rounds of nap(2, MS) -> nap(1, MS) -> nap(0, MS), each call sleeping MS ms
 # (the main thread 20, the other 30: their calls interleave), so nap(d, MS)
 # lasts at least (d + 1) * MS ms and returns after the calls it made; 18
-# calls and 18 clock_nanosleep() calls of at least 20 ms. The
-# same conditions run compiled (the uretprobe's and the exit's own programs)
+# calls and 18 clock_nanosleep(CLOCK_MONOTONIC = 1, 0, &ts, NULL) calls of at
+# least 20 ms. The
+# same conditions run compiled (the uretprobe's and the syscall exit's own
+# programs, entry.argN at the exit included)
 # and interpreted (made too long to compile): both count the same, and the
 # known counts. Only lower bounds of durations are asserted (the known sleeps).
 . "$(dirname "$0")/lib.sh"
@@ -25,8 +27,9 @@ conds=(
 	"uretprobe:$NAP:nap if entry.arg0 == 0 && (int)entry.arg1 == 30"
 	"uretprobe:$NAP:nap if \$duration < (entry.arg0 + 1) * entry.arg1 * 1ms"
 	"uretprobe:$NAP:nap if \$duration >= (entry.arg0 + 1) * entry.arg1 * 1ms"
-	"syscall:clock_nanosleep:exit if \$duration >= 20ms && ret == 0"
+	"syscall:clock_nanosleep:exit if \$duration >= 20ms && ret == 0 && entry.arg0 == 1 && entry.arg1 == 0"
 	"syscall:clock_nanosleep:exit if \$duration < 20ms"
+	"syscall:clock_nanosleep:exit if (int)entry.arg0 != 1 || entry.arg3 != 0"
 )
 expect="evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
 evaluated 18, matched 6, fired 6, suppressed 0, dropped 0
@@ -34,6 +37,7 @@ evaluated 18, matched 3, fired 3, suppressed 0, dropped 0
 evaluated 18, matched 0, fired 0, suppressed 0, dropped 0
 evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
 evaluated 18, matched 18, fired 18, suppressed 0, dropped 0
+evaluated 18, matched 0, fired 0, suppressed 0, dropped 0
 evaluated 18, matched 0, fired 0, suppressed 0, dropped 0"
 stats() { sed -n 's/^auxtrig: --on \(.*\):mark: \(evaluated .*\)/\2/p' "$tmp/$1.err"; }
 run() { local name=$1 wrap=$2 args=() c
@@ -89,7 +93,7 @@ for on in 'syscall:openat:enter if $duration > 1ms' "uprobe:$NAP:nap if entry.ar
 	"$AUXTRIG" record -q -o "$tmp/e.data" --on "$on:mark" -- true 2>"$tmp/e.err"
 	assert_eq "$?" 2 "exit status of --on '$on'"
 	assert_eq "$(wc -l <"$tmp/e.err")" 1 "lines of the refusal of '$on'"
-	grep -q "is known only at a syscall's exit point (syscall:NAME:exit) or a uretprobe: point" "$tmp/e.err" ||
+	grep -q "is known only at a syscall's exit point (syscall:NAME:exit) or a return point (uretprobe:, kretprobe:)" "$tmp/e.err" ||
 		fail "refusal of '$on': $(cat "$tmp/e.err")"
 done
 "$AUXTRIG" record -q -o "$tmp/w.data" -w syscall:openat --where '$duration > 1ms' -- true 2>"$tmp/w.err"

@@ -527,16 +527,18 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 
 	/*
 	 * entry.argN, $duration: the call's entry, at a syscall's exit (the gate
-	 * stamps the thread's entries) or at a uretprobe (gate_call_enter pushes
-	 * the thread's calls of the function, so each return of a recursion has its own)
+	 * stamps the thread's entries) or at a uretprobe or kretprobe
+	 * (gate_call_enter pushes the thread's calls of the function, so each
+	 * return of a recursion has its own)
 	 */
-	bool call_exit = on->pt.kind == POINT_URETPROBE ||
+	bool call_exit = on->pt.kind == POINT_URETPROBE || on->pt.kind == POINT_KRETPROBE ||
 			 (!point__is_probe(&on->pt) && on->pt.at_exit &&
 			  (!strcmp(on->pt.sys, "syscalls") || !strcmp(on->pt.sys, "raw_syscalls")));
 
 	if (!strncmp(name, "entry.", 6) || !strcmp(name, "$duration")) {
 		if (!call_exit) {
-			snprintf(why, why_size, "'%s' is known only at a syscall's exit point (syscall:NAME:exit) or a uretprobe: point",
+			snprintf(why, why_size,
+				 "'%s' is known only at a syscall's exit point (syscall:NAME:exit) or a return point (uretprobe:, kretprobe:)",
 				 name);
 			return -EINVAL;
 		}

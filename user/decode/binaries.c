@@ -42,6 +42,15 @@ struct binaries {
 	struct binaries_space space[2];	/* user, kernel */
 	__u64 kernel_start;
 	__u64 kmap_start;		/* the [kernel.kallsyms] map's start, 0 without one */
+	struct binaries_ksym *ksyms;	/* binaries__add_kallsyms(): by address */
+	size_t nr_ksyms;
+	char *ksym_names;
+};
+
+/* One kallsyms symbol: its name at @name in ksym_names. */
+struct binaries_ksym {
+	__u64 addr;
+	size_t name;
 };
 
 struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
@@ -74,6 +83,8 @@ void binaries__delete(struct binaries *b)
 {
 	if (!b)
 		return;
+	free(b->ksyms);
+	free(b->ksym_names);
 	for (size_t i = 0; i < b->nr_bins; i++) {
 		elf_image__delete(b->bins[i]->img);
 		free(b->bins[i]->name);
@@ -263,6 +274,116 @@ const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr,
 	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
 		m = binaries__space_find(b, !kernel, addr);
 	return m;
+}
+
+static int binaries_ksym__cmp(const void *a, const void *b)
+{
+	const struct binaries_ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;	/* equal addresses: file order */
+}
+
+/* One kallsyms line "ADDR TYPE NAME[\t[MODULE]]" into @b: the kernel's own code symbols only. */
+static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap, size_t *names_len,
+			       size_t *names_cap)
+{
+	unsigned long long addr;
+	char type, *end;
+	const char *name;
+	size_t len;
+
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (errno || end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	name = end + 3;
+	len = strcspn(name, "\t\n ");
+	/* perf's symbol_type__filter() keeps data too; a stack holds code: text and weak text */
+	if (!addr || !len || name[len] == '\t' || !strchr("TtWw", type))
+		return 0;
+	if (b->nr_ksyms == *cap) {
+		size_t n = *cap ? 2 * *cap : 4096;
+		struct binaries_ksym *v = realloc(b->ksyms, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->ksyms = v;
+		*cap = n;
+	}
+	if (*names_len + len + 1 > *names_cap) {
+		size_t n = *names_cap ? 2 * *names_cap : 65536;
+		char *v;
+
+		while (n < *names_len + len + 1)
+			n *= 2;
+		v = realloc(b->ksym_names, n);
+		if (!v)
+			return -ENOMEM;
+		b->ksym_names = v;
+		*names_cap = n;
+	}
+	memcpy(b->ksym_names + *names_len, name, len);
+	b->ksym_names[*names_len + len] = '\0';
+	b->ksyms[b->nr_ksyms++] = (struct binaries_ksym){ .addr = addr, .name = *names_len };
+	*names_len += len + 1;
+	return 0;
+}
+
+int binaries__add_kallsyms(struct binaries *b, const char *path)
+{
+	size_t cap = 0, names_len = 0, names_cap = 0, linecap = 0;
+	char *line = NULL;
+	FILE *f;
+	int err = 0;
+
+	free(b->ksyms);
+	free(b->ksym_names);
+	b->ksyms = NULL;
+	b->ksym_names = NULL;
+	b->nr_ksyms = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && getline(&line, &linecap, f) > 0)
+		err = binaries__ksym_line(b, line, &cap, &names_len, &names_cap);
+	free(line);
+	fclose(f);
+	if (!err && !b->nr_ksyms)
+		err = -ENODATA;
+	if (err) {
+		free(b->ksyms);
+		free(b->ksym_names);
+		b->ksyms = NULL;
+		b->ksym_names = NULL;
+		b->nr_ksyms = 0;
+		return err;
+	}
+	qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), binaries_ksym__cmp);
+	return 0;
+}
+
+/* The kallsyms symbol @addr is in (the last one starting at or below it), or NULL. */
+static const struct binaries_ksym *binaries__ksym_find(const struct binaries *b, __u64 addr)
+{
+	size_t lo = 0, hi = b->nr_ksyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* equal addresses: the first one of the file, as an alias comes after */
+	while (lo > 1 && b->ksyms[lo - 2].addr == b->ksyms[lo - 1].addr)
+		lo--;
+	return &b->ksyms[lo - 1];
 }
 
 /* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
@@ -574,6 +695,11 @@ char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64
 	if (img) {
 		key = m->bin->rel_text ? m->bin->rel_text->offset + (addr - m->start) : addr - m->start + m->pgoff;
 		s = elf_image__find_sym(img, key);
+	} else if (m && m->kernel && b->nr_ksyms && !strcmp(m->bin->dso_name, "[kernel.kallsyms]")) {
+		const struct binaries_ksym *k = binaries__ksym_find(b, addr);
+
+		if (k)
+			return binaries__put_symoff(buf, size, b->ksym_names + k->name, with_off, addr - k->addr);
 	}
 	if (!s)
 		return binaries__put_symoff(buf, size, "[unknown]", false, 0);

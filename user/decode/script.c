@@ -74,7 +74,7 @@ int script__run(const struct script_opts *o)
 		s.o = o = &chrome_opts;
 	} else if (!s.info) {
 		/* no hardware trace: the events, as perf script prints them */
-		rc = tp_script__print(s.r, o->input, stdout) ? EXIT_RUNTIME : EXIT_OK;
+		rc = tp_script__print(s.r, o, stdout) ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
 	}
 	s.npriv = (s.info->header.size - sizeof(*s.info)) / sizeof(__u64);

@@ -391,8 +391,9 @@ int gate__add_point_trigger(struct gate *g, const struct point *p, const struct 
 	ret_note(&g->points[n], t, cond);
 	if (cond && (cond->flags & EXPR_PROG_ELAPSED))
 		g->skel->rodata->need_elapsed = 1; /* since the thread's window opened */
-	/* entry.argN, $duration at a uretprobe: each call's entry, pushed by gate_call_enter */
-	if (p->kind == POINT_URETPROBE && (t->entry_args || (cond && (cond->flags & EXPR_PROG_DURATION)))) {
+	/* entry.argN, $duration at a uretprobe or kretprobe: each call's entry, pushed by gate_call_enter */
+	if ((p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE) &&
+	    (t->entry_args || (cond && (cond->flags & EXPR_PROG_DURATION)))) {
 		g->points[n].tp.flags |= GATE_TP_CALL_ENTRY;
 		g->skel->rodata->call_frames = 1;
 		bpf_program__set_autoload(g->skel->progs.gate_call_enter, true);
@@ -703,7 +704,8 @@ struct gate *gate__open_plan(const struct record_plan *p, const struct window_ma
 /* Does the tracepoint only run triggers (its own program may run them, gate_front.h)? */
 static bool tp_front_eligible(const struct gate_tp *tp)
 {
-	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	/* entry.argN at an exit: the program reads the entry (gate_front_spec.entry_args), gate_fire the marks' */
+	const __u32 mine = GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT | GATE_TP_ENTRY_ARGS;
 
 	return tp->trig_mask && !tp->open_mask && !tp->close_mask && !(tp->flags & ~mine);
 }
@@ -1074,6 +1076,7 @@ static void front_spec_init(const struct gate *g, struct gate_front_spec *spec)
 	memcpy(spec->pids, g->pids, sizeof(spec->pids));
 	spec->triggers = (const struct gate_trigger *)g->skel->rodata->gate_triggers;
 	spec->conds = (const struct expr_prog *const *)g->trig_cond;
+	spec->entry_args = g->skel->rodata->entry_args;
 }
 
 /*
@@ -1305,12 +1308,18 @@ static int attach_point(struct gate *g, size_t n)
 	if (g->points[n].tp.flags & GATE_TP_CALL_ENTRY) {
 		/* the calls' entries first, so that no return is seen without its entry */
 		LIBBPF_OPTS(bpf_uprobe_opts, eo, .func_name = p->symbol, .bpf_cookie = key);
+		/* a kprobe program too (BPF_PROG_TYPE_KPROBE), at the kernel function's entry */
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = p->offset, .bpf_cookie = key);
 
-		link = bpf_program__attach_uprobe_opts(g->skel->progs.gate_call_enter, -1, p->path, p->offset, &eo);
+		if (p->kind == POINT_KRETPROBE)
+			link = bpf_program__attach_kprobe_opts(g->skel->progs.gate_call_enter, p->symbol, &ko);
+		else
+			link = bpf_program__attach_uprobe_opts(g->skel->progs.gate_call_enter, -1, p->path, p->offset,
+							       &eo);
 		if (!link) {
 			err = -errno;
-			pr_err("cannot attach to the entry of uretprobe:%s:%s (for entry.argN, $duration): %s\n", p->path,
-			       p->symbol, strerror(-err));
+			pr_err("cannot attach to the entry of %s:%s%s%s (for entry.argN, $duration): %s\n",
+			       point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, strerror(-err));
 			return err;
 		}
 		err = add_link(g, link);
@@ -1428,9 +1437,7 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 		spec.open_mask = e->tp.open_mask;
 		spec.where = g->where;
 	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
-			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
-			 "it also opens, closes or records windows");
+		snprintf(why, why_size, "%s", "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	err = front_task(g, &spec, why, why_size);

@@ -84,7 +84,8 @@ static int reads_ids(const struct expr_prog *p)
 static int needs_ids(const struct gate_front_spec *s)
 {
 	/* a call's entry is the thread's: entry.argN reads its ids too */
-	if (s->filter_targets || s->call_frames || (s->where && reads_ids(s->where)))
+	if (s->filter_targets || s->call_frames || (s->entry_args && (s->tp_flags & GATE_TP_SYSCALL_EXIT)) ||
+	    (s->where && reads_ids(s->where)))
 		return 1;
 	for (__u32 i = 0; i < GATE_MAX_TRIGGERS; i++)
 		if ((s->trig_mask & (1u << i)) && s->conds && s->conds[i] && reads_ids(s->conds[i]))
@@ -140,6 +141,7 @@ static void load_ids(struct bpf_asm *a, const struct front *fr, int reg)
 }
 
 static void call_frame(struct bpf_asm *a, const struct front *fr, int fail);
+static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned int n, int reg);
 /* where call_frame()'s r0 has @member of the call's frame */
 #define CALL_FRAME_OFF(member) ((short)(offsetof(struct gate_calls, frames) + offsetof(struct gate_call_frame, member)))
 
@@ -232,6 +234,10 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 		return 0;
 	}
 #endif
+	if ((s->tp_flags & GATE_TP_SYSCALL_EXIT) && s->entry_args) {
+		sys_entry_arg(a, fr, n, R0); /* entry.argN at a syscall's exit */
+		return 0;
+	}
 	if (!(s->tp_flags & GATE_TP_SYSCALL_ENTER)) {
 		bpf_asm__emit(a, BA_MOV64_IMM(R0, 0));
 		return 0;
@@ -278,7 +284,8 @@ static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned 
 static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int arg, int buf_off, int need_len,
 		   int fail, char *why, size_t why_size)
 {
-	const struct gate_front_spec *s = ((const struct front *)ctx)->s;
+	const struct front *fr = ctx;
+	const struct gate_front_spec *s = fr->s;
 	unsigned int off = arg & 0xffff, size = arg >> 16;
 
 	switch (src) {
@@ -304,6 +311,9 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, parm_off[arg]));
 		} else
 #endif
+		if (arg < EXPR_NR_ARGS && (s->tp_flags & GATE_TP_SYSCALL_EXIT) && s->entry_args) {
+			sys_entry_arg(a, fr, arg, R3); /* str(entry.argN) at a syscall's exit */
+		} else
 		if (arg >= EXPR_NR_ARGS || !(s->tp_flags & GATE_TP_SYSCALL_ENTER) ||
 		    SYS_ARGS_OFF + 8 * (arg + 1) > s->rec_size) {
 			return refuse(why, why_size, "str(arg%u) is past this point's arguments: interpreted", arg);
@@ -370,6 +380,36 @@ static void call_frame(struct bpf_asm *a, const struct front *fr, int fail)
 	bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R1, GATE_CALL_DEPTH - 1)); /* the bound the verifier sees */
 	bpf_asm__emit(a, BA_ALU64_IMM(BPF_MUL, R1, sizeof(struct gate_call_frame)));
 	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R0, R1));
+}
+
+/*
+ * @reg = argument @n the thread entered this syscall with, as fill_env() in
+ * bpf/gate.bpf.c has it at the exit: from gate_sys_entries (key tid) if that
+ * entry is this syscall's (its nr), else 0. Clobbers r0..r5.
+ */
+static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned int n, int reg)
+{
+	const struct gate_front_spec *s = fr->s;
+	int none = bpf_asm__label(a), done = bpf_asm__label(a);
+
+	load_ids(a, fr, R1);
+	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* the tid: the map's key */
+	bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
+	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, none);
+	/* the same syscall's entry: its number, as an int sign-extended */
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R2, 32));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ARSH, R2, 32));
+	bpf_asm__jmp_reg(a, BPF_JNE, R1, R2, none);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, reg, R0, offsetof(struct gate_sys_entry, args) + 8 * n));
+	bpf_asm__jmp(a, done);
+	bpf_asm__bind(a, none);
+	bpf_asm__emit(a, BA_MOV64_IMM(reg, 0));
+	bpf_asm__bind(a, done);
 }
 
 /*

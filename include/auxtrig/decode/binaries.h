@@ -173,6 +173,18 @@ char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64
  */
 const char *binaries__dso_name(const struct binaries *b, __u64 addr);
 
+/**
+ * binaries__add_kallsyms() - symbols for the kernel image ([kernel.kallsyms])
+ * from a kallsyms file (/proc/kallsyms), as perf 6.1 takes them when it
+ * finds no vmlinux: the kernel's own code symbols (types T, t, W, w), each
+ * reaching to the next; module symbols are not taken. They serve the
+ * [kernel.kallsyms] mapping when its image was not found, replacing those
+ * of an earlier call.
+ * Return: 0, -ENODATA for a file without a symbol at a non-zero address
+ * (kptr_restrict shows zeros), -ENOMEM, or -errno from opening @path.
+ */
+int binaries__add_kallsyms(struct binaries *b, const char *path);
+
 /** binaries__map_dso_name() - the name of mapping @m's binary, "[unknown]" for NULL. */
 const char *binaries__map_dso_name(const struct binary_map *m);
 

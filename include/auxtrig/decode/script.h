@@ -53,6 +53,9 @@
  * @input: the perf.data file, "-" for standard input (pipe mode or file mode)
  * @symfs: directory the recorded binary paths are under, or NULL
  * @buildid_dir: the build-ID cache, NULL for $PERF_BUILDID_DIR or ~/.debug
+ * @kallsyms: the kernel's symbols for call stacks (binaries__add_kallsyms()),
+ *            NULL for /proc/kallsyms (used when the file was recorded on the
+ *            running kernel)
  * @itrace: 'b' branch samples, 'i' instruction ranges
  * @packets: list packets instead of samples
  * @windows: instructions per trace window
@@ -67,6 +70,7 @@ struct script_opts {
 	const char *input;
 	const char *symfs;
 	const char *buildid_dir;
+	const char *kallsyms;
 	char itrace;
 	bool packets;
 	bool windows;

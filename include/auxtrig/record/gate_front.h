@@ -88,10 +88,14 @@ struct gate_front_task {
  * @is_window, @window: a uprobe window's entry, window @window: its --where
  *		is evaluated at the outermost call, not at a call nested in one
  *		it vetoed (@vetoed_fd: gate_uprobe_vetoed, key tid and window).
- * @call_frames: a uretprobe point whose conditions read its call's entry:
+ * @call_frames: a uretprobe or kretprobe point whose conditions read its call's entry:
  *		arg0..arg5 (entry.argN) and $duration from the thread's innermost
  *		call in gate_calls (@calls_fd, key {tid, @probe_key}), which the
  *		shared program then pops (the program never runs the actions).
+ * @entry_args:	the gate's entry_args: at a syscall's exit arg0..arg5
+ *		(entry.argN, str(entry.argN)) are the arguments the thread
+ *		entered that syscall with (gate_sys_entries, @sys_entries_fd,
+ *		stamped at its entry), 0 when its entry was not seen.
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
@@ -124,6 +128,7 @@ struct gate_front_spec {
 	__u32 window;
 	int env_fd;
 	int call_frames;
+	int entry_args;
 };
 
 #define GATE_FRONT_ENTRY	1
