@@ -58,13 +58,14 @@
 #include "auxtrig/sys/tracefs.h"
 
 /*
- * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
- * with -g the callchain (u64 nr, nr u64 entries), u32 raw size, raw bytes,
- * padding to 8. The gate's raw bytes are a struct gate_out_hdr (the IP perf
- * would have sampled, the window, flags) followed by the tracepoint record.
+ * The gate's samples in a CPU's ring (CPU_EVENTS_OUT_SAMPLE_TYPE): header,
+ * id, pid/tid, time, cpu/res, with -g the callchain (u64 nr, nr u64
+ * entries), u32 raw size, raw bytes, padding to 8. The raw bytes are a struct
+ * gate_out_hdr (the IP perf would have sampled, the window, flags) followed by
+ * the tracepoint record. In the file they become PDATA_SAMPLE_TYPE samples
+ * (struct pdata_sample_head: ip and period put back, 16 bytes longer).
  */
-#define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
-#define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
+#define OUT_TIME_OFF offsetof(struct cpu_events_out_head, time)
 #define GATE_HDR_SIZE sizeof(struct gate_out_hdr)
 _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
@@ -83,7 +84,7 @@ struct gate_sample {
  */
 static bool gate_sample__parse(const struct perf_event_header *h, bool callchain, struct gate_sample *g)
 {
-	size_t off = sizeof(struct pdata_sample_head);
+	size_t off = sizeof(struct cpu_events_out_head);
 
 	if (h->type != PERF_RECORD_SAMPLE || h->size < off)
 		return false;
@@ -232,7 +233,7 @@ static bool gate_sample_type(const struct session *s, const struct perf_event_he
 	if (g.gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
 		return false;
 	memcpy(type, (const char *)h + g.raw_off + GATE_HDR_SIZE, sizeof(*type));
-	memcpy(time, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(*time));
+	memcpy(time, (const char *)h + OUT_TIME_OFF, sizeof(*time));
 	return true;
 }
 
@@ -276,16 +277,17 @@ static int check_stop(void *ctx, struct cpu_events *ce)
 static int process_record(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
-	char buf[65536];
+	char buf[65536 + 16] __attribute__((aligned(8)));
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		struct perf_event_header *out = (struct perf_event_header *)buf;
+		struct pdata_sample_head *out = (struct pdata_sample_head *)buf;
+		const struct cpu_events_out_head *in = (const void *)h;
 		const struct rec_event *e;
 		struct gate_sample g;
 		struct gate_out_hdr gh;
 		__u32 rec_size;
-		__u64 t, one = 1;
-		size_t off;
+		size_t off, chain;
+		__u64 t;
 		__u16 type;
 
 		if (!gate_sample__parse(h, s->plan->callchain, &g) || g.raw_size < GATE_HDR_SIZE + 8) {
@@ -303,7 +305,7 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+		memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
 		/*
 		 * A stop action: its auxtrig:stop record is the last of the file.
 		 * The gate emits nothing after it; what another CPU was emitting
@@ -319,26 +321,38 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		 * Same sample, as the tracepoint's: its id, the gate's IP with the
 		 * cpumode that IP is in (the bpf-output event's sample says kernel
 		 * whatever it carries: perf would look user IPs up in the kernel),
-		 * period 1 (it says 0: perf report would weigh every sample 0%),
-		 * the callchain as the kernel took it (-g), the bare record.
+		 * tid, time and cpu as the kernel stamped them, period 1 (neither
+		 * IP nor period is in the ring: CPU_EVENTS_OUT_SAMPLE_TYPE), the
+		 * callchain as the kernel took it (-g), the bare record.
 		 */
 		rec_size = g.raw_size - GATE_HDR_SIZE;
-		off = g.raw_off - 4; /* the head and the callchain stay */
-		memcpy(buf, h, off);
-		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
-		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
-		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
-		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
+		chain = g.raw_off - 4 - sizeof(*in); /* -g: u64 nr and the entries, else 0 */
+		off = sizeof(*out) + chain;
+		if (off + 4 + rec_size + 7 > UINT16_MAX) { /* 16 bytes longer than in the ring */
+			s->unknown++;
+			return 0;
+		}
+		out->header = in->header;
+		out->header.misc = (in->header.misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
+		out->id = e->id;
+		out->ip = gh.ip;
+		out->pid = in->pid;
+		out->tid = in->tid;
+		out->time = in->time;
+		out->cpu = in->cpu;
+		out->res = in->res;
+		out->period = 1;
+		memcpy(buf + sizeof(*out), (const char *)h + sizeof(*in), chain);
 		memcpy(buf + off, &rec_size, sizeof(rec_size));
 		memcpy(buf + off + 4, (const char *)h + g.raw_off + GATE_HDR_SIZE, rec_size);
-		out->size = (off + 4 + rec_size + 7) & ~7u;
-		memset(buf + off + 4 + rec_size, 0, out->size - off - 4 - rec_size);
+		out->header.size = (off + 4 + rec_size + 7) & ~7u;
+		memset(buf + off + 4 + rec_size, 0, out->header.size - off - 4 - rec_size);
 		s->written++;
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
 		if (gh.flags & GATE_OUT_HELD)
-			return record_sink__write_held(&s->sink, gh.window, t, buf, out->size);
-		return record_sink__write(&s->sink, out);
+			return record_sink__write_held(&s->sink, gh.window, t, buf, out->header.size);
+		return record_sink__write(&s->sink, &out->header);
 	}
 	if (h->type == PERF_RECORD_LOST) {
 		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;
@@ -458,7 +472,7 @@ static __u64 sample_time(const struct session *s, const struct perf_event_header
 	*point = 0;
 	if (!gate_sample__parse(h, s->plan->callchain, &g))
 		return 0;
-	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
 	if (g.gh.flags & GATE_OUT_POINT)
 		*point = g.gh.window ? g.gh.window : ~0u;
 	return t;
@@ -485,7 +499,7 @@ static int snapshot_record(void *ctx, const struct perf_event_header *h)
  */
 static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 {
-	const struct pdata_sample_head *prev = NULL;
+	const struct cpu_events_out_head *prev = NULL;
 	__u64 end = 0, t;
 	__u32 pt;
 	long n = 0;
@@ -493,7 +507,7 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 
 	for (size_t off = 0; point && off < s->snap_buf.len;) {
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
-		const struct pdata_sample_head *sh = (const void *)h;
+		const struct cpu_events_out_head *sh = (const void *)h;
 
 		off += h->size;
 		t = sample_time(s, h, &pt);
