@@ -708,6 +708,8 @@ static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
 
+static bool tps_all_own(struct gate *g);
+
 int gate__load(struct gate *g)
 {
 	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
@@ -734,6 +736,8 @@ int gate__load(struct gate *g)
 			bpf_program__set_autoload(g->skel->progs.gate_sched_switch, true);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_enter, g->nr_uprobes > 0);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_exit, g->nr_uprobes > 0);
+	/* after gate_sched_switch's: the points' programs are built as they will be */
+	bpf_program__set_autoload(g->skel->progs.gate_tracepoint, !tps_all_own(g));
 	if (!uses_count)
 		bpf_map__set_max_entries(g->skel->maps.expr_counts, SMALL_LRU);
 	if (!stamps)
@@ -1384,6 +1388,80 @@ static int tp_attach_pass(const struct gate_tp *tp)
 }
 
 /*
+ * Build into @a the program of its own of tracepoint @e (@where: the
+ * --where in front of the shared program; @record: recorded at every hit),
+ * its spec in @spec. Before the gate is loaded the maps' fds are not known
+ * yet: what is built then only says whether it can be. Return: 0, or
+ * -EOPNOTSUPP with @why when the shared program is to run it instead.
+ */
+static int front_assemble(struct gate *g, const struct gate_tp_entry *e, bool where, bool record,
+			  struct gate_front_spec *spec, struct bpf_asm *a, char *why, size_t why_size)
+{
+	int err;
+
+	front_spec_init(g, spec);
+	spec->fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog);
+	spec->runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime);
+	spec->cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus);
+	spec->events_fd = bpf_map__fd(g->skel->maps.gate_events);
+	spec->stats_off = offsetof(struct gate_bpf__bss, stats);
+	spec->filter_cpus = g->skel->rodata->filter_cpus;
+	spec->tp_id = e->id;
+	spec->switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch);
+	spec->tp_flags = e->tp.flags;
+	spec->rec_size = e->tp.size;
+	spec->trig_mask = e->tp.trig_mask;
+	if (where) {
+		spec->open_mask = e->tp.open_mask;
+		spec->where = g->where;
+	} else if (!record && !tp_front_eligible(&e->tp)) {
+		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
+			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
+			 "it also opens, closes or records windows");
+		return -EOPNOTSUPP;
+	}
+	err = front_task(g, spec, why, why_size);
+	if (err)
+		return err;
+	return where ? gate_front__build_where(a, spec, why, why_size)
+	       : record ? gate_front__build_record(a, spec, why, why_size) : gate_front__build(a, spec, why, why_size);
+}
+
+/*
+ * Start-up: does every tracepoint get a program of its own (gate__attach())?
+ * Then the shared gate_tracepoint, thousands of instructions, need not be
+ * verified. Each is built here as it will be at attach (the maps' fds
+ * aside): what the compiler cannot express is known now.
+ */
+static bool tps_all_own(struct gate *g)
+{
+	struct gate_front_spec spec;
+	const struct bpf_insn *insns;
+	char why[256];
+	size_t nr;
+
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		const struct gate_tp_entry *e = &g->tps[i];
+		bool record = tp_record_eligible(g, &e->tp);
+		struct bpf_asm *a;
+		int err;
+
+		if (!record && !(e->tp.trig_mask && tp_front_eligible(&e->tp)))
+			return false;
+		a = bpf_asm__new();
+		if (!a)
+			return false;
+		err = front_assemble(g, e, false, record, &spec, a, why, sizeof(why));
+		if (!err)
+			err = bpf_asm__finish(a, &insns, &nr);
+		bpf_asm__delete(a);
+		if (err)
+			return false;
+	}
+	return true;
+}
+
+/*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
  * -EOPNOTSUPP with @why when the shared program is to run it instead.
@@ -1394,39 +1472,14 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
 	struct bpf_asm *a;
 	int fd, pfd, lfd, err;
-	size_t nr;
+	size_t nr = 0;
 
 	int record = !where && tp_record_eligible(g, &e->tp);
 
-	front_spec_init(g, &spec);
-	spec.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog);
-	spec.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime);
-	spec.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus);
-	spec.events_fd = bpf_map__fd(g->skel->maps.gate_events);
-	spec.stats_off = offsetof(struct gate_bpf__bss, stats);
-	spec.filter_cpus = g->skel->rodata->filter_cpus;
-	spec.tp_id = e->id;
-	spec.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch);
-	spec.tp_flags = e->tp.flags;
-	spec.rec_size = e->tp.size;
-	spec.trig_mask = e->tp.trig_mask;
-	if (where) {
-		spec.open_mask = e->tp.open_mask;
-		spec.where = g->where;
-	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "%s", e->tp.flags & GATE_TP_ENTRY_ARGS ?
-			 "its triggers read the entry's arguments (entry.argN, mark values), which the shared program gives" :
-			 "it also opens, closes or records windows");
-		return -EOPNOTSUPP;
-	}
-	err = front_task(g, &spec, why, why_size);
-	if (err)
-		return err;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = where ? gate_front__build_where(a, &spec, why, why_size)
-	      : record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
+	err = front_assemble(g, e, where, record, &spec, a, why, why_size);
 	fd = load_front(g, a, err, BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", &nr, why, why_size);
 	if (fd < 0)
 		return fd;
@@ -1486,6 +1539,12 @@ int gate__attach(struct gate *g)
 			continue;
 		if (err != -EOPNOTSUPP)
 			return err;
+		if (!bpf_program__autoload(g->skel->progs.gate_tracepoint)) {
+			/* built at load (tps_all_own()), refused now: the kernel's verifier */
+			pr_err("cannot attach %s:%s: %s; its shared program was not loaded, as every tracepoint's own program could be built\n",
+			       g->tps[i].system, g->tps[i].name, why);
+			return -EINVAL;
+		}
 		if (g->tps[i].tp.trig_mask)
 			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
 				g->tps[i].system, g->tps[i].name, why);
