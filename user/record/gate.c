@@ -70,6 +70,7 @@ struct gate {
 	struct gate_front_task task;	/* task_struct offsets, once one of them needs them */
 	int have_task;
 	int probe_open_err;		/* why a point's own probe did not open (attach_probe_front()) */
+	bool user_progs;		/* --trigger-prog: its programs open windows of their own (gate_threads) */
 };
 
 static void config_update(struct gate *g);
@@ -624,6 +625,7 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 {
 	if (!record_plan__has_windows(p))
 		gate__record_always(g);
+	g->user_progs = p->nr_trigger_progs > 0;
 	if (p->user_window)
 		gate__set_edge_types(g, p->resume_type, p->pause_type);
 	if (p->min_duration || p->max_duration)
@@ -774,6 +776,9 @@ int gate__load(struct gate *g)
 		bpf_map__set_max_entries(g->skel->maps.gate_sys_entries, SMALL_LRU);
 	if (!g->skel->rodata->call_frames)
 		bpf_map__set_max_entries(g->skel->maps.gate_calls, SMALL_LRU);
+	/* no window opens, so no thread state is made: 65536 preallocated entries took milliseconds */
+	if (g->skel->rodata->no_windows && !g->user_progs)
+		bpf_map__set_max_entries(g->skel->maps.gate_threads, 1);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";

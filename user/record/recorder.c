@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -1561,6 +1562,54 @@ static bool usage_error(int err)
 	return err == -EINVAL || err == -ENOENT || err == -ERANGE;
 }
 
+/*
+ * Start-up: the first perf event bound to a task, when no other task's event
+ * is open, makes the kernel switch its context-switch hooks on and wait for
+ * an RCU grace period (account_event(): about 15 ms on the development VM).
+ * The sideband follows the targets with such events, after the gate is
+ * loaded: a thread opens one on itself (a dummy, never enabled) while the
+ * gate loads, so that the wait overlaps the load instead of following it,
+ * and the sideband finds the hooks on. Closed once the sideband is open.
+ */
+struct sched_primer {
+	pthread_t thread;
+	bool started;
+	int fd;
+};
+
+static void *sched_primer__run(void *arg)
+{
+	struct sched_primer *pr = arg;
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	pr->fd = perf_sys__event_open(&perf_sys__kernel, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return NULL;
+}
+
+static void sched_primer__start(struct sched_primer *pr)
+{
+	pr->fd = -1;
+	pr->started = !pthread_create(&pr->thread, NULL, sched_primer__run, pr);
+}
+
+static void sched_primer__stop(struct sched_primer *pr)
+{
+	if (!pr->started)
+		return;
+	pthread_join(pr->thread, NULL);
+	pr->started = false;
+	if (pr->fd >= 0)
+		close(pr->fd);
+	pr->fd = -1;
+}
+
 int recorder__run(const struct record_plan *p)
 {
 	return recorder__run_with(p, NULL);
@@ -1570,6 +1619,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
+	struct sched_primer primer = { .fd = -1 };
 	pid_t *tids = NULL;
 	size_t nr_tids = 0;
 	int err, ret = EXIT_RUNTIME;
@@ -1601,6 +1651,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	if (check_output_path(p->output, p->force))
 		goto out;
 
+	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
+		sched_primer__start(&primer);
 	if (gate_setup(&s))
 		goto out;
 	if (p->nr_trigger_progs) {
@@ -1646,6 +1698,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot, p->callchain) ||
 	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
+	sched_primer__stop(&primer);
 	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
 	progress__init(&s.status, stderr, 250, !p->quiet);
@@ -1778,6 +1831,7 @@ out_summary:
 	print_summary(&s);
 	hw_trace__summary(&s.hw, p, s.gate);
 out:
+	sched_primer__stop(&primer);
 	if (s.created_file)
 		pdata_writer__unlink(s.w);
 	if (s.have_target && !s.target.exited)
