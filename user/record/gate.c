@@ -712,6 +712,15 @@ static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 }
 
 static bool tps_all_own(struct gate *g);
+
+/* Does a tracepoint belong to a syscall:* window (gate_any_memo)? */
+static bool any_syscall_window(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if (g->tps[i].tp.flags & GATE_TP_SYSCALL_ANY)
+			return true;
+	return false;
+}
 static bool probe_trig_only(struct gate *g, const struct gate_point *pt);
 
 /*
@@ -779,6 +788,11 @@ int gate__load(struct gate *g)
 	/* no window opens, so no thread state is made: 65536 preallocated entries took milliseconds */
 	if (g->skel->rodata->no_windows && !g->user_progs)
 		bpf_map__set_max_entries(g->skel->maps.gate_threads, 1);
+	/* not preallocated, but their buckets are: only syscall:* windows and snapshot triggers fill them */
+	if (!any_syscall_window(g))
+		bpf_map__set_max_entries(g->skel->maps.gate_any_memo, 1);
+	if (!g->skel->rodata->have_snap_triggers)
+		bpf_map__set_max_entries(g->skel->maps.gate_held, 1);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";
