@@ -1299,33 +1299,32 @@ int gate_tracepoint(void *ctx)
 }
 
 /*
- * The actions of the triggers a point's own program (gate_front.c) let
- * through at this hit (gate_trig_pcpu.fire_mask), tail-called by it: the
- * values of the hit as tp_triggers() fills them, then trigger_fire() for
- * each, in trigger order.
+ * The hand-over from a point's own program (gate_front.c) to gate_fire /
+ * gate_fire_entry / gate_fire_return, which it tail-calls: the triggers it
+ * let through at this hit (gate_trig_pcpu.fire_mask, taken and cleared) and
+ * the point's struct gate_tp (the attach cookie is its key).
+ * Return: the point, or NULL when nothing is to fire.
  */
-SEC("tracepoint")
-int gate_fire(void *ctx)
+static __always_inline struct gate_tp *fire_take(void *ctx, struct gate_trig_pcpu **pcp, __u32 *mask)
 {
 	struct gate_trig_pcpu *pc = trig_pcpu();
-	struct pt_regs *regs = 0;
-	struct expr_env *env;
-	struct gate_tp *tp;
-	__u32 key, mask;
+	__u32 key;
 
 	if (!pc)
-		return 1;
-	mask = pc->fire_mask;
+		return NULL;
+	*pcp = pc;
+	*mask = pc->fire_mask;
 	pc->fire_mask = 0;
 	key = bpf_get_attach_cookie(ctx);
-	tp = bpf_map_lookup_elem(&gate_tps, &key);
-	if (!tp || !mask)
-		return 1;
-	env = fill_env(ctx, tp);
-	if (!env)
-		return 1;
-	if (tp->flags & GATE_TP_USER_REGS)
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!*mask)
+		return NULL;
+	return bpf_map_lookup_elem(&gate_tps, &key);
+}
+
+/* trigger_fire() for each trigger of @mask, in trigger order, with the hit's values in @env. */
+static __always_inline void fire_each(void *ctx, struct gate_trig_pcpu *pc, __u32 mask, struct expr_env *env,
+				      __u64 ip)
+{
 	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
 		__u32 i = n;
 
@@ -1333,8 +1332,33 @@ int gate_fire(void *ctx)
 			continue;
 		barrier_var(i);
 		i &= GATE_MAX_TRIGGERS - 1;
-		trigger_fire(ctx, i, env, regs ? PT_REGS_IP_CORE(regs) : 0, &pc->stats[i]);
+		trigger_fire(ctx, i, env, ip, &pc->stats[i]);
 	}
+}
+
+/*
+ * The actions of the triggers a tracepoint's own program let through at this
+ * hit (fire_take()), tail-called by it: the values of the hit as
+ * tp_triggers() fills them, then fire_each().
+ */
+SEC("tracepoint")
+int gate_fire(void *ctx)
+{
+	struct gate_trig_pcpu *pc = NULL;
+	struct pt_regs *regs = 0;
+	struct expr_env *env;
+	struct gate_tp *tp;
+	__u32 mask = 0;
+
+	tp = fire_take(ctx, &pc, &mask);
+	if (!tp || !pc)
+		return 1;
+	env = fill_env(ctx, tp);
+	if (!env)
+		return 1;
+	if (tp->flags & GATE_TP_USER_REGS)
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	fire_each(ctx, pc, mask, env, regs ? PT_REGS_IP_CORE(regs) : 0);
 	return 1;
 }
 
@@ -1908,33 +1932,20 @@ int gate_point_kretprobe(struct pt_regs *ctx)
  */
 static __always_inline int probe_fire(struct pt_regs *ctx, int ret)
 {
-	struct gate_trig_pcpu *pc = trig_pcpu();
+	struct gate_trig_pcpu *pc = NULL;
 	struct expr_env *env;
 	struct gate_tp *tp;
-	__u32 key, mask;
+	__u32 mask = 0;
 
-	if (!pc)
-		return 0;
-	mask = pc->fire_mask;
-	pc->fire_mask = 0;
-	key = bpf_get_attach_cookie(ctx);
-	tp = bpf_map_lookup_elem(&gate_tps, &key);
-	if (!tp || !mask)
+	tp = fire_take(ctx, &pc, &mask);
+	if (!tp || !pc)
 		return 0;
 	env = ret ? probe_env(ctx) : probe_env_args(ctx);
 	if (!env)
 		return 0;
 	if (ret)
 		env->ret = expr_cast(PT_REGS_RC(ctx), (tp->flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT);
-	for (__u32 n = 0; n < GATE_MAX_TRIGGERS; n++) {
-		__u32 i = n;
-
-		if (!(mask & (1u << n)))
-			continue;
-		barrier_var(i);
-		i &= GATE_MAX_TRIGGERS - 1;
-		trigger_fire(ctx, i, env, PT_REGS_IP(ctx), &pc->stats[i]);
-	}
+	fire_each(ctx, pc, mask, env, PT_REGS_IP(ctx));
 	return 0;
 }
 

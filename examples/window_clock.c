@@ -9,6 +9,9 @@
  * outside any window: spinning on the vDSO clock without a system call (a
  * busy CPU), or with "sleep", in nanosleep(2) (an idle one; a different
  * system call, so not a clock_nanosleep window).
+ * Each gap begins with a write of its number (1, 2, ...) to the global
+ * variable "gap", for windows that open at a hardware breakpoint
+ * (mem:PATH:gap/8:w, tests/lab/test_lab_mem_windows).
  * After the rounds each round's stamps are printed, one line each:
  *
  *   window I BEFORE_NS AFTER_NS
@@ -23,6 +26,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+volatile unsigned long gap;
 
 static unsigned long long now_ns(void)
 {
@@ -54,6 +59,7 @@ int main(int argc, char **argv)
 		t[i][0] = now_ns();
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &w, NULL);
 		t[i][1] = now_ns();
+		gap = i + 1;
 		if (sleep_gap)
 			syscall(SYS_nanosleep, &g, NULL);
 		for (end = t[i][1] + gap_ms * 1000000ULL; now_ns() < end;)

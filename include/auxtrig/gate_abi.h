@@ -340,6 +340,24 @@ struct gate_edge_stats {
 	__u64 dropped;
 };
 
+/**
+ * struct gate_prog_stats - what user trigger programs' auxtrig_resume() and
+ * auxtrig_pause() did (map gate_prog_stats, one entry, atomic adds): their
+ * windows and edges are theirs, not the gate's, so the gate's own counters
+ * (.bss) do not see them.
+ * @windows_opened:	the thread's user window opened
+ * @windows_closed:	the thread's user window closed
+ * @edges_sent:		window edges queued on gate_ctl (hardware trace gated
+ *			from userspace)
+ * @edges_dropped:	window edges lost: gate_ctl was full
+ */
+struct gate_prog_stats {
+	__u64 windows_opened;
+	__u64 windows_closed;
+	__u64 edges_sent;
+	__u64 edges_dropped;
+};
+
 /* Flags of struct gate_tp.dyn_flags[i]. */
 #define GATE_DYN_REL		(1u << 0)	/* __rel_loc: offset counts from the end of the field */
 
@@ -651,5 +669,18 @@ GATE_ABI_AT(gate_config, stop_type, 16);
 GATE_ABI_SIZE(gate_runtime, 16);
 GATE_ABI_AT(gate_runtime, freeze_at, 8);
 GATE_ABI_SIZE(gate_stop, 24);
+/* read and written in place by the points' own programs (gate_front.c), by these offsets */
+GATE_ABI_SIZE(gate_trig_pcpu, 40 * GATE_MAX_TRIGGERS + 48);
+GATE_ABI_AT(gate_trig_pcpu, fire_mask, 40 * GATE_MAX_TRIGGERS);
+GATE_ABI_AT(gate_trig_pcpu, cur_pid_tgid, 40 * GATE_MAX_TRIGGERS + 8);
+GATE_ABI_AT(gate_trig_pcpu, where_tp, 40 * GATE_MAX_TRIGGERS + 24);
+GATE_ABI_AT(gate_trig_pcpu, probe_key, 40 * GATE_MAX_TRIGGERS + 32);
+GATE_ABI_AT(gate_trig_pcpu, probe_mask, 40 * GATE_MAX_TRIGGERS + 40);
+GATE_ABI_SIZE(gate_call_key, 8);
+GATE_ABI_SIZE(gate_call_frame, 56);
+GATE_ABI_SIZE(gate_calls, 8 + 56 * GATE_CALL_DEPTH);
+GATE_ABI_AT(gate_calls, frames, 8);
+GATE_ABI_SIZE(gate_sys_entry, 64);
+GATE_ABI_AT(gate_sys_entry, nr, 8);
 
 #endif

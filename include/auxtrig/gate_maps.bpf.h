@@ -64,4 +64,12 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } gate_ctl SEC(".maps");
 
+/* What trigger programs' windows did (struct gate_prog_stats): written by BPF only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gate_prog_stats);
+} gate_prog_stats SEC(".maps");
+
 #endif

@@ -195,17 +195,28 @@ static __always_inline int auxtrig_mark(void *ctx, __u32 reason, __s64 value)
  * Hardware trace gated from userspace: the thread's first window opening and
  * last closing go to the recorder, which switches the trace on and off.
  */
+static __always_inline struct gate_prog_stats *auxtrig__stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gate_prog_stats, &zero);
+}
+
 static __always_inline void auxtrig__edge(__u32 action, __u64 before, __u64 after)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct gate_config *gc = auxtrig__config();
+	struct gate_prog_stats *st = auxtrig__stats();
 	struct gate_ctl_msg *m;
 
 	if (!gc || !gc->edges)
 		return;
 	m = bpf_ringbuf_reserve(&gate_ctl, sizeof(*m), 0);
-	if (!m)
+	if (!m) {
+		if (st)
+			__sync_fetch_and_add(&st->edges_dropped, 1);
 		return;
+	}
 	__builtin_memset(m, 0, sizeof(*m));
 	m->type = GATE_MSG_EDGE;
 	m->size = sizeof(*m);
@@ -217,6 +228,17 @@ static __always_inline void auxtrig__edge(__u32 action, __u64 before, __u64 afte
 	m->args[0] = before;
 	m->args[1] = after;
 	bpf_ringbuf_submit(m, BPF_RB_FORCE_WAKEUP);
+	if (st)
+		__sync_fetch_and_add(&st->edges_sent, 1);
+}
+
+/* The user window of a thread opened (@open) or closed: counted for the summary. */
+static __always_inline void auxtrig__count_window(int open)
+{
+	struct gate_prog_stats *st = auxtrig__stats();
+
+	if (st)
+		__sync_fetch_and_add(open ? &st->windows_opened : &st->windows_closed, 1);
 }
 
 static __always_inline int auxtrig__window(int open)
@@ -232,11 +254,15 @@ static __always_inline int auxtrig__window(int open)
 		fresh.open = bit;
 		fresh.opened_ns = bpf_ktime_get_ns();
 		err = bpf_map_update_elem(&gate_threads, &tid, &fresh, BPF_NOEXIST);
-		if (!err)
+		if (!err) {
+			auxtrig__count_window(1);
 			auxtrig__edge(GATE_ACT_EDGE_OPEN, 0, bit);
+		}
 		return err;
 	}
 	before = th->open;
+	if ((before & bit) != (open ? bit : 0))
+		auxtrig__count_window(open);
 	if (open && !before)
 		th->opened_ns = bpf_ktime_get_ns();
 	if (open)

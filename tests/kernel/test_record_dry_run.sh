@@ -109,6 +109,25 @@ if [ "$aux_action" = true ]; then
 	grep -q "^hardware trace: --where: windows gated from userspace, because .*(the run's uprobe windows are gated from userspace too)" \
 		"$tmp/out" || fail "mixed windows: $(cat "$tmp/out")"
 fi
+# A window with a mem: end is gated from userspace: the gate's breakpoint is the only one on the
+# address (where breakpoints fire; elsewhere the plan refuses mem: points, test_record_points).
+if "$AUXTRIG" probe | grep -q '^ *hw breakpoints *ok'; then
+	"$AUXTRIG" record --dry-run -vv --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u \
+		-w "mem:$build/examples/window_clock:gap/8:w..tp:raw_syscalls:sys_enter" -- "$build/examples/window_clock" \
+		>"$tmp/out" 2>"$tmp/err" || fail "mem: window on hardware trace refused: $(cat "$tmp/err")"
+	grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "mem: window: $(cat "$tmp/out")"
+	if [ "$aux_action" = true ]; then
+		grep -q "^hardware trace: windows gated from userspace, because -w mem:.* has a mem: end: the gate's hardware breakpoint is the only one" \
+			"$tmp/out" || fail "mem: window: reason not named: $(cat "$tmp/out")"
+	fi
+	grep -Eq "^  aux_(resume|pause|start_paused) |bp_addr" "$tmp/out" && fail "mem: window: aux actions or a second breakpoint on the gated path"
+	# --on resume at a probe point: only a tracepoint can be an aux_resume member (it was one with no tracepoint)
+	"$AUXTRIG" record --dry-run -vv --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u \
+		--on "mem:$build/examples/window_clock:gap/8:w:resume" --on syscall:clock_nanosleep:enter:pause \
+		-- "$build/examples/window_clock" >"$tmp/out" 2>"$tmp/err" || fail "--on mem: resume refused: $(cat "$tmp/err")"
+	grep -q "^hardware trace: windows gated from userspace" "$tmp/out" || fail "--on mem: resume: $(cat "$tmp/out")"
+	grep -Eq "^  aux_(resume|pause|start_paused) |^group member: :" "$tmp/out" && fail "--on mem: resume: aux members: $(cat "$tmp/out")"
+fi
 # A resume trigger in such a run is gated from userspace too: its edges are the gate's window edges.
 "$AUXTRIG" record --dry-run -vv --sysfs-root "$fix/sysfs-intel_pt" -e intel_pt//u -w syscall:getppid --where 'arg0 == 2' \
 	--on syscall:openat:enter:resume >"$tmp/out" 2>"$tmp/err" || fail "resume trigger with gated windows: $(cat "$tmp/err")"

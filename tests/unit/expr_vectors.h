@@ -394,6 +394,7 @@ static const struct expr_vector expr_vectors[] = {
 	VE("(unsigned char)ret == 254 && (u8)ret == 254", expr_vector_env_int_ret, 1),
 	VE("(long)ret == 4294967294 && (long long)ret == 4294967294 && (s64)ret == 4294967294", expr_vector_env_int_ret, 1),
 	VE("(u64)ret == 4294967294 && (unsigned long long)ret == 4294967294", expr_vector_env_int_ret, 1),
+	VE("(size_t)ret == 4294967294 && (ssize_t)ret == 4294967294", expr_vector_env_int_ret, 1),
 	VE("(int)ret + 1 == -1", expr_vector_env_int_ret, 1),        /* binds like a unary operator */
 	VE("(int)(ret + 2) == 0", expr_vector_env_int_ret, 1),       /* 0x100000000: low half 0 */
 	VE("-(int)ret == 2 && (int)-ret == 2", expr_vector_env_int_ret, 1),
@@ -418,6 +419,7 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("(u32 int)ret < 0", "column 6: expected ')' after the type 'u32' of the cast at column 1, got name 'int'"),
 	VERR("(int)", "column 6: expected a value after the cast '(int)', got end of input"),
 	VERR("(float)ret < 0", "column 2: unknown field 'float'"),
+	VERR("(pid_t)ret < 0", "column 2: unknown field 'pid_t'"), /* the kernel's typedefs are for tracepoint fields */
 
 	/* where fields are valid is the resolver's decision */
 	VERRAT("ret == 0", VEC_ENTRY, "column 1: 'ret' is not available here: only at an exit point"),

@@ -1550,18 +1550,21 @@ static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state
  * @tids, each thread's AUX event a model (the rest are for threads added
  * later).
  */
-static void e2e_init_threads(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
-			     const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause)
+static void e2e_init_threads_mode(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
+				  const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause,
+				  bool snapshot)
 {
 	static const int per_thread[] = { -1 };
+	size_t page = sysconf(_SC_PAGESIZE);
 	struct aux_session_opts o = {
 		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = per_thread, .nr_cpus = 1,
 		.pid = tids[0], .tids = tids, .nr_tids = nr_initial, .data_pages = 16, .aux_pages = 4,
 		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
+		.snapshot = snapshot, .snapshot_size = snapshot ? 4 * page : 0,
 	};
-	size_t page = sysconf(_SC_PAGESIZE);
 	struct aux_model_config mc = {
-		.pmu = AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4, .aux_watermark = 4 * page / 4,
+		.pmu = AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4, .overwrite = snapshot,
+		.aux_watermark = snapshot ? 0 : 4 * page / 4,
 	};
 	struct perf_sys ops;
 	struct aux_event ev;
@@ -1590,6 +1593,12 @@ static void e2e_init_threads(struct e2e *t, const pid_t *tids, size_t nr, size_t
 	assert_int_equal(pdata_writer__begin_data(t->w), 0);
 	assert_int_equal(aux_session__write_info(t->s, t->w), 0);
 	assert_int_equal(aux_session__start(t->s), 0);
+}
+
+static void e2e_init_threads(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
+			     const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause)
+{
+	e2e_init_threads_mode(t, tids, nr, nr_initial, trig, nr_trig, pause, false);
 }
 
 /* The fake kernel's open event of @type/@config for thread @tid, or NULL. */
@@ -1726,6 +1735,63 @@ static void test_aux_session_per_thread_through_model(void **state)
 }
 
 /*
+ * Per thread in snapshot mode: a thread that exits keeps its group until the
+ * next snapshot has taken its trace, and that snapshot closes the group and
+ * unmaps its buffers (they used to stay until the run ended: memory grew with
+ * every thread the target ever had). A new thread reusing its tid gets a
+ * group of its own meanwhile.
+ */
+static void test_aux_session_per_thread_snapshot_closes_exited(void **state)
+{
+	static const pid_t tids[] = { 101, 102 };
+	struct auxtrace_seen seen[16];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	unsigned char *file;
+	size_t len, n, of_102 = 0;
+
+	(void)state;
+	e2e_init_threads_mode(t, tids, 2, 2, window_triggers, 2, PROBE_PAUSE_YES, true);
+	assert_int_equal(hw(t, 0, 512), 512);
+	assert_int_equal(hw(t, 1, 768), 768);
+	end(t, 1);
+	/* 102 exits: nothing read yet in snapshot mode, so its group stays for the snapshot */
+	assert_int_equal(aux_session__remove_thread(t->s, 102, &t->sink), 0);
+	assert_int_equal(aux_session__remove_thread(t->s, 102, &t->sink), -ENOENT);
+	assert_true(aux_session__fd(t->s, 1) >= 0);
+	assert_true(aux_model__check_aux_mmap(&t->k.models[1]) == 0);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 2);
+	/* taken: its events are closed, its rings unmapped; 101's stay */
+	assert_int_equal(aux_session__fd(t->s, 1), -1);
+	for (size_t i = 0; i < t->k.nr_ev; i++) {
+		if (t->k.ev[i].link_of >= 0)
+			continue;
+		if (t->k.ev[i].pid == 102)
+			assert_int_equal(t->k.ev[i].fd, -2);
+		else
+			assert_true(t->k.ev[i].fd >= 0);
+	}
+	assert_true(aux_session__fd(t->s, 0) >= 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.exited_closed, 1);
+	assert_int_equal(hw(t, 0, 256), 256);
+	assert_int_equal(aux_session__snapshot(t->s, &t->sink), 1);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.exited_closed, 1);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 16);
+	for (size_t j = 0; j < n; j++)
+		of_102 += seen[j].tid == 102 ? seen[j].size : 0;
+	assert_int_equal(of_102, 768); /* what 102 traced is in the file */
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
  * Gated per thread (no aux_action): a window edge switches that thread's AUX
  * event only, whichever CPU it runs on; another thread's stays as it was; an
  * edge of a thread the session has no group for is counted and ignored.
@@ -1777,6 +1843,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_switch_records_match_the_info),
 		cmocka_unit_test(test_aux_session_per_thread_through_model),
 		cmocka_unit_test(test_aux_session_per_thread_gate_switches_each_thread),
+		cmocka_unit_test(test_aux_session_per_thread_snapshot_closes_exited),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
 		cmocka_unit_test(test_aux_session_failure_at_each_step_leaks_nothing),

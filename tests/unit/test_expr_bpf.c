@@ -141,6 +141,51 @@ static void test_inner_star(void **state)
 }
 
 /* A program the interpreters would fail on at run time is refused at compile time. */
+/*
+ * bpf_asm__map_lookup(), the one map lookup of the compiler and the points'
+ * own programs: map fd in r1, the key's address in r2, the call, and the
+ * NULL check the verifier insists on only when a miss label is given.
+ */
+static void test_map_lookup_emitted(void **state)
+{
+	const struct bpf_insn *in;
+	struct bpf_asm *a = bpf_asm__new();
+	int miss;
+	size_t nr;
+
+	(void)state;
+	assert_non_null(a);
+	miss = bpf_asm__label(a);
+	bpf_asm__map_lookup(a, 7, -16, miss);
+	bpf_asm__map_lookup(a, 8, -24, -1);
+	bpf_asm__bind(a, miss);
+	bpf_asm__emit(a, BA_EXIT());
+	assert_int_equal(bpf_asm__finish(a, &in, &nr), 0);
+	assert_int_equal(nr, 6 + 5 + 1);
+	/* the first: ld_imm64 r1 = map 7, r2 = fp, r2 += -16, call, if r0 == 0 goto miss */
+	assert_int_equal(in[0].code, BPF_LD | BPF_DW | BPF_IMM);
+	assert_int_equal(in[0].dst_reg, BPF_REG_1);
+	assert_int_equal(in[0].src_reg, BPF_PSEUDO_MAP_FD);
+	assert_int_equal(in[0].imm, 7);
+	assert_int_equal(in[2].code, BPF_ALU64 | BPF_MOV | BPF_X);
+	assert_int_equal(in[2].dst_reg, BPF_REG_2);
+	assert_int_equal(in[2].src_reg, BPF_REG_10);
+	assert_int_equal(in[3].code, BPF_ALU64 | BPF_ADD | BPF_K);
+	assert_int_equal(in[3].imm, -16);
+	assert_int_equal(in[4].code, BPF_JMP | BPF_CALL);
+	assert_int_equal(in[4].imm, BPF_FUNC_map_lookup_elem);
+	assert_int_equal(in[5].code, BPF_JMP | BPF_JEQ | BPF_K);
+	assert_int_equal(in[5].dst_reg, BPF_REG_0);
+	assert_int_equal(in[5].imm, 0);
+	assert_int_equal(6 + in[5].off, 11); /* to the miss label, past the second lookup */
+	/* the second: no check, the caller tests r0 itself */
+	assert_int_equal(in[6].imm, 8);
+	assert_int_equal(in[9].imm, -24);
+	assert_int_equal(in[10].code, BPF_JMP | BPF_CALL);
+	assert_int_equal(in[11].code, BPF_JMP | BPF_EXIT);
+	bpf_asm__delete(a);
+}
+
 static void test_malformed(void **state)
 {
 	struct expr_bpf_env env = { .env_reg = BPF_REG_6, .rec_fd = -1 };
@@ -187,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_constant_inlined),
 		cmocka_unit_test(test_string_unrolled),
 		cmocka_unit_test(test_inner_star),
+		cmocka_unit_test(test_map_lookup_emitted),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_every_vector),
 	};

@@ -176,6 +176,11 @@ static size_t plt_pcs(const char *path, const char *fn, __u64 start, __u64 *pcs,
 	pcs[n++] = start + plt->offset;		/* the PLT header: no symbol of its own */
 	assert_int_equal(elf_image__symbol_file_offset(img, fn, &off), 0);
 	pcs[n++] = start + off + 4;
+	/* the same symbol by value (.symtab or .dynsym); a name that is not there */
+	assert_int_equal(elf_image__symbol_value(img, fn, &ent), 0);
+	assert_true(ent != 0);
+	assert_int_equal(elf_image__symbol_file_offset(img, "auxtrig_no_such_function", &hdr), -ENOENT);
+	assert_int_equal(elf_image__symbol_value(img, "auxtrig_no_such_function", &hdr), -ENOENT);
 	elf_image__delete(img);
 	return n;
 }

@@ -258,6 +258,35 @@ static void test_sink_perf_script_shows_callchain(void **state)
 	free(out);
 }
 
+/*
+ * The sink writes every FINISHED_ROUND: one after the synthesized records in
+ * either mode; in flight-recorder mode none at the end of a pass, when
+ * streaming one per pass.
+ */
+static void test_sink_rounds_synthesis_and_passes(void **state)
+{
+	struct fixture *f = *state;
+
+	for (int snapshot = 0; snapshot < 2; snapshot++) {
+		struct pdata_writer *w = pdata_writer__open(f->path, true);
+		struct perf_event_attr a;
+		struct record_sink k;
+		__u64 id = DUMMY_ID;
+
+		assert_non_null(w);
+		cpu_events__attr_sideband(&a, false);
+		assert_int_equal(pdata_writer__add_attr(w, &a, "dummy:u", &id, 1), 0);
+		assert_int_equal(pdata_writer__begin_data(w), 0);
+		record_sink__init(&k, w, NULL, snapshot);
+		assert_int_equal(record_sink__end_synthesis(&k), 0);
+		assert_int_equal(pdata_writer__stats(w)->nr_by_type[PDATA_RECORD_FINISHED_ROUND], 1);
+		assert_int_equal(record_sink__end_pass(&k, true), 0);
+		assert_int_equal(pdata_writer__stats(w)->nr_by_type[PDATA_RECORD_FINISHED_ROUND], snapshot ? 1 : 2);
+		assert_int_equal(pdata_writer__close(w), 0);
+		pdata_writer__delete(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +295,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sink_own_sample_without_callchain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sink_own_sample_chain_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sink_perf_script_shows_callchain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sink_rounds_synthesis_and_passes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

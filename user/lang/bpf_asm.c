@@ -82,6 +82,16 @@ void bpf_asm__ld_map_fd(struct bpf_asm *a, int reg, int fd)
 	ld_imm64(a, reg, BPF_PSEUDO_MAP_FD, fd, 0);
 }
 
+void bpf_asm__map_lookup(struct bpf_asm *a, int fd, int key_off, int miss)
+{
+	bpf_asm__ld_map_fd(a, BPF_REG_1, fd);
+	bpf_asm__emit(a, BA_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	if (miss >= 0)
+		bpf_asm__jmp_imm(a, BPF_JEQ, BPF_REG_0, 0, miss);
+}
+
 void bpf_asm__ld_map_value(struct bpf_asm *a, int reg, int fd, __u32 off)
 {
 	ld_imm64(a, reg, BPF_PSEUDO_MAP_VALUE, fd, off);

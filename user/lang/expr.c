@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/sys/c_int_type.h"
 #include "auxtrig/sys/tracefs.h"
 
 #define EXPR_MAX_DEPTH 64 /* parser recursion: parentheses and unary operators */
@@ -780,43 +781,21 @@ static int parse_unary(struct parser *p)
 
 /* ---- casts: (int)ret ---- */
 
-/* The C integer type specifiers a cast may combine. */
-static const char *const cast_specifiers[] = { "signed", "unsigned", "char", "short", "int", "long" };
-
-/* Integer typedefs a cast may name: their size in bytes, negative when signed. */
-static const struct {
-	const char *name;
-	int size;
-} cast_typedefs[] = {
-	{ "s8", -1 },	     { "s16", -2 },	   { "s32", -4 },	 { "s64", -8 },
-	{ "u8", 1 },	     { "u16", 2 },	   { "u32", 4 },	 { "u64", 8 },
-	{ "__s8", -1 },	     { "__s16", -2 },	   { "__s32", -4 },	 { "__s64", -8 },
-	{ "__u8", 1 },	     { "__u16", 2 },	   { "__u32", 4 },	 { "__u64", 8 },
-	{ "int8_t", -1 },    { "int16_t", -2 },	   { "int32_t", -4 },	 { "int64_t", -8 },
-	{ "uint8_t", 1 },    { "uint16_t", 2 },	   { "uint32_t", 4 },	 { "uint64_t", 8 },
-	{ "size_t", (int)sizeof(size_t) }, { "ssize_t", -(int)sizeof(size_t) },
-};
-
+/* The C integer type specifiers and fixed-width typedefs a cast may name (sys/c_int_type.c). */
 static int cast_specifier(const struct token *t)
 {
-	for (size_t i = 0; i < sizeof(cast_specifiers) / sizeof(cast_specifiers[0]); i++)
-		if (t->len == strlen(cast_specifiers[i]) && !strcmp(t->str, cast_specifiers[i]))
-			return (int)i;
-	return -1;
+	return c_int_type__specifier(t->str, t->len);
 }
 
 static int cast_typedef(const struct token *t)
 {
-	for (size_t i = 0; i < sizeof(cast_typedefs) / sizeof(cast_typedefs[0]); i++)
-		if (t->len == strlen(cast_typedefs[i].name) && !strcmp(t->str, cast_typedefs[i].name))
-			return (int)i;
-	return -1;
+	return c_int_type__typedef(t->str, t->len, false);
 }
 
 /* Does this name after '(' begin a type? (Type names are not fields.) */
 static bool cast_word(const struct token *t)
 {
-	return cast_specifier(t) >= 0 || cast_typedef(t) >= 0;
+	return cast_specifier(t) >= 0 || cast_typedef(t);
 }
 
 /*
@@ -826,12 +805,11 @@ static bool cast_word(const struct token *t)
  */
 static int parse_cast(struct parser *p, const struct token *lp)
 {
-	int n[6] = { 0 }, words = 0, size = 0, sgn, i, c, k;
+	int n[C_INT_NR_SPECIFIERS] = { 0 }, words = 0, size = 0, sgn, i, c, k;
 	unsigned int start = p->tok.start, end = start;
 	char type[64], buf[64];
 
-	if ((k = cast_typedef(&p->tok)) >= 0) {
-		size = cast_typedefs[k].size;
+	if ((size = cast_typedef(&p->tok))) {
 		end = p->tok.start + p->tok.len;
 		if (lex(p))
 			return -1;
@@ -852,14 +830,13 @@ static int parse_cast(struct parser *p, const struct token *lp)
 	}
 	if (words) {
 		/* signed unsigned char short int long */
-		sgn = !n[1];
-		if (n[0] + n[1] > 1 || n[2] + n[3] > 1 || n[4] > 1 || n[5] > 2 || (n[2] && (n[4] || n[5])) ||
-		    (n[3] && n[5]))
+		sgn = !n[C_INT_UNSIGNED];
+		size = (int)c_int_type__size(n);
+		if (!size)
 			return fail(p, lp->col + (start - lp->start), "'%s' is not a C integer type", type), -1;
-		if (n[2] && !n[0] && !n[1])
+		if (n[C_INT_CHAR] && !n[C_INT_SIGNED] && !n[C_INT_UNSIGNED])
 			return fail(p, lp->col + (start - lp->start), "'char' is signed on x86 and unsigned on arm64: write "
 				    "(signed char) or (unsigned char)"), -1;
-		size = n[2] ? 1 : n[3] ? 2 : n[5] == 2 ? 8 : n[5] ? (int)sizeof(long) : 4;
 		if (sgn)
 			size = -size;
 	}

@@ -105,6 +105,33 @@ void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max)
 	}
 }
 
+void expr_bpf__data_loc_str(struct bpf_asm *a, int rec_reg, unsigned int off, unsigned int rec_max, int buf_off,
+			    int need_len, int fail)
+{
+	int empty = bpf_asm__label(a), done = bpf_asm__label(a);
+
+	expr_bpf__zero(a, buf_off);
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, rec_reg, off));
+	bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
+	bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
+	bpf_asm__jmp_imm(a, BPF_JGT, R1, rec_max, fail);
+	bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
+	bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+	bpf_asm__bind(a, done);
+	bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, rec_reg));
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
+	bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+	bpf_asm__bind(a, empty);
+	if (need_len)
+		expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+}
+
 /* Value @i of the virtual stack into @reg. */
 static void load(struct cc *c, unsigned int i, int reg)
 {
@@ -315,11 +342,7 @@ static void unary(struct cc *c, unsigned int op, unsigned int cast)
 static void slot_state(struct cc *c, int fail)
 {
 	emit(c, BA_ST_MEM(BPF_W, FP, key_off(c), c->o->slot));
-	bpf_asm__ld_map_fd(c->a, R1, c->o->state_fd);
-	emit(c, BA_MOV64_REG(R2, FP));
-	emit(c, BA_ALU64_IMM(BPF_ADD, R2, key_off(c)));
-	emit(c, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(c->a, BPF_JEQ, R0, 0, fail);
+	bpf_asm__map_lookup(c->a, c->o->state_fd, key_off(c), fail);
 }
 
 /* once/after/every: its counter in expr_state[slot].hits[a] += 1, atomically. */
@@ -358,11 +381,7 @@ static int count_hit(struct cc *c)
 	emit(c, BA_STX_MEM(BPF_W, FP, R0, key_off(c)));
 	emit(c, BA_ST_MEM(BPF_W, FP, key_off(c) + 4, c->o->slot));
 	for (int again = 0; again < 2; again++) {
-		bpf_asm__ld_map_fd(a, R1, c->o->counts_fd);
-		emit(c, BA_MOV64_REG(R2, FP));
-		emit(c, BA_ALU64_IMM(BPF_ADD, R2, key_off(c)));
-		emit(c, BA_CALL(BPF_FUNC_map_lookup_elem));
-		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, again ? lost : create);
+		bpf_asm__map_lookup(a, c->o->counts_fd, key_off(c), again ? lost : create);
 		emit(c, BA_MOV64_IMM(R1, 1));
 		emit(c, BA_ATOMIC_FETCH_ADD64(R0, R1, 0));
 		emit(c, BA_ALU64_IMM(BPF_ADD, R1, 1));
@@ -486,25 +505,30 @@ static size_t seg_to(size_t l, size_t after, size_t suf)
 	return EXPR_STR_MAX - 1 - suf - after - l; /* the last position, inclusive */
 }
 
+/*
+ * The next segment of @pat's middle (the bytes between '*'s) from *@i, up to
+ * @last: *@i moved to its start. Return: its length, 0 when none is left.
+ */
+static size_t glob_seg(const char *pat, size_t *i, size_t last)
+{
+	size_t l = 0;
+
+	while (*i < last && pat[*i] == '*')
+		(*i)++;
+	while (*i + l < last && pat[*i + l] != '*')
+		l++;
+	return l;
+}
+
 /* The instructions glob_middle() emits for @pat (first and last '*' at @first, @last). */
 static size_t glob_middle_size(const char *pat, size_t first, size_t last, size_t suf, size_t fixed)
 {
-	size_t n = 8, before = 0, i = first + 1;
+	size_t n = 8, before = 0, i = first + 1, l;
 
-	while (i < last) {
-		size_t l = 0;
-
-		while (i < last && pat[i] == '*')
-			i++;
-		while (i + l < last && pat[i + l] != '*')
-			l++;
-		if (!l)
-			break;
+	for (; (l = glob_seg(pat, &i, last)); before += l, i += l) {
 		if (seg_to(l, fixed - before - l, suf) >= seg_from(first, before))
 			n += (seg_to(l, fixed - before - l, suf) - seg_from(first, before) + 1) * (2 * l + 4);
 		n += 16;
-		before += l;
-		i += l;
 	}
 	return n;
 }
@@ -512,19 +536,11 @@ static size_t glob_middle_size(const char *pat, size_t first, size_t last, size_
 static void glob_middle(struct cc *c, const char *pat, size_t first, size_t last, size_t suf, size_t fixed, int no)
 {
 	int buf = buf_off(c);
-	size_t i = first + 1, before = 0;
+	size_t i = first + 1, before = 0, l;
 
 	/* at or after the prefix */
 	mov_imm(c->a, R4, (__s64)~((1ULL << first) - 1));
-	while (i < last) {
-		size_t l = 0;
-
-		while (i < last && pat[i] == '*')
-			i++;
-		while (i + l < last && pat[i + l] != '*')
-			l++;
-		if (!l)
-			break;
+	for (; (l = glob_seg(pat, &i, last)); before += l, i += l) {
 		emit(c, BA_MOV64_REG(R2, R0));
 		emit(c, BA_ALU64_IMM(BPF_ADD, R2, 1));
 		for (size_t p = seg_from(first, before); p + l + suf + (fixed - before - l) <= EXPR_STR_MAX - 1; p++) {
@@ -555,8 +571,6 @@ static void glob_middle(struct cc *c, const char *pat, size_t first, size_t last
 		emit(c, BA_ALU64_IMM(BPF_ADD, R2, -1));
 		emit(c, BA_ALU64_IMM(BPF_XOR, R2, -1));
 		emit(c, BA_MOV64_REG(R4, R2));
-		before += l;
-		i += l;
 	}
 	/* the suffix starts at len - suf: at or after the last segment's end */
 	emit(c, BA_MOV64_REG(R1, R5));
@@ -953,41 +967,15 @@ static int env_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
-	case EXPR_S_REC_LOC: {
-		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
-
+	case EXPR_S_REC_LOC:
 		if (e->rec_fd < 0 || off + 4 > e->rec_size) {
 			expr_bpf__fail_always(a, fail);
 			return 0;
 		}
-		expr_bpf__zero(a, buf_off);
-		/* the u32 location: offset in the low half, size in the high one, both within the record */
+		/* the record in its map value; the u32 location and the string both within it */
 		bpf_asm__ld_map_value(a, BPF_REG_5, e->rec_fd, e->rec_off);
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, BPF_REG_5, off));
-		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
-		bpf_asm__jmp_imm(a, BPF_JGT, R1, e->rec_size, fail);
-		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
-		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__bind(a, done);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, BPF_REG_5));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		done = bpf_asm__label(a);
-		bpf_asm__jmp(a, done);
-		bpf_asm__bind(a, empty);
-		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, buf_off, 0));
-		bpf_asm__bind(a, done);
-		if (need_len)
-			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		expr_bpf__data_loc_str(a, BPF_REG_5, off, e->rec_size, buf_off, need_len, fail);
 		return 0;
-	}
 	}
 	return -EINVAL;
 }

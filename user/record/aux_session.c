@@ -42,6 +42,7 @@ struct aux_session_cpu {
 	struct aux_group g;
 	pid_t tid;
 	bool closed;
+	bool exited;	/* snapshot mode: its thread exited; closed once a snapshot took its trace */
 	int leader_fd;
 	__u64 leader_id;
 	int member_fds[AUX_GROUP_MAX_MEMBERS];
@@ -143,6 +144,20 @@ static enum aux_group_mode aux_session__mode(const struct aux_session_opts *o)
 	return pause ? AUX_GROUP_FREEZE : AUX_GROUP_SNAPSHOT;
 }
 
+/*
+ * The kernel's @name PMU ("uprobe", "kprobe") that a probe window's trigger
+ * opens its event on; NULL, said why, if the kernel has none.
+ */
+static const struct pmu *probe_pmu(const struct aux_session *s, const char *name, const char *config)
+{
+	const struct pmu *pmu = pmu_set__find(s->pmus, name);
+
+	if (!pmu)
+		pr_err("%s: a %s window needs the kernel's \"%s\" PMU (%s), and %s/bus/event_source/devices has none\n",
+		       s->ev.name, name, name, config, s->o.sysfs_root ?: "/sys");
+	return pmu;
+}
+
 static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, int cpu, bool warn)
 {
 	enum aux_group_mode mode = aux_session__mode(&s->o);
@@ -152,24 +167,15 @@ static int aux_session__build(struct aux_session *s, struct aux_session_cpu *c, 
 	for (size_t i = 0; !err && i < s->o.nr_triggers; i++) {
 		const struct aux_session_trigger *t = &s->o.triggers[i];
 
-		if (t->kind == AUX_TRIGGER_UPROBE) {
-			const struct pmu *up = pmu_set__find(s->pmus, "uprobe");
+		if (t->kind == AUX_TRIGGER_UPROBE || t->kind == AUX_TRIGGER_KPROBE) {
+			bool up = t->kind == AUX_TRIGGER_UPROBE;
+			const struct pmu *pmu = probe_pmu(s, up ? "uprobe" : "kprobe",
+							   up ? "CONFIG_UPROBE_EVENTS" : "CONFIG_KPROBE_EVENTS");
 
-			if (!up) {
-				pr_err("%s: a uprobe window needs the kernel's \"uprobe\" PMU (CONFIG_UPROBE_EVENTS), and %s/bus/event_source/devices has none\n",
-				       s->ev.name, s->o.sysfs_root ?: "/sys");
+			if (!pmu)
 				return -ENOENT;
-			}
-			err = aux_group__add_uprobe(&c->g, up, t->path, t->offset, t->retprobe, t->action);
-		} else if (t->kind == AUX_TRIGGER_KPROBE) {
-			const struct pmu *kp = pmu_set__find(s->pmus, "kprobe");
-
-			if (!kp) {
-				pr_err("%s: a kprobe window needs the kernel's \"kprobe\" PMU (CONFIG_KPROBE_EVENTS), and %s/bus/event_source/devices has none\n",
-				       s->ev.name, s->o.sysfs_root ?: "/sys");
-				return -ENOENT;
-			}
-			err = aux_group__add_kprobe(&c->g, kp, t->path, t->offset, t->retprobe, t->action);
+			err = (up ? aux_group__add_uprobe : aux_group__add_kprobe)(&c->g, pmu, t->path, t->offset,
+										   t->retprobe, t->action);
 		} else {
 			err = aux_group__add_tracepoint(&c->g, t->name, t->id, t->action);
 		}
@@ -806,24 +812,25 @@ int aux_session__start(struct aux_session *s)
 	return 0;
 }
 
-int aux_session__enable(struct aux_session *s)
+/* The userspace gate of every CPU's trace @open or not, and the trace with it. */
+static int aux_session__gate(struct aux_session *s, bool open)
 {
 	if (!s->opened)
 		return -EINVAL;
-	s->gate_open = true;
+	s->gate_open = open;
 	for (size_t i = 0; i < s->nr_slots; i++)
-		s->cpus[i]->gate_open = true;
-	return aux_session__ctl_all(s, true);
+		s->cpus[i]->gate_open = open;
+	return aux_session__ctl_all(s, open);
+}
+
+int aux_session__enable(struct aux_session *s)
+{
+	return aux_session__gate(s, true);
 }
 
 int aux_session__disable(struct aux_session *s)
 {
-	if (!s->opened)
-		return -EINVAL;
-	s->gate_open = false;
-	for (size_t i = 0; i < s->nr_slots; i++)
-		s->cpus[i]->gate_open = false;
-	return aux_session__ctl_all(s, false);
+	return aux_session__gate(s, false);
 }
 
 static __u64 aux_session__now(void)
@@ -858,7 +865,7 @@ static void aux_session__latency(struct aux_session *s, __u64 stamp, __u64 done)
 static struct aux_session_cpu *aux_session__thread_slot(const struct aux_session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nr_slots; i++)
-		if (s->cpus[i]->tid == tid && !s->cpus[i]->closed)
+		if (s->cpus[i]->tid == tid && !s->cpus[i]->closed && !s->cpus[i]->exited)
 			return s->cpus[i];
 	return NULL;
 }
@@ -1341,6 +1348,13 @@ int aux_session__snapshot(struct aux_session *s, struct record_sink *k)
 		return ret;
 	}
 	s->stats.snapshots++;
+	/* what exited threads traced is in this snapshot: their groups and buffers can go */
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->exited && !s->cpus[i]->closed) {
+			aux_session__close_slot(s, s->cpus[i]);
+			s->stats.exited_closed++;
+		}
+	}
 	return ret;
 }
 
@@ -1381,6 +1395,11 @@ int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_s
 	c = aux_session__thread_slot(s, tid);
 	if (!c)
 		return -ENOENT;
+	if (s->o.snapshot) {
+		/* its trace is for the next snapshot (the exit's at the latest), which closes the group */
+		c->exited = true;
+		return 0;
+	}
 	/* its events stopped when it exited: what they published is all there is */
 	err = aux_session__drain_slot(s, c, k);
 	aux_session__close_slot(s, c);

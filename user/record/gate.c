@@ -478,9 +478,23 @@ void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, _
 	*untracked = g->skel->bss->aux_veto_stats[3];
 }
 
+/* What trigger programs' auxtrig_resume()/auxtrig_pause() counted (zeros if unreadable). */
+static struct gate_prog_stats prog_stats(const struct gate *g)
+{
+	struct gate_prog_stats ps = {};
+	__u32 zero = 0;
+
+	bpf_map__lookup_elem(g->skel->maps.gate_prog_stats, &zero, sizeof(zero), &ps, sizeof(ps), 0);
+	return ps;
+}
+
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out)
 {
+	struct gate_prog_stats ps = prog_stats(g);
+
 	*out = g->skel->bss->edge_stats;
+	out->sent += ps.edges_sent;
+	out->dropped += ps.edges_dropped;
 }
 
 void gate__set_edge_types(struct gate *g, unsigned int resume, unsigned int pause)
@@ -1626,6 +1640,15 @@ static void tp_attach_order(const struct gate *g, size_t *order)
 
 int gate__attach(struct gate *g)
 {
+	/* the task-lifetime programs: every recording needs them */
+	const struct {
+		struct bpf_program *prog;
+		const char *what;
+	} sched[] = {
+		{ g->skel->progs.gate_follow_fork, "sched:sched_process_fork (needed to follow children)" },
+		{ g->skel->progs.gate_follow_exec, "sched:sched_process_exec (needed to start a command)" },
+		{ g->skel->progs.gate_thread_exit, "sched:sched_process_exit" },
+	};
 	size_t order[GATE_MAX_TPS];
 	char why[256];
 	struct bpf_link *link;
@@ -1736,25 +1759,13 @@ int gate__attach(struct gate *g)
 				return err;
 		}
 	}
-	link = bpf_program__attach(g->skel->progs.gate_follow_fork);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_fork (needed to follow children): %s\n",
-		       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach(g->skel->progs.gate_follow_exec);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_exec (needed to start a command): %s\n",
-		       strerror(-err));
-		return err;
-	}
-	link = bpf_program__attach(g->skel->progs.gate_thread_exit);
-	if (!link || add_link(g, link)) {
-		err = link ? -ENOMEM : -errno;
-		pr_err("cannot attach to sched:sched_process_exit: %s\n", strerror(-err));
-		return err;
+	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++) {
+		link = bpf_program__attach(sched[i].prog);
+		if (!link || add_link(g, link)) {
+			err = link ? -ENOMEM : -errno;
+			pr_err("cannot attach to %s: %s\n", sched[i].what, strerror(-err));
+			return err;
+		}
 	}
 	return 0;
 }
@@ -1880,6 +1891,7 @@ void gate__disarm(struct gate *g)
 void gate__stats(const struct gate *g, struct gate_stats *sum)
 {
 	const struct gate_stats *s = g->skel->bss->stats;
+	struct gate_prog_stats ps;
 
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < GATE_STATS_SLOTS; i++) {
@@ -1895,6 +1907,9 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 		sum->stopped += s[i].stopped;
 		sum->vetoed_untracked += s[i].vetoed_untracked;
 	}
+	ps = prog_stats(g);
+	sum->windows_opened += ps.windows_opened;
+	sum->windows_closed += ps.windows_closed;
 }
 
 /*

@@ -126,11 +126,7 @@ static void current_task(struct bpf_asm *a)
 static void usdt_arg(struct bpf_asm *a, const struct gate_front_spec *s, unsigned int n, int fail)
 {
 	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
-	bpf_asm__ld_map_fd(a, R1, s->env_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+	bpf_asm__map_lookup(a, s->env_fd, SCRATCH_OFF, fail);
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R0, offsetof(struct expr_env, args) + 8 * n));
 }
 
@@ -246,6 +242,18 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	return 0;
 }
 
+/* fp[@dst..] = @size bytes of the context at @off (bpf_probe_read_kernel()); goto @fail if that fails. */
+static void copy_ctx(struct bpf_asm *a, int dst, unsigned int size, unsigned int off, int fail)
+{
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, dst));
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, size));
+	bpf_asm__emit(a, BA_MOV64_REG(R3, R_CTX));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R3, off));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
+	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, fail);
+}
+
 static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned int size, int is_signed, int fail,
 		       char *why, size_t why_size)
 {
@@ -257,13 +265,7 @@ static int src_rec_int(struct bpf_asm *a, void *ctx, unsigned int off, unsigned 
 	}
 	if (off % size) {
 		/* the context is read only at aligned offsets: copy it */
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, size));
-		bpf_asm__emit(a, BA_MOV64_REG(R3, R_CTX));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R3, off));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
-		bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, fail);
+		copy_ctx(a, SCRATCH_OFF, size, off, fail);
 		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(size), R0, FP, SCRATCH_OFF));
 	} else {
 		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(size), R0, R_CTX, off));
@@ -324,15 +326,8 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		if (size > EXPR_STR_MAX - 1)
 			size = EXPR_STR_MAX - 1;
 		expr_bpf__zero(a, buf_off);
-		if (size) {
-			bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-			bpf_asm__emit(a, BA_MOV64_IMM(R2, size));
-			bpf_asm__emit(a, BA_MOV64_REG(R3, R_CTX));
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R3, off));
-			bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
-			bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, fail);
-		}
+		if (size)
+			copy_ctx(a, buf_off, size, off, fail);
 		if (need_len)
 			expr_bpf__strlen(a, buf_off, size);
 		return 0;
@@ -343,32 +338,11 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		 * The string lies after the fixed fields, within the perf trace
 		 * buffer (GATE_RECORD_MAX bytes), as expr_eval() bounds it.
 		 */
-		int empty = bpf_asm__label(a), done = bpf_asm__label(a);
-
 		if (off + 4 > s->rec_size || off % 4) {
 			expr_bpf__fail_always(a, fail);
 			return 0;
 		}
-		expr_bpf__zero(a, buf_off);
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R3, R_CTX, off));
-		bpf_asm__emit(a, BA_MOV64_REG(R2, R3));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_RSH, R2, 16));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R3, 0xffff));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, R3));
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R1, R2));
-		bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_RECORD_MAX, fail);
-		bpf_asm__jmp_imm(a, BPF_JEQ, R2, 0, empty);
-		bpf_asm__jmp_imm(a, BPF_JLE, R2, EXPR_STR_MAX, done);
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__bind(a, done);
-		bpf_asm__emit(a, BA_ALU64_REG(BPF_ADD, R3, R_CTX));
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		bpf_asm__bind(a, empty);
-		if (need_len)
-			expr_bpf__strlen(a, buf_off, EXPR_STR_MAX - 1);
+		expr_bpf__data_loc_str(a, R_CTX, off, GATE_RECORD_MAX, buf_off, need_len, fail);
 		return 0;
 	}
 	}
@@ -388,11 +362,7 @@ static void call_frame(struct bpf_asm *a, const struct front *fr, int fail)
 	load_ids(a, fr, R1);
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF)); /* struct gate_call_key */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF + 4, (__s32)s->probe_key));
-	bpf_asm__ld_map_fd(a, R1, s->calls_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+	bpf_asm__map_lookup(a, s->calls_fd, SCRATCH_OFF, fail);
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R0, offsetof(struct gate_calls, depth)));
 	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, fail);
 	bpf_asm__jmp_imm(a, BPF_JGT, R1, GATE_CALL_DEPTH, fail);
@@ -431,11 +401,7 @@ static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, cha
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, CALL_FRAME_OFF(ns)));
 	} else {
 		if (var == EXPR_VAR_ELAPSED) {
-			bpf_asm__ld_map_fd(a, R1, s->threads_fd);
-			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-			bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, sys);
+			bpf_asm__map_lookup(a, s->threads_fd, SCRATCH_OFF, sys);
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
 			bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, sys);
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, opened_ns)));
@@ -445,11 +411,7 @@ static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, cha
 		if (!(s->tp_flags & GATE_TP_SYSCALL_EXIT)) {
 			expr_bpf__fail_always(a, fail);
 		} else {
-			bpf_asm__ld_map_fd(a, R1, s->sys_entries_fd);
-			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-			bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, fail);
+			bpf_asm__map_lookup(a, s->sys_entries_fd, SCRATCH_OFF, fail);
 			/* the same syscall's entry: its number, as an int sign-extended */
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_sys_entry, nr)));
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R2, R_CTX, SYS_NR_OFF));
@@ -548,10 +510,7 @@ static void target_check(struct bpf_asm *a, const struct gate_front_spec *s, int
 	for (int i = 0; i < s->nr_pids && i < GATE_FRONT_MAX_PIDS; i++)
 		bpf_asm__jmp_imm(a, BPF_JEQ, R1, s->pids[i], yes);
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
-	bpf_asm__ld_map_fd(a, R1, s->targets_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__map_lookup(a, s->targets_fd, SCRATCH_OFF, -1);
 	bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, yes);
 	bpf_asm__jmp(a, no);
 }
@@ -600,6 +559,25 @@ static void prologue_ids(struct bpf_asm *a, const struct gate_front_spec *s, int
 	bpf_asm__bind(a, ok);
 }
 
+/* goto @out unless the gate is armed (gate_config.armed, read in place). */
+static void armed_check(struct bpf_asm *a, const struct gate_front_spec *s, int out)
+{
+	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
+	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
+	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+}
+
+/*
+ * R_PCPU = this CPU's struct gate_trig_pcpu, goto @out if none (a per-CPU
+ * array lookup: inlined by the verifier since Linux 6.10).
+ */
+static void load_pcpu(struct bpf_asm *a, const struct gate_front_spec *s, int out)
+{
+	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
+	bpf_asm__map_lookup(a, s->pcpu_fd, SCRATCH_OFF, out);
+	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+}
+
 int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
 {
 	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
@@ -612,18 +590,8 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 	if (s->probe && (s->open_mask || s->close_mask || s->is_window))
 		return refuse(why, why_size, "it also opens or closes windows (%u)", 0);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	/* armed: gate_config.armed, read in place */
-	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
-	/* this CPU's counters (a per-CPU array lookup: inlined by the verifier since Linux 6.10) */
-	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
-	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	armed_check(a, s, out);
+	load_pcpu(a, s, out);
 	if (needs_ids(s))
 		prologue_ids(a, s, fr.cpu_state, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R_FIRE, 0));
@@ -698,26 +666,14 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 		return refuse(why, why_size, "its records are larger than a point's own program copies (%u bytes)",
 			      s->rec_size);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
-	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
-	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	armed_check(a, s, out);
+	load_pcpu(a, s, out);
 	prologue_ids(a, s, fr.cpu_state, out);
 	/* this CPU's stats slot: r9 = &stats[min(cpu, GATE_STATS_SLOTS - 1)] */
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_smp_processor_id));
 	if (s->filter_cpus) {
 		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R0, SCRATCH_OFF));
-		bpf_asm__ld_map_fd(a, R1, s->cpus_fd);
-		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-		bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
+		bpf_asm__map_lookup(a, s->cpus_fd, SCRATCH_OFF, out);
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_B, R1, R0, 0));
 		bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R0, FP, SCRATCH_OFF));
@@ -840,26 +796,15 @@ int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *s, 
 	if (!s->where || !s->open_mask)
 		return refuse(why, why_size, "no --where at a window start here (%u)", 0);
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
-	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	load_pcpu(a, s, out);
 	/* no verdict for this hit unless one is made below */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_W, R_PCPU, key, 0));
-	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
+	armed_check(a, s, out);
 	prologue_ids(a, s, fr.cpu_state, out);
 	/* the windows the thread has open (gate_threads, key tid): none of ours still to open, no --where */
 	load_ids(a, &fr, R1);
 	bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
-	bpf_asm__ld_map_fd(a, R1, s->threads_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+	bpf_asm__map_lookup(a, s->threads_fd, SCRATCH_OFF, -1);
 	bpf_asm__emit(a, BA_MOV64_IMM(R1, 0));
 	bpf_asm__emit(a, BA_INSN(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 1, 0));
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R1, R0, offsetof(struct gate_thread, open)));
@@ -956,16 +901,8 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 	if (where)
 		mask |= GATE_VERDICT_WHERE;
 	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	bpf_asm__ld_map_value(a, R1, s->config_fd, offsetof(struct gate_config, armed));
-	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, R1, 0));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, out);
-	bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF, 0));
-	bpf_asm__ld_map_fd(a, R1, s->pcpu_fd);
-	bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-	bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
-	bpf_asm__jmp_imm(a, BPF_JEQ, R0, 0, out);
-	bpf_asm__emit(a, BA_MOV64_REG(R_PCPU, R0));
+	armed_check(a, s, out);
+	load_pcpu(a, s, out);
 	/* not armed or not a target: the shared program would do nothing either */
 	prologue_ids(a, s, 0, out);
 	bpf_asm__emit(a, BA_MOV64_IMM(R_FIRE, 0));
@@ -975,10 +912,7 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 		/* the thread's windows (gate_threads, key tid) */
 		load_ids(a, &fr, R1);
 		bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
-		bpf_asm__ld_map_fd(a, R1, s->threads_fd);
-		bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+		bpf_asm__map_lookup(a, s->threads_fd, SCRATCH_OFF, -1);
 		bpf_asm__emit(a, BA_MOV64_IMM(R1, 0));
 		if (s->is_window) {
 			/* only at the outermost call: none of window's calls in progress */
@@ -994,10 +928,7 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 			load_ids(a, &fr, R1);
 			bpf_asm__emit(a, BA_STX_MEM(BPF_W, FP, R1, SCRATCH_OFF));
 			bpf_asm__emit(a, BA_ST_MEM(BPF_W, FP, SCRATCH_OFF + 4, (__s32)(s->window & (GATE_MAX_WINDOWS - 1))));
-			bpf_asm__ld_map_fd(a, R1, s->vetoed_fd);
-			bpf_asm__emit(a, BA_MOV64_REG(R2, FP));
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R2, SCRATCH_OFF));
-			bpf_asm__emit(a, BA_CALL(BPF_FUNC_map_lookup_elem));
+			bpf_asm__map_lookup(a, s->vetoed_fd, SCRATCH_OFF, -1);
 			bpf_asm__jmp_imm(a, BPF_JNE, R0, 0, skip);
 		} else {
 			/* only where one of the point's windows is still to open */

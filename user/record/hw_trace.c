@@ -101,14 +101,44 @@ static void prog_decide(struct hw_trace *hw, const struct record_plan *p)
 	for (size_t i = 0; !hw->edges && !hw->prog_gated && i < p->nr_triggers; i++) {
 		const struct plan_trigger *on = &p->triggers[i];
 
-		if ((on->t.action == GATE_ACT_RESUME || on->t.action == GATE_ACT_PAUSE) &&
-		    (on->cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit)) {
+		if (on->t.action != GATE_ACT_RESUME && on->t.action != GATE_ACT_PAUSE)
+			continue;
+		if (on->cond || on->t.policy != GATE_POLICY_ALWAYS || on->t.limit) {
 			snprintf(hw->prog_why, sizeof(hw->prog_why), "--on '%.200s' (a condition or policy)", on->text);
+			hw->prog_gated = hw->prog_why;
+		} else if (point__is_probe(&on->pt)) {
+			/* only a tracepoint becomes an aux_resume/aux_pause member: the gate's probe program acts */
+			snprintf(hw->prog_why, sizeof(hw->prog_why), "--on '%.200s' (a probe point: its BPF program)", on->text);
 			hw->prog_gated = hw->prog_why;
 		}
 	}
 	if (hw->prog_gated)
 		hw->edges = true;
+}
+
+/*
+ * A window with a mem: end is gated from userspace: the gate's breakpoint on
+ * the address is the only one. An aux_resume/aux_pause breakpoint member in
+ * the AUX group would be a second breakpoint on the same address, and two do
+ * not both fire everywhere (under QEMU TCG only one does, the gate's; and
+ * each takes one of the CPU's few debug registers). Nor can the member carry
+ * the gate's program instead of the gate's own breakpoint: a breakpoint's BPF
+ * program runs inside the overflow after the kernel's aux_pause and before
+ * its aux_resume, which happen whatever it returns (kernel/events/core.c:
+ * __perf_event_overflow()), so --where could not act on them.
+ */
+static void mem_decide(struct hw_trace *hw, const struct record_plan *p)
+{
+	for (size_t i = 0; !hw->prog_gated && !hw->where_gated && i < p->nr_windows; i++) {
+		const struct window_spec *w = &p->windows[i];
+
+		if ((w->kind == WINDOW_POINTS || w->kind == WINDOW_SYSCALL) &&
+		    (w->start.kind == POINT_MEM || w->stop.kind == POINT_MEM)) {
+			hw->mem_gated = w->text;
+			hw->edges = true;
+			return;
+		}
+	}
 }
 
 void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys)
@@ -120,6 +150,7 @@ void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const st
 	hw->edges = record_plan__has_windows(p) && hw->pause != PROBE_PAUSE_YES;
 	where_decide(hw, p);
 	prog_decide(hw, p);
+	mem_decide(hw, p);
 }
 
 bool hw_trace__per_thread(const struct record_plan *p)
@@ -131,7 +162,7 @@ void hw_trace__map_aux(const struct hw_trace *hw, const struct record_plan *p, s
 {
 	out->on = p->aux_event != NULL;
 	out->veto = hw->veto ? p->where_text : NULL;
-	out->gated = hw->prog_gated || hw->where_gated;
+	out->gated = hw->prog_gated || hw->where_gated || hw->mem_gated;
 }
 
 const char *hw_trace__path(const struct hw_trace *hw)
@@ -153,6 +184,11 @@ const char *hw_trace__note(const struct hw_trace *hw, const struct record_plan *
 			 "--where: windows gated from userspace, because -w %s has a tracepoint end, whose BPF programs every perf user shares: "
 			 "no condition can stop the kernel's aux_resume there without hiding the event from other tools%s",
 			 hw->where_gated, uprobes ? " (the run's uprobe windows are gated from userspace too)" : "");
+	else if (hw->mem_gated)
+		snprintf(buf, size,
+			 "windows gated from userspace, because -w %s has a mem: end: the gate's hardware breakpoint is the only one "
+			 "on that address (a second one, an aux_resume/aux_pause member, would not fire reliably beside it)",
+			 hw->mem_gated);
 	else if (hw->veto)
 		snprintf(buf, size,
 			 "--where: checked in the kernel by BPF programs on each uprobe window's own uprobe/uretprobe members, "
@@ -219,7 +255,7 @@ int hw_trace__setup(struct hw_trace *hw, const struct record_plan *p, struct win
 	ao.triggers = m->aux;
 	ao.nr_triggers = m->nr_aux;
 	ao.pause_support = hw->pause;
-	ao.gate_from_userspace = hw->where_gated || hw->prog_gated;
+	ao.gate_from_userspace = hw->where_gated || hw->prog_gated || hw->mem_gated;
 	err = aux_session__new(&hw->aux, &ao);
 	if (!err && aux_session__gated(hw->aux) != hw->edges) {
 		/* the gate was loaded with edges on or off: the session must agree */

@@ -15,7 +15,6 @@
  * control commands and snapshots.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
 #include <linux/capability.h>
@@ -1040,20 +1039,16 @@ out_texts:
 /* -a: every process that runs now. */
 static int synthesize_all(struct session *s)
 {
-	struct dirent *d;
-	DIR *proc = opendir("/proc");
-	int err = 0;
+	pid_t *pids;
+	size_t nr;
+	int err = target__processes(&pids, &nr);
 
-	if (!proc)
-		return -errno;
-	while (!err && (d = readdir(proc))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		err = synth__threads(s->w, atoi(d->d_name));
+	for (size_t i = 0; !err && i < nr; i++) {
+		err = synth__threads(s->w, pids[i]);
 		if (err == -ESRCH || err == -ENOENT || err == -EACCES)
 			err = 0; /* gone meanwhile, or a kernel thread without maps */
 	}
-	closedir(proc);
+	free(pids);
 	return err;
 }
 
@@ -1101,7 +1096,7 @@ static int synthesize(struct session *s)
 			return err;
 		}
 	}
-	return pdata_writer__finish_round(s->w);
+	return record_sink__end_synthesis(&s->sink);
 }
 
 /* ---- the loop ------------------------------------------------------------- */
@@ -1443,14 +1438,21 @@ static int on_new_thread(struct session *s, pid_t tid, __u64 created_ns)
  * A per-thread group's leader hung up: its thread exited and the kernel has
  * stopped its events, so what they published is all there is: written, and
  * the group closed. In snapshot mode the group stays (out of the poll set)
- * until the run ends: its trace is for the next snapshot, the exit's at the
- * latest. Another fd hanging up is left out of the poll set.
+ * until the next snapshot has taken its trace (the exit's at the latest),
+ * which closes it. Another fd hanging up is left out of the poll set.
  */
 static int on_hangup(struct session *s, int fd)
 {
-	for (size_t i = 0; s->hw.aux && !s->plan->snapshot && i < aux_session__nr_fds(s->hw.aux); i++)
-		if (aux_session__fd(s->hw.aux, i) == fd)
-			return hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
+	int err;
+
+	for (size_t i = 0; s->hw.aux && i < aux_session__nr_fds(s->hw.aux); i++) {
+		if (aux_session__fd(s->hw.aux, i) != fd)
+			continue;
+		if (s->plan->snapshot)
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+		err = hw_trace__remove_thread(&s->hw, aux_session__tid(s->hw.aux, i), &s->sink);
+		return err;
+	}
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
 	return 0;
 }

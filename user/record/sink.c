@@ -175,6 +175,11 @@ int record_sink__end_pass(struct record_sink *k, bool any)
 	return sink_stop(k, pdata_writer__finish_round(k->w));
 }
 
+int record_sink__end_synthesis(struct record_sink *k)
+{
+	return sink_stop(k, pdata_writer__finish_round(k->w));
+}
+
 int record_sink__snapshot_done(struct record_sink *k)
 {
 	if (k->hold)

@@ -25,6 +25,7 @@ struct trigger_prog {
 
 static const char *const shared_maps[] = {
 	"gate_config", "gate_runtime", "gate_stop", "gate_ctl", "gate_threads", "gate_targets", "gate_events",
+	"gate_prog_stats",
 };
 
 static bool ends_with(const char *s, const char *suffix)

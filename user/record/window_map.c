@@ -158,8 +158,10 @@ static int map_window(struct window_map *m, const struct record_plan *p, size_t 
 
 		if (is_kernel_probe(ends[end])) {
 			err = aux_add_kprobe(m, ends[end], action);
+		} else if (ends[end]->kind == POINT_MEM && a->gated) {
+			continue; /* the gate's breakpoint sends its edges (hw_trace.c: mem_decide()) */
 		} else if (point__is_probe(ends[end])) {
-			pr_err("-e %s with -w %s: of the probe points only kprobe: and kretprobe: can end a hardware-trace window so far; use a syscall, tracepoint, kprobe or uprobe window\n",
+			pr_err("-e %s with -w %s: of the probe points only kprobe:, kretprobe: and mem: can end a hardware-trace window so far; use a syscall, tracepoint, kprobe, mem or uprobe window\n",
 			       p->aux_event, w->text);
 			return -EINVAL;
 		} else {
@@ -217,7 +219,8 @@ int window_map__build(struct window_map *m, const struct record_plan *p, const s
 		__u32 action = on->t.action == GATE_ACT_RESUME ? AUXTRIG_AUX_RESUME
 			     : on->t.action == GATE_ACT_PAUSE ? AUXTRIG_AUX_PAUSE : 0;
 
-		if (action)
+		/* a probe point's own BPF program acts (hw_trace.c: prog_decide()); only tracepoints are members */
+		if (action && !point__is_probe(&on->pt))
 			err = aux_add_tp(m, &on->fmt, action);
 	}
 	for (size_t i = 0; i < m->nr_aux; i++)

@@ -583,52 +583,34 @@ const struct elf_image_sym *elf_image__find_sym(struct elf_image *img, __u64 off
 	return &img->syms[found];
 }
 
-int elf_image__symbol_file_offset(const struct elf_image *img, const char *symbol, __u64 *off)
+/* A function defined in a section of @img (what a uprobe can be placed on). */
+static bool sym_is_defined_func(const struct elf_image *img, const Elf64_Sym *y)
 {
-	if (!img->type)
-		return -ENOEXEC;
-	/* .symtab first (every function), then .dynsym (stripped binaries, libraries) */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t t = 0; t < img->nr_secs; t++) {
-			const struct elf_image_sec *tab = &img->secs[t], *str;
-			size_t n;
-
-			if (tab->type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || tab->entsize != sizeof(Elf64_Sym) ||
-			    !elf_image__fits(img, tab->offset, tab->size) || tab->link >= img->nr_secs)
-				continue;
-			str = &img->secs[tab->link];
-			n = tab->size / sizeof(Elf64_Sym);
-			for (size_t i = 1; i < n; i++) {
-				Elf64_Sym y;
-				const char *name;
-				const struct elf_image_sec *sec;
-
-				memcpy(&y, img->buf + tab->offset + i * sizeof(y), sizeof(y));
-				if (ELF64_ST_TYPE(y.st_info) != STT_FUNC || y.st_shndx == SHN_UNDEF ||
-				    y.st_shndx >= SHN_LORESERVE || y.st_shndx >= img->nr_secs)
-					continue;
-				name = elf_image__str(img, str, y.st_name);
-				if (!name || strcmp(name, symbol))
-					continue;
-				sec = &img->secs[y.st_shndx];
-				*off = y.st_value - sec->addr + sec->offset;
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
+	return ELF64_ST_TYPE(y->st_info) == STT_FUNC && y->st_shndx != SHN_UNDEF && y->st_shndx < SHN_LORESERVE &&
+	       y->st_shndx < img->nr_secs;
 }
 
-int elf_image__symbol_value(const struct elf_image *img, const char *symbol, __u64 *value)
+static bool sym_has_value(const struct elf_image *img, const Elf64_Sym *y)
 {
-	if (!img->type)
-		return -ENOEXEC;
+	(void)img;
+	return y->st_value != 0;
+}
+
+/*
+ * The first symbol named @symbol that @want accepts, in @img's symbol tables
+ * of type @type (0: .symtab and .dynsym, in section order).
+ * Return: 0 with *@out set, -ENOENT.
+ */
+static int sym_find(const struct elf_image *img, __u32 type, const char *symbol,
+		    bool (*want)(const struct elf_image *, const Elf64_Sym *), Elf64_Sym *out)
+{
 	for (size_t t = 0; t < img->nr_secs; t++) {
 		const struct elf_image_sec *tab = &img->secs[t], *str;
 		size_t n;
 
-		if ((tab->type != SHT_SYMTAB && tab->type != SHT_DYNSYM) || tab->entsize != sizeof(Elf64_Sym) ||
-		    !elf_image__fits(img, tab->offset, tab->size) || tab->link >= img->nr_secs)
+		if ((type ? tab->type != type : tab->type != SHT_SYMTAB && tab->type != SHT_DYNSYM) ||
+		    tab->entsize != sizeof(Elf64_Sym) || !elf_image__fits(img, tab->offset, tab->size) ||
+		    tab->link >= img->nr_secs)
 			continue;
 		str = &img->secs[tab->link];
 		n = tab->size / sizeof(Elf64_Sym);
@@ -637,16 +619,42 @@ int elf_image__symbol_value(const struct elf_image *img, const char *symbol, __u
 			const char *name;
 
 			memcpy(&y, img->buf + tab->offset + i * sizeof(y), sizeof(y));
-			if (!y.st_value)
+			if (!want(img, &y))
 				continue;
 			name = elf_image__str(img, str, y.st_name);
 			if (name && !strcmp(name, symbol)) {
-				*value = y.st_value;
+				*out = y;
 				return 0;
 			}
 		}
 	}
 	return -ENOENT;
+}
+
+int elf_image__symbol_file_offset(const struct elf_image *img, const char *symbol, __u64 *off)
+{
+	Elf64_Sym y;
+
+	if (!img->type)
+		return -ENOEXEC;
+	/* .symtab first (every function), then .dynsym (stripped binaries, libraries) */
+	if (sym_find(img, SHT_SYMTAB, symbol, sym_is_defined_func, &y) &&
+	    sym_find(img, SHT_DYNSYM, symbol, sym_is_defined_func, &y))
+		return -ENOENT;
+	*off = y.st_value - img->secs[y.st_shndx].addr + img->secs[y.st_shndx].offset;
+	return 0;
+}
+
+int elf_image__symbol_value(const struct elf_image *img, const char *symbol, __u64 *value)
+{
+	Elf64_Sym y;
+
+	if (!img->type)
+		return -ENOEXEC;
+	if (sym_find(img, 0, symbol, sym_has_value, &y))
+		return -ENOENT;
+	*value = y.st_value;
+	return 0;
 }
 
 size_t elf_image__build_id(const struct elf_image *img, __u8 bid[20])

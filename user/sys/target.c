@@ -227,50 +227,87 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-int target__descendants(pid_t root, pid_t **out, size_t *nr)
+/*
+ * The one /proc walker: the numeric entries of @dir (/proc: every process;
+ * /proc/PID/task: its threads), in the order the kernel lists them.
+ */
+static int proc_ids(const char *dir_path, pid_t **out, size_t *nr)
 {
-	struct { pid_t pid, ppid; } *all = NULL, *tmp;
-	size_t n = 0, cap = 0, found = 0;
-	pid_t *list = NULL;
+	pid_t *list = NULL, *tmp;
+	size_t n = 0, cap = 0;
 	struct dirent *d;
-	bool grew = true;
+	int err = 0;
 	DIR *dir;
 
 	*out = NULL;
 	*nr = 0;
-	dir = opendir("/proc");
+	dir = opendir(dir_path);
 	if (!dir)
 		return -errno;
 	while ((d = readdir(dir))) {
 		char *end;
-		long pid = strtol(d->d_name, &end, 10);
-		pid_t ppid;
+		long id = strtol(d->d_name, &end, 10);
 
-		if (*end || pid <= 0)
-			continue;
-		ppid = parent_of(pid);
-		if (ppid < 0)
+		if (*end || id <= 0 || d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
-			tmp = realloc(all, cap * sizeof(*all));
+			tmp = realloc(list, cap * sizeof(*list));
 			if (!tmp) {
-				closedir(dir);
-				free(all);
-				return -ENOMEM;
+				err = -ENOMEM;
+				goto out;
 			}
-			all = tmp;
+			list = tmp;
 		}
-		all[n].pid = pid;
+		list[n++] = id;
+	}
+out:
+	closedir(dir);
+	if (err) {
+		free(list);
+		return err;
+	}
+	*out = list;
+	*nr = n;
+	return 0;
+}
+
+int target__processes(pid_t **pids, size_t *nr)
+{
+	return proc_ids("/proc", pids, nr);
+}
+
+int target__descendants(pid_t root, pid_t **out, size_t *nr)
+{
+	struct { pid_t pid, ppid; } *all = NULL;
+	size_t nr_pids = 0, n = 0, found = 0;
+	pid_t *pids, *list = NULL;
+	bool grew = true;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	err = target__processes(&pids, &nr_pids);
+	if (err)
+		return err;
+	all = calloc(nr_pids ? nr_pids : 1, sizeof(*all));
+	list = calloc(nr_pids ? nr_pids : 1, sizeof(*list));
+	if (!all || !list) {
+		free(pids);
+		free(all);
+		free(list);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr_pids; i++) {
+		pid_t ppid = parent_of(pids[i]);
+
+		if (ppid < 0)
+			continue;
+		all[n].pid = pids[i];
 		all[n].ppid = ppid;
 		n++;
 	}
-	closedir(dir);
-	list = calloc(n ? n : 1, sizeof(*list));
-	if (!list) {
-		free(all);
-		return -ENOMEM;
-	}
+	free(pids);
 	/* Every process whose parent is @root or in the list, until the list stops growing. */
 	while (grew) {
 		grew = false;
@@ -405,29 +442,9 @@ void target__exit(struct target *t)
 int target__threads(pid_t pid, pid_t **tids, size_t *nr)
 {
 	char path[64];
-	struct dirent *d;
-	pid_t *list = NULL, *tmp;
-	size_t n = 0;
-	DIR *dir;
+	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		tmp = realloc(list, (n + 1) * sizeof(pid_t));
-		if (!tmp) {
-			free(list);
-			closedir(dir);
-			return -ENOMEM;
-		}
-		list = tmp;
-		list[n++] = atoi(d->d_name);
-	}
-	closedir(dir);
-	*tids = list;
-	*nr = n;
-	return 0;
+	err = proc_ids(path, tids, nr);
+	return err == -ENOENT ? -ESRCH : err;
 }

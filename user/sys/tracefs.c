@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auxtrig/sys/c_int_type.h"
 #include "auxtrig/sys/tracefs.h"
 
 static char root_found[PATH_MAX];
@@ -138,68 +139,45 @@ static int parse_field(char *line, struct tp_field *f, bool common)
 	return f->name[0] ? 0 : -EINVAL;
 }
 
-/* Integer typedefs of tracepoint declarations: bytes, negative when signed. */
-static const struct {
-	const char *name;
-	int size;
-} tp_typedefs[] = {
-	{ "s8", -1 },	     { "s16", -2 },	 { "s32", -4 },	       { "s64", -8 },
-	{ "u8", 1 },	     { "u16", 2 },	 { "u32", 4 },	       { "u64", 8 },
-	{ "__s8", -1 },	     { "__s16", -2 },	 { "__s32", -4 },      { "__s64", -8 },
-	{ "__u8", 1 },	     { "__u16", 2 },	 { "__u32", 4 },       { "__u64", 8 },
-	{ "int8_t", -1 },    { "int16_t", -2 },	 { "int32_t", -4 },    { "int64_t", -8 },
-	{ "uint8_t", 1 },    { "uint16_t", 2 },	 { "uint32_t", 4 },    { "uint64_t", 8 },
-	{ "bool", 1 },	     { "_Bool", 1 },	 { "uint", 4 },	       { "ulong", (int)sizeof(long) },
-	{ "pid_t", -4 },     { "uid_t", 4 },	 { "gid_t", 4 },       { "qid_t", 4 },
-	{ "umode_t", 2 },    { "mode_t", 4 },	 { "dev_t", 4 },       { "clockid_t", -4 },
-	{ "timer_t", -4 },   { "mqd_t", -4 },	 { "key_t", -4 },      { "key_serial_t", -4 },
-	{ "rwf_t", -4 },     { "gfp_t", 4 },	 { "fmode_t", 4 },     { "loff_t", -8 },
-	{ "off_t", -(int)sizeof(long) },	 { "size_t", (int)sizeof(long) },
-	{ "ssize_t", -(int)sizeof(long) },	 { "aio_context_t", (int)sizeof(long) },
-	{ "ino_t", (int)sizeof(long) },		 { "sector_t", 8 },
-};
-
 int tp_field__int_type(const struct tp_field *f, unsigned int *size, bool *is_signed)
 {
-	/* signed unsigned char short int long, as C combines them */
-	static const char *const spec[] = { "signed", "unsigned", "char", "short", "int", "long" };
 	char type[sizeof(f->type)], *w, *save = NULL;
-	int n[6] = { 0 }, words = 0, td = -1;
+	int n[C_INT_NR_SPECIFIERS] = { 0 }, words = 0, td = 0;
+	unsigned int bytes;
 
 	if (f->is_array || f->is_dynamic || strchr(f->type, '*') || strchr(f->type, '['))
 		return -ENOENT;
 	snprintf(type, sizeof(type), "%s", f->type);
 	for (w = strtok_r(type, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		size_t i;
+		int i;
 
 		if (!strcmp(w, "const") || !strcmp(w, "volatile"))
 			continue;
-		for (i = 0; i < sizeof(spec) / sizeof(spec[0]) && strcmp(w, spec[i]); i++)
-			;
-		if (i < sizeof(spec) / sizeof(spec[0])) {
+		i = c_int_type__specifier(w, strlen(w));
+		if (i >= 0) {
 			n[i]++;
 			words++;
 			continue;
 		}
-		for (i = 0; i < sizeof(tp_typedefs) / sizeof(tp_typedefs[0]) && strcmp(w, tp_typedefs[i].name); i++)
-			;
-		if (i == sizeof(tp_typedefs) / sizeof(tp_typedefs[0]) || td >= 0)
+		if (td)
+			return -ENOENT; /* two typedefs */
+		td = c_int_type__typedef(w, strlen(w), true);
+		if (!td)
 			return -ENOENT; /* struct, enum, an unknown typedef */
-		td = (int)i;
 	}
-	if (td >= 0) {
+	if (td) {
 		if (words)
 			return -ENOENT;
-		*size = tp_typedefs[td].size < 0 ? -tp_typedefs[td].size : tp_typedefs[td].size;
-		*is_signed = tp_typedefs[td].size < 0;
+		*size = td < 0 ? -td : td;
+		*is_signed = td < 0;
 		return 0;
 	}
-	if (!words || n[0] + n[1] > 1 || n[2] + n[3] > 1 || n[4] > 1 || n[5] > 2 || (n[2] && (n[4] || n[5])) ||
-	    (n[3] && n[5]))
+	bytes = c_int_type__size(n);
+	if (!bytes)
 		return -ENOENT;
-	*size = n[2] ? 1 : n[3] ? 2 : n[5] == 2 ? 8 : n[5] ? sizeof(long) : 4;
+	*size = bytes;
 	/* a plain char is as signed as the format says (it knows the architecture) */
-	*is_signed = n[1] ? false : n[0] ? true : n[2] ? f->is_signed : true;
+	*is_signed = n[C_INT_UNSIGNED] ? false : n[C_INT_SIGNED] ? true : n[C_INT_CHAR] ? f->is_signed : true;
 	return 0;
 }
 

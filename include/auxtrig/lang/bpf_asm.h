@@ -77,6 +77,12 @@ void bpf_asm__emit(struct bpf_asm *a, struct bpf_insn insn);
 void bpf_asm__ld_imm64(struct bpf_asm *a, int reg, __u64 v);
 /** bpf_asm__ld_map_fd() - @reg = the map @fd (for helpers that take a map). */
 void bpf_asm__ld_map_fd(struct bpf_asm *a, int reg, int fd);
+/**
+ * bpf_asm__map_lookup() - r0 = bpf_map_lookup_elem(map @fd, fp + @key_off),
+ * the key already stored at @key_off; if @miss >= 0, goto @miss when r0 is
+ * NULL (the check the verifier wants before r0 is read). Clobbers r1-r5.
+ */
+void bpf_asm__map_lookup(struct bpf_asm *a, int fd, int key_off, int miss);
 /** bpf_asm__ld_map_value() - @reg = the address of byte @off of element 0 of array map @fd. */
 void bpf_asm__ld_map_value(struct bpf_asm *a, int reg, int fd, __u32 off);
 

@@ -117,6 +117,17 @@ void expr_bpf__zero(struct bpf_asm *a, int buf_off);
 void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max);
 
 /**
+ * expr_bpf__data_loc_str() - a tracepoint record's __data_loc string into the
+ * EXPR_STR_MAX bytes at r10 + @buf_off, NUL-terminated: its u32 location is
+ * at byte @off of the record at @rec_reg (offset in the low half, size in
+ * the high one), and it must lie within the record's first @rec_max bytes.
+ * An empty string leaves the buffer 0. r0 = its length if @need_len; goto
+ * @fail if it lies past @rec_max or cannot be read. Clobbers r0-r3.
+ */
+void expr_bpf__data_loc_str(struct bpf_asm *a, int rec_reg, unsigned int off, unsigned int rec_max, int buf_off,
+			    int need_len, int fail);
+
+/**
  * struct expr_bpf_env - the values of a struct expr_env in memory, for
  * expr_bpf_env_ops (the test harness; any caller that fills an expr_env).
  * @env_reg:	the register (r6..r9) pointing at the struct expr_env,

@@ -180,6 +180,8 @@ struct aux_session_opts {
  *                        were copied.
  * @threads_added: per thread: threads added after the start.
  * @threads_failed: per thread: threads whose group could not be opened (not traced).
+ * @exited_closed: per thread, snapshot mode: groups of exited threads closed
+ *                 (buffers unmapped) after a snapshot took their trace.
  */
 struct aux_session_stats {
 	__u64 aux_records;
@@ -197,6 +199,7 @@ struct aux_session_stats {
 	__u64 snapshot_overwritten;
 	__u64 threads_added;
 	__u64 threads_failed;
+	__u64 exited_closed;
 };
 
 /**
@@ -310,8 +313,11 @@ int aux_session__add_thread(struct aux_session *s, pid_t tid);
 
 /**
  * aux_session__remove_thread() - per thread: thread @tid exited; its
- * records and trace go to @k, its group is closed.
- * Return: 0, -ENOENT (no such thread), or the write error.
+ * records and trace go to @k, its group is closed. In snapshot mode its trace
+ * is read only by a snapshot: the group stays until the next
+ * aux_session__snapshot() has taken it, which then closes it and unmaps its
+ * buffers (memory does not grow with every thread the target ever had).
+ * Return: 0, -ENOENT (no such live thread), or the write error.
  */
 int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_sink *k);
 

@@ -150,7 +150,7 @@ void gate__aux_veto_stats(const struct gate *g, __u64 *resumed, __u64 *vetoed, _
 void gate__signal_threads(struct gate *g);
 /** gate__thread_msgs_dropped() - GATE_MSG_THREAD messages lost: the control ring was full. */
 __u64 gate__thread_msgs_dropped(const struct gate *g);
-/** gate__edge_stats() - edge messages sent and dropped (ring full). */
+/** gate__edge_stats() - edge messages sent and dropped (ring full), the gate's and trigger programs'. */
 void gate__edge_stats(const struct gate *g, struct gate_edge_stats *out);
 /** gate__set_mark_type() - record type of auxtrig:mark. Before load. */
 void gate__set_mark_type(struct gate *g, unsigned int type);
@@ -184,7 +184,7 @@ void gate__set_progress(struct gate *g, struct progress *p);
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);
 void gate__disarm(struct gate *g);
-/** gate__stats() - the counters summed over CPUs. */
+/** gate__stats() - the counters summed over CPUs; the windows count trigger programs' too. */
 void gate__stats(const struct gate *g, struct gate_stats *sum);
 void gate__close(struct gate *g);
 

@@ -59,6 +59,8 @@ struct window_map_aux;
  *		windows to userspace gating: why (NULL: not that)
  * @veto:	--where on in-kernel uprobe windows: BPF programs veto their members
  * @where_gated: --where moved the windows to userspace gating: this window's fault
+ * @mem_gated:	a window with a mem: end (a hardware breakpoint) moved the
+ *		windows to userspace gating: that window's text (NULL: not that)
  */
 struct hw_trace {
 	struct aux_session *aux;
@@ -69,6 +71,7 @@ struct hw_trace {
 	char prog_why[256];
 	bool veto;
 	const char *where_gated;
+	const char *mem_gated;
 	/* per thread: the threads the target created, and how late their groups opened */
 	__u64 threads_late_ns_max, threads_late_ns_sum;
 	__u64 threads_added, threads_gone;

@@ -129,6 +129,14 @@ int record_sink__write_own(struct record_sink *k, __u64 id, const struct sink_ow
  */
 int record_sink__end_pass(struct record_sink *k, bool any);
 
+/**
+ * record_sink__end_synthesis() - the records synthesized before the loop
+ * (time conversion, AUXTRACE_INFO, the maps and comms of what runs now:
+ * format/synth.c, written as they are) are done: one round, in either mode,
+ * so that perf has them queued before the first sample.
+ */
+int record_sink__end_synthesis(struct record_sink *k);
+
 /** record_sink__snapshot_done() - a snapshot (a pass, in flight-recorder mode) was written. */
 int record_sink__snapshot_done(struct record_sink *k);
 

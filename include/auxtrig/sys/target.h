@@ -52,6 +52,11 @@ int target__start(struct target *t);
 /** target__poll_exit() - reap without blocking. Return: true once all targets are gone. */
 bool target__poll_exit(struct target *t);
 /**
+ * target__processes() - every process that runs now (the numeric entries of
+ * /proc, as the kernel lists them). Caller frees *pids. Return: 0, -errno.
+ */
+int target__processes(pid_t **pids, size_t *nr);
+/**
  * target__descendants() - every process below @root (children, theirs...),
  * from /proc. Caller frees *pids. Return: 0, -errno.
  */
@@ -72,7 +77,10 @@ int target__stop_tree(struct target *t, unsigned int grace_ms);
 /** target__kill() - kill a command that was never started (setup failed). */
 void target__kill(struct target *t);
 void target__exit(struct target *t);
-/** target__threads() - the thread ids of @pid from /proc. Caller frees *tids. */
+/**
+ * target__threads() - the thread ids of @pid from /proc/PID/task (the same
+ * walker as target__processes()). Caller frees *tids. Return: 0, -ESRCH, -errno.
+ */
 int target__threads(pid_t pid, pid_t **tids, size_t *nr);
 
 #endif
