@@ -64,6 +64,23 @@ n=$(wc -l <"$tmp/e.txt")
 contiguous "$tmp/e.txt" 1 "$n" 3999 || fail "exit snapshot is not the newest run ending at 3999"
 perf script -i "$tmp/e.data" 2>/dev/null | grep -q "reason=exit records=$n" || fail "no exit marker"
 
+# A ring holds as many getppid() entries (make bench's event) as perf's of the same size: a
+# 4 KiB flight recorder keeps the newest 4096 / S but the one the wrap tore, S being perf
+# record's own sample of it (the gate's samples cross the ring without the IP and period the
+# recorder puts back; an event with more fields may take 8 bytes more than perf's: the gate's
+# header).
+STORM=$build/examples/syscall_storm
+echo | perf record -q -e syscalls:sys_enter_getppid -o "$tmp/p4.data" -- "$STORM" 1 10 >/dev/null 2>&1 ||
+	fail "perf record of sys_enter_getppid failed"
+psize=$(perf report -D -i "$tmp/p4.data" 2>/dev/null | grep -m1 'PERF_RECORD_SAMPLE' |
+	sed -n 's/.*\[\(0x[0-9a-f]*\)\]: PERF_RECORD_SAMPLE.*/\1/p')
+[ -n "$psize" ] || fail "no sample size in perf report -D of perf's own recording"
+echo | taskset -c "$(one_cpu)" "$AUXTRIG" record -q -Se4K -e syscalls:sys_enter_getppid -o "$tmp/s4.data" \
+	-- "$STORM" 1 2000 >/dev/null 2>"$tmp/err" || fail "record -Se4K failed: $(cat "$tmp/err")"
+kept=$(perf script -F event -i "$tmp/s4.data" 2>/dev/null | grep -c 'sys_enter_getppid')
+[ "$kept" -ge $((4096 / psize - 1)) ] ||
+	fail "a 4 KiB ring kept $kept getppid() entries; of perf's samples ($((psize)) bytes) $((4096 / psize)) fit"
+
 # --control fd:CTL,ACK with descriptors auxtrig inherits: ping, snapshot, stop.
 mkfifo "$tmp/c2" "$tmp/a2"
 exec 5<>"$tmp/c2" 6<>"$tmp/a2"

@@ -27,6 +27,7 @@ static void attr_init_common(struct perf_event_attr *a)
 void cpu_events__attr_output(struct perf_event_attr *a, size_t ring_bytes, bool overwrite, bool callchain)
 {
 	attr_init_common(a);
+	a->sample_type = CPU_EVENTS_OUT_SAMPLE_TYPE;
 	if (callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->type = PERF_TYPE_SOFTWARE;
@@ -241,6 +242,13 @@ int cpu_events__add_attrs(const struct cpu_events *ce, struct pdata_writer *w)
 	for (size_t i = 0; i < ce->nr_cpus; i++)
 		ids[i] = ce->cpus[i].out_id;
 	cpu_events__attr_output(&a, 0, ce->snapshot_mode, ce->callchain);
+	/*
+	 * None of its samples is in the file (each is written as its
+	 * tracepoint's) and its other records' trailer is the same either way:
+	 * described with the file's one layout, perf script reads the file
+	 * without asking for an IP this event's ring samples do not have.
+	 */
+	a.sample_type = PDATA_SAMPLE_TYPE | (ce->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
 	err = pdata_writer__add_attr(w, &a, "bpf-output", ids, ce->nr_cpus);
 	free(ids);
 	return err;

@@ -69,6 +69,8 @@ struct gate {
 	int cpu_state;			/* one of them remembers the running thread: gate_sched_switch */
 	struct gate_front_task task;	/* task_struct offsets, once one of them needs them */
 	int have_task;
+	int probe_open_err;		/* why a point's own probe did not open (attach_probe_front()) */
+	bool user_progs;		/* --trigger-prog: its programs open windows of their own (gate_threads) */
 };
 
 static void config_update(struct gate *g);
@@ -638,6 +640,7 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 {
 	if (!record_plan__has_windows(p))
 		gate__record_always(g);
+	g->user_progs = p->nr_trigger_progs > 0;
 	if (p->user_window)
 		gate__set_edge_types(g, p->resume_type, p->pause_type);
 	if (p->min_duration || p->max_duration)
@@ -724,6 +727,47 @@ static bool tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
 
+static bool tps_all_own(struct gate *g);
+
+/* Does a tracepoint belong to a syscall:* window (gate_any_memo)? */
+static bool any_syscall_window(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if (g->tps[i].tp.flags & GATE_TP_SYSCALL_ANY)
+			return true;
+	return false;
+}
+static bool probe_trig_only(struct gate *g, const struct gate_point *pt);
+
+/*
+ * Start-up: only the shared programs this run uses are verified. gate_fire
+ * runs the actions of tracepoints' own programs; a probe kind's shared
+ * program is needed unless each of its points only runs triggers, in a
+ * program of its own.
+ */
+static void shared_autoload(struct gate *g)
+{
+	static const enum point_kind kinds[] = { POINT_UPROBE, POINT_URETPROBE, POINT_KPROBE, POINT_KRETPROBE };
+	bool tp_triggers = false;
+
+	for (size_t i = 0; i < g->nr_tps; i++)
+		tp_triggers |= !!g->tps[i].tp.trig_mask;
+	bpf_program__set_autoload(g->skel->progs.gate_fire, tp_triggers);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		bool used = false, shared = false;
+
+		for (size_t i = 0; i < g->nr_points; i++)
+			if (g->points[i].pt.kind == kinds[k]) {
+				used = true;
+				shared |= !probe_trig_only(g, &g->points[i]);
+			}
+		if (used)
+			bpf_program__set_autoload(point_prog(g, kinds[k]), shared);
+	}
+	/* after gate_sched_switch's: the points' programs are built as they will be */
+	bpf_program__set_autoload(g->skel->progs.gate_tracepoint, !tps_all_own(g));
+}
+
 int gate__load(struct gate *g)
 {
 	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
@@ -750,12 +794,21 @@ int gate__load(struct gate *g)
 			bpf_program__set_autoload(g->skel->progs.gate_sched_switch, true);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_enter, g->nr_uprobes > 0);
 	bpf_program__set_autoload(g->skel->progs.gate_uprobe_exit, g->nr_uprobes > 0);
+	shared_autoload(g);
 	if (!uses_count)
 		bpf_map__set_max_entries(g->skel->maps.expr_counts, SMALL_LRU);
 	if (!stamps)
 		bpf_map__set_max_entries(g->skel->maps.gate_sys_entries, SMALL_LRU);
 	if (!g->skel->rodata->call_frames)
 		bpf_map__set_max_entries(g->skel->maps.gate_calls, SMALL_LRU);
+	/* no window opens, so no thread state is made: 65536 preallocated entries took milliseconds */
+	if (g->skel->rodata->no_windows && !g->user_progs)
+		bpf_map__set_max_entries(g->skel->maps.gate_threads, 1);
+	/* not preallocated, but their buckets are: only syscall:* windows and snapshot triggers fill them */
+	if (!any_syscall_window(g))
+		bpf_map__set_max_entries(g->skel->maps.gate_any_memo, 1);
+	if (!g->skel->rodata->have_snap_triggers)
+		bpf_map__set_max_entries(g->skel->maps.gate_held, 1);
 	err = gate_bpf__load(g->skel);
 	if (err) {
 		char names[256] = "";
@@ -795,7 +848,7 @@ int gate__load(struct gate *g)
 			return err;
 		}
 	}
-	{
+	if (bpf_program__autoload(g->skel->progs.gate_fire)) {
 		__u32 zero = 0;
 		int fd = bpf_program__fd(g->skel->progs.gate_fire);
 
@@ -1147,6 +1200,73 @@ static int load_front(struct gate *g, struct bpf_asm *a, int err, enum bpf_prog_
  * tail-calls the shared one (gate_front__build_probe()). Return: 0 when
  * attached, -EOPNOTSUPP with @why when the shared program is attached instead.
  */
+/* The spec of probe point @pt's (or uprobe window @u's) own program (attach_probe_front()). */
+static void probe_spec(struct gate *g, const struct gate_point *pt, const struct gate_uprobe *u,
+		       struct gate_front_spec *spec)
+{
+	const struct point *p = pt ? &pt->pt : NULL;
+	bool ret;
+
+	front_spec_init(g, spec);
+	spec->fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs);
+	spec->probe_progs_fd = spec->fire_fd;
+	spec->vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed);
+	spec->no_windows = g->skel->rodata->no_windows;
+	spec->where = g->where;
+	spec->probe = GATE_FRONT_ENTRY;
+	if (u) {
+		spec->is_window = 1;
+		spec->window = u->window;
+		spec->probe_key = GATE_UPROBE_WINDOW_KEY(u->window);
+		spec->probe_prog = GATE_PROBE_WINDOW;
+	} else {
+		ret = p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE;
+		spec->probe = ret ? GATE_FRONT_RETURN : GATE_FRONT_ENTRY;
+		spec->ret_cast = (pt->tp.flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT;
+		spec->probe_key = GATE_POINT_BASE + (pt - g->points);
+		spec->probe_prog = p->kind == POINT_UPROBE ? GATE_PROBE_UPROBE :
+				   p->kind == POINT_URETPROBE ? GATE_PROBE_URETPROBE :
+				   p->kind == POINT_KPROBE ? GATE_PROBE_KPROBE : GATE_PROBE_KRETPROBE;
+		spec->open_mask = pt->tp.open_mask;
+		spec->close_mask = pt->tp.close_mask;
+		spec->trig_mask = pt->tp.trig_mask;
+		/* the shared program pops the call (call_pop()): it runs after this one, never instead */
+		spec->call_frames = !!(pt->tp.flags & GATE_TP_CALL_ENTRY);
+	}
+}
+
+/*
+ * Start-up: is probe point @pt one that only runs triggers, all of them in a
+ * program of its own (attach_probe_front())? Built here as it will be at
+ * attach (the maps' fds aside). Then its kind's shared program need not be
+ * verified unless another point of that kind uses it.
+ */
+static bool probe_trig_only(struct gate *g, const struct gate_point *pt)
+{
+	struct gate_front_spec spec;
+	const struct bpf_insn *insns;
+	struct bpf_asm *a;
+	char why[256];
+	size_t nr;
+	int err;
+
+	if (pt->pt.kind != POINT_UPROBE && pt->pt.kind != POINT_URETPROBE && pt->pt.kind != POINT_KPROBE &&
+	    pt->pt.kind != POINT_KRETPROBE)
+		return false;
+	probe_spec(g, pt, NULL, &spec);
+	if (spec.open_mask || spec.close_mask || spec.call_frames || front_task(g, &spec, why, sizeof(why)))
+		return false;
+	spec.fire_prog = spec.probe == GATE_FRONT_RETURN ? GATE_PROBE_FIRE_RETURN : GATE_PROBE_FIRE_ENTRY;
+	a = bpf_asm__new();
+	if (!a)
+		return false;
+	err = gate_front__build(a, &spec, why, sizeof(why));
+	if (!err)
+		err = bpf_asm__finish(a, &insns, &nr);
+	bpf_asm__delete(a);
+	return !err;
+}
+
 static int attach_probe_front(struct gate *g, const struct gate_point *pt, const struct gate_uprobe *u, char *why,
 			      size_t why_size)
 {
@@ -1157,32 +1277,10 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 	size_t nr;
 	int fd, pfd, lfd, err;
 
-	front_spec_init(g, &spec);
-	spec.fire_fd = bpf_map__fd(g->skel->maps.gate_probe_progs);
-	spec.probe_progs_fd = spec.fire_fd;
-	spec.vetoed_fd = bpf_map__fd(g->skel->maps.gate_uprobe_vetoed);
-	spec.no_windows = g->skel->rodata->no_windows;
-	spec.where = g->where;
-	spec.probe = GATE_FRONT_ENTRY;
-	if (u) {
-		spec.is_window = 1;
-		spec.window = u->window;
-		spec.probe_key = GATE_UPROBE_WINDOW_KEY(u->window);
-		spec.probe_prog = GATE_PROBE_WINDOW;
-	} else {
+	probe_spec(g, pt, u, &spec);
+	if (!u) {
 		kernel = p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE;
 		ret = p->kind == POINT_URETPROBE || p->kind == POINT_KRETPROBE;
-		spec.probe = ret ? GATE_FRONT_RETURN : GATE_FRONT_ENTRY;
-		spec.ret_cast = (pt->tp.flags & GATE_TP_RET_MASK) >> GATE_TP_RET_SHIFT;
-		spec.probe_key = GATE_POINT_BASE + (pt - g->points);
-		spec.probe_prog = p->kind == POINT_UPROBE ? GATE_PROBE_UPROBE :
-				  p->kind == POINT_URETPROBE ? GATE_PROBE_URETPROBE :
-				  p->kind == POINT_KPROBE ? GATE_PROBE_KPROBE : GATE_PROBE_KRETPROBE;
-		spec.open_mask = pt->tp.open_mask;
-		spec.close_mask = pt->tp.close_mask;
-		spec.trig_mask = pt->tp.trig_mask;
-		/* the shared program pops the call (call_pop()): it runs after this one, never instead */
-		spec.call_frames = !!(pt->tp.flags & GATE_TP_CALL_ENTRY);
 	}
 	err = front_task(g, &spec, why, why_size);
 	if (err)
@@ -1216,6 +1314,7 @@ static int attach_probe_front(struct gate *g, const struct gate_point *pt, const
 		: probe_event_open(g, kernel, ret, p->path, p->symbol, p->offset);
 	if (pfd < 0) {
 		/* the shared program's attach says what is wrong with the point, if anything is */
+		g->probe_open_err = pfd;
 		snprintf(why, why_size, "cannot open its probe for its own program: %s", strerror(-pfd));
 		return -EOPNOTSUPP;
 	}
@@ -1329,11 +1428,22 @@ static int attach_point(struct gate *g, size_t n)
 	}
 	if (p->kind == POINT_UPROBE || p->kind == POINT_URETPROBE || p->kind == POINT_KPROBE ||
 	    p->kind == POINT_KRETPROBE) {
+		g->probe_open_err = 0;
 		err = attach_probe_front(g, &g->points[n], NULL, why, sizeof(why));
 		if (!err)
 			return 0;
 		if (err != -EOPNOTSUPP)
 			return err;
+		if (!bpf_program__autoload(prog)) {
+			/* its own program could be built at load (probe_trig_only()): no shared one to fall back on */
+			if (g->probe_open_err) {
+				errno = -g->probe_open_err;
+				goto fail; /* the point itself: said as the shared program's attach would */
+			}
+			pr_err("cannot attach to %s:%s%s%s: %s; its kind's shared program was not loaded, as the point's own program could be built\n",
+			       point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, why);
+			return -EINVAL;
+		}
 		if (!strstr(why, "no condition to compile"))
 			pr_info("%s:%s%s%s: conditions interpreted by the shared gate program: %s\n",
 				point__kind_name(p->kind), p->path, p->path[0] ? ":" : "", p->symbol, why);
@@ -1373,6 +1483,7 @@ static int attach_point(struct gate *g, size_t n)
 	case POINT_TP:
 		return -EINVAL;
 	}
+fail:
 	if (!link) {
 		char text[4096 + 600], near[1024] = "";
 
@@ -1407,6 +1518,78 @@ static int tp_attach_pass(const struct gate_tp *tp)
 }
 
 /*
+ * Build into @a the program of its own of tracepoint @e (@where: the
+ * --where in front of the shared program; @record: recorded at every hit),
+ * its spec in @spec. Before the gate is loaded the maps' fds are not known
+ * yet: what is built then only says whether it can be. Return: 0, or
+ * -EOPNOTSUPP with @why when the shared program is to run it instead.
+ */
+static int front_assemble(struct gate *g, const struct gate_tp_entry *e, bool where, bool record,
+			  struct gate_front_spec *spec, struct bpf_asm *a, char *why, size_t why_size)
+{
+	int err;
+
+	front_spec_init(g, spec);
+	spec->fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog);
+	spec->runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime);
+	spec->cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus);
+	spec->events_fd = bpf_map__fd(g->skel->maps.gate_events);
+	spec->stats_off = offsetof(struct gate_bpf__bss, stats);
+	spec->filter_cpus = g->skel->rodata->filter_cpus;
+	spec->tp_id = e->id;
+	spec->switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch);
+	spec->tp_flags = e->tp.flags;
+	spec->rec_size = e->tp.size;
+	spec->trig_mask = e->tp.trig_mask;
+	if (where) {
+		spec->open_mask = e->tp.open_mask;
+		spec->where = g->where;
+	} else if (!record && !tp_front_eligible(&e->tp)) {
+		snprintf(why, why_size, "%s", "it also opens, closes or records windows");
+		return -EOPNOTSUPP;
+	}
+	err = front_task(g, spec, why, why_size);
+	if (err)
+		return err;
+	return where ? gate_front__build_where(a, spec, why, why_size)
+	       : record ? gate_front__build_record(a, spec, why, why_size) : gate_front__build(a, spec, why, why_size);
+}
+
+/*
+ * Start-up: does every tracepoint get a program of its own (gate__attach())?
+ * Then the shared gate_tracepoint, thousands of instructions, need not be
+ * verified. Each is built here as it will be at attach (the maps' fds
+ * aside): what the compiler cannot express is known now.
+ */
+static bool tps_all_own(struct gate *g)
+{
+	struct gate_front_spec spec;
+	const struct bpf_insn *insns;
+	char why[256];
+	size_t nr;
+
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		const struct gate_tp_entry *e = &g->tps[i];
+		bool record = tp_record_eligible(g, &e->tp);
+		struct bpf_asm *a;
+		int err;
+
+		if (!record && !(e->tp.trig_mask && tp_front_eligible(&e->tp)))
+			return false;
+		a = bpf_asm__new();
+		if (!a)
+			return false;
+		err = front_assemble(g, e, false, record, &spec, a, why, sizeof(why));
+		if (!err)
+			err = bpf_asm__finish(a, &insns, &nr);
+		bpf_asm__delete(a);
+		if (err)
+			return false;
+	}
+	return true;
+}
+
+/*
  * A tracepoint that only runs triggers gets a program of its own
  * (gate_front.h), compiled conditions and all. Return: 0 when attached,
  * -EOPNOTSUPP with @why when the shared program is to run it instead.
@@ -1417,37 +1600,14 @@ static int attach_front(struct gate *g, const struct gate_tp_entry *e, bool wher
 	struct perf_event_attr attr = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id };
 	struct bpf_asm *a;
 	int fd, pfd, lfd, err;
-	size_t nr;
+	size_t nr = 0;
 
 	int record = !where && tp_record_eligible(g, &e->tp);
 
-	front_spec_init(g, &spec);
-	spec.fire_fd = bpf_map__fd(g->skel->maps.gate_fire_prog);
-	spec.runtime_fd = bpf_map__fd(g->skel->maps.gate_runtime);
-	spec.cpus_fd = bpf_map__fd(g->skel->maps.gate_cpus);
-	spec.events_fd = bpf_map__fd(g->skel->maps.gate_events);
-	spec.stats_off = offsetof(struct gate_bpf__bss, stats);
-	spec.filter_cpus = g->skel->rodata->filter_cpus;
-	spec.tp_id = e->id;
-	spec.switch_hook = bpf_program__autoload(g->skel->progs.gate_sched_switch);
-	spec.tp_flags = e->tp.flags;
-	spec.rec_size = e->tp.size;
-	spec.trig_mask = e->tp.trig_mask;
-	if (where) {
-		spec.open_mask = e->tp.open_mask;
-		spec.where = g->where;
-	} else if (!record && !tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "%s", "it also opens, closes or records windows");
-		return -EOPNOTSUPP;
-	}
-	err = front_task(g, &spec, why, why_size);
-	if (err)
-		return err;
 	a = bpf_asm__new();
 	if (!a)
 		return -ENOMEM;
-	err = where ? gate_front__build_where(a, &spec, why, why_size)
-	      : record ? gate_front__build_record(a, &spec, why, why_size) : gate_front__build(a, &spec, why, why_size);
+	err = front_assemble(g, e, where, record, &spec, a, why, why_size);
 	fd = load_front(g, a, err, BPF_PROG_TYPE_TRACEPOINT, where ? "gate_where" : "gate_point", &nr, why, why_size);
 	if (fd < 0)
 		return fd;
@@ -1516,6 +1676,12 @@ int gate__attach(struct gate *g)
 			continue;
 		if (err != -EOPNOTSUPP)
 			return err;
+		if (!bpf_program__autoload(g->skel->progs.gate_tracepoint)) {
+			/* built at load (tps_all_own()), refused now: the kernel's verifier */
+			pr_err("cannot attach %s:%s: %s; its shared program was not loaded, as every tracepoint's own program could be built\n",
+			       g->tps[i].system, g->tps[i].name, why);
+			return -EINVAL;
+		}
 		if (g->tps[i].tp.trig_mask)
 			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
 				g->tps[i].system, g->tps[i].name, why);

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -57,13 +58,14 @@
 #include "auxtrig/sys/tracefs.h"
 
 /*
- * A PDATA_SAMPLE_TYPE sample: header, id, ip, pid/tid, time, cpu/res, period,
- * with -g the callchain (u64 nr, nr u64 entries), u32 raw size, raw bytes,
- * padding to 8. The gate's raw bytes are a struct gate_out_hdr (the IP perf
- * would have sampled, the window, flags) followed by the tracepoint record.
+ * The gate's samples in a CPU's ring (CPU_EVENTS_OUT_SAMPLE_TYPE): header,
+ * id, pid/tid, time, cpu/res, with -g the callchain (u64 nr, nr u64
+ * entries), u32 raw size, raw bytes, padding to 8. The raw bytes are a struct
+ * gate_out_hdr (the IP perf would have sampled, the window, flags) followed by
+ * the tracepoint record. In the file they become PDATA_SAMPLE_TYPE samples
+ * (struct pdata_sample_head: ip and period put back, 16 bytes longer).
  */
-#define SAMPLE_ID_OFF offsetof(struct pdata_sample_head, id)
-#define SAMPLE_IP_OFF offsetof(struct pdata_sample_head, ip)
+#define OUT_TIME_OFF offsetof(struct cpu_events_out_head, time)
 #define GATE_HDR_SIZE sizeof(struct gate_out_hdr)
 _Static_assert(sizeof(struct gate_out_hdr) == 16, "gate_out_hdr");
 
@@ -82,7 +84,7 @@ struct gate_sample {
  */
 static bool gate_sample__parse(const struct perf_event_header *h, bool callchain, struct gate_sample *g)
 {
-	size_t off = sizeof(struct pdata_sample_head);
+	size_t off = sizeof(struct cpu_events_out_head);
 
 	if (h->type != PERF_RECORD_SAMPLE || h->size < off)
 		return false;
@@ -231,7 +233,7 @@ static bool gate_sample_type(const struct session *s, const struct perf_event_he
 	if (g.gh.flags & (GATE_OUT_VERDICT | GATE_OUT_POINT))
 		return false;
 	memcpy(type, (const char *)h + g.raw_off + GATE_HDR_SIZE, sizeof(*type));
-	memcpy(time, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(*time));
+	memcpy(time, (const char *)h + OUT_TIME_OFF, sizeof(*time));
 	return true;
 }
 
@@ -275,16 +277,17 @@ static int check_stop(void *ctx, struct cpu_events *ce)
 static int process_record(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
-	char buf[65536];
+	char buf[65536 + 16] __attribute__((aligned(8)));
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		struct perf_event_header *out = (struct perf_event_header *)buf;
+		struct pdata_sample_head *out = (struct pdata_sample_head *)buf;
+		const struct cpu_events_out_head *in = (const void *)h;
 		const struct rec_event *e;
 		struct gate_sample g;
 		struct gate_out_hdr gh;
 		__u32 rec_size;
-		__u64 t, one = 1;
-		size_t off;
+		size_t off, chain;
+		__u64 t;
 		__u16 type;
 
 		if (!gate_sample__parse(h, s->plan->callchain, &g) || g.raw_size < GATE_HDR_SIZE + 8) {
@@ -302,7 +305,7 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 			s->unknown++;
 			return 0;
 		}
-		memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+		memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
 		/*
 		 * A stop action: its auxtrig:stop record is the last of the file.
 		 * The gate emits nothing after it; what another CPU was emitting
@@ -318,26 +321,38 @@ static int process_record(void *ctx, const struct perf_event_header *h)
 		 * Same sample, as the tracepoint's: its id, the gate's IP with the
 		 * cpumode that IP is in (the bpf-output event's sample says kernel
 		 * whatever it carries: perf would look user IPs up in the kernel),
-		 * period 1 (it says 0: perf report would weigh every sample 0%),
-		 * the callchain as the kernel took it (-g), the bare record.
+		 * tid, time and cpu as the kernel stamped them, period 1 (neither
+		 * IP nor period is in the ring: CPU_EVENTS_OUT_SAMPLE_TYPE), the
+		 * callchain as the kernel took it (-g), the bare record.
 		 */
 		rec_size = g.raw_size - GATE_HDR_SIZE;
-		off = g.raw_off - 4; /* the head and the callchain stay */
-		memcpy(buf, h, off);
-		out->misc = (out->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
-		memcpy(buf + SAMPLE_ID_OFF, &e->id, sizeof(__u64));
-		memcpy(buf + SAMPLE_IP_OFF, &gh.ip, sizeof(gh.ip));
-		memcpy(buf + offsetof(struct pdata_sample_head, period), &one, sizeof(one));
+		chain = g.raw_off - 4 - sizeof(*in); /* -g: u64 nr and the entries, else 0 */
+		off = sizeof(*out) + chain;
+		if (off + 4 + rec_size + 7 > UINT16_MAX) { /* 16 bytes longer than in the ring */
+			s->unknown++;
+			return 0;
+		}
+		out->header = in->header;
+		out->header.misc = (in->header.misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | sample_cpumode(gh.ip);
+		out->id = e->id;
+		out->ip = gh.ip;
+		out->pid = in->pid;
+		out->tid = in->tid;
+		out->time = in->time;
+		out->cpu = in->cpu;
+		out->res = in->res;
+		out->period = 1;
+		memcpy(buf + sizeof(*out), (const char *)h + sizeof(*in), chain);
 		memcpy(buf + off, &rec_size, sizeof(rec_size));
 		memcpy(buf + off + 4, (const char *)h + g.raw_off + GATE_HDR_SIZE, rec_size);
-		out->size = (off + 4 + rec_size + 7) & ~7u;
-		memset(buf + off + 4 + rec_size, 0, out->size - off - 4 - rec_size);
+		out->header.size = (off + 4 + rec_size + 7) & ~7u;
+		memset(buf + off + 4 + rec_size, 0, out->header.size - off - 4 - rec_size);
 		s->written++;
 		if (t > s->sink.last_time)
 			s->sink.last_time = t;
 		if (gh.flags & GATE_OUT_HELD)
-			return record_sink__write_held(&s->sink, gh.window, t, buf, out->size);
-		return record_sink__write(&s->sink, out);
+			return record_sink__write_held(&s->sink, gh.window, t, buf, out->header.size);
+		return record_sink__write(&s->sink, &out->header);
 	}
 	if (h->type == PERF_RECORD_LOST) {
 		const struct { struct perf_event_header h; __u64 id, lost; } *l = (const void *)h;
@@ -457,7 +472,7 @@ static __u64 sample_time(const struct session *s, const struct perf_event_header
 	*point = 0;
 	if (!gate_sample__parse(h, s->plan->callchain, &g))
 		return 0;
-	memcpy(&t, (const char *)h + offsetof(struct pdata_sample_head, time), sizeof(t));
+	memcpy(&t, (const char *)h + OUT_TIME_OFF, sizeof(t));
 	if (g.gh.flags & GATE_OUT_POINT)
 		*point = g.gh.window ? g.gh.window : ~0u;
 	return t;
@@ -484,7 +499,7 @@ static int snapshot_record(void *ctx, const struct perf_event_header *h)
  */
 static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 {
-	const struct pdata_sample_head *prev = NULL;
+	const struct cpu_events_out_head *prev = NULL;
 	__u64 end = 0, t;
 	__u32 pt;
 	long n = 0;
@@ -492,7 +507,7 @@ static long snapshot_cut(struct session *s, __u32 point, __u32 tid)
 
 	for (size_t off = 0; point && off < s->snap_buf.len;) {
 		const struct perf_event_header *h = (const void *)(s->snap_buf.p + off);
-		const struct pdata_sample_head *sh = (const void *)h;
+		const struct cpu_events_out_head *sh = (const void *)h;
 
 		off += h->size;
 		t = sample_time(s, h, &pt);
@@ -1549,6 +1564,54 @@ static bool usage_error(int err)
 	return err == -EINVAL || err == -ENOENT || err == -ERANGE;
 }
 
+/*
+ * Start-up: the first perf event bound to a task, when no other task's event
+ * is open, makes the kernel switch its context-switch hooks on and wait for
+ * an RCU grace period (account_event(): about 15 ms on the development VM).
+ * The sideband follows the targets with such events, after the gate is
+ * loaded: a thread opens one on itself (a dummy, never enabled) while the
+ * gate loads, so that the wait overlaps the load instead of following it,
+ * and the sideband finds the hooks on. Closed once the sideband is open.
+ */
+struct sched_primer {
+	pthread_t thread;
+	bool started;
+	int fd;
+};
+
+static void *sched_primer__run(void *arg)
+{
+	struct sched_primer *pr = arg;
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	pr->fd = perf_sys__event_open(&perf_sys__kernel, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return NULL;
+}
+
+static void sched_primer__start(struct sched_primer *pr)
+{
+	pr->fd = -1;
+	pr->started = !pthread_create(&pr->thread, NULL, sched_primer__run, pr);
+}
+
+static void sched_primer__stop(struct sched_primer *pr)
+{
+	if (!pr->started)
+		return;
+	pthread_join(pr->thread, NULL);
+	pr->started = false;
+	if (pr->fd >= 0)
+		close(pr->fd);
+	pr->fd = -1;
+}
+
 int recorder__run(const struct record_plan *p)
 {
 	return recorder__run_with(p, NULL);
@@ -1558,6 +1621,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
+	struct sched_primer primer = { .fd = -1 };
 	pid_t *tids = NULL;
 	size_t nr_tids = 0;
 	int err, ret = EXIT_RUNTIME;
@@ -1589,6 +1653,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	if (check_output_path(p->output, p->force))
 		goto out;
 
+	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
+		sched_primer__start(&primer);
 	if (gate_setup(&s))
 		goto out;
 	if (p->nr_trigger_progs) {
@@ -1634,6 +1700,7 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot, p->callchain) ||
 	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
 		goto out;
+	sched_primer__stop(&primer);
 	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
 		goto out;
 	progress__init(&s.status, stderr, 250, !p->quiet);
@@ -1766,6 +1833,7 @@ out_summary:
 	print_summary(&s);
 	hw_trace__summary(&s.hw, p, s.gate);
 out:
+	sched_primer__stop(&primer);
 	if (s.created_file)
 		pdata_writer__unlink(s.w);
 	if (s.have_target && !s.target.exited)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "auxtrig/format/pdata.h"
 #include "auxtrig/record/data_ring.h"
 
 struct pdata_writer;
@@ -73,7 +74,36 @@ struct cpu_events {
 };
 
 /**
- * cpu_events__attr_output() - the bpf-output event's attr; with @callchain
+ * CPU_EVENTS_OUT_SAMPLE_TYPE - what the bpf-output event's samples carry in
+ * the ring: %PDATA_SAMPLE_TYPE without IP and PERIOD. The gate's own header
+ * has the IP perf would report and the period is always 1, so the recorder
+ * puts both back when it writes the sample as its tracepoint's; leaving them
+ * out of the ring makes every record 16 bytes smaller there (a getppid()
+ * entry: 72 bytes, as perf record's own sample of it, not 88), so a ring of
+ * the same size holds as many records as perf's before one is lost. With -g
+ * PERF_SAMPLE_CALLCHAIN is added, after the head (struct cpu_events_out_head).
+ * The sample_id trailer of the ring's other records is the same as under
+ * %PDATA_SAMPLE_TYPE: neither field is in it.
+ */
+#define CPU_EVENTS_OUT_SAMPLE_TYPE (PDATA_SAMPLE_TYPE & ~(__u64)(PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD))
+
+/**
+ * struct cpu_events_out_head - the fixed start of a bpf-output sample in the
+ * ring (%CPU_EVENTS_OUT_SAMPLE_TYPE); with -g u64 nr and nr callchain entries
+ * follow, then u32 raw_size and the raw bytes, the whole record padded to 8.
+ */
+struct cpu_events_out_head {
+	struct perf_event_header header;
+	__u64 id;
+	__u32 pid, tid;
+	__u64 time;
+	__u32 cpu, res;
+};
+_Static_assert(sizeof(struct cpu_events_out_head) == 40, "bpf-output sample head");
+
+/**
+ * cpu_events__attr_output() - the bpf-output event's attr
+ * (%CPU_EVENTS_OUT_SAMPLE_TYPE); with @callchain
  * (-g) its samples carry the kernel and user call stack of the thread the
  * gate ran on (PERF_SAMPLE_CALLCHAIN, at most kernel.perf_event_max_stack
  * entries).
