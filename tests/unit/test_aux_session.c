@@ -1550,6 +1550,8 @@ static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state
  * @tids, each thread's AUX event a model (the rest are for threads added
  * later).
  */
+static size_t e2e_max_exited; /* aux_session_opts.max_exited of the next e2e_init_threads_mode() */
+
 static void e2e_init_threads_mode(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
 				  const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause,
 				  bool snapshot)
@@ -1560,7 +1562,7 @@ static void e2e_init_threads_mode(struct e2e *t, const pid_t *tids, size_t nr, s
 		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = per_thread, .nr_cpus = 1,
 		.pid = tids[0], .tids = tids, .nr_tids = nr_initial, .data_pages = 16, .aux_pages = 4,
 		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
-		.snapshot = snapshot, .snapshot_size = snapshot ? 4 * page : 0,
+		.snapshot = snapshot, .snapshot_size = snapshot ? 4 * page : 0, .max_exited = e2e_max_exited,
 	};
 	struct aux_model_config mc = {
 		.pmu = AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4, .overwrite = snapshot,
@@ -1792,6 +1794,58 @@ static void test_aux_session_per_thread_snapshot_closes_exited(void **state)
 }
 
 /*
+ * Snapshot mode, per thread, with no snapshot coming: at most max_exited
+ * exited threads' groups wait for one; the longest exited is closed first and
+ * counted, so memory stays bounded however many threads the target ends.
+ */
+static void test_aux_session_per_thread_snapshot_bounds_exited(void **state)
+{
+	static const pid_t tids[] = { 101, 102, 103 };
+	struct auxtrace_seen seen[16];
+	struct aux_session_stats stats;
+	struct e2e *t = calloc(1, sizeof(*t));
+	unsigned char *file;
+	size_t len, n, of_102 = 0, of_103 = 0;
+
+	(void)state;
+	e2e_max_exited = 1;
+	e2e_init_threads_mode(t, tids, 3, 3, window_triggers, 2, PROBE_PAUSE_YES, true);
+	e2e_max_exited = 0;
+	assert_int_equal(hw(t, 1, 512), 512);
+	assert_int_equal(hw(t, 2, 768), 768);
+	end(t, 1);
+	end(t, 2);
+	assert_int_equal(aux_session__remove_thread(t->s, 102, &t->sink), 0);
+	assert_true(aux_session__fd(t->s, 1) >= 0); /* one may wait */
+	assert_int_equal(aux_session__remove_thread(t->s, 103, &t->sink), 0);
+	/* a second would be over the bound: 102's group, exited first, goes, counted */
+	assert_int_equal(aux_session__fd(t->s, 1), -1);
+	assert_true(aux_session__fd(t->s, 2) >= 0);
+	assert_true(aux_session__fd(t->s, 0) >= 0);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.exited_dropped, 1);
+	assert_int_equal(stats.exited_closed, 0);
+	assert_true(aux_session__snapshot(t->s, &t->sink) >= 1);
+	aux_session__stats(t->s, &stats);
+	assert_int_equal(stats.exited_closed, 1);
+	assert_int_equal(aux_session__fd(t->s, 2), -1);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	n = read_auxtrace(file, len, seen, 16);
+	for (size_t j = 0; j < n; j++) {
+		of_102 += seen[j].tid == 102 ? seen[j].size : 0;
+		of_103 += seen[j].tid == 103 ? seen[j].size : 0;
+	}
+	assert_int_equal(of_102, 0);   /* dropped */
+	assert_int_equal(of_103, 768); /* waited, and the snapshot took it */
+	free(file);
+	e2e_exit(t);
+	free(t);
+}
+
+/*
  * Gated per thread (no aux_action): a window edge switches that thread's AUX
  * event only, whichever CPU it runs on; another thread's stays as it was; an
  * edge of a thread the session has no group for is counted and ignored.
@@ -1844,6 +1898,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_per_thread_through_model),
 		cmocka_unit_test(test_aux_session_per_thread_gate_switches_each_thread),
 		cmocka_unit_test(test_aux_session_per_thread_snapshot_closes_exited),
+		cmocka_unit_test(test_aux_session_per_thread_snapshot_bounds_exited),
 		cmocka_unit_test(test_aux_session_gated_fallback_through_model),
 		cmocka_unit_test(test_aux_session_veto_programs_on_uprobe_members),
 		cmocka_unit_test(test_aux_session_failure_at_each_step_leaks_nothing),

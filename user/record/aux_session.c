@@ -43,6 +43,7 @@ struct aux_session_cpu {
 	pid_t tid;
 	bool closed;
 	bool exited;	/* snapshot mode: its thread exited; closed once a snapshot took its trace */
+	__u64 exit_seq;	/* ...the how-manieth exit it was */
 	int leader_fd;
 	__u64 leader_id;
 	int member_fds[AUX_GROUP_MAX_MEMBERS];
@@ -69,6 +70,7 @@ struct aux_session {
 	struct aux_group_caps caps;
 	struct aux_session_cpu **cpus;	/* the slots: one per CPU, or one per thread */
 	size_t nr_slots, cap_slots;
+	__u64 exits;		/* snapshot mode, per thread: threads that exited so far */
 	bool per_thread;
 	struct perf_sys sys;	/* the kernel it was opened on */
 	bool opened;
@@ -1385,6 +1387,35 @@ int aux_session__add_thread(struct aux_session *s, pid_t tid)
 	return (int)idx;
 }
 
+/*
+ * Snapshot mode, per thread: before one more exited thread's group waits for
+ * the next snapshot, close the longest exited ones beyond o.max_exited; what
+ * they traced is lost, and counted.
+ */
+static void aux_session__bound_exited(struct aux_session *s)
+{
+	size_t max = s->o.max_exited ? s->o.max_exited : AUX_SESSION_MAX_EXITED;
+
+	for (;;) {
+		struct aux_session_cpu *oldest = NULL;
+		size_t waiting = 0;
+
+		for (size_t i = 0; i < s->nr_slots; i++) {
+			struct aux_session_cpu *c = s->cpus[i];
+
+			if (!c->exited || c->closed)
+				continue;
+			waiting++;
+			if (!oldest || c->exit_seq < oldest->exit_seq)
+				oldest = c;
+		}
+		if (waiting < max || !oldest)
+			return;
+		aux_session__close_slot(s, oldest);
+		s->stats.exited_dropped++;
+	}
+}
+
 int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_sink *k)
 {
 	struct aux_session_cpu *c;
@@ -1397,7 +1428,9 @@ int aux_session__remove_thread(struct aux_session *s, pid_t tid, struct record_s
 		return -ENOENT;
 	if (s->o.snapshot) {
 		/* its trace is for the next snapshot (the exit's at the latest), which closes the group */
+		aux_session__bound_exited(s);
 		c->exited = true;
+		c->exit_seq = ++s->exits;
 		return 0;
 	}
 	/* its events stopped when it exited: what they published is all there is */

@@ -102,6 +102,19 @@ struct gate *gate__open(const struct gate_opts *opts)
 	return g;
 }
 
+__u32 gate__syscall_flags(const struct tp_format *fmt)
+{
+	const char *name = fmt->name;
+	int sc = !strcmp(fmt->system, "syscalls"), raw = !strcmp(fmt->system, "raw_syscalls");
+
+	/* raw_syscalls' records have the same layout: id at 8, args at 16 / ret at 16 */
+	if ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")))
+		return GATE_TP_SYSCALL_ENTER;
+	if ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")))
+		return GATE_TP_SYSCALL_EXIT;
+	return 0;
+}
+
 int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, __u64 close_mask,
 		 __u32 flags)
 {
@@ -150,15 +163,7 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 	}
 	if (!strcmp(fmt->system, "syscalls") || !strcmp(fmt->system, "raw_syscalls"))
 		flags |= GATE_TP_USER_REGS;
-	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_enter_", 10))
-		flags |= GATE_TP_SYSCALL_ENTER;
-	if (!strcmp(fmt->system, "syscalls") && !strncmp(fmt->name, "sys_exit_", 9))
-		flags |= GATE_TP_SYSCALL_EXIT;
-	/* Their records have the same layout: id at 8, args at 16 / ret at 16. */
-	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_enter"))
-		flags |= GATE_TP_SYSCALL_ENTER;
-	if (!strcmp(fmt->system, "raw_syscalls") && !strcmp(fmt->name, "sys_exit"))
-		flags |= GATE_TP_SYSCALL_EXIT;
+	flags |= gate__syscall_flags(fmt);
 	e->tp.open_mask |= open_mask;
 	e->tp.close_mask |= close_mask;
 	e->tp.flags |= flags;

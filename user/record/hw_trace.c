@@ -361,6 +361,10 @@ void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, c
 		if (st.threads_failed > hw->threads_gone)
 			pr_warn("hardware trace per thread: %llu threads the target created could not be traced (see above)\n",
 				(unsigned long long)(st.threads_failed - hw->threads_gone));
+		if (st.exited_dropped)
+			pr_warn("hardware trace per thread: the trace of %llu exited threads was dropped before a snapshot "
+				"took it: at most %d exited threads' buffers wait for the next snapshot, the longest "
+				"exited goes first\n", (unsigned long long)st.exited_dropped, AUX_SESSION_MAX_EXITED);
 	}
 
 	if (hw->aux && hw->veto && g) {

@@ -770,16 +770,6 @@ static int write_stop_marker(struct session *s)
 
 /* ---- --dry-run ------------------------------------------------------------------- */
 
-/* GATE_TP_SYSCALL_ENTER/EXIT of a tracepoint, as gate__add_tp() sets them. */
-static __u32 syscall_flags(const struct tp_format *fmt)
-{
-	const char *sys = fmt->system, *name = fmt->name;
-	int sc = !strcmp(sys, "syscalls"), raw = !strcmp(sys, "raw_syscalls");
-
-	return ((sc && !strncmp(name, "sys_enter_", 10)) || (raw && !strcmp(name, "sys_enter")) ? GATE_TP_SYSCALL_ENTER : 0) |
-	       ((sc && !strncmp(name, "sys_exit_", 9)) || (raw && !strcmp(name, "sys_exit")) ? GATE_TP_SYSCALL_EXIT : 0);
-}
-
 /* GATE_FRONT_ENTRY or _RETURN: a probe point whose conditions compile (gate_front__build_probe()), else 0. */
 static int probe_kind(const struct point *pt)
 {
@@ -818,7 +808,7 @@ static void dry_run_print_where(const struct session *s)
 		if (!s->map.tp[k].open_mask)
 			continue;
 		why[0] = 0;
-		if (gate_front__check_cond(p->where, syscall_flags(&e->fmt), e->fmt.size, why, sizeof(why)))
+		if (gate_front__check_cond(p->where, gate__syscall_flags(&e->fmt), e->fmt.size, why, sizeof(why)))
 			printf("--where at %s:%s: interpreted by the shared gate program: %s\n", e->fmt.system, e->fmt.name,
 			       why[0] ? why : "?");
 		else
@@ -856,7 +846,7 @@ static void dry_run_print_trigger(const struct session *s, size_t i)
 {
 	const struct record_plan *p = s->plan;
 	const struct plan_trigger *t = &p->triggers[i];
-	__u32 flags = syscall_flags(&t->fmt);
+	__u32 flags = gate__syscall_flags(&t->fmt);
 	char why[256] = "";
 
 	if (point__is_probe(&t->pt)) {

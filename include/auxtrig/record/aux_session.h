@@ -145,7 +145,14 @@ struct aux_session_trigger {
  * @gate_from_userspace: gate from userspace even where the kernel could
  *                 pause and resume (the caller says why, e.g. a --where
  *                 that no BPF program can apply to a tracepoint trigger).
+ * @max_exited: per thread, snapshot mode: at most this many exited threads'
+ *              groups wait for the next snapshot (0: AUX_SESSION_MAX_EXITED);
+ *              beyond, the longest exited is closed and counted
+ *              (aux_session_stats.exited_dropped): memory stays bounded
+ *              whatever the target's threads do.
  */
+#define AUX_SESSION_MAX_EXITED 64
+
 struct aux_session_opts {
 	const struct aux_event *event;
 	const struct pmu_set *pmus;
@@ -163,6 +170,7 @@ struct aux_session_opts {
 	size_t nr_triggers;
 	enum probe_pause pause_support;
 	bool gate_from_userspace;
+	size_t max_exited;
 };
 
 /**
@@ -182,6 +190,10 @@ struct aux_session_opts {
  * @threads_failed: per thread: threads whose group could not be opened (not traced).
  * @exited_closed: per thread, snapshot mode: groups of exited threads closed
  *                 (buffers unmapped) after a snapshot took their trace.
+ * @exited_dropped: per thread, snapshot mode: groups of exited threads closed
+ *                  before any snapshot took their trace, the longest exited
+ *                  first, to keep at most @max_exited (their trace is not in
+ *                  the file).
  */
 struct aux_session_stats {
 	__u64 aux_records;
@@ -200,6 +212,7 @@ struct aux_session_stats {
 	__u64 threads_added;
 	__u64 threads_failed;
 	__u64 exited_closed;
+	__u64 exited_dropped;
 };
 
 /**

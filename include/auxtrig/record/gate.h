@@ -65,6 +65,12 @@ int gate__describe(const struct gate *g, FILE *f);
  */
 int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, __u64 close_mask,
 		 __u32 flags);
+/**
+ * gate__syscall_flags() - GATE_TP_SYSCALL_ENTER or _EXIT of a syscall entry or
+ * exit tracepoint (syscalls:sys_enter_NAME, raw_syscalls:sys_exit...), as
+ * gate__add_tp() sets them; 0 for any other tracepoint.
+ */
+__u32 gate__syscall_flags(const struct tp_format *fmt);
 /** gate__record_always() - no windows: record every hit of the targets. Before load. */
 void gate__record_always(struct gate *g);
 /** gate__record_only_cpus() - -C: record only on CPUs given to gate__record_cpu(). Before load. */
