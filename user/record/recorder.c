@@ -1607,13 +1607,217 @@ int recorder__run(const struct record_plan *p)
 	return recorder__run_with(p, NULL);
 }
 
+/*
+ * Everything before arming: the gate, trigger programs, targets, hardware
+ * trace, CPU rings, attaching, the control FIFO, the file's header and
+ * synthesized records. Return: 0, or -1 with @ret the exit status (said why).
+ */
+static int session_prepare(struct session *s, const struct perf_sys *aux_sys, struct sched_primer *primer, int *ret)
+{
+	const struct record_plan *p = s->plan;
+	pid_t *tids = NULL;
+	size_t nr_tids = 0;
+	int err;
+
+	if (check_output_path(p->output, p->force))
+		return -1;
+
+	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
+		sched_primer__start(primer);
+	if (gate_setup(s))
+		return -1;
+	if (p->nr_trigger_progs) {
+		s->progs = calloc(p->nr_trigger_progs, sizeof(*s->progs));
+		if (!s->progs)
+			return -1;
+		for (size_t i = 0; i < p->nr_trigger_progs; i++) {
+			s->progs[i] = trigger_prog__open(p->trigger_progs[i], s->gate);
+			if (!s->progs[i]) {
+				*ret = errno == EINVAL || errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
+				return -1;
+			}
+			s->nr_progs++;
+		}
+	}
+	if ((p->nr_triggers || s->nr_progs || s->hw.edges || s->hold || hw_trace__per_thread(p)) && gate__ctl_open(s->gate, on_ctl, s)) {
+		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
+		return -1;
+	}
+
+	if (target_setup(s, ret))
+		return -1;
+	if (hw_trace__per_thread(p)) {
+		/* before the threads are listed: one created meanwhile is held, not missed */
+		err = initial_threads(&s->target, &tids, &nr_tids);
+		if (err) {
+			pr_err("%s: cannot list the threads of the target: %s\n", p->aux_event, strerror(-err));
+			return -1;
+		}
+	}
+	err = hw_trace__setup(&s->hw, p, &s->map, s->gate, p->all ? -1 : s->target.pids[0], tids, nr_tids);
+	free(tids);
+	tids = NULL;
+	if (err) {
+		*ret = usage_error(err) ? EXIT_USAGE : EXIT_RUNTIME;
+		return -1;
+	}
+	for (size_t i = 0; i < s->target.nr_pids; i++)
+		if (s->target.is_command ? gate__add_exec_target(s->gate, s->target.pids[i])
+					: gate__add_target(s->gate, s->target.pids[i]))
+			return -1;
+
+	if (cpu_events__open(&s->ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot, p->callchain) ||
+	    gate_outputs(s) || cpu_events__follow(&s->ce, &s->target))
+		return -1;
+	sched_primer__stop(primer);
+	if (s->hw.aux && aux_session__open(s->hw.aux, aux_sys))
+		return -1;
+	progress__init(&s->status, stderr, 250, !p->quiet);
+	progress__set_global(&s->status);
+	gate__set_progress(s->gate, &s->status);
+	err = gate__attach(s->gate);
+	progress__clear(&s->status);
+	if (err) {
+		*ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME; /* e.g. no such symbol */
+		return -1;
+	}
+	if (control__open(&s->ctl, &p->control))
+		return -1;
+	if (setup_loop(s)) {
+		pr_err("cannot set up the event loop: %s\n", strerror(errno));
+		return -1;
+	}
+	/* -p: threads created after they were listed and before the gate followed the process */
+	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
+		return -1;
+
+	s->w = pdata_writer__open(p->output, p->force);
+	if (!s->w)
+		return -1;	/* pdata_writer__open() said why */
+	s->created_file = true;
+	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
+	s->sink.callchain = p->callchain;
+	err = write_header(s);
+	if (!err)
+		err = synthesize(s);
+	if (err) {
+		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Arm the gate, start the hardware trace and the command. Return: 0 or -1 (said why). */
+static int session_start(struct session *s)
+{
+	const struct record_plan *p = s->plan;
+	int err;
+
+	gate__arm(s->gate);
+	if (s->hw.aux && aux_session__start(s->hw.aux)) {
+		gate__disarm(s->gate);
+		return -1;
+	}
+	err = target__start(&s->target);
+	if (err) {
+		pr_err("cannot run '%s': %s\n", p->command[0], strerror(-err));
+		gate__disarm(s->gate);
+		return -1;
+	}
+	if (!p->quiet)
+		pr_info("recording %zu tracepoint%s in %zu window%s on %zu CPU%s; Ctrl-C to stop\n",
+			p->events.nr, p->events.nr == 1 ? "" : "s", p->nr_windows, p->nr_windows == 1 ? "" : "s",
+			s->ce.nr_cpus, s->ce.nr_cpus == 1 ? "" : "s");
+	if (!p->quiet && s->hw.aux) {
+		char note[512];
+
+		pr_info("hardware trace %s: %s\n", p->aux_event,
+			record_plan__has_windows(p) ? hw_trace__path(&s->hw) : "the whole run");
+		if (hw_trace__note(&s->hw, p, note, sizeof(note)))
+			pr_info("hardware trace %s: %s\n", p->aux_event, note);
+	}
+	return 0;
+}
+
+/*
+ * After the loop (which ended with @err): disarm, take in what the rings
+ * and the trigger channel still hold, the end markers and counts, the exit
+ * snapshot, and close the file. Return: 0 or -errno of a write.
+ */
+static int session_finish(struct session *s, int err)
+{
+	const struct record_plan *p = s->plan;
+
+	gate__disarm(s->gate);
+	if (!err)
+		err = gate__ctl_consume(s->gate); /* triggers that fired at the very end */
+	if (!err)
+		err = drain(s);
+	if (!err && s->snapshot_due) {
+		/* snapshot+T still waiting: everything recorded is before its deadline. */
+		s->snapshot_due = 0;
+		err = triggered_snapshot(s, &s->snapshot_msg);
+	}
+	if (!err)
+		err = write_stop_marker(s);
+	if (!err)
+		err = write_gate_losses(s);
+	if (!err)
+		err = write_trigger_stats(s);
+	if (!err && p->snapshot_at_exit)
+		err = take_snapshot(s, "exit");
+	if (s->hold)
+		window_hold__end(s->hold); /* windows still open have no verdict: not written */
+	if (!err && s->hw.aux)
+		err = aux_session__stop(s->hw.aux, &s->sink);
+	if (!err)
+		err = pdata_writer__close(s->w);
+	return err;
+}
+
+/*
+ * Disk full or I/O error @err, while recording or finishing: keep what is on
+ * disk, readable, and count what never reached it: the records of the writes
+ * that failed, those still in the writer's buffer, and those still in the
+ * rings (drained now, each write failing and counted), in one
+ * PERF_RECORD_LOST_SAMPLES where the cut left room.
+ */
+static void session_salvage(struct session *s, int err)
+{
+	const struct record_plan *p = s->plan;
+	struct lost_samples_rec rec;
+	const struct pdata_writer_stats *ws;
+	__u64 lost;
+	int serr;
+
+	if (pdata_writer__failed(s->w)) {
+		bool any = false;
+
+		cpu_events__drain(&s->ce, process_record, s, &any);
+	}
+	s->lost_disk = pdata_writer__stats(s->w)->lost_samples + pdata_writer__pending_samples(s->w);
+	lost = s->lost_disk + gate_losses(s);
+	if (lost && s->ce.nr_cpus)
+		lost_samples_rec(s, lost, &rec);
+	serr = pdata_writer__salvage(s->w, lost && s->ce.nr_cpus ? &rec : NULL, sizeof(rec));
+	ws = pdata_writer__stats(s->w);
+	s->salvaged = true;
+	if (serr)
+		pr_err("recording stopped: %s could not be completed: %s\n", p->output, strerror(-serr));
+	else
+		pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
+		       strerror(-err), err == -ENOSPC ? "disk full" : "write error", p->output);
+	if (!serr && s->lost_disk)
+		pr_err("%llu samples recorded never reached %s (%s)\n", (unsigned long long)s->lost_disk,
+		       p->output, ws->salvage_record ? "the file counts them as lost samples"
+						      : "no room left in the file to count them there");
+}
+
 int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys)
 {
 	struct session s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
 	struct sched_primer primer = { .fd = -1 };
-	pid_t *tids = NULL;
-	size_t nr_tids = 0;
 	int err, ret = EXIT_RUNTIME;
 
 	control__init(&s.ctl);
@@ -1640,176 +1844,14 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 		ret = usage_error(err) ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
-	if (check_output_path(p->output, p->force))
+	if (session_prepare(&s, aux_sys, &primer, &ret) || session_start(&s))
 		goto out;
-
-	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
-		sched_primer__start(&primer);
-	if (gate_setup(&s))
-		goto out;
-	if (p->nr_trigger_progs) {
-		s.progs = calloc(p->nr_trigger_progs, sizeof(*s.progs));
-		if (!s.progs)
-			goto out;
-		for (size_t i = 0; i < p->nr_trigger_progs; i++) {
-			s.progs[i] = trigger_prog__open(p->trigger_progs[i], s.gate);
-			if (!s.progs[i]) {
-				ret = errno == EINVAL || errno == ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
-				goto out;
-			}
-			s.nr_progs++;
-		}
-	}
-	if ((p->nr_triggers || s.nr_progs || s.hw.edges || s.hold || hw_trace__per_thread(p)) && gate__ctl_open(s.gate, on_ctl, &s)) {
-		pr_err("cannot open the trigger channel: %s\n", strerror(errno));
-		goto out;
-	}
-
-	if (target_setup(&s, &ret))
-		goto out;
-	if (hw_trace__per_thread(p)) {
-		/* before the threads are listed: one created meanwhile is held, not missed */
-		err = initial_threads(&s.target, &tids, &nr_tids);
-		if (err) {
-			pr_err("%s: cannot list the threads of the target: %s\n", p->aux_event, strerror(-err));
-			goto out;
-		}
-	}
-	err = hw_trace__setup(&s.hw, p, &s.map, s.gate, p->all ? -1 : s.target.pids[0], tids, nr_tids);
-	free(tids);
-	tids = NULL;
-	if (err) {
-		ret = usage_error(err) ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	for (size_t i = 0; i < s.target.nr_pids; i++)
-		if (s.target.is_command ? gate__add_exec_target(s.gate, s.target.pids[i])
-					: gate__add_target(s.gate, s.target.pids[i]))
-			goto out;
-
-	if (cpu_events__open(&s.ce, &perf_sys__kernel, p->cpu_mask, p->nr_possible, p->mmap_pages, p->snapshot, p->callchain) ||
-	    gate_outputs(&s) || cpu_events__follow(&s.ce, &s.target))
-		goto out;
-	sched_primer__stop(&primer);
-	if (s.hw.aux && aux_session__open(s.hw.aux, aux_sys))
-		goto out;
-	progress__init(&s.status, stderr, 250, !p->quiet);
-	progress__set_global(&s.status);
-	gate__set_progress(s.gate, &s.status);
-	err = gate__attach(s.gate);
-	progress__clear(&s.status);
-	if (err) {
-		ret = err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME; /* e.g. no such symbol */
-		goto out;
-	}
-	if (control__open(&s.ctl, &p->control))
-		goto out;
-	if (setup_loop(&s)) {
-		pr_err("cannot set up the event loop: %s\n", strerror(errno));
-		goto out;
-	}
-	/* -p: threads created after they were listed and before the gate followed the process */
-	if (hw_trace__per_thread(p) && !s.target.is_command && !s.target.threads && add_current_threads(&s))
-		goto out;
-
-	s.w = pdata_writer__open(p->output, p->force);
-	if (!s.w)
-		goto out;	/* pdata_writer__open() said why */
-	s.created_file = true;
-	record_sink__init(&s.sink, s.w, s.hold, p->snapshot);
-	s.sink.callchain = p->callchain;
-	err = write_header(&s);
-	if (!err)
-		err = synthesize(&s);
-	if (err) {
-		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
-		goto out;
-	}
-
-	gate__arm(s.gate);
-	if (s.hw.aux && aux_session__start(s.hw.aux)) {
-		gate__disarm(s.gate);
-		goto out;
-	}
-	err = target__start(&s.target);
-	if (err) {
-		pr_err("cannot run '%s': %s\n", p->command[0], strerror(-err));
-		gate__disarm(s.gate);
-		goto out;
-	}
-	if (!p->quiet)
-		pr_info("recording %zu tracepoint%s in %zu window%s on %zu CPU%s; Ctrl-C to stop\n",
-			p->events.nr, p->events.nr == 1 ? "" : "s", p->nr_windows, p->nr_windows == 1 ? "" : "s",
-			s.ce.nr_cpus, s.ce.nr_cpus == 1 ? "" : "s");
-	if (!p->quiet && s.hw.aux) {
-		char note[512];
-
-		pr_info("hardware trace %s: %s\n", p->aux_event,
-			record_plan__has_windows(p) ? hw_trace__path(&s.hw) : "the whole run");
-		if (hw_trace__note(&s.hw, p, note, sizeof(note)))
-			pr_info("hardware trace %s: %s\n", p->aux_event, note);
-	}
 
 	control__ack(&s.ctl, ""); /* nothing: "ping" answers once armed */
 	err = loop(&s);
-	gate__disarm(s.gate);
-	if (!err)
-		err = gate__ctl_consume(s.gate); /* triggers that fired at the very end */
-	if (!err)
-		err = drain(&s);
-	if (!err && s.snapshot_due) {
-		/* snapshot+T still waiting: everything recorded is before its deadline. */
-		s.snapshot_due = 0;
-		err = triggered_snapshot(&s, &s.snapshot_msg);
-	}
-	if (!err)
-		err = write_stop_marker(&s);
-	if (!err)
-		err = write_gate_losses(&s);
-	if (!err)
-		err = write_trigger_stats(&s);
-	if (!err && p->snapshot_at_exit)
-		err = take_snapshot(&s, "exit");
-	if (s.hold)
-		window_hold__end(s.hold); /* windows still open have no verdict: not written */
-	if (!err && s.hw.aux)
-		err = aux_session__stop(s.hw.aux, &s.sink);
-	if (!err)
-		err = pdata_writer__close(s.w);
+	err = session_finish(&s, err);
 	if (err) {
-		/*
-		 * Disk full or I/O error, while recording or finishing: keep what is
-		 * on disk, readable, and count what never reached it: the records
-		 * of the writes that failed, those still in the writer's buffer, and
-		 * those still in the rings (drained now, each write failing and
-		 * counted), in one PERF_RECORD_LOST_SAMPLES where the cut left room.
-		 */
-		struct lost_samples_rec rec;
-		const struct pdata_writer_stats *ws;
-		__u64 lost;
-		int serr;
-
-		if (pdata_writer__failed(s.w)) {
-			bool any = false;
-
-			cpu_events__drain(&s.ce, process_record, &s, &any);
-		}
-		s.lost_disk = pdata_writer__stats(s.w)->lost_samples + pdata_writer__pending_samples(s.w);
-		lost = s.lost_disk + gate_losses(&s);
-		if (lost && s.ce.nr_cpus)
-			lost_samples_rec(&s, lost, &rec);
-		serr = pdata_writer__salvage(s.w, lost && s.ce.nr_cpus ? &rec : NULL, sizeof(rec));
-		ws = pdata_writer__stats(s.w);
-		s.salvaged = true;
-		if (serr)
-			pr_err("recording stopped: %s could not be completed: %s\n", p->output, strerror(-serr));
-		else
-			pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
-			       strerror(-err), err == -ENOSPC ? "disk full" : "write error", p->output);
-		if (!serr && s.lost_disk)
-			pr_err("%llu samples recorded never reached %s (%s)\n", (unsigned long long)s.lost_disk,
-			       p->output, ws->salvage_record ? "the file counts them as lost samples"
-							      : "no room left in the file to count them there");
+		session_salvage(&s, err);
 		goto out_summary;
 	}
 	ret = EXIT_OK;
