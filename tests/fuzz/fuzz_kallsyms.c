@@ -12,24 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "auxtrig/decode/binaries.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t base = 0xffffffff81000000ULL;
-	const char *tmp = getenv("TMPDIR");
 	struct binaries *b;
 	char path[4096], sym[64];
-	FILE *f;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/fuzz_kallsyms.%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	f = fopen(path, "wb");
-	if (!f)
-		abort();
-	if (size && fwrite(data, size, 1, f) != 1)
-		abort();
-	fclose(f);
+	fuzz_file__write("fuzz_kallsyms", data, size, path, sizeof(path));
 	b = binaries__new(NULL, "/nonexistent");
 	if (!b || binaries__add_mmap(b, base, 1ULL << 30, base, "[kernel.kallsyms]_text", true, NULL, 0))
 		abort();

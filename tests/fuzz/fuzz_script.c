@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "auxtrig/decode/script.h"
 #include "auxtrig/sys/log.h"
 
@@ -24,18 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const symfs = "../shared/data/perf/cs_etm-arm64/symfs";
 	struct script_opts o = { .itrace = 'b', .jobs = 1 + (size / 5) % 2 };
-	const char *tmp = getenv("TMPDIR");
 	char path[4096];
-	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/fuzz_script.%d.data", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-	f = fopen(path, "wb");
-	if (!f)
-		abort();
-	if (size && fwrite(data, size, 1, f) != 1)
-		abort();
-	fclose(f);
+	fuzz_file__write("fuzz_script.data", data, size, path, sizeof(path));
 	switch (size % 5) {
 	case 1:
 		o.itrace = 'i';
