@@ -549,13 +549,17 @@ int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, _
 	if (csd_decoder__prepare(d))
 		return -EINVAL;
 	if (d->own && etm4_decoder__check(d->own, buf, len, 1) == 1) {
-		size_t used;
-
+		/* a CSD_WAIT only pauses: as OpenCSD's flush below, go on */
 		d->nr_own++;
 		etm4_decoder__reset(d->own);
-		err = etm4_decoder__feed(d->own, base, buf, len, &used);
-		if (!err)
-			err = etm4_decoder__eot(d->own);
+		do {
+			size_t used = 0;
+
+			err = etm4_decoder__feed(d->own, base + done, p + done, len - done, &used);
+			done += used;
+		} while (err == 1);
+		while (!err && (err = etm4_decoder__eot(d->own)) == 1)
+			;
 		if (err < 0) {
 			if (err_msg)
 				snprintf(err_msg, err_size, "decoding stopped by a fatal element response");

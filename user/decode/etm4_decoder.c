@@ -95,6 +95,7 @@ struct etm4_decoder {
 	int unsupported;	/* check: found something OpenCSD must decode */
 	int fatal;
 	int volatile_code;
+	int eot_id;		/* etm4_decoder__eot(): the next trace ID to end */
 	struct etm4_src *src[128];
 	struct etm4_src *only;	/* the raw source */
 	/* deformatter */
@@ -229,6 +230,7 @@ void etm4_decoder__reset(struct etm4_decoder *d)
 	d->nr_run = d->at_run = 0;
 	d->nr_out = d->at_out = 0;
 	d->fatal = 0;
+	d->eot_id = 0;
 }
 
 /* ---- elements ---- */
@@ -1210,9 +1212,9 @@ int etm4_decoder__eot(struct etm4_decoder *d)
 	int err = e4_input(d, 0, NULL, 0, &used);
 
 	if (err)
-		return err < 0 ? err : 0;
-	for (int id = 0; id < 128; id++) {
-		struct etm4_src *s = d->src[id];
+		return err;
+	for (; d->eot_id < 128; d->eot_id++) {
+		struct etm4_src *s = d->src[d->eot_id];
 
 		if (!s)
 			continue;
@@ -1227,8 +1229,10 @@ int etm4_decoder__eot(struct etm4_decoder *d)
 		s->nr_q = 0;
 		e4_out__add(d, s, s->cur_index, OCSD_GEN_TRC_ELEM_EO_TRACE);
 		err = e4_deliver(d);
-		if (err)
-			return err < 0 ? err : 0;
+		if (err) {
+			d->eot_id++;
+			return err;
+		}
 	}
 	return 0;
 }
@@ -1240,6 +1244,9 @@ int etm4_decoder__check(struct etm4_decoder *d, const void *buf, size_t len, int
 	size_t used;
 	int ok = 1;
 
+	/* OpenCSD refuses frame-formatted blocks of partial frames */
+	if (d->formatted && len % 16)
+		return 0;
 	/* a copy of the decoder, its sources fresh, nothing built or walked */
 	c = *d;
 	c.check = 1;

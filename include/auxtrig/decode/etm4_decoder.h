@@ -95,7 +95,8 @@ int etm4_decoder__feed(struct etm4_decoder *d, __u64 index, const void *buf, siz
 
 /**
  * etm4_decoder__eot() - end of trace: the pending elements and one
- * end-of-trace element per source. Return: 0 or -EIO.
+ * end-of-trace element per source. Return: 0, 1 after a %CSD_WAIT (call
+ * it again for the rest), or -EIO.
  */
 int etm4_decoder__eot(struct etm4_decoder *d);
 
