@@ -381,16 +381,10 @@ static const struct e4_wp *e4_walk_cached(struct etm4_decoder *d, struct etm4_sr
 	h += (__u64)s->id * 0x2545f4914f6cdd1dull;
 	w = &d->wp[(h >> 40) & (ETM4_WP_CACHE_SIZE - 1)];
 	if (!w->valid || w->start != start || w->id != s->id) {
+		/* (a walk of no instruction has no type of its own: users look at nr_instr first) */
 		e4_walk(d, s, start, 0, 0, w);
 		w->id = s->id;
-		/* a walk of no instruction keeps the previous instruction's type: not cacheable */
-		w->valid = w->nr_instr != 0;
-		if (!w->valid) {
-			static struct e4_wp none;
-
-			none = *w;
-			return &none;
-		}
+		w->valid = 1;
 	}
 	return w;
 }
@@ -1082,8 +1076,16 @@ static void e4_byte(struct etm4_decoder *d, struct etm4_src *s, __u8 b, __u64 in
 		s->zeros = 0;
 		return;
 	}
-	if (!s->n)
+	if (!s->n) {
 		s->pkt_index = index;
+		if (b >= 0xc0) {	/* an atom packet, most of the trace: one byte */
+			s->pkt[0] = b;
+			s->n = 1;
+			e4_packet(d, s);
+			s->n = 0;
+			return;
+		}
+	}
 	s->pkt[s->n++] = b;
 	len = e4_pkt_len(s, s->pkt, s->n);
 	if (len < 0 || len > (int)sizeof(s->pkt)) {
@@ -1107,9 +1109,8 @@ static void e4_byte(struct etm4_decoder *d, struct etm4_src *s, __u8 b, __u64 in
  * the frame starts with, that of the ID byte for a run after an ID change,
  * plus the byte's place in its run.
  */
-static void e4_unpack(struct etm4_decoder *d)
+static void e4_unpack(struct etm4_decoder *d, const __u8 *f)
 {
-	const __u8 *f = d->frame;
 	__u64 run = d->frame_index;
 	int n = 0, off = 0;
 
@@ -1189,12 +1190,18 @@ static int e4_input(struct etm4_decoder *d, __u64 index, const __u8 *p, size_t l
 			i++;
 			continue;
 		}
-		if (!d->nr_frame)
+		if (!d->nr_frame) {
 			d->frame_index = index + i;
+			if (len - i >= 16) {	/* a whole frame in place */
+				e4_unpack(d, p + i);
+				i += 16;
+				continue;
+			}
+		}
 		d->frame[d->nr_frame++] = p[i++];
 		if (d->nr_frame == 16) {
 			d->nr_frame = 0;
-			e4_unpack(d);
+			e4_unpack(d, d->frame);
 		}
 	}
 	*used = i;
