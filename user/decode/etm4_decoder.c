@@ -1234,6 +1234,9 @@ int etm4_decoder__eot(struct etm4_decoder *d)
 			e4_ts_event(d, s, &s->q[i]);
 		}
 		s->nr_q = 0;
+		/* a packet cut by the end still reaches OpenCSD's decoder: its index is the last */
+		if (s->n)
+			s->cur_index = s->pkt_index;
 		e4_out__add(d, s, s->cur_index, OCSD_GEN_TRC_ELEM_EO_TRACE);
 		err = e4_deliver(d);
 		if (err) {
@@ -1287,8 +1290,8 @@ int etm4_decoder__check(struct etm4_decoder *d, const void *buf, size_t len, int
 	for (int i = 0; i < 128 && ok == 1 && eot; i++) {
 		struct etm4_src *s = src[i];
 
-		/* a packet cut by the end, or a stream that never synchronised: OpenCSD's own ways */
-		if (s && (s->n || (s->got_bytes && !s->synced)))
+		/* a stream that never synchronised: OpenCSD ends it at an index of its own */
+		if (s && s->got_bytes && !s->synced)
 			ok = 0;
 	}
 out:
