@@ -350,6 +350,77 @@ static void test_etm4_decoder_juno_timed_as_opencsd(void **state)
 	free(trace);
 }
 
+/* @st (@len bytes) with every @every-th of the timestamp packets cs_fixture__stamp() put in made an overflow */
+static unsigned int overflow_for_ts(unsigned char *st, size_t len, __u64 ts0, __u64 step, unsigned int every)
+{
+	unsigned int k = 0, nr = 0;
+
+	for (__u64 ts = ts0;; ts += step, k++) {
+		unsigned char pkt[8] = { 0x02 };
+		unsigned char *at = NULL;
+
+		for (int b = 0; b < 7; b++)
+			pkt[1 + b] = ((ts >> (7 * b)) & 0x7f) | (b < 6 ? 0x80 : 0);
+		for (size_t i = 0; i + 8 <= len && !at; i++)
+			if (!memcmp(st + i, pkt, 8))
+				at = st + i;
+		if (!at)
+			return nr;
+		if (k % every == every - 1) {
+			static const unsigned char ovf[8] = { 0x00, 0x05, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70 };
+
+			memcpy(at, ovf, 8);
+			nr++;
+		}
+	}
+}
+
+/* The timed streams with overflows (and the trace lost up to the next A-sync after each). */
+static void test_etm4_decoder_juno_overflow_as_opencsd(void **state)
+{
+	struct csd_etmv4_regs regs[6];
+	unsigned char *st[6];
+	size_t sl[6], len, n;
+	unsigned int ids[6];
+	void *trace = need_juno(&len, regs);
+	unsigned char *f;
+
+	for (int i = 0; i < 6; i++) {
+		size_t dl, nts;
+		unsigned char *d = cs_fixture__deformat(trace, len, 0x10 + i, &dl);
+
+		assert_non_null(d);
+		st[i] = cs_fixture__stamp(d, dl, 11, 2000000 + 7000 * i, 5 + i, &sl[i], &nts);
+		assert_non_null(st[i]);
+		if (dl > 1000)
+			assert_true(overflow_for_ts(st[i], sl[i], 2000000 + 7000 * i, 5 + i, 9) > 0);
+		free(d);
+		ids[i] = 0x10 + i;
+		regs[i].configr |= 1u << 11;	/* TS */
+	}
+	{
+		struct run r = juno_run(&regs[0], 1, st[0], sl[0]);
+
+		r.formatted = 0;
+		same_elements(&r, 500);
+		free((void *)r.image);
+	}
+	f = cs_fixture__format((const unsigned char *const *)st, sl, ids, 6, 13, &n);
+	assert_non_null(f);
+	{
+		struct run r = juno_run(regs, 6, f, n);
+
+		same_elements(&r, 1000);
+		r.feed = 1;
+		same_elements(&r, 1000);
+		free((void *)r.image);
+	}
+	for (int i = 0; i < 6; i++)
+		free(st[i]);
+	free(f);
+	free(trace);
+}
+
 /* simpleperf's cs_etm perf.data: its one AUXTRACE buffer, with its image. */
 static void test_etm4_decoder_perf_etm_as_opencsd(void **state)
 {
@@ -482,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_etm4_decoder_juno_timed_as_opencsd),
 		cmocka_unit_test(test_etm4_decoder_perf_etm_as_opencsd),
 		cmocka_unit_test(test_etm4_decoder_juno_pieces_as_opencsd),
+		cmocka_unit_test(test_etm4_decoder_juno_overflow_as_opencsd),
 		cmocka_unit_test(test_etm4_decoder_falls_back_whole),
 	};
 

@@ -75,7 +75,7 @@ struct etm4_src {
 	__u64 ts;
 	/* element generator */
 	int state;
-	__u8 need_ctxt, need_addr, is64, pending_addr, ctxt_seen;
+	__u8 need_ctxt, need_addr, is64, pending_addr, ctxt_seen, prev_overflow;
 	__u8 isa;
 	__u8 i_type, i_subtype, i_cond;
 	__u64 instr_addr;
@@ -210,6 +210,7 @@ static void e4_src__reset(struct etm4_src *s)
 	s->is64 = 0;
 	s->pending_addr = 0;
 	s->ctxt_seen = 0;
+	s->prev_overflow = 0;
 	s->isa = ocsd_isa_arm;
 	s->i_type = OCSD_INSTR_OTHER;
 	s->i_subtype = OCSD_S_INSTR_NONE;
@@ -569,7 +570,8 @@ static void e4_commit(struct etm4_decoder *d, struct etm4_src *s)
 		case Q_TRC_ON:
 			e = e4_out__add(d, s, it->index, OCSD_GEN_TRC_ELEM_TRACE_ON);
 			if (e)
-				e->trace_on_reason = TRACE_ON_NORMAL;
+				e->trace_on_reason = s->prev_overflow ? TRACE_ON_OVERFLOW : TRACE_ON_NORMAL;
+			s->prev_overflow = 0;
 			break;
 		case Q_ADDR:
 			s->instr_addr = it->val;
@@ -667,9 +669,11 @@ static int e4_pkt_len(const struct etm4_src *s, const __u8 *p, int n)
 	int i;
 
 	switch (h) {
-	case 0x00:	/* A-sync (the others: discard, overflow, not decoded) */
+	case 0x00:	/* A-sync, discard, overflow */
 		if (n < 2)
 			return 0;
+		if (p[1] == 0x03 || p[1] == 0x05)
+			return 2;
 		if (p[1] != 0x00)
 			return -1;
 		for (i = 2; i < n && i < 11; i++)
@@ -790,6 +794,23 @@ static void e4_atoms(const __u8 h, __u32 *bits, __u8 *nr)
 	}
 }
 
+/*
+ * Overflow or discard: OpenCSD's discardElements(): the timestamps and
+ * events waiting are delivered, the rest dropped, and the decoder is
+ * unsynchronised again (an element NO_SYNC for this very packet).
+ */
+static void e4_discard(struct etm4_decoder *d, struct etm4_src *s)
+{
+	for (size_t i = 0; i < s->nr_q; i++)
+		e4_ts_event(d, s, &s->q[i]);
+	s->nr_q = 0;
+	s->pending_addr = 0;
+	s->excep_wait = 0;
+	s->need_ctxt = s->need_addr = 1;
+	e4_out__add(d, s, s->pkt_index, OCSD_GEN_TRC_ELEM_NO_SYNC);
+	s->state = E4_WAIT_SYNC;
+}
+
 /* the element generator's part of a packet, in state E4_DECODE */
 static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8 *p, int n, __u64 addr, __u8 is,
 			  int is_addr)
@@ -810,6 +831,11 @@ static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8
 	}
 	switch (h) {
 	case 0x00:
+		if (n == 2) {
+			s->prev_overflow |= p[1] == 0x05;
+			e4_discard(d, s);
+		}
+		return;
 	case 0x70:
 	case 0x01:
 		return;
@@ -1027,7 +1053,7 @@ static void e4_packet(struct etm4_decoder *d, struct etm4_src *s)
 	s->delivered = 1;
 	switch (s->state) {
 	case E4_WAIT_SYNC:
-		if (h == 0x00)
+		if (h == 0x00 && n == 12)
 			s->state = E4_WAIT_TINFO;
 		return;
 	case E4_WAIT_TINFO:

@@ -25,9 +25,10 @@
  * waypoints. etm4_decoder__add_source() refuses anything else; for a
  * buffer, etm4_decoder__check() parses the packets (without walking code)
  * and refuses a packet kind or a sequence it does not decode as OpenCSD
- * would (T32/A32 state, overflow, discard, a bad packet, a trace ID that
- * never synchronises ...): csd_decoder then decodes that buffer with
- * OpenCSD, so the choice never changes the output.
+ * would (T32/A32 state, a bad packet, a trace ID that never
+ * synchronises, an exception not followed by its address ...): csd_decoder
+ * then decodes that buffer with OpenCSD, so the choice never changes the
+ * output.
  *
  * Names use the etm4_ prefix: ocsd_ belongs to OpenCSD.
  */
