@@ -12,6 +12,12 @@ skip() { echo "skip: $*" >&2; echo "$*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (BPF and perf events)"; }
 need_perf() { command -v perf >/dev/null || skip "needs perf (make deps installs linux-perf)"; }
+# The BPF objects a process holds, one "prog|map|link ID" a line, from its fds' fdinfo. One
+# process reads them all: one per fd took 20 s in an emulated guest, while the recording ran on
+# and its file grew to 100 MB, which perf then took minutes to read.
+bpf_objects() {
+	sed -n 's/^\(prog\|map\|link\)_id:[[:space:]]*\([0-9]*\)$/\1 \2/p' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u
+}
 
 # perf script in columns we parse: comm tid cpu time event fields...
 pscript() { perf script -F comm,tid,cpu,time,event,trace -i "$1" 2>"$tmp/pscript.err"; }

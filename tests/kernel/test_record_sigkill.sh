@@ -15,12 +15,6 @@ UPD=$build/examples/uprobe_demo
 tracefs=/sys/kernel/tracing
 [ -f $tracefs/uprobe_events ] || tracefs=/sys/kernel/debug/tracing
 
-# The BPF objects a process holds, one "prog|map|link ID" a line, from its fds' fdinfo. One
-# process reads them all: one per fd took 20 s in an emulated guest, while the recording ran on
-# and its file grew to 100 MB, which perf then took minutes to read.
-bpf_objects() {
-	sed -n 's/^\(prog\|map\|link\)_id:[[:space:]]*\([0-9]*\)$/\1 \2/p' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u
-}
 # The perf events a process holds.
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 # Until a process is gone (reaped: a zombie still answers kill -0) or $WAIT s (a guard, not a bound:

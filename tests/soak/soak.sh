@@ -24,7 +24,8 @@ AUXTRIG=$build/auxtrig STORM=$build/examples/syscall_storm
 [ "$(id -u)" = 0 ] || { echo "soak: needs root (BPF and perf events)" >&2; exit 2; }
 [ -x "$AUXTRIG" ] && [ -x "$STORM" ] || { echo "soak: $AUXTRIG or $STORM is not built (make)" >&2; exit 2; }
 [ "$secs" -ge $((interval * 9)) ] || { echo "soak: SOAK_SECONDS must be at least 8 samples long" >&2; exit 2; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/auxtrig-soak.XXXXXX")
+# lib.sh: bpf_objects, and $tmp (removed by cleanup below)
+AUXTRIG_BUILD=$build . "$top/tests/kernel/lib.sh"
 aux=
 cleanup() {
 	[ -n "$aux" ] && kill -KILL "$aux" 2>/dev/null
@@ -32,13 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 die() { echo "soak: FAIL: $*" >&2; exit 1; }
-
-bpf_objects() {
-	local f
-	for f in /proc/"$1"/fdinfo/*; do
-		sed -n 's/^\(prog\|map\|link\)_id:[[:space:]]*\([0-9]*\)$/\1 \2/p' "$f" 2>/dev/null
-	done | sort -u
-}
 
 mkfifo -m 600 "$tmp/ctl" "$tmp/ack"
 exec 5<>"$tmp/ctl" 6<>"$tmp/ack"

@@ -118,6 +118,21 @@ char *test_tmpdir__new(void)
 	return dir;
 }
 
+int test_datafile__new(struct test_datafile *df)
+{
+	df->dir = test_tmpdir__new();
+	if (!df->dir)
+		return -1;
+	snprintf(df->path, sizeof(df->path), "%s/perf.data", df->dir);
+	return 0;
+}
+
+void test_datafile__delete(struct test_datafile *df)
+{
+	test_tmpdir__delete(df->dir);
+	df->dir = NULL;
+}
+
 void test_tmpdir__delete(char *dir)
 {
 	DIR *d;

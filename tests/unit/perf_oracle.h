@@ -42,6 +42,16 @@ char *test_tmpdir__new(void);
 /** test_tmpdir__delete() - remove the directory and the files in it (kept if $AUXTRIG_TEST_KEEP is set); frees @dir. */
 void test_tmpdir__delete(char *dir);
 
+/** struct test_datafile - a fresh directory and the path of a perf.data file in it. */
+struct test_datafile {
+	char *dir;
+	char path[4096];
+};
+/** test_datafile__new() - make @df's directory (test_tmpdir__new()). Return: 0, or -1 if it could not. */
+int test_datafile__new(struct test_datafile *df);
+/** test_datafile__delete() - remove @df's directory and its files (test_tmpdir__delete()). */
+void test_datafile__delete(struct test_datafile *df);
+
 /** test_fixture_path() - $AUXTRIG_TOP/tests/fixtures/@rel (or ./tests/fixtures/@rel) in a static buffer. */
 const char *test_fixture_path(const char *rel);
 

@@ -22,8 +22,7 @@
 #include "perf_oracle.h"
 
 struct fixture {
-	char *dir;
-	char path[4096];
+	struct test_datafile file;
 	struct pmu_set *set;
 };
 
@@ -31,9 +30,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	f->dir = test_tmpdir__new();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/perf.data", f->dir);
+	assert_int_equal(test_datafile__new(&f->file), 0);
 	*state = f;
 	return 0;
 }
@@ -43,7 +40,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	pmu_set__delete(f->set);
-	test_tmpdir__delete(f->dir);
+	test_datafile__delete(&f->file);
 	free(f);
 	return 0;
 }
@@ -110,13 +107,13 @@ static void write_file(struct fixture *f, const struct aux_event *ev, const void
 	dummy.sample_period = 1;
 	dummy.sample_type = PDATA_SAMPLE_TYPE;
 	dummy.sample_id_all = 1;
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	assert_int_equal(pdata_writer__add_attr(w, &ev->attr, ev->name, aux_ids, 1), 0);
 	assert_int_equal(pdata_writer__add_attr(w, &dummy, "dummy:u", dummy_ids, 1), 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
 	assert_int_equal(pdata_writer__write(w, info, len), 0);
-	snprintf(path, sizeof(path), "%s/kallsyms", f->dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", f->file.dir);
 	k = fopen(path, "w");
 	assert_non_null(k);
 	fputs("ffffffff81000000 T _stext\nffffffff81000000 T _text\n", k);
@@ -130,7 +127,7 @@ static void write_file(struct fixture *f, const struct aux_event *ev, const void
 
 static char *perf_dump(struct fixture *f)
 {
-	const char *dump[] = { "report", "-D", "-i", f->path, NULL };
+	const char *dump[] = { "report", "-D", "-i", f->file.path, NULL };
 	const char *bad;
 	char *out;
 

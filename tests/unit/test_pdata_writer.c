@@ -33,17 +33,14 @@
 #define PT_PMU_TYPE 9
 
 struct fixture {
-	char *dir;
-	char path[4096];
+	struct test_datafile file;
 };
 
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	f->dir = test_tmpdir__new();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/perf.data", f->dir);
+	assert_int_equal(test_datafile__new(&f->file), 0);
 	*state = f;
 	return 0;
 }
@@ -52,7 +49,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	test_tmpdir__delete(f->dir);
+	test_datafile__delete(&f->file);
 	free(f);
 	return 0;
 }
@@ -202,12 +199,12 @@ static void assert_clean(const char *what, const char *out)
 static void test_pdata_writer_perf_script_decodes_openat(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "script", "-i", f->path, "--show-task-events", "--show-mmap-events", NULL };
+	const char *args[] = { "script", "-i", f->file.path, "--show-task-events", "--show-mmap-events", NULL };
 	char *out;
 	int rc;
 
 	perf_oracle__need();
-	write_openat_file(f->path, f->dir);
+	write_openat_file(f->file.path, f->file.dir);
 	rc = perf_oracle__run(NULL, args, &out);
 	print_message("%s", out);
 	assert_int_equal(rc, 0);
@@ -224,8 +221,8 @@ static void test_pdata_writer_perf_script_decodes_openat(void **state)
 static void test_pdata_writer_perf_report_is_clean(void **state)
 {
 	struct fixture *f = *state;
-	const char *dump[] = { "report", "-D", "-i", f->path, NULL };
-	const char *hdr[] = { "report", "--header-only", "-i", f->path, NULL };
+	const char *dump[] = { "report", "-D", "-i", f->file.path, NULL };
+	const char *hdr[] = { "report", "--header-only", "-i", f->file.path, NULL };
 	static const char *const want[] = {
 		"# hostname : ", "# os release : ", "# perf version : auxtrig ", "# arch : ", "# nrcpus online : ",
 		"# cpudesc : ", "# cpuid : ", "# total memory : ", "# cmdline : auxtrig record -e syscalls:sys_enter_openat",
@@ -234,7 +231,7 @@ static void test_pdata_writer_perf_report_is_clean(void **state)
 	char *out;
 
 	perf_oracle__need();
-	write_openat_file(f->path, f->dir);
+	write_openat_file(f->file.path, f->file.dir);
 	assert_int_equal(perf_oracle__run(NULL, dump, &out), 0);
 	assert_clean("perf report -D", out);
 	assert_non_null(strstr(out, "PERF_RECORD_SAMPLE("));
@@ -254,9 +251,9 @@ static void test_pdata_writer_perf_report_is_clean(void **state)
 static void test_pdata_writer_perf_reads_intel_pt_auxtrace(void **state)
 {
 	struct fixture *f = *state;
-	const char *dump[] = { "report", "-D", "-i", f->path, NULL };
-	const char *hdr[] = { "report", "--header-only", "-i", f->path, NULL };
-	const char *decode[] = { "script", "-i", f->path, "--itrace=ed", "-F", "comm,tid,time", NULL };
+	const char *dump[] = { "report", "-D", "-i", f->file.path, NULL };
+	const char *hdr[] = { "report", "--header-only", "-i", f->file.path, NULL };
+	const char *decode[] = { "script", "-i", f->file.path, "--itrace=ed", "-F", "comm,tid,time", NULL };
 	char log[4200];
 	struct perf_event_attr pt = attr_of(PT_PMU_TYPE, 0x400 /* tsc */);
 	struct perf_event_attr dummy = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
@@ -276,7 +273,7 @@ static void test_pdata_writer_perf_reads_intel_pt_auxtrace(void **state)
 		psb[i + 1] = 0x82;
 	}
 	*perf_attr_aux_action(&pt) = AUXTRIG_AUX_START_PAUSED; /* must not leak into EVENT_DESC */
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	assert_int_equal(pdata_writer__add_attr(w, &pt, "intel_pt//", pt_ids, 1), 0);
 	assert_int_equal(pdata_writer__add_attr(w, &dummy, "dummy:u", dummy_ids, 1), 0);
@@ -312,7 +309,7 @@ static void test_pdata_writer_perf_reads_intel_pt_auxtrace(void **state)
 	info.priv[16] = 0;		/* filter string length */
 	info.priv[17] = 0;		/* cap event trace */
 	assert_int_equal(pdata_writer__write(w, &info, sizeof(info)), 0);
-	write_kernel_mmap(w, f->dir);
+	write_kernel_mmap(w, f->file.dir);
 	/* 16 + 5 bytes, padded to 24 by the writer */
 	assert_int_equal(pdata_writer__write_auxtrace(w, &rec, psb, 16, tail, 5), 0);
 	assert_int_equal(pdata_writer__finish_round(w), 0);
@@ -335,10 +332,10 @@ static void test_pdata_writer_perf_reads_intel_pt_auxtrace(void **state)
 	 * dumps when !data_queued). The decoder's debug log (--itrace=d, written
 	 * to ./intel_pt.log) shows it read our payload through the index.
 	 */
-	assert_int_equal(perf_oracle__run(f->dir, decode, &out), 0);
+	assert_int_equal(perf_oracle__run(f->file.dir, decode, &out), 0);
 	assert_clean("perf script --itrace=ed (Intel PT)", out);
 	free(out);
-	snprintf(log, sizeof(log), "%s/intel_pt.log", f->dir);
+	snprintf(log, sizeof(log), "%s/intel_pt.log", f->file.dir);
 	out = test_read_file(log, NULL);
 	assert_non_null(out);
 	print_message("%s", out);
@@ -377,7 +374,7 @@ static void test_pdata_writer_layout(void **state)
 	size_t len, nr_feats;
 	int nbits = 0;
 
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	add_tp_and_dummy(w, 782, AUXTRIG_AUX_PAUSE);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -385,7 +382,7 @@ static void test_pdata_writer_layout(void **state)
 	assert_int_equal(pdata_writer__close(w), 0);
 	pdata_writer__delete(w);
 
-	file = test_read_file(f->path, &len);
+	file = test_read_file(f->file.path, &len);
 	assert_non_null(file);
 	memcpy(&h, file, sizeof(h));
 	assert_memory_equal(file, "PERFILE2", 8);
@@ -467,7 +464,7 @@ static void test_pdata_writer_layout(void **state)
 static void test_pdata_writer_finish_round_updates_data_size(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct pdata_file_header h;
 	char buf[256];
 	size_t len;
@@ -475,13 +472,13 @@ static void test_pdata_writer_finish_round_updates_data_size(void **state)
 	assert_non_null(w);
 	add_tp_and_dummy(w, 782, 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
-	read_header(f->path, &h);
+	read_header(f->file.path, &h);
 	assert_int_equal(h.data.size, 0);
 	len = synth__comm_record(buf, sizeof(buf), 1, 1, "init");
 	assert_int_equal(pdata_writer__write(w, buf, len), 0);
 	assert_int_equal(pdata_writer__finish_round(w), 0);
 	/* As if killed here: the header already covers everything written. */
-	read_header(f->path, &h);
+	read_header(f->file.path, &h);
 	assert_int_equal(h.data.size, len + 8);
 	assert_int_equal(pdata_writer__stats(w)->records, 2);
 	assert_int_equal(pdata_writer__stats(w)->nr_by_type[PERF_RECORD_COMM], 1);
@@ -498,7 +495,7 @@ static void test_pdata_writer_finish_round_updates_data_size(void **state)
 static void test_pdata_writer_killed_run_is_readable(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "script", "-i", f->path, "--show-task-events", NULL };
+	const char *args[] = { "script", "-i", f->file.path, "--show-task-events", NULL };
 	struct perf_event_attr dummy = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	struct pdata_writer *w;
 	__u64 id = 5;
@@ -507,7 +504,7 @@ static void test_pdata_writer_killed_run_is_readable(void **state)
 
 	perf_oracle__need();
 	dummy.exclude_kernel = 1; /* no kernel map in this file: keep perf's kptr warning away */
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	assert_int_equal(pdata_writer__add_attr(w, &dummy, "dummy:u", &id, 1), 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -529,11 +526,11 @@ static void test_pdata_writer_killed_run_is_readable(void **state)
 static void test_pdata_writer_killed_tracepoint_run_is_readable(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "script", "-i", f->path, NULL };
+	const char *args[] = { "script", "-i", f->file.path, NULL };
 	char *out;
 
 	perf_oracle__need();
-	write_openat_file_(f->path, f->dir, true);
+	write_openat_file_(f->file.path, f->file.dir, true);
 	assert_int_equal(perf_oracle__run(NULL, args, &out), 0);
 	assert_clean("perf script on a killed tracepoint run", out);
 	assert_non_null(strstr(out, "1000.000123: syscalls:sys_enter_openat:"));
@@ -544,7 +541,7 @@ static void test_pdata_writer_killed_tracepoint_run_is_readable(void **state)
 static void test_pdata_writer_rejects_unknown_ids(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	char buf[256];
 	size_t len;
 	struct pdata_sample_id sid = {};
@@ -573,7 +570,7 @@ static void test_pdata_writer_rejects_unknown_ids(void **state)
 static void test_pdata_writer_tracepoint_needs_tracing_data(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct perf_event_attr tp = attr_of(PERF_TYPE_TRACEPOINT, 782);
 	__u64 id = 1;
 
@@ -582,14 +579,14 @@ static void test_pdata_writer_tracepoint_needs_tracing_data(void **state)
 	assert_int_equal(pdata_writer__begin_data(w), -EINVAL);
 	/* the caller then removes the file: nothing half-written stays behind */
 	assert_int_equal(pdata_writer__unlink(w), 0);
-	assert_int_equal(access(f->path, F_OK), -1);
+	assert_int_equal(access(f->file.path, F_OK), -1);
 	pdata_writer__delete(w);
 }
 
 static void test_pdata_writer_rejects_mismatched_sample_layout(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct perf_event_attr a = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	__u64 id = 1, id2 = 2;
 
@@ -607,7 +604,7 @@ static void test_pdata_writer_rejects_mismatched_sample_layout(void **state)
 static void test_pdata_writer_auxtrace_padding_and_index(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct pdata_record_auxtrace_info info = {};
 	struct pdata_record_auxtrace rec = { .idx = 2, .cpu = 2, .tid = -1 }, got;
 	struct pdata_file_header h;
@@ -629,7 +626,7 @@ static void test_pdata_writer_auxtrace_padding_and_index(void **state)
 	assert_int_equal(pdata_writer__close(w), 0);
 	pdata_writer__delete(w);
 
-	file = test_read_file(f->path, &len);
+	file = test_read_file(f->file.path, &len);
 	memcpy(&h, file, sizeof(h));
 	assert_int_equal(h.data.size, 16 + 48 + 16);
 	memcpy(&got, file + h.data.offset + 16, sizeof(got));
@@ -653,7 +650,7 @@ static void test_pdata_writer_auxtrace_padding_and_index(void **state)
 static void test_pdata_writer_rejects_unknown_id_index(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct {
 		struct pdata_record_id_index h;
 		struct pdata_id_index_entry e[2];
@@ -680,7 +677,7 @@ static void test_pdata_writer_rejects_unknown_id_index(void **state)
 static void test_pdata_writer_large_auxtrace(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 	struct pdata_record_auxtrace_info info = { .header = { .type = PDATA_RECORD_AUXTRACE_INFO, .size = 16 } };
 	struct pdata_record_auxtrace rec = {}, got;
 	struct pdata_file_header h;
@@ -706,7 +703,7 @@ static void test_pdata_writer_large_auxtrace(void **state)
 	assert_int_equal(pdata_writer__close(w), 0);
 	pdata_writer__delete(w);
 
-	file = test_read_file(f->path, &len);
+	file = test_read_file(f->file.path, &len);
 	assert_non_null(file);
 	memcpy(&h, file, sizeof(h));
 	off = h.data.offset + 16 + 56; /* after the info (16) and the comm (16 + 8 + 32) */
@@ -738,13 +735,13 @@ static void test_pdata_writer_large_auxtrace(void **state)
 static void test_pdata_writer_refuses_existing_file(void **state)
 {
 	struct fixture *f = *state;
-	int fd = open(f->path, O_CREAT | O_WRONLY, 0644);
+	int fd = open(f->file.path, O_CREAT | O_WRONLY, 0644);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "keep", 4), 4);
 	close(fd);
 	errno = 0;
-	assert_null(pdata_writer__open(f->path, false));
+	assert_null(pdata_writer__open(f->file.path, false));
 	assert_int_equal(errno, EEXIST);
 }
 
@@ -754,18 +751,18 @@ static void test_pdata_writer_force_replaces_regular_file(void **state)
 	char other[4200];
 	struct pdata_writer *w;
 	struct stat st;
-	int fd = open(f->path, O_CREAT | O_WRONLY, 0644);
+	int fd = open(f->file.path, O_CREAT | O_WRONLY, 0644);
 	char *content;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "keep", 4), 4);
 	close(fd);
 	/* a hard link to the old file must keep the old content */
-	snprintf(other, sizeof(other), "%s/hardlink", f->dir);
-	assert_int_equal(link(f->path, other), 0);
-	w = pdata_writer__open(f->path, true);
+	snprintf(other, sizeof(other), "%s/hardlink", f->file.dir);
+	assert_int_equal(link(f->file.path, other), 0);
+	w = pdata_writer__open(f->file.path, true);
 	assert_non_null(w);
-	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(stat(f->file.path, &st), 0);
 	assert_int_equal(st.st_size, 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	pdata_writer__delete(w);
@@ -781,24 +778,24 @@ static void test_pdata_writer_force_refuses_symlink(void **state)
 	char *content;
 	int fd;
 
-	snprintf(target, sizeof(target), "%s/target", f->dir);
+	snprintf(target, sizeof(target), "%s/target", f->file.dir);
 	fd = open(target, O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "victim", 6), 6);
 	close(fd);
-	assert_int_equal(symlink(target, f->path), 0);
+	assert_int_equal(symlink(target, f->file.path), 0);
 	errno = 0;
-	assert_null(pdata_writer__open(f->path, true));
+	assert_null(pdata_writer__open(f->file.path, true));
 	assert_int_equal(errno, ELOOP);
 	errno = 0;
-	assert_null(pdata_writer__open(f->path, false));
+	assert_null(pdata_writer__open(f->file.path, false));
 	assert_int_equal(errno, EEXIST);
 	content = test_read_file(target, NULL);
 	assert_string_equal(content, "victim");
 	free(content);
 	/* a dangling symlink is not followed either */
 	unlink(target);
-	assert_null(pdata_writer__open(f->path, true));
+	assert_null(pdata_writer__open(f->file.path, true));
 	assert_int_equal(errno, ELOOP);
 	assert_int_equal(access(target, F_OK), -1);
 }
@@ -808,7 +805,7 @@ static void test_pdata_writer_missing_directory(void **state)
 	struct fixture *f = *state;
 	char path[4200];
 
-	snprintf(path, sizeof(path), "%s/no/such/dir/perf.data", f->dir);
+	snprintf(path, sizeof(path), "%s/no/such/dir/perf.data", f->file.dir);
 	errno = 0;
 	assert_null(pdata_writer__open(path, false));
 	assert_int_equal(errno, ENOENT);
@@ -819,12 +816,12 @@ static void test_pdata_writer_missing_directory(void **state)
 static void test_pdata_writer_unlink_removes_file(void **state)
 {
 	struct fixture *f = *state;
-	struct pdata_writer *w = pdata_writer__open(f->path, false);
+	struct pdata_writer *w = pdata_writer__open(f->file.path, false);
 
 	assert_non_null(w);
-	assert_int_equal(access(f->path, F_OK), 0);
+	assert_int_equal(access(f->file.path, F_OK), 0);
 	assert_int_equal(pdata_writer__unlink(w), 0);
-	assert_int_equal(access(f->path, F_OK), -1);
+	assert_int_equal(access(f->file.path, F_OK), -1);
 	pdata_writer__delete(w);
 	pdata_writer__delete(NULL);
 }
@@ -841,7 +838,7 @@ static void test_pdata_writer_reports_write_errors(void **state)
 
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_IGN);
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	add_tp_and_dummy(w, 782, 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -881,7 +878,7 @@ static void test_pdata_writer_counts_what_a_full_disk_loses(void **state)
 
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_IGN);
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	add_tp_and_dummy(w, 782, 0);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
@@ -906,7 +903,7 @@ static void test_pdata_writer_counts_what_a_full_disk_loses(void **state)
 	signal(SIGXFSZ, SIG_DFL);
 	assert_true(pdata_writer__stats(w)->salvage_record);
 
-	r = pdata_reader__open(f->path);
+	r = pdata_reader__open(f->file.path);
 	assert_non_null(r);
 	while ((ret = pdata_reader__next(r, &pos, &ev)) > 0) {
 		if (ev.header->type != PERF_RECORD_COMM)

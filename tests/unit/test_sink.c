@@ -27,17 +27,14 @@
 #define DUMMY_ID 201
 
 struct fixture {
-	char *dir;
-	char path[4096];
+	struct test_datafile file;
 };
 
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	f->dir = test_tmpdir__new();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/perf.data", f->dir);
+	assert_int_equal(test_datafile__new(&f->file), 0);
 	*state = f;
 	return 0;
 }
@@ -46,7 +43,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	test_tmpdir__delete(f->dir);
+	test_datafile__delete(&f->file);
 	free(f);
 	return 0;
 }
@@ -91,7 +88,7 @@ static void write_file(struct fixture *f, bool callchain, const __u64 *chain, __
 	snprintf(tracefs, sizeof(tracefs), "%s", test_fixture_path("tracefs"));
 	assert_int_equal(tracing_data__event_id(tracefs, &ev, &tp_type), 0);
 	assert_int_equal(tracing_data__build(tracefs, &ev, 1, &td, &td_len), 0);
-	w = pdata_writer__open(f->path, false);
+	w = pdata_writer__open(f->file.path, false);
 	assert_non_null(w);
 	cpu_events__attr_tracepoint(&a, tp_type, callchain);
 	assert_int_equal(!!(a.sample_type & PERF_SAMPLE_CALLCHAIN), callchain);
@@ -102,7 +99,7 @@ static void write_file(struct fixture *f, bool callchain, const __u64 *chain, __
 	free(td);
 	assert_int_equal(pdata_writer__begin_data(w), 0);
 
-	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", f->dir);
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", f->file.dir);
 	ks = fopen(kallsyms, "w");
 	assert_non_null(ks);
 	fputs("ffffffff81000000 T _stext\nffffffff81000000 T _text\nffffffff81000100 T do_syscall_64\n", ks);
@@ -160,7 +157,7 @@ static void test_sink_own_sample_carries_callchain(void **state)
 	__u16 size;
 
 	write_file(f, true, demo_chain, 5);
-	r = read_sample(f->path, &s, &size);
+	r = read_sample(f->file.path, &s, &size);
 	assert_true(s.present & PERF_SAMPLE_CALLCHAIN);
 	assert_int_equal(s.nr_callchain, 5);
 	assert_memory_equal(s.callchain, demo_chain, sizeof(demo_chain));
@@ -181,7 +178,7 @@ static void test_sink_own_sample_empty_callchain(void **state)
 	__u16 size;
 
 	write_file(f, true, NULL, 7);
-	r = read_sample(f->path, &s, &size);
+	r = read_sample(f->file.path, &s, &size);
 	assert_true(s.present & PERF_SAMPLE_CALLCHAIN);
 	assert_int_equal(s.nr_callchain, 0);
 	assert_int_equal(s.raw_size, 48);
@@ -198,7 +195,7 @@ static void test_sink_own_sample_without_callchain(void **state)
 	__u16 size;
 
 	write_file(f, false, demo_chain, 5);
-	r = read_sample(f->path, &s, &size);
+	r = read_sample(f->file.path, &s, &size);
 	assert_false(s.present & PERF_SAMPLE_CALLCHAIN);
 	assert_int_equal(s.raw_size, 48);
 	assert_int_equal(size, (56 + 4 + 48 + 7) & ~7);
@@ -219,7 +216,7 @@ static void test_sink_own_sample_chain_is_bounded(void **state)
 	for (int i = 1; i < SINK_OWN_CHAIN_MAX + 10; i++)
 		chain[i] = 0x55d0c0a00000ULL + i;
 	write_file(f, true, chain, SINK_OWN_CHAIN_MAX + 10);
-	r = read_sample(f->path, &s, &size);
+	r = read_sample(f->file.path, &s, &size);
 	assert_int_equal(s.nr_callchain, SINK_OWN_CHAIN_MAX);
 	assert_memory_equal(s.callchain, chain, 8 * SINK_OWN_CHAIN_MAX);
 	assert_int_equal(s.raw_size, 48);
@@ -231,7 +228,7 @@ static void test_sink_own_sample_chain_is_bounded(void **state)
 static void test_sink_perf_script_shows_callchain(void **state)
 {
 	struct fixture *f = *state;
-	const char *args[] = { "script", "-i", f->path, NULL };
+	const char *args[] = { "script", "-i", f->file.path, NULL };
 	const char *k, *kmap, *u1, *u2;
 	char *out;
 	int rc;
@@ -268,7 +265,7 @@ static void test_sink_rounds_synthesis_and_passes(void **state)
 	struct fixture *f = *state;
 
 	for (int snapshot = 0; snapshot < 2; snapshot++) {
-		struct pdata_writer *w = pdata_writer__open(f->path, true);
+		struct pdata_writer *w = pdata_writer__open(f->file.path, true);
 		struct perf_event_attr a;
 		struct record_sink k;
 		__u64 id = DUMMY_ID;

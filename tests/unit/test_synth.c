@@ -20,8 +20,7 @@
 #include "perf_oracle.h"
 
 struct fixture {
-	char *dir;
-	char path[4096];
+	struct test_datafile file;
 	struct pdata_writer *w;
 };
 
@@ -31,10 +30,8 @@ static int setup(void **state)
 	struct perf_event_attr a = {};
 	__u64 id = 7;
 
-	f->dir = test_tmpdir__new();
-	assert_non_null(f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/perf.data", f->dir);
-	f->w = pdata_writer__open(f->path, false);
+	assert_int_equal(test_datafile__new(&f->file), 0);
+	f->w = pdata_writer__open(f->file.path, false);
 	assert_non_null(f->w);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.size = sizeof(a);
@@ -53,7 +50,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	pdata_writer__delete(f->w);
-	test_tmpdir__delete(f->dir);
+	test_datafile__delete(&f->file);
 	free(f);
 	return 0;
 }
@@ -64,7 +61,7 @@ static char *data_section(struct fixture *f, size_t *len, char **file)
 	struct pdata_file_header h;
 
 	assert_int_equal(pdata_writer__close(f->w), 0);
-	*file = test_read_file(f->path, NULL);
+	*file = test_read_file(f->file.path, NULL);
 	assert_non_null(*file);
 	memcpy(&h, *file, sizeof(h));
 	*len = h.data.size;
@@ -271,7 +268,7 @@ static void write_kallsyms(struct fixture *f, const char *content, char *path, s
 {
 	FILE *k;
 
-	snprintf(path, size, "%s/kallsyms", f->dir);
+	snprintf(path, size, "%s/kallsyms", f->file.dir);
 	k = fopen(path, "w");
 	assert_non_null(k);
 	fputs(content, k);
@@ -344,8 +341,8 @@ static void test_synth_time_conv(void **state)
 static void test_synth_perf_shows_synthesized_records(void **state)
 {
 	struct fixture *f = *state;
-	const char *script[] = { "script", "-i", f->path, "--show-task-events", "--show-mmap-events", NULL };
-	const char *dump[] = { "report", "-D", "-i", f->path, NULL };
+	const char *script[] = { "script", "-i", f->file.path, "--show-task-events", "--show-mmap-events", NULL };
+	const char *dump[] = { "report", "-D", "-i", f->file.path, NULL };
 	char path[4200], want[PATH_MAX + 200], exe[PATH_MAX + 1] = "", *out;
 	struct perf_event_mmap_page *pc = calloc(1, sizeof(*pc));
 	pthread_t th;
