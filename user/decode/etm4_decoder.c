@@ -61,10 +61,10 @@ struct e4_out {
 };
 
 struct etm4_src {
-	__u8 id, used;
+	__u8 id;
 	__u8 vmid_bytes, cid_bytes;
 	/* packet parser */
-	__u8 synced, got_bytes, delivered;
+	__u8 synced, got_bytes;
 	__u32 zeros;
 	__u64 zidx[12];		/* indices of the last zeros before sync */
 	__u8 pkt[40];
@@ -164,8 +164,6 @@ int etm4_decoder__add_source(struct etm4_decoder *d, const struct csd_etmv4_regs
 		return -EOPNOTSUPP;
 	if ((r->idr2 & 0x80000000u) && version >= 0x43)	/* WFI/WFE traced as branches */
 		return -EOPNOTSUPP;
-	if ((r->idr0 & 0x1f) != 1 && (r->idr0 & 0x1f) != 0x1) /* no AArch64 trace */
-		return -EOPNOTSUPP;
 	if (d->src[id] || (!d->formatted && d->only))
 		return -EOPNOTSUPP;
 	s = calloc(1, sizeof(*s));
@@ -199,7 +197,7 @@ void etm4_decoder__set_volatile_code(struct etm4_decoder *d, int on)
 
 static void e4_src__reset(struct etm4_src *s)
 {
-	s->synced = s->got_bytes = s->delivered = 0;
+	s->synced = s->got_bytes = 0;
 	s->zeros = 0;
 	s->n = 0;
 	memset(s->hist, 0, sizeof(s->hist));
@@ -1050,7 +1048,6 @@ static void e4_packet(struct etm4_decoder *d, struct etm4_src *s)
 		e4_out__add(d, s, s->pkt_index, OCSD_GEN_TRC_ELEM_NO_SYNC);
 		s->state = E4_WAIT_SYNC;
 	}
-	s->delivered = 1;
 	switch (s->state) {
 	case E4_WAIT_SYNC:
 		if (h == 0x00 && n == 12)
@@ -1078,7 +1075,6 @@ static void e4_byte(struct etm4_decoder *d, struct etm4_src *s, __u8 b, __u64 in
 		if (s->state == E4_NO_SYNC) {
 			e4_out__add(d, s, index, OCSD_GEN_TRC_ELEM_NO_SYNC);
 			s->state = E4_WAIT_SYNC;
-			s->delivered = 1;
 		}
 	}
 	if (!s->synced) {
