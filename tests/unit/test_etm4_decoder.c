@@ -125,9 +125,32 @@ struct run {
 	unsigned int wait_every;
 };
 
+/* the image, for a trace ID memory callback (csd_timed.c reads code through one) */
+struct image {
+	unsigned char *bytes;
+	size_t len;
+	__u64 addr;
+	unsigned int nr_reads;
+};
+
+static size_t image_read(void *ctx, __u8 trace_id, __u64 addr, void *buf, size_t len)
+{
+	struct image *im = ctx;
+
+	(void)trace_id;
+	im->nr_reads++;
+	if (addr < im->addr || addr - im->addr >= im->len)
+		return 0;
+	if (len > im->len - (addr - im->addr))
+		len = im->len - (addr - im->addr);
+	memcpy(buf, im->bytes + (addr - im->addr), len);
+	return len;
+}
+
 /* decode @r once, with the own decoder allowed (@own) or not; return its use count */
 static __u64 decode(const struct run *r, int own, struct recs *out)
 {
+	struct image im = { 0 };
 	struct csd_decoder *d;
 	__u64 nr_own;
 
@@ -140,8 +163,23 @@ static __u64 decode(const struct run *r, int own, struct recs *out)
 	assert_non_null(d);
 	for (int i = 0; i < r->nr_regs; i++)
 		assert_int_equal(csd_decoder__add_etmv4(d, &r->regs[i], 1), 0);
-	if (r->image)
+	if (r->image && r->feed) {
+		/* as csd_timed.c: the code through a trace ID callback (cached walks forgotten at each context) */
+		size_t n;
+		unsigned char *all = cs_fixture__slurp(r->image, &n);
+
+		assert_non_null(all);
+		assert_true(r->image_off < n);
+		im.len = r->image_len && r->image_len < n - r->image_off ? r->image_len : n - r->image_off;
+		im.bytes = malloc(im.len);
+		assert_non_null(im.bytes);
+		memcpy(im.bytes, all + r->image_off, im.len);
+		free(all);
+		im.addr = r->image_addr;
+		assert_int_equal(csd_decoder__set_mem_id_fn(d, image_read, &im), 0);
+	} else if (r->image) {
 		assert_int_equal(csd_decoder__map_file(d, r->image_addr, r->image, r->image_off, r->image_len), 0);
+	}
 	out->wait_every = r->wait_every;
 	if (!r->feed) {
 		csd_decoder__set_elem_fn(d, on_elem, out);
@@ -162,6 +200,7 @@ static __u64 decode(const struct run *r, int own, struct recs *out)
 	}
 	nr_own = csd_decoder__nr_own(d);
 	csd_decoder__delete(d);
+	free(im.bytes);
 	return nr_own;
 }
 

@@ -49,7 +49,8 @@ struct e4_wp {
 	__u64 start, end;	/* end: after the waypoint, or where code could not be read */
 	__u64 target;		/* direct branch target */
 	__u32 nr_instr;
-	__u8 valid, found;	/* found 0: no waypoint before unreadable code */
+	__u32 gen;		/* valid while the decoder's wp_gen is this (0: never) */
+	__u8 found;		/* 0: no waypoint before unreadable code */
 	__u8 id;		/* the trace ID whose code it is */
 	__u8 type, subtype, cond;
 };
@@ -114,6 +115,7 @@ struct etm4_decoder {
 	csd_elem_resp_fn fn;
 	void *fn_ctx;
 	struct e4_wp *wp;
+	__u32 wp_gen;		/* the cached walks' generation: a new one forgets them all */
 };
 
 #define E4_NO_ID 0xff
@@ -126,6 +128,7 @@ struct etm4_decoder *etm4_decoder__new(int formatted)
 		return NULL;
 	d->formatted = formatted;
 	d->cur_id = E4_NO_ID;
+	d->wp_gen = 1;
 	return d;
 }
 
@@ -261,6 +264,15 @@ static ocsd_generic_trace_elem *e4_out__add(struct etm4_decoder *d, struct etm4_
 	return &o->e;
 }
 
+/* forget every cached walk, at once */
+static void etm4_decoder__forget_code(struct etm4_decoder *d)
+{
+	if (!++d->wp_gen) {	/* wrapped: generation 0 means never valid */
+		memset(d->wp, 0, ETM4_WP_CACHE_SIZE * sizeof(*d->wp));
+		d->wp_gen = 1;
+	}
+}
+
 /* deliver what was built: 1 if a callback asked to wait, -EIO if fatal */
 static int e4_deliver(struct etm4_decoder *d)
 {
@@ -270,7 +282,7 @@ static int e4_deliver(struct etm4_decoder *d)
 		enum csd_resp r = d->fn ? d->fn(&e, d->fn_ctx) : CSD_CONT;
 
 		if (o->e.elem_type == OCSD_GEN_TRC_ELEM_PE_CONTEXT && d->volatile_code && d->wp)
-			memset(d->wp, 0, ETM4_WP_CACHE_SIZE * sizeof(*d->wp));
+			etm4_decoder__forget_code(d);
 		if (r == CSD_FATAL) {
 			d->fatal = 1;
 			return -EIO;
@@ -379,11 +391,11 @@ static const struct e4_wp *e4_walk_cached(struct etm4_decoder *d, struct etm4_sr
 	}
 	h += (__u64)s->id * 0x2545f4914f6cdd1dull;
 	w = &d->wp[(h >> 40) & (ETM4_WP_CACHE_SIZE - 1)];
-	if (!w->valid || w->start != start || w->id != s->id) {
+	if (w->gen != d->wp_gen || w->start != start || w->id != s->id) {
 		/* (a walk of no instruction has no type of its own: users look at nr_instr first) */
 		e4_walk(d, s, start, 0, 0, w);
 		w->id = s->id;
-		w->valid = 1;
+		w->gen = d->wp_gen;
 	}
 	return w;
 }
