@@ -16,6 +16,7 @@
 
 #include "auxtrig/decode/csd_decoder.h"
 #include "auxtrig/decode/csd_heap.h"
+#include "auxtrig/decode/etm4_decoder.h"
 #include "auxtrig/sys/log.h"
 
 struct csd_decoder;
@@ -34,8 +35,22 @@ struct csd_region {
 	const unsigned char *bytes;	/* the region's first byte */
 };
 
+/* Code OpenCSD reads itself (csd_decoder__add_mem_buffer()). */
+struct csd_buffer {
+	__u64 addr, len;
+	const unsigned char *bytes;
+};
+
+/* Which decoder decodes the buffer csd_decoder__feed() is in. */
+enum { CSD_BUF_UNDECIDED, CSD_BUF_OWN, CSD_BUF_OPENCSD };
+
 struct csd_decoder {
 	dcd_tree_handle_t tree;
+	struct etm4_decoder *own;	/* NULL: OpenCSD decodes everything */
+	int buf_mode;			/* CSD_BUF_*, of the buffer being fed */
+	__u64 nr_own;			/* buffers the own decoder decoded */
+	struct csd_buffer *buffers;
+	size_t nr_buf_acc;
 	struct csd_region *regions;
 	size_t nr_regions;
 	csd_mem_fn mem_fn;
@@ -105,6 +120,39 @@ static int csd_decoder__attach_mem(struct csd_decoder *d)
 	return 0;
 }
 
+/* The own decoder's code: what OpenCSD would read through the accessors above. */
+static size_t csd_decoder__own_read(void *ctx, __u8 trace_id, __u64 addr, void *buf, size_t len)
+{
+	const struct csd_decoder *d = ctx;
+
+	if (d->mem_id_fn)
+		return d->mem_id_fn(d->mem_ctx, trace_id, addr, buf, len);
+	for (size_t i = 0; i < d->nr_buf_acc; i++) {
+		const struct csd_buffer *b = &d->buffers[i];
+
+		if (addr >= b->addr && addr - b->addr < b->len) {
+			__u64 n = b->len - (addr - b->addr);
+
+			if (n > len)
+				n = len;
+			memcpy(buf, b->bytes + (addr - b->addr), n);
+			return n;
+		}
+	}
+	if (d->nr_buf_acc)
+		return 0;
+	return csd_decoder__read(ctx, addr, OCSD_MEM_SPACE_ANY, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, buf);
+}
+
+static void csd_decoder__no_own(struct csd_decoder *d, const char *why)
+{
+	if (!d->own)
+		return;
+	pr_debug("CoreSight: OpenCSD decodes everything: %s\n", why);
+	etm4_decoder__delete(d->own);
+	d->own = NULL;
+}
+
 void csd_el__from(struct csd_el *el, const struct csd_elem *elem)
 {
 	const ocsd_generic_trace_elem *e = elem->elem;
@@ -121,6 +169,17 @@ void csd_el__from(struct csd_el *el, const struct csd_elem *elem)
 	el->last_i_subtype = e->last_i_subtype;
 	el->last_instr_sz = e->last_instr_sz;
 	el->last_instr_exec = e->last_instr_exec;
+}
+
+static enum csd_resp csd_decoder__own_elem(const struct csd_elem *e, void *ctx)
+{
+	const struct csd_decoder *d = ctx;
+
+	if (d->resp_fn)
+		return d->resp_fn(e, d->resp_ctx);
+	if (d->elem_fn)
+		d->elem_fn(e, d->elem_ctx);
+	return CSD_CONT;
 }
 
 static ocsd_datapath_resp_t csd_decoder__on_elem(const void *ctx, const ocsd_trc_index_t index,
@@ -162,6 +221,7 @@ static void csd_decoder__on_packet(const void *ctx, const ocsd_datapath_op_t op,
 struct csd_decoder *csd_decoder__new(unsigned int flags)
 {
 	struct csd_decoder *d = calloc(1, sizeof(*d));
+	const char *env;
 
 	if (!d)
 		return NULL;
@@ -176,6 +236,15 @@ struct csd_decoder *csd_decoder__new(unsigned int flags)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* AUXTRIG_CSD_DECODER=opencsd: OpenCSD decodes everything (for comparisons) */
+	env = getenv("AUXTRIG_CSD_DECODER");
+	if (!env || strcmp(env, "opencsd")) {
+		d->own = etm4_decoder__new(!!(flags & CSD_FORMATTED));
+		if (d->own) {
+			etm4_decoder__set_read_fn(d->own, csd_decoder__own_read, d);
+			etm4_decoder__set_elem_fn(d->own, csd_decoder__own_elem, d);
+		}
+	}
 	return d;
 }
 
@@ -185,6 +254,8 @@ void csd_decoder__delete(struct csd_decoder *d)
 		return;
 	if (d->tree)
 		ocsd_destroy_dcd_tree(d->tree);
+	etm4_decoder__delete(d->own);
+	free(d->buffers);
 	for (size_t i = 0; i < d->nr_regions; i++)
 		if (d->regions[i].map)
 			munmap(d->regions[i].map, d->regions[i].map_len);
@@ -214,6 +285,10 @@ int csd_decoder__add_etmv4(struct csd_decoder *d, const struct csd_etmv4_regs *r
 	}
 	if (d->nr_ids < (int)sizeof(d->ids))
 		d->ids[d->nr_ids++] = id;
+	if (!full)
+		csd_decoder__no_own(d, "packets only");
+	else if (d->own && etm4_decoder__add_source(d->own, regs))
+		csd_decoder__no_own(d, "an ETMv4 configuration the own decoder does not decode");
 	return 0;
 }
 
@@ -235,6 +310,7 @@ int csd_decoder__add_ete(struct csd_decoder *d, const struct csd_etmv4_regs *reg
 		pr_err("OpenCSD refused the ETE decoder for trace ID %#x: %s\n", regs->traceidr & 0x7f, msg);
 		return -EINVAL;
 	}
+	csd_decoder__no_own(d, "ETE trace");
 	if (d->nr_ids < (int)sizeof(d->ids))
 		d->ids[d->nr_ids++] = id;
 	return 0;
@@ -249,10 +325,19 @@ int csd_decoder__set_mem_fn(struct csd_decoder *d, csd_mem_fn fn, void *ctx)
 
 int csd_decoder__add_mem_buffer(struct csd_decoder *d, __u64 addr, const void *bytes, __u64 len)
 {
+	struct csd_buffer *v;
+
 	if (!len || len > UINT32_MAX || (d->nr_maps && !d->nr_buffers))
 		return -EINVAL;
 	if (ocsd_dt_add_buffer_mem_acc(d->tree, addr, OCSD_MEM_SPACE_ANY, bytes, len) != OCSD_OK)
 		return -EINVAL;
+	v = realloc(d->buffers, (d->nr_buf_acc + 1) * sizeof(*v));
+	if (!v)
+		csd_decoder__no_own(d, "no memory");
+	else {
+		d->buffers = v;
+		v[d->nr_buf_acc++] = (struct csd_buffer){ .addr = addr, .len = len, .bytes = bytes };
+	}
 	d->nr_buffers++;
 	d->nr_maps = 1;
 	return 0;
@@ -264,6 +349,8 @@ int csd_decoder__set_mem_id_fn(struct csd_decoder *d, csd_mem_id_fn fn, void *ct
 		return -EINVAL;
 	d->mem_id_fn = fn;
 	d->mem_ctx = ctx;
+	if (d->own)
+		etm4_decoder__set_volatile_code(d->own, 1);
 	return csd_decoder__attach_mem(d);
 }
 
@@ -317,6 +404,7 @@ int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ct
 {
 	d->packet_fn = fn;
 	d->packet_ctx = ctx;
+	csd_decoder__no_own(d, "packets are listed");
 	for (int i = 0; i < d->nr_ids; i++) {
 		__u8 id = d->ids[i] & 0x7f;
 
@@ -382,6 +470,18 @@ int csd_decoder__feed(struct csd_decoder *d, __u64 index, const void *buf, size_
 	*used = 0;
 	if (csd_decoder__prepare(d))
 		return -EINVAL;
+	if (d->buf_mode == CSD_BUF_UNDECIDED) {
+		/* this buffer's decoder, decided before anything of it is decoded */
+		d->buf_mode = d->own && etm4_decoder__check(d->own, buf, len, 0) == 1 ? CSD_BUF_OWN : CSD_BUF_OPENCSD;
+		d->nr_own += d->buf_mode == CSD_BUF_OWN;
+	}
+	if (d->buf_mode == CSD_BUF_OWN) {
+		int err = etm4_decoder__feed(d->own, index, buf, len, used);
+
+		if (err < 0)
+			snprintf(d->last_error, sizeof(d->last_error), "decoding stopped by a fatal element response");
+		return err;
+	}
 	while (done < len) {
 		ocsd_datapath_resp_t cur;
 		uint32_t n = 0;
@@ -412,11 +512,19 @@ int csd_decoder__feed(struct csd_decoder *d, __u64 index, const void *buf, size_
 int csd_decoder__reset(struct csd_decoder *d)
 {
 	d->prev_return = OCSD_RESP_CONT;
+	d->buf_mode = CSD_BUF_UNDECIDED;
+	if (d->own)
+		etm4_decoder__reset(d->own);
 	if (csd_decoder__prepare(d))
 		return -EINVAL;
 	if (OCSD_DATA_RESP_IS_FATAL(ocsd_dt_process_data(d->tree, OCSD_OP_RESET, 0, 0, NULL, NULL)))
 		return csd_decoder__fatal(d);
 	return 0;
+}
+
+__u64 csd_decoder__nr_own(const struct csd_decoder *d)
+{
+	return d->nr_own;
 }
 
 const char *csd_decoder__last_error(struct csd_decoder *d)
@@ -436,9 +544,29 @@ int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, _
 	size_t done = 0;
 	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
 	char msg[256] = "";
+	int err;
 
 	if (csd_decoder__prepare(d))
 		return -EINVAL;
+	if (d->own && etm4_decoder__check(d->own, buf, len, 1) == 1) {
+		/* a CSD_WAIT only pauses: as OpenCSD's flush below, go on */
+		d->nr_own++;
+		etm4_decoder__reset(d->own);
+		do {
+			size_t used = 0;
+
+			err = etm4_decoder__feed(d->own, base + done, p + done, len - done, &used);
+			done += used;
+		} while (err == 1);
+		while (!err && (err = etm4_decoder__eot(d->own)) == 1)
+			;
+		if (err < 0) {
+			if (err_msg)
+				snprintf(err_msg, err_size, "decoding stopped by a fatal element response");
+			return -EIO;
+		}
+		return 0;
+	}
 	while (done < len) {
 		uint32_t used = 0;
 		uint32_t chunk = len - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - done);

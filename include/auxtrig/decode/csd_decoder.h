@@ -217,6 +217,13 @@ int csd_decoder__feed(struct csd_decoder *d, __u64 index, const void *buf, size_
  */
 int csd_decoder__reset(struct csd_decoder *d);
 
+/**
+ * csd_decoder__nr_own() - how many buffers (csd_decoder__decode_at() calls,
+ * or pieces between csd_decoder__reset()s) auxtrig's own ETMv4 decoder
+ * (etm4_decoder.h) decoded instead of OpenCSD.
+ */
+__u64 csd_decoder__nr_own(const struct csd_decoder *d);
+
 /** csd_decoder__last_error() - OpenCSD's last error message, or "". */
 const char *csd_decoder__last_error(struct csd_decoder *d);
 
