@@ -63,7 +63,7 @@ out:
 }
 
 /* Register NAME of a device_N.ini ("TRCIDR0(0x078)=0x28000EA1"), or -1. */
-static long long cs_fixture__ini_reg(const char *path, const char *name)
+long long cs_fixture__ini_reg(const char *path, const char *name)
 {
 	FILE *f = fopen(path, "r");
 	char line[256];
@@ -99,6 +99,33 @@ static int cs_fixture__ini_named(const char *path, const char *want)
 	}
 	fclose(f);
 	return hit;
+}
+
+int cs_fixture__juno_regs(unsigned int id, struct csd_etmv4_regs *regs)
+{
+	for (int dev = 0; dev < 16; dev++) {
+		char rel[64];
+		const char *path;
+
+		snprintf(rel, sizeof(rel), JUNO_DIR "/device_%d.ini", dev);
+		path = cs_fixture__path(rel);
+		if (!path || cs_fixture__ini_reg(path, "TRCTRACEIDR") != (long long)id)
+			continue;
+		memset(regs, 0, sizeof(*regs));
+		regs->configr = cs_fixture__ini_reg(path, "TRCCONFIGR");
+		regs->traceidr = id;
+		regs->idr0 = cs_fixture__ini_reg(path, "TRCIDR0");
+		regs->idr1 = cs_fixture__ini_reg(path, "TRCIDR1");
+		regs->idr2 = cs_fixture__ini_reg(path, "TRCIDR2");
+		regs->idr8 = cs_fixture__ini_reg(path, "TRCIDR8");
+		regs->idr9 = cs_fixture__ini_reg(path, "TRCIDR9");
+		regs->idr10 = cs_fixture__ini_reg(path, "TRCIDR10");
+		regs->idr11 = cs_fixture__ini_reg(path, "TRCIDR11");
+		regs->idr12 = cs_fixture__ini_reg(path, "TRCIDR12");
+		regs->idr13 = cs_fixture__ini_reg(path, "TRCIDR13");
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* The AUXTRACE_INFO perf record writes for the ETMs of CPUs first..first+nr-1. */

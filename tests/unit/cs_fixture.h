@@ -97,6 +97,18 @@ struct cs_fixture_opts {
 	__u32 configr_or;
 };
 
+struct csd_etmv4_regs;
+
+/** cs_fixture__ini_reg() - register @name of the device_N.ini at @path ("TRCIDR0(0x078)=0x28000EA1"), or -1. */
+long long cs_fixture__ini_reg(const char *path, const char *name);
+
+/**
+ * cs_fixture__juno_regs() - the ETMv4 registers (TRCCONFIGR, TRCIDR0-2, 8-13) of
+ * the Juno device whose TRCTRACEIDR is @id, the rest of @regs zeroed.
+ * Return: 0, or -ENOENT (no such device, or no shared data).
+ */
+int cs_fixture__juno_regs(unsigned int id, struct csd_etmv4_regs *regs);
+
 /** cs_fixture__data_dir() - ../shared/data (from $AUXTRIG_TOP), or NULL if it is not there. */
 const char *cs_fixture__data_dir(void);
 

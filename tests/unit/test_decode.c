@@ -27,6 +27,7 @@
 #include "auxtrig/decode/ipt_decoder.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/format/pdata_writer.h"
+#include "cs_fixture.h"
 
 #define PT_FILE		"perf/intel_pt-skylake/perf.data.intel_pt-4.14"
 #define ETM_FILE	"perf/cs_etm-arm64/perf_etm.data"
@@ -475,53 +476,6 @@ static void test_ipt_decoder_queue_joins_buffers(void **state)
 
 /* ---- CoreSight: the Juno snapshot --------------------------------------- */
 
-/* Value of register NAME in a device_N.ini ("TRCIDR0(0x078)=0x28000EA1"), or -1. */
-static long long ini_reg(const char *path, const char *name)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-
-		if (!strncmp(line, name, n) && (line[n] == '(' || line[n] == '=') && eq) {
-			v = strtoll(eq + 1, NULL, 0);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
-/* The ETMv4 registers of the device whose TRCTRACEIDR is @id. */
-static int juno_regs(unsigned int id, struct csd_etmv4_regs *regs)
-{
-	for (int dev = 0; dev < 16; dev++) {
-		char path[4300];
-
-		snprintf(path, sizeof(path), "%s/device_%d.ini", data_path(JUNO_DIR), dev);
-		if (ini_reg(path, "TRCTRACEIDR") != (long long)id)
-			continue;
-		regs->configr = ini_reg(path, "TRCCONFIGR");
-		regs->traceidr = id;
-		regs->idr0 = ini_reg(path, "TRCIDR0");
-		regs->idr1 = ini_reg(path, "TRCIDR1");
-		regs->idr2 = ini_reg(path, "TRCIDR2");
-		regs->idr8 = ini_reg(path, "TRCIDR8");
-		regs->idr9 = ini_reg(path, "TRCIDR9");
-		regs->idr10 = ini_reg(path, "TRCIDR10");
-		regs->idr11 = ini_reg(path, "TRCIDR11");
-		regs->idr12 = ini_reg(path, "TRCIDR12");
-		regs->idr13 = ini_reg(path, "TRCIDR13");
-		return 0;
-	}
-	return -ENOENT;
-}
-
 struct listing {
 	char **lines;
 	size_t nr, cap;
@@ -613,7 +567,7 @@ static void test_csd_decoder_juno_listing(void **state)
 	void *trace;
 
 	need_data();
-	assert_int_equal(juno_regs(0x10, &regs), 0);
+	assert_int_equal(cs_fixture__juno_regs(0x10, &regs), 0);
 	assert_int_equal(regs.idr0, 0x28000EA1);
 	d = csd_decoder__new(CSD_FORMATTED);
 	assert_non_null(d);
@@ -683,7 +637,7 @@ static void test_csd_decoder_juno_all_ids(void **state)
 	for (unsigned int id = 0x10; id <= 0x15; id++) {
 		struct csd_etmv4_regs regs;
 
-		assert_int_equal(juno_regs(id, &regs), 0);
+		assert_int_equal(cs_fixture__juno_regs(id, &regs), 0);
 		assert_int_equal(csd_decoder__add_etmv4(d, &regs, 1), 0);
 	}
 	assert_int_equal(csd_decoder__map_file(d, 0xffffffc000081000ULL, data_path(JUNO_DIR "/kernel_dump.bin"), 0, 0), 0);

@@ -241,47 +241,10 @@ static void same_elements(const struct run *r, size_t min_elems)
 	assert_true(same_elements_maybe(r, min_elems, 0));
 }
 
-static long long ini_reg(const char *path, const char *name)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-
-		if (!strncmp(line, name, n) && (line[n] == '(' || line[n] == '=') && eq) {
-			v = strtoll(eq + 1, NULL, 0);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
 static void juno_regs(unsigned int id, struct csd_etmv4_regs *regs)
 {
-	for (int dev = 0; dev < 16; dev++) {
-		char rel[64];
-		const char *path;
-
-		snprintf(rel, sizeof(rel), JUNO_DIR "/device_%d.ini", dev);
-		path = cs_fixture__path(rel);
-		if (ini_reg(path, "TRCTRACEIDR") != (long long)id)
-			continue;
-		memset(regs, 0, sizeof(*regs));
-		regs->configr = ini_reg(path, "TRCCONFIGR");
-		regs->traceidr = id;
-		regs->idr0 = ini_reg(path, "TRCIDR0");
-		regs->idr1 = ini_reg(path, "TRCIDR1");
-		regs->idr2 = ini_reg(path, "TRCIDR2");
-		regs->idr8 = ini_reg(path, "TRCIDR8");
-		return;
-	}
-	fail_msg("no device with trace ID %#x", id);
+	if (cs_fixture__juno_regs(id, regs))
+		fail_msg("no device with trace ID %#x", id);
 }
 
 static void *need_juno(size_t *len, struct csd_etmv4_regs regs[6])

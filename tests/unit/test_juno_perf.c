@@ -34,6 +34,7 @@
 #include "auxtrig/format/auxtrace_info.h"
 #include "auxtrig/format/pdata.h"
 #include "auxtrig/format/pdata_writer.h"
+#include "cs_fixture.h"
 #include "perf_oracle.h"
 
 #define JUNO_DIR	"coresight/juno_r1_1"
@@ -70,28 +71,6 @@ static const char *data_path(const char *rel)
 	which ^= 1;
 	snprintf(path[which], sizeof(path[which]), "%s/%s", data_dir, rel);
 	return path[which];
-}
-
-/* Value of register NAME in a device_N.ini ("TRCIDR0(0x078)=0x28000EA1"), or -1. */
-static long long ini_reg(const char *path, const char *name)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *eq = strchr(line, '=');
-
-		if (!strncmp(line, name, n) && (line[n] == '(' || line[n] == '=') && eq) {
-			v = strtoll(eq + 1, NULL, 0);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
 }
 
 /* Value of KEY in [SECTION]-less "key=value" file (cpu_N.ini: name=cpu_0), or NULL. */
@@ -150,13 +129,13 @@ static size_t juno_info(__u64 *buf, size_t max_u64, __u64 trace_id[NR_ETMS], int
 		priv[n++] = AUXTRACE_CS_ETMV4_MAGIC;
 		priv[n++] = cpu;
 		priv[n++] = AUXTRACE_CS_ETMV4_NR_PARAMS;
-		priv[n++] = ini_reg(path, "TRCCONFIGR");
-		priv[n++] = trace_id[cpu] = ini_reg(path, "TRCTRACEIDR");
-		priv[n++] = ini_reg(path, "TRCIDR0");
-		priv[n++] = ini_reg(path, "TRCIDR1");
-		priv[n++] = ini_reg(path, "TRCIDR2");
-		priv[n++] = ini_reg(path, "TRCIDR8");
-		priv[n++] = ini_reg(path, "TRCAUTHSTATUS");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCCONFIGR");
+		priv[n++] = trace_id[cpu] = cs_fixture__ini_reg(path, "TRCTRACEIDR");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR0");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR1");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR2");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCIDR8");
+		priv[n++] = cs_fixture__ini_reg(path, "TRCAUTHSTATUS");
 		for (size_t i = n - 7; i < n; i++)
 			assert_true(priv[i] != (__u64)-1);
 	}
