@@ -66,11 +66,14 @@ struct etm4_src {
 	__u8 vmid_bytes, cid_bytes;
 	/* packet parser */
 	__u8 synced, got_bytes;
-	__u32 zeros;
-	__u64 zidx[12];		/* indices of the last zeros before sync */
+	/* before the first A-sync: OpenCSD's packet of unsynchronised bytes */
+	__u8 u_hdr;		/* the next byte starts one */
+	__u8 u_fn;		/* what the next byte is read as: E4_U_* */
+	__u32 u_len;		/* its bytes held */
+	__u64 u_pidx;		/* its index */
 	__u8 pkt[40];
 	int n;
-	__u64 pkt_index, first_index;
+	__u64 pkt_index;
 	__u64 hist[3];
 	__u8 hist_is[3];
 	__u64 ts;
@@ -201,7 +204,8 @@ void etm4_decoder__set_volatile_code(struct etm4_decoder *d, int on)
 static void e4_src__reset(struct etm4_src *s)
 {
 	s->synced = s->got_bytes = 0;
-	s->zeros = 0;
+	s->u_hdr = 1;
+	s->u_len = 0;
 	s->n = 0;
 	memset(s->hist, 0, sizeof(s->hist));
 	memset(s->hist_is, 0, sizeof(s->hist_is));
@@ -1075,39 +1079,91 @@ static void e4_packet(struct etm4_decoder *d, struct etm4_src *s)
 	}
 }
 
+/*
+ * OpenCSD's packet processor before its first A-sync holds the bytes as one
+ * packet and reports them when a zero (which may start an A-sync) follows
+ * other bytes, when 8 have gathered, or when 12 zeros are more than an A-sync
+ * needs (one at a time). Only the first report reaches the decoder: the
+ * element NO_SYNC, at the index of the packet's first byte.
+ */
+enum { E4_U_NOTSYNC, E4_U_EXT, E4_U_ASYNC };
+
+static void e4_unsynced(struct etm4_decoder *d, struct etm4_src *s)
+{
+	if (s->state != E4_NO_SYNC)
+		return;
+	s->cur_index = s->u_pidx;
+	e4_out__add(d, s, s->u_pidx, OCSD_GEN_TRC_ELEM_NO_SYNC);
+	s->state = E4_WAIT_SYNC;
+}
+
+/* a byte before the first A-sync */
+static void e4_byte_unsynced(struct etm4_decoder *d, struct etm4_src *s, __u8 b, __u64 index)
+{
+	if (s->u_hdr) {
+		s->u_hdr = 0;
+		s->u_pidx = index;
+		s->u_fn = E4_U_NOTSYNC;
+	}
+	s->u_len++;
+	switch (s->u_fn) {
+	case E4_U_NOTSYNC:
+		if (b == 0x00) {
+			if (s->u_len > 1) {
+				e4_unsynced(d, s);
+				s->u_len = 1;
+			}
+			s->u_pidx = index;
+			s->u_fn = E4_U_EXT;
+		} else if (s->u_len >= 8) {
+			e4_unsynced(d, s);
+			s->u_len = 0;
+			s->u_pidx = index + 1;
+		}
+		return;
+	case E4_U_EXT:		/* the byte after a zero: only another zero goes on to an A-sync */
+		s->u_fn = b == 0x00 ? E4_U_ASYNC : E4_U_NOTSYNC;
+		return;
+	default:		/* E4_U_ASYNC */
+		if (b == 0x00) {
+			if (s->u_len == 12) {	/* a zero too many: reported, the packet's index stays */
+				e4_unsynced(d, s);
+				s->u_len = 11;
+			}
+			return;
+		}
+		if (s->u_len != 12) {
+			s->u_fn = E4_U_NOTSYNC;
+			return;
+		}
+		if (b != 0x80) {
+			/* OpenCSD sends a bad sequence packet here: not decoded by this decoder */
+			d->unsupported = 1;
+			if (!d->check)
+				d->fatal = 1;
+			s->u_hdr = 1;
+			s->u_len = 0;
+			return;
+		}
+		s->synced = 1;
+		s->n = 12;
+		s->pkt_index = s->u_pidx;
+		memset(s->pkt, 0, 11);
+		s->pkt[11] = 0x80;
+		e4_packet(d, s);
+		s->n = 0;
+		s->u_len = 0;
+	}
+}
+
 /* one byte of source @s's stream */
 static void e4_byte(struct etm4_decoder *d, struct etm4_src *s, __u8 b, __u64 index)
 {
 	int len;
 
-	if (!s->got_bytes) {
-		s->got_bytes = 1;
-		s->first_index = index;
-		/* OpenCSD's first packet, not synchronised or the A-sync, starts here */
-		if (s->state == E4_NO_SYNC) {
-			e4_out__add(d, s, index, OCSD_GEN_TRC_ELEM_NO_SYNC);
-			s->state = E4_WAIT_SYNC;
-		}
-	}
+	s->got_bytes = 1;
 	if (!s->synced) {
-		/* before the first A-sync: 11 zeros and 0x80; OpenCSD reports the bytes skipped as one packet */
-		if (b == 0x00) {
-			s->zidx[s->zeros++ % 12] = index;
-			return;
-		}
-		if (b == 0x80 && s->zeros >= 11) {
-			__u64 at = s->zidx[(s->zeros - 11) % 12];
-
-			s->synced = 1;
-			s->n = 12;
-			s->pkt_index = at;
-			memset(s->pkt, 0, 11);
-			s->pkt[11] = 0x80;
-			e4_packet(d, s);
-			s->n = 0;
-			return;
-		}
-		s->zeros = 0;
+		e4_byte_unsynced(d, s, b, index);
 		return;
 	}
 	if (!s->n) {
