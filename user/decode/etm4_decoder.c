@@ -722,7 +722,6 @@ static int e4_pkt_len(const struct etm4_src *s, const __u8 *p, int n)
 		return 0;
 	case 0x04:	/* trace on */
 	case 0x07:	/* exception return */
-	case 0x70:	/* ignore */
 	case 0x80:	/* context, same */
 	case 0x90: case 0x91: case 0x92:	/* exact match address */
 		return 1;
@@ -751,7 +750,7 @@ static int e4_pkt_len(const struct etm4_src *s, const __u8 *p, int n)
 	case 0x9d:
 		return 9;
 	default:
-		if (h >= 0x71 && h <= 0x7f)	/* event */
+		if (h >= 0x70 && h <= 0x7f)	/* 0x70: see e4_decode_pkt(); events */
 			return 1;
 		if (h >= 0xc0)			/* atoms */
 			return 1;
@@ -850,8 +849,18 @@ static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8
 			e4_discard(d, s);
 		}
 		return;
-	case 0x70:
 	case 0x01:
+		return;
+	case 0x70:
+		/*
+		 * An ignore packet from ETMv4.3 on, a reserved header before:
+		 * OpenCSD's decoder then loses sync while decoding (it does not
+		 * look at it while waiting for an A-sync or a trace info, where
+		 * this one is not called). OpenCSD decodes such a buffer.
+		 */
+		d->unsupported = 1;
+		if (!d->check)
+			d->fatal = 1;
 		return;
 	case 0x02:
 		it = e4_push(d, s, Q_TS);
