@@ -46,9 +46,10 @@ umount "$tmp/small"
 assert_eq $rc 1 "exit code on a full disk"
 grep -q "No space left on device" "$tmp/enospc.err" || fail "no ENOSPC message: $(cat "$tmp/enospc.err")"
 grep -q "holds what was written before it" "$tmp/enospc.err" || fail "no word on what was kept"
-# perf reads it, and its one warning is the loss the file records.
+# perf reads it, and its only possible warning is the loss the file records (perf 6.1 warns
+# only when more than 5% of the samples were lost: how many depends on where the disk filled,
+# so it is not required here; the LOST_SAMPLES records are counted exactly below).
 perf report -D -i "$tmp/f.data" >/dev/null 2>"$tmp/dump.err" || fail "perf report -D failed on the salvaged file"
-grep -q 'Processed [0-9]* samples and lost' "$tmp/dump.err" || fail "perf sees no loss: $(cat "$tmp/dump.err")"
 grep -viE '^Warning:$|Processed [0-9]* samples and lost [0-9.]*%!|^$' "$tmp/dump.err" &&
 	fail "perf report -D warns about the salvaged file"
 perf script -i "$tmp/f.data" >/dev/null 2>&1 || fail "perf script failed on the salvaged file"
