@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_writer.h"
@@ -349,25 +350,39 @@ int synth__kernel_mmap(struct pdata_writer *w, const char *kallsyms)
 int synth__time_conv(struct pdata_writer *w, const struct perf_event_mmap_page *pc)
 {
 	struct pdata_record_time_conv rec = {};
-	__u32 seq;
-	int tries = 0;
+	bool stable = false;
 
 	rec.header.type = PDATA_RECORD_TIME_CONV;
 	rec.header.size = sizeof(rec);
-	do {
-		/* Seqlock: the kernel bumps pc->lock around updates (userpage update, odd while writing). */
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		rec.time_shift = pc->time_shift;
-		rec.time_mult = pc->time_mult;
-		rec.time_zero = pc->time_zero;
-		rec.time_cycles = pc->time_cycles;
-		rec.time_mask = pc->time_mask;
-		rec.cap_user_time_zero = pc->cap_user_time_zero;
-		rec.cap_user_time_short = pc->cap_user_time_short;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while ((__atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq || (seq & 1)) && ++tries < 10000);
-	if (tries >= 10000) {
-		pr_err("the perf mmap page's time fields kept changing; TIME_CONV not written\n");
+	/*
+	 * Seqlock: the kernel bumps pc->lock around updates (odd while
+	 * writing). Spinning alone is not enough in an emulated machine, where
+	 * the vCPU that writes can be held in the middle of an update for a
+	 * whole time slice: between rounds of tries, sleep a millisecond, for
+	 * at most 200 ms.
+	 */
+	for (int round = 0; round < 200 && !stable; round++) {
+		if (round) {
+			struct timespec ms = { .tv_nsec = 1000000 };
+
+			nanosleep(&ms, NULL);
+		}
+		for (int tries = 0; tries < 100 && !stable; tries++) {
+			__u32 seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+
+			rec.time_shift = pc->time_shift;
+			rec.time_mult = pc->time_mult;
+			rec.time_zero = pc->time_zero;
+			rec.time_cycles = pc->time_cycles;
+			rec.time_mask = pc->time_mask;
+			rec.cap_user_time_zero = pc->cap_user_time_zero;
+			rec.cap_user_time_short = pc->cap_user_time_short;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			stable = !(seq & 1) && __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) == seq;
+		}
+	}
+	if (!stable) {
+		pr_warn("the perf mmap page's time fields kept changing for 200 ms; TIME_CONV not written\n");
 		return -EAGAIN;
 	}
 	if (!rec.cap_user_time_zero || !rec.time_mult) {

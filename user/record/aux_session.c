@@ -677,7 +677,12 @@ static void aux_session__time_conv(const struct perf_event_mmap_page *pc, struct
 {
 	__u32 seq;
 
-	for (int tries = 0; tries < 1000; tries++) {
+	for (int tries = 0; tries < 20000; tries++) {
+		if (tries && !(tries % 100)) {	/* as synth__time_conv(): let a held writer finish */
+			struct timespec ms = { .tv_nsec = 1000000 };
+
+			nanosleep(&ms, NULL);
+		}
 		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
 		tc->time_shift = pc->time_shift;
 		tc->time_mult = pc->time_mult;

@@ -1054,7 +1054,7 @@ static int synthesize(struct session *s)
 		 * without it.
 		 */
 		err = synth__time_conv(s->w, data_ring__user_page(&s->ce.cpus[0].ring));
-		if (err && err != -EOPNOTSUPP)
+		if (err && err != -EOPNOTSUPP && err != -EAGAIN)	/* -EAGAIN: said, not written */
 			return err;
 	}
 	if (s->hw.aux) {

@@ -103,7 +103,8 @@ int synth__kernel_mmap(struct pdata_writer *w, const char *kallsyms);
  * synth__time_conv() - PERF_RECORD_TIME_CONV from a perf_event_mmap_page
  * (read under its seqlock), as perf record writes it.
  * Return: 0, -EOPNOTSUPP (nothing written) if the page does not offer
- * cap_user_time_zero, or the writer's error.
+ * cap_user_time_zero, -EAGAIN (nothing written, a warning printed) if its
+ * seqlock never held still for 200 ms, or the writer's error.
  */
 int synth__time_conv(struct pdata_writer *w, const struct perf_event_mmap_page *pc);
 
