@@ -247,18 +247,24 @@ static void juno_regs(unsigned int id, struct csd_etmv4_regs *regs)
 		fail_msg("no device with trace ID %#x", id);
 }
 
+/* The shared captures: skipped without them, except in CI, which always has them. */
+static void need_data(void)
+{
+	const char *ci = getenv("CI");
+
+	if (cs_fixture__data_dir())
+		return;
+	if (ci && !strcmp(ci, "true"))
+		fail_msg("shared test data not found (CI clones shared/ beside the repository)");
+	print_message("skip: shared test data not found\n");
+	skip();
+}
+
 static void *need_juno(size_t *len, struct csd_etmv4_regs regs[6])
 {
 	void *trace;
 
-	if (!cs_fixture__data_dir()) {
-		const char *ci = getenv("CI");
-
-		if (ci && !strcmp(ci, "true"))
-			fail_msg("shared test data not found (CI clones shared/ beside the repository)");
-		print_message("skip: shared test data not found\n");
-		skip();
-	}
+	need_data();
 	for (int i = 0; i < 6; i++)
 		juno_regs(0x10 + i, &regs[i]);
 	trace = cs_fixture__slurp(cs_fixture__path(JUNO_DIR "/cstrace.bin"), len);
@@ -435,8 +441,7 @@ static void test_etm4_decoder_perf_etm_as_opencsd(void **state)
 	__u64 pos = 0;
 	char image[4200];
 
-	if (!cs_fixture__data_dir())
-		skip();
+	need_data();
 	rd = pdata_reader__open(cs_fixture__path(ETM_FILE));
 	assert_non_null(rd);
 	while (pdata_reader__next(rd, &pos, &ev) > 0) {
