@@ -68,7 +68,10 @@ static void script_cmd__usage(FILE *f)
 		"  -h, --help         this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 the file could not be read or decoded, 2 usage error,\n"
-		"3 trace auxtrig cannot decode (ETMv3/PTM, an unknown AUX type).\n");
+		"3 trace auxtrig cannot decode (ETMv3/PTM, an unknown AUX type).\n"
+		"\n"
+		"Environment: AUXTRIG_CSD_DECODER=opencsd decodes all CoreSight ETMv4 trace\n"
+		"with OpenCSD instead of auxtrig's own decoder (the same output, slower).\n");
 }
 
 /* -F: a comma-separated list of field names into SCRIPT_F_* bits, 0 if one is unknown. */
