@@ -53,21 +53,22 @@
  * The state of stateful conditions (see include/auxtrig/expr_abi.h), in the
  * object that includes this header: hit counters and lost-$count counts per
  * slot, and the per-thread $count counters. The caller picks the slot, one
- * per condition.
+ * per condition. The maps are __weak: an object linked from several files
+ * that include this header (bpf/gate/) holds one of each.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, EXPR_MAX_SLOTS);
 	__type(key, __u32);
 	__type(value, struct expr_slot_state);
-} expr_state SEC(".maps");
+} expr_state SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, EXPR_COUNT_ENTRIES);
 	__type(key, struct expr_count_key);
 	__type(value, __u64);
-} expr_counts SEC(".maps");
+} expr_counts SEC(".maps") __weak;
 
 /*
  * Everything that changes from one iteration to the next is here, in a map
@@ -101,7 +102,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct expr_scratch);
-} expr_scratch SEC(".maps");
+} expr_scratch SEC(".maps") __weak;
 
 /* The bpf_loop() context: pointers only, see struct expr_scratch. */
 struct expr_run {

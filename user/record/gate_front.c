@@ -361,7 +361,7 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 
 /*
  * r0 = the thread's innermost call of this uretprobe point's function, as
- * call_pop() in bpf/gate.bpf.c finds it (gate_calls, key {tid, point}): the
+ * call_pop() in bpf/gate/point.bpf.c finds it (gate_calls, key {tid, point}): the
  * struct gate_calls plus the frame's offset from its first frame; goto
  * @fail where there is none (entered before the run, or too deep to keep).
  */
@@ -384,7 +384,7 @@ static void call_frame(struct bpf_asm *a, const struct front *fr, int fail)
 
 /*
  * @reg = argument @n the thread entered this syscall with, as fill_env() in
- * bpf/gate.bpf.c has it at the exit: from gate_sys_entries (key tid) if that
+ * bpf/gate/env.bpf.h has it at the exit: from gate_sys_entries (key tid) if that
  * entry is this syscall's (its nr), else 0. Clobbers r0..r5.
  */
 static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned int n, int reg)
@@ -413,7 +413,7 @@ static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned in
 }
 
 /*
- * $elapsed, as fill_elapsed() in bpf/gate.bpf.c: since the thread's open
+ * $elapsed, as fill_elapsed() in bpf/gate/env.bpf.h: since the thread's open
  * windows opened, else at a syscall's exit since the thread entered it
  * (gate_sys_entries, stamped at the entry), else unset: the condition fails.
  * $duration, as fill_env() and call_pop(): at a syscall's exit since the
@@ -487,7 +487,7 @@ static void count(struct bpf_asm *a, __u32 i, size_t field)
 	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R1, off));
 }
 
-/* policy_fires() of bpf/gate.bpf.c: goto @no unless trigger @i's policy lets this match fire. */
+/* policy_fires() of bpf/gate/trigger.bpf.h: goto @no unless trigger @i's policy lets this match fire. */
 static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, int no)
 {
 	const struct gate_trigger *t = &s->triggers[i];
@@ -683,7 +683,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 }
 
 
-/* The common fields the shared program's emit() rebuilds (bpf/gate.bpf.c, struct common_header). */
+/* The common fields the shared program's emit() rebuilds (bpf/gate/emit.bpf.h, struct common_header). */
 #define REC_HDR_OFF	(NOW_OFF - (int)sizeof(struct gate_out_hdr) - 256) /* gate_out_hdr, then the record */
 
 int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
