@@ -18,6 +18,7 @@
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/expr_dump.h"
 #include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
