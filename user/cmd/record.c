@@ -10,7 +10,7 @@
 #include "auxtrig/cmd/cmd.h"
 #include "auxtrig/cmd/record_plan.h"
 #include "auxtrig/sys/log.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/record/recorder.h"
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"

@@ -43,7 +43,7 @@
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/hw_trace.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/record/recorder.h"
 #include "auxtrig/record/sink.h"
 #include "auxtrig/record/trigger_prog.h"
 #include "auxtrig/record/window_hold.h"

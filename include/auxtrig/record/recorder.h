@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef AUXTRIG_RECORD_H
-#define AUXTRIG_RECORD_H
+#ifndef AUXTRIG_RECORDER_H
+#define AUXTRIG_RECORDER_H
 
 /*
  * record/ layer: the recorder (user/record/recorder.c), which runs a plan
