@@ -274,6 +274,102 @@ void gate__tp_attach_order(const struct gate *g, size_t *order)
 				order[n++] = i;
 }
 
+/* Tracepoint @i: its own program where it has one, else (also) the shared gate_tracepoint. */
+static int attach_tracepoint(struct gate *g, size_t i)
+{
+	/* One program for all tracepoints: the cookie tells it which one fired. */
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
+	struct bpf_link *link;
+	char why[256];
+	int err;
+
+	err = g->tps[i].tp.trig_mask || gate__tp_record_eligible(g, &g->tps[i].tp)
+		      ? attach_front(g, &g->tps[i], false, why, sizeof(why))
+		      : -EOPNOTSUPP;
+	if (!err)
+		return 0;
+	if (err != -EOPNOTSUPP)
+		return err;
+	if (!bpf_program__autoload(g->skel->progs.gate_tracepoint)) {
+		/* built at load (gate__tps_all_own()), refused now: the kernel's verifier */
+		pr_err("cannot attach %s:%s: %s; its shared program was not loaded, as every tracepoint's own program could be built\n",
+		       g->tps[i].system, g->tps[i].name, why);
+		return -EINVAL;
+	}
+	if (g->tps[i].tp.trig_mask)
+		pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
+			g->tps[i].system, g->tps[i].name, why);
+	/*
+	 * A window start with a --where: its compiled verdict comes from a
+	 * program attached before the shared one, which the kernel runs first.
+	 */
+	if (g->where && g->tps[i].tp.open_mask && !g->skel->rodata->no_windows) {
+		err = attach_front(g, &g->tps[i], true, why, sizeof(why));
+		if (err == -EOPNOTSUPP)
+			pr_info("%s:%s: --where interpreted by the shared gate program: %s\n", g->tps[i].system,
+				g->tps[i].name, why);
+		else if (err)
+			return err;
+	}
+	link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
+						   g->tps[i].system, g->tps[i].name, &opts);
+	if (!link) {
+		err = -errno;
+		pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
+		       strerror(-err));
+		return err;
+	}
+	return gate__add_link(g, link);
+}
+
+/* A uprobe window: its entry (its own program with --where, where it has one) and its return. */
+static int attach_uprobe_window(struct gate *g, const struct gate_uprobe *u)
+{
+	struct bpf_link *link;
+	int err;
+
+	for (int ret = 0; ret < 2; ret++) {
+		/* The window's number travels as the cookie: one program for all. */
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret,
+			    .bpf_cookie = u->window);
+
+		if (ret && u->offset)
+			break; /* a return probe only at the function itself */
+		if (!ret && g->where) {
+			char why[256];
+
+			err = gate__attach_probe_front(g, NULL, u, why, sizeof(why));
+			if (!err)
+				continue;
+			if (err != -EOPNOTSUPP)
+				return err;
+			pr_info("uprobe:%s:%s: --where interpreted by the shared gate program: %s\n", u->path,
+				u->symbol, why);
+		}
+		link = bpf_program__attach_uprobe_opts(ret ? g->skel->progs.gate_uprobe_exit
+							   : g->skel->progs.gate_uprobe_enter,
+						       -1, u->path, u->offset, &uo);
+		if (!link) {
+			struct point pt = { .kind = POINT_UPROBE };
+			char text[4096 + 600], near[1024] = "";
+
+			err = -errno;
+			snprintf(pt.path, sizeof(pt.path), "%s", u->path);
+			snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
+			snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
+			if (err == -ENOENT)
+				point_catalog__suggest_point(&pt, text, near, sizeof(near));
+			pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
+			       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
+			return err;
+		}
+		err = gate__add_link(g, link);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int gate__attach(struct gate *g)
 {
 	/* the task-lifetime programs: every recording needs them */
@@ -286,55 +382,14 @@ int gate__attach(struct gate *g)
 		{ g->skel->progs.gate_thread_exit, "sched:sched_process_exit" },
 	};
 	size_t order[GATE_MAX_TPS];
-	char why[256];
 	struct bpf_link *link;
 	int err;
 
 	gate__tp_attach_order(g, order);
 	for (size_t k = 0; k < g->nr_tps; k++) {
-		size_t i = order[k];
-		/* One program for all tracepoints: the cookie tells it which one fired. */
-		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = g->tps[i].id);
-
 		if (g->progress)
 			progress__show(g->progress, !k, "auxtrig: attaching tracepoints: %zu of %zu", k + 1, g->nr_tps);
-		err = g->tps[i].tp.trig_mask || gate__tp_record_eligible(g, &g->tps[i].tp)
-			      ? attach_front(g, &g->tps[i], false, why, sizeof(why))
-			      : -EOPNOTSUPP;
-		if (!err)
-			continue;
-		if (err != -EOPNOTSUPP)
-			return err;
-		if (!bpf_program__autoload(g->skel->progs.gate_tracepoint)) {
-			/* built at load (gate__tps_all_own()), refused now: the kernel's verifier */
-			pr_err("cannot attach %s:%s: %s; its shared program was not loaded, as every tracepoint's own program could be built\n",
-			       g->tps[i].system, g->tps[i].name, why);
-			return -EINVAL;
-		}
-		if (g->tps[i].tp.trig_mask)
-			pr_info("%s:%s: triggers run by the shared gate program, conditions interpreted: %s\n",
-				g->tps[i].system, g->tps[i].name, why);
-		/*
-		 * A window start with a --where: its compiled verdict comes from a
-		 * program attached before the shared one, which the kernel runs first.
-		 */
-		if (g->where && g->tps[i].tp.open_mask && !g->skel->rodata->no_windows) {
-			err = attach_front(g, &g->tps[i], true, why, sizeof(why));
-			if (err == -EOPNOTSUPP)
-				pr_info("%s:%s: --where interpreted by the shared gate program: %s\n", g->tps[i].system,
-					g->tps[i].name, why);
-			else if (err)
-				return err;
-		}
-		link = bpf_program__attach_tracepoint_opts(g->skel->progs.gate_tracepoint,
-							   g->tps[i].system, g->tps[i].name, &opts);
-		if (!link) {
-			err = -errno;
-			pr_err("cannot attach the gate to %s:%s: %s\n", g->tps[i].system, g->tps[i].name,
-			       strerror(-err));
-			return err;
-		}
-		err = gate__add_link(g, link);
+		err = attach_tracepoint(g, order[k]);
 		if (err)
 			return err;
 	}
@@ -353,47 +408,9 @@ int gate__attach(struct gate *g)
 			return err;
 	}
 	for (size_t i = 0; i < g->nr_uprobes; i++) {
-		const struct gate_uprobe *u = &g->uprobes[i];
-
-		for (int ret = 0; ret < 2; ret++) {
-			/* The window's number travels as the cookie: one program for all. */
-			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = u->symbol, .retprobe = ret,
-				    .bpf_cookie = u->window);
-
-			if (ret && u->offset)
-				break; /* a return probe only at the function itself */
-			if (!ret && g->where) {
-				char why[256];
-
-				err = gate__attach_probe_front(g, NULL, u, why, sizeof(why));
-				if (!err)
-					continue;
-				if (err != -EOPNOTSUPP)
-					return err;
-				pr_info("uprobe:%s:%s: --where interpreted by the shared gate program: %s\n", u->path,
-					u->symbol, why);
-			}
-			link = bpf_program__attach_uprobe_opts(ret ? g->skel->progs.gate_uprobe_exit
-								   : g->skel->progs.gate_uprobe_enter,
-							       -1, u->path, u->offset, &uo);
-			if (!link) {
-				struct point pt = { .kind = POINT_UPROBE };
-				char text[4096 + 600], near[1024] = "";
-
-				err = -errno;
-				snprintf(pt.path, sizeof(pt.path), "%s", u->path);
-				snprintf(pt.symbol, sizeof(pt.symbol), "%s", u->symbol);
-				snprintf(text, sizeof(text), "uprobe:%s:%s", u->path, u->symbol);
-				if (err == -ENOENT)
-					point_catalog__suggest_point(&pt, text, near, sizeof(near));
-				pr_err("cannot attach to uprobe:%s:%s: %s%s\n", u->path, u->symbol,
-				       err == -ENOENT ? "no such symbol in that file" : strerror(-err), near);
-				return err;
-			}
-			err = gate__add_link(g, link);
-			if (err)
-				return err;
-		}
+		err = attach_uprobe_window(g, &g->uprobes[i]);
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < sizeof(sched) / sizeof(sched[0]); i++) {
 		link = bpf_program__attach(sched[i].prog);

@@ -76,9 +76,10 @@ static void shared_autoload(struct gate *g)
 	bpf_program__set_autoload(g->skel->progs.gate_tracepoint, !gate__tps_all_own(g));
 }
 
-int gate__load(struct gate *g)
+/* Before the load: what the conditions read, which programs load, how large the maps are. */
+static void load_prepare(struct gate *g)
 {
-	int err, uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
+	int uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
 
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
@@ -117,22 +118,13 @@ int gate__load(struct gate *g)
 		bpf_map__set_max_entries(g->skel->maps.gate_any_memo, 1);
 	if (!g->skel->rodata->have_snap_triggers)
 		bpf_map__set_max_entries(g->skel->maps.gate_held, 1);
-	err = gate_bpf__load(g->skel);
-	if (err) {
-		char names[256] = "";
-		struct bpf_program *prog;
+}
 
-		/* One of the programs loaded for this run: name them all. */
-		bpf_object__for_each_program(prog, g->skel->obj) {
-			size_t n = strlen(names);
+/* After the load: the conditions, the programs the points' own programs tail-call, the points. */
+static int load_fill(struct gate *g)
+{
+	int err;
 
-			if (bpf_program__autoload(prog))
-				snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", bpf_program__name(prog));
-		}
-		pr_err("the kernel refused the gate BPF programs (%s): %s (run with -vv for the verifier log)\n",
-		       names, strerror(-err));
-		return err;
-	}
 	if (g->where) {
 		__u32 zero = 0;
 
@@ -214,4 +206,28 @@ int gate__load(struct gate *g)
 		}
 	}
 	return 0;
+}
+
+int gate__load(struct gate *g)
+{
+	int err;
+
+	load_prepare(g);
+	err = gate_bpf__load(g->skel);
+	if (err) {
+		char names[256] = "";
+		struct bpf_program *prog;
+
+		/* One of the programs loaded for this run: name them all. */
+		bpf_object__for_each_program(prog, g->skel->obj) {
+			size_t n = strlen(names);
+
+			if (bpf_program__autoload(prog))
+				snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", bpf_program__name(prog));
+		}
+		pr_err("the kernel refused the gate BPF programs (%s): %s (run with -vv for the verifier log)\n",
+		       names, strerror(-err));
+		return err;
+	}
+	return load_fill(g);
 }
