@@ -236,13 +236,108 @@ static int rec_value(const struct expr_env *env, __u32 off, __u8 a, __s64 *v)
 	return -1;
 }
 
+/*
+ * The value instruction @insn pushes (push, field, rec, str, var, hit) in @v.
+ * Return: 1 to push it, 0 when the condition is false (a failed read, no
+ * value), -EINVAL for a malformed program.
+ */
+static int eval_operand(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st,
+			const struct expr_insn *insn, __s64 count, __s64 *v)
+{
+	char str[EXPR_STR_MAX];
+	__u64 q;
+	int m;
+
+	switch (insn->op) {
+	case EXPR_OP_PUSH:
+		*v = insn->imm;
+		return 1;
+	case EXPR_OP_FIELD:
+		return field_value(env, insn->a, v) ? -EINVAL : 1;
+	case EXPR_OP_REC:
+		return rec_value(env, insn->b, insn->a, v) ? 0 : 1;
+	case EXPR_OP_STR:
+		if (insn->b >= EXPR_STRTAB_SIZE || insn->a > EXPR_S_REC_LOC)
+			return -EINVAL;
+		if (load_str(insn, env, str))
+			return 0;
+		m = match(str, prog->strtab + insn->b, insn->imm == EXPR_STR_GLOB);
+		if (m < 0)
+			return 0;
+		*v = m;
+		return 1;
+	case EXPR_OP_VAR:
+		if (insn->a == EXPR_VAR_COUNT) {
+			if (count <= 0)
+				return -EINVAL; /* $count without EXPR_PROG_COUNT */
+			*v = count;
+			return 1;
+		}
+		if (insn->a >= EXPR_MAX_VARS)
+			return -EINVAL;
+		if (!(env->vars_set & (1u << insn->a)))
+			return 0;
+		*v = env->vars[insn->a];
+		return 1;
+	case EXPR_OP_HIT:
+		if (insn->a >= prog->nr_hits || insn->imm < 1)
+			return -EINVAL;
+		q = ++st->hits[insn->a];
+		if (insn->b == EXPR_HIT_ONCE)
+			*v = q == 1;
+		else if (insn->b == EXPR_HIT_AFTER)
+			*v = q >= (__u64)insn->imm;
+		else if (insn->b == EXPR_HIT_EVERY)
+			*v = q % (__u64)insn->imm == 0;
+		else
+			return -EINVAL;
+		return 1;
+	}
+	return -EINVAL;
+}
+
+/*
+ * @x OP @y in @v. Return: 1, 0 when the condition is false (division by
+ * zero), -EINVAL for an unknown operator.
+ */
+static int eval_binary(__u8 op, __s64 x, __s64 y, __s64 *v)
+{
+	__u64 q;
+
+	switch (op) {
+	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
+	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
+	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
+	case EXPR_OP_DIV:
+		if (!y)
+			return 0;
+		q = uabs(x) / uabs(y);
+		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
+		return 1;
+	case EXPR_OP_MOD:
+		if (!y)
+			return 0;
+		q = uabs(x) % uabs(y);
+		*v = (__s64)(x < 0 ? 0 - q : q);
+		return 1;
+	case EXPR_OP_AND: *v = x & y; return 1;
+	case EXPR_OP_OR: *v = x | y; return 1;
+	case EXPR_OP_XOR: *v = x ^ y; return 1;
+	case EXPR_OP_EQ: *v = x == y; return 1;
+	case EXPR_OP_NE: *v = x != y; return 1;
+	case EXPR_OP_LT: *v = x < y; return 1;
+	case EXPR_OP_LE: *v = x <= y; return 1;
+	case EXPR_OP_GT: *v = x > y; return 1;
+	case EXPR_OP_GE: *v = x >= y; return 1;
+	}
+	return -EINVAL;
+}
+
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st)
 {
 	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
-	char str[EXPR_STR_MAX];
 	unsigned int sp = 0, pc = 0;
-	__u64 q;
-	int m;
+	int r;
 
 	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS || prog->nr_hits > EXPR_MAX_HITS)
 		return -EINVAL;
@@ -262,51 +357,14 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		insn = &prog->insns[pc++];
 		switch (insn->op) {
 		case EXPR_OP_PUSH:
-			v = insn->imm;
-			goto push;
 		case EXPR_OP_FIELD:
-			if (field_value(env, insn->a, &v))
-				return -EINVAL;
-			goto push;
 		case EXPR_OP_REC:
-			if (rec_value(env, insn->b, insn->a, &v))
-				return 0;
-			goto push;
 		case EXPR_OP_STR:
-			if (insn->b >= EXPR_STRTAB_SIZE || insn->a > EXPR_S_REC_LOC)
-				return -EINVAL;
-			if (load_str(insn, env, str))
-				return 0;
-			m = match(str, prog->strtab + insn->b, insn->imm == EXPR_STR_GLOB);
-			if (m < 0)
-				return 0;
-			v = m;
-			goto push;
 		case EXPR_OP_VAR:
-			if (insn->a == EXPR_VAR_COUNT) {
-				if (count <= 0)
-					return -EINVAL; /* $count without EXPR_PROG_COUNT */
-				v = count;
-				goto push;
-			}
-			if (insn->a >= EXPR_MAX_VARS)
-				return -EINVAL;
-			if (!(env->vars_set & (1u << insn->a)))
-				return 0;
-			v = env->vars[insn->a];
-			goto push;
 		case EXPR_OP_HIT:
-			if (insn->a >= prog->nr_hits || insn->imm < 1)
-				return -EINVAL;
-			q = ++st->hits[insn->a];
-			if (insn->b == EXPR_HIT_ONCE)
-				v = q == 1;
-			else if (insn->b == EXPR_HIT_AFTER)
-				v = q >= (__u64)insn->imm;
-			else if (insn->b == EXPR_HIT_EVERY)
-				v = q % (__u64)insn->imm == 0;
-			else
-				return -EINVAL;
+			r = eval_operand(prog, env, st, insn, count, &v);
+			if (r <= 0)
+				return r;
 			goto push;
 		case EXPR_OP_NEG:
 		case EXPR_OP_BNOT:
@@ -345,34 +403,9 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			return -EINVAL;
 		x = stack[sp - 2];
 		y = stack[sp - 1];
-		switch (insn->op) {
-		case EXPR_OP_ADD: v = (__s64)((__u64)x + (__u64)y); break;
-		case EXPR_OP_SUB: v = (__s64)((__u64)x - (__u64)y); break;
-		case EXPR_OP_MUL: v = (__s64)((__u64)x * (__u64)y); break;
-		case EXPR_OP_DIV:
-			if (!y)
-				return 0;
-			q = uabs(x) / uabs(y);
-			v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
-			break;
-		case EXPR_OP_MOD:
-			if (!y)
-				return 0;
-			q = uabs(x) % uabs(y);
-			v = (__s64)(x < 0 ? 0 - q : q);
-			break;
-		case EXPR_OP_AND: v = x & y; break;
-		case EXPR_OP_OR: v = x | y; break;
-		case EXPR_OP_XOR: v = x ^ y; break;
-		case EXPR_OP_EQ: v = x == y; break;
-		case EXPR_OP_NE: v = x != y; break;
-		case EXPR_OP_LT: v = x < y; break;
-		case EXPR_OP_LE: v = x <= y; break;
-		case EXPR_OP_GT: v = x > y; break;
-		case EXPR_OP_GE: v = x >= y; break;
-		default:
-			return -EINVAL;
-		}
+		r = eval_binary(insn->op, x, y, &v);
+		if (r <= 0)
+			return r;
 		stack[sp - 2] = v;
 		sp--;
 		continue;
