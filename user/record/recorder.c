@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +24,6 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -459,24 +457,6 @@ static int loop(struct recorder *s)
 }
 
 /* ---- setup and summary ---------------------------------------------------- */
-
-static bool have_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return d[cap / 32].effective & (1u << (cap % 32));
-}
-
-/* root, or CAP_SYS_ADMIN, or CAP_BPF (39) with CAP_PERFMON (38). */
-bool recorder__privileged(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {};
-
-	if (geteuid() == 0)
-		return true;
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	return have_cap(d, CAP_SYS_ADMIN) || (have_cap(d, 39) && have_cap(d, 38));
-}
 
 static int check_output_path(const char *path, bool force)
 {

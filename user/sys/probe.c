@@ -299,17 +299,36 @@ static void probe__tracefs(struct probe_report *r)
 	snprintf(r->tracefs, sizeof(r->tracefs), "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other);
 }
 
-static void kernel_privileges(struct probe_report *r)
+int probe__effective_caps(__u64 *eff)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	*eff = data[0].effective | (__u64)data[1].effective << 32;
+	return 0;
+}
+
+bool probe__may_record(void)
+{
+	__u64 eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (probe__effective_caps(&eff))
+		return false;
+	return (eff & (1ull << CAP_SYS_ADMIN)) || ((eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON)));
+}
+
+static void kernel_privileges(struct probe_report *r)
+{
 	long paranoid, mlock;
 	struct rlimit rl;
+	__u64 eff;
 
 	r->euid = geteuid();
-	if (!syscall(SYS_capget, &hdr, data)) {
-		__u64 eff = data[0].effective | (__u64)data[1].effective << 32;
-
+	if (!probe__effective_caps(&eff)) {
 		r->cap_perfmon = eff & (1ull << CAP_PERFMON);
 		r->cap_bpf = eff & (1ull << CAP_BPF);
 		r->cap_sys_admin = eff & (1ull << CAP_SYS_ADMIN);

@@ -27,9 +27,6 @@
  *   disarm, last drain, losses and counters, close, summary
  */
 
-/** recorder__privileged() - root, or CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON? */
-bool recorder__privileged(void);
-
 /** recorder__run() - record as @p says. Return: a process exit code (cmd.h). */
 int recorder__run(const struct record_plan *p);
 
