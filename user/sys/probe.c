@@ -24,6 +24,7 @@
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
+#include "auxtrig/sys/tracefs.h"
 #include "skel/probe.skel.h"
 
 #ifndef CAP_PERFMON
@@ -273,30 +274,11 @@ static int read_long(const char *path, long *val)
 	return err;
 }
 
-/* tracefs mount point: /sys/kernel/tracing preferred, then debugfs' tracing, then any. */
+/* tracefs mount point (tracefs__find_mount()), "" when not mounted. */
 static void probe__tracefs(struct probe_report *r)
 {
-	static const char *const preferred[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char dev[256], dir[256], type[64];
-	char found[2][256] = { "", "" };
-	char other[256] = "";
-	FILE *f = fopen("/proc/mounts", "re");
-
-	r->tracefs[0] = '\0';
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (strcmp(type, "tracefs"))
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (!strcmp(dir, preferred[i]))
-				snprintf(found[i], sizeof(found[i]), "%s", dir);
-		}
-		if (!other[0])
-			snprintf(other, sizeof(other), "%s", dir);
-	}
-	fclose(f);
-	snprintf(r->tracefs, sizeof(r->tracefs), "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other);
+	if (tracefs__find_mount(r->tracefs, sizeof(r->tracefs)))
+		r->tracefs[0] = '\0';
 }
 
 int probe__effective_caps(__u64 *eff)
