@@ -19,10 +19,10 @@
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
-#include "auxtrig/sys/probe.h"
 
 /* ---- the options, as text --------------------------------------------------- */
 
@@ -317,36 +317,22 @@ void record_args__exit(struct record_args *a)
 
 /*
  * Probe points this machine cannot fire are refused before anything is
- * created, with what to use instead: tried as auxtrig probe tries them,
- * never assumed from a kernel version.
+ * created, with what to use instead: asked of the capabilities (caps.h:
+ * tried as auxtrig probe tries them, never assumed from a kernel version).
  */
-static const struct probe_ops *build_probe;	/* record_args.probe, during record_plan__build() */
-
 static int point_available(const struct point *p, const char *opt, const char *text)
 {
-	static int kernel_kprobes = -1, kernel_breakpoints = -1;	/* the running kernel's, asked once */
-	bool kernel = build_probe == &probe_ops__kernel;
-	int kprobes = kernel ? kernel_kprobes : -1, breakpoints = kernel ? kernel_breakpoints : -1;
-
 	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
-		if (kprobes < 0)
-			kprobes = probe__bpf_fires(build_probe, PROBE_BPF_KPROBE);
-		if (kernel)
-			kernel_kprobes = kprobes;
-		if (!kprobes) {
-			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_KPROBE)) {
+			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing%s); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
+			       opt, text, caps__switched_off(CAPS_KPROBE) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
 	if (p->kind == POINT_MEM) {
-		if (breakpoints < 0)
-			breakpoints = probe__hw_breakpoint_fires(build_probe);
-		if (kernel)
-			kernel_breakpoints = breakpoints;
-		if (!breakpoints) {
-			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_HW_BREAKPOINT)) {
+			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing%s); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
+			       opt, text, caps__switched_off(CAPS_HW_BREAKPOINT) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
@@ -1053,12 +1039,7 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a);
 
 int record_plan__build(struct record_plan *p, struct record_args *a)
 {
-	int err;
-
-	build_probe = a->probe ?: &probe_ops__kernel;
-	err = record_plan__resolve(p, a);
-	build_probe = NULL;
-	return err;
+	return record_plan__resolve(p, a);
 }
 
 static int record_plan__resolve(struct record_plan *p, struct record_args *a)

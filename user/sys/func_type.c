@@ -16,6 +16,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/func_type.h"
 
 #define FUNC_TYPE_DEPTH 16 /* typedef/const/... chains, nested scopes */
@@ -129,11 +130,21 @@ static int elf_btf_ret_type(Elf *elf, const char *symbol, struct func_type *t)
 	return -ENODATA;
 }
 
+static const char *kernel_btf_path;	/* func_type__set_kernel_btf(); NULL: the kernel's */
+
+void func_type__set_kernel_btf(const char *path)
+{
+	kernel_btf_path = path;
+}
+
 int func_type__from_kernel(const char *symbol, struct func_type *t)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
 	int err;
 
+	if (!caps__has(CAPS_BTF))
+		return -ENODATA;
+	btf = kernel_btf_path ? btf__parse(kernel_btf_path, NULL) : btf__load_vmlinux_btf();
 	if (!btf)
 		return -ENODATA;
 	err = btf_ret_type(btf, symbol, t);
