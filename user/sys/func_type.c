@@ -18,6 +18,7 @@
 
 #include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/func_type.h"
+#include "auxtrig/sys/input_file.h"
 
 #define FUNC_TYPE_DEPTH 16 /* typedef/const/... chains, nested scopes */
 
@@ -308,10 +309,16 @@ static int elf_dwarf_ret_type(Elf *elf, const char *symbol, struct func_type *t)
 
 static int open_elf(const char *path, int *fd, Elf **elf)
 {
+	struct stat st;
+
 	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = input_file__open(path, 0, &st);	/* never blocks on a FIFO */
 	if (*fd < 0)
-		return -errno;
+		return *fd;
+	if (!S_ISREG(st.st_mode)) {
+		close(*fd);
+		return -ENOEXEC;
+	}
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		if (*elf)
