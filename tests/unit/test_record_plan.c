@@ -391,6 +391,33 @@ static void test_record_plan_refuses_bad_durations(void **state)
 	built__refused(&b, -EINVAL, "--max-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
 	BUILD(&b, "-w", "syscall:openat", "--trigger-prog", "x.bpf.o", "--min-duration", "1ms");
 	built__refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
+
+	/* the message promises 64K to 1T: both ends are taken */
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=1T");
+	assert_int_equal(b.err, 0);
+	assert_true(b.a.hold_size == 1ULL << 40);
+	built__done(&b);
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=64K");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=2T");
+	built__refused(&b, -EINVAL, "--hold-size 2T: expected a size from 64K to 1T");
+}
+
+/* -S takes its size attached, as perf's: a detached size was taken as the command ("nothing to record"). */
+static void test_record_plan_snapshot_size_detached(void **state)
+{
+	struct built b;
+
+	BUILD_NO_TARGET(&b, "-S", "64K", "-w", "syscall:openat");
+	built__refused(&b, -EINVAL, "-S 64K: a snapshot size goes right after -S, as perf's does: -S64K ('64K' was taken as the command)");
+	BUILD_NO_TARGET(&b, "-Se1M", "-w", "syscall:openat", "--", "true");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
+	/* a command that only looks like a size, not right after -S, is a command */
+	BUILD_NO_TARGET(&b, "-S", "-w", "syscall:openat", "--", "64K");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
 }
 
 /* ---- probe points this machine can or cannot fire ------------------------------- */
@@ -671,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_record_plan_refuses_bad_conditions),
 		cmocka_unit_test(test_record_plan_refuses_bad_triggers),
 		cmocka_unit_test(test_record_plan_refuses_bad_durations),
+		cmocka_unit_test(test_record_plan_snapshot_size_detached),
 		cmocka_unit_test(test_record_plan_probe_points_this_machine_fires),
 		cmocka_unit_test(test_record_plan_each_parse_starts_afresh),
 		cmocka_unit_test(test_record_plan_hardware_trace_resolved),

@@ -176,7 +176,8 @@ static int list__run(const struct list_opts *o)
 		}
 		if (err < 0) {
 			pr_err("list %s: cannot read %s: %s\n", g, strchr(g, ':') + 1,
-			       err == -ENOENT ? "no such file" : err == -ENOEXEC ? "not an ELF file" : strerror(-err));
+			       err == -ENOENT ? "no such file" : err == -ENOEXEC ? "not an ELF file" :
+			       err == -ENODEV ? "not an ELF file (not even a regular file)" : strerror(-err));
 			return EXIT_RUNTIME;
 		}
 	} else if (kprobe && !o->names && caps__has(CAPS_KPROBE)) {

@@ -119,6 +119,7 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	if (errno || end == arg || *arg == '-')
 		return -EINVAL;
 	switch (*end) {
+	case 'T': case 't': b = b > (~0ULL >> 40) ? ~0ULL : b << 10; /* fallthrough */
 	case 'G': case 'g': b = b > (~0ULL >> 30) ? ~0ULL : b << 10; /* fallthrough */
 	case 'M': case 'm': b = b > (~0ULL >> 20) ? ~0ULL : b << 10; /* fallthrough */
 	case 'K': case 'k': b = b > (~0ULL >> 10) ? ~0ULL : b << 10; end++; break;
@@ -130,7 +131,17 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	return 0;
 }
 
-/* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
+/* Is @word (the command) a size meant for -S, written apart from it (-S 64K)? */
+static bool snapshot_detached(const char *word)
+{
+	unsigned long long bytes;
+
+	if (*word == 'e')
+		word++;
+	return *word >= '0' && *word <= '9' && !parse_bytes(word, 1, ~0ULL, &bytes);
+}
+
+/* -S[e][SIZE]: SIZE in bytes with K, M, G or T; becomes a power-of-2 page count. */
 static int parse_snapshot(struct record_args *a, const char *arg)
 {
 	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
@@ -194,7 +205,7 @@ static int parse_duration(struct record_args *a, int c, const char *arg)
 
 int record_args__parse(struct record_args *a, int argc, char **argv)
 {
-	int c, err = 0;
+	int c, err = 0, bare_s = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->output = "auxtrig.data";
@@ -243,6 +254,8 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 			err = parse_pages(a, optarg);
 			break;
 		case 'S':
+			if (!optarg)
+				bare_s = optind;	/* what follows a bare -S */
 			err = parse_snapshot(a, optarg);
 			if (err)
 				pr_err("-S%s: expected [e][SIZE], SIZE from 4K to 4G (e.g. -S, -Se, -S64K, -Se1M)\n",
@@ -290,6 +303,11 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 		return err == -ENOMEM ? err : -EINVAL;
 	if (optind < argc)
 		a->command = argv + optind;
+	if (bare_s && a->command == argv + bare_s && snapshot_detached(a->command[0])) {
+		pr_err("-S %s: a snapshot size goes right after -S, as perf's does: -S%s ('%s' was taken as the command)\n",
+		       a->command[0], a->command[0], a->command[0]);
+		return -EINVAL;
+	}
 	if ((a->command != NULL) + (a->pids != NULL) + (a->tids != NULL) > 1 ||
 	    (a->all && (a->pids || a->tids))) {
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
