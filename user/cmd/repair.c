@@ -207,6 +207,17 @@ static int repair(const char *path, bool dry_run)
 		close(fd);
 		return EXIT_OK;
 	}
+	if (cut < end && end <= (__u64)st.st_size) {
+		/*
+		 * All the data the header names is in the file, but a record in it
+		 * does not read: damage, not a killed write (which leaves records
+		 * past the header's end, or a file cut short). Cutting there would
+		 * throw away what readers still read after it.
+		 */
+		pr_err("%s: a record at %#llx inside the data the header names is damaged; this is not a killed recording: not cut\n",
+		       path, (unsigned long long)cut);
+		goto fail;
+	}
 	err = table_check(&h, table, tsize);
 	if (err >= 0) {
 		pr_err("%s: its copy of the feature table is damaged (entry %d lies outside the features before the data): cannot repair it\n",
