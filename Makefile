@@ -120,9 +120,9 @@ ASAN_OUTPUT  ?= build-asan
 FUZZ_OUTPUT  ?= build-fuzz
 # Kernel tests make test also runs on the ASan+UBSan build: a uprobe recording, snapshots and the
 # control FIFO, --min-duration windows, bad inputs, signals (the command's tree stopped with the
-# run) and a full disk.
+# run), a full disk, and targets that exit as zombies.
 ASAN_KTESTS  ?= test_record_uprobe.sh test_record_snapshot.sh test_record_actions.sh \
-                test_record_errors.sh test_record_faults.sh test_record_signals.sh
+                test_record_errors.sh test_record_faults.sh test_record_signals.sh test_record_gone_targets.sh
 # Unit tests left out of the ASan+UBSan run: valgrind cannot run an ASan binary (there,
 # LeakSanitizer checks the same leaks in every test); test_script_cs bounds the decoder's peak
 # RSS and traces its file reads with strace, which ASan's shadow memory and quarantine break
