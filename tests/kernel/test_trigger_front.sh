@@ -61,7 +61,8 @@ grep -q 'evaluated 50, matched 50' "$tmp/e.err" || fail "reads after the exec: $
 # 4. -t: one thread of four on one CPU is the target.
 taskset -c "$cpu" "$DEMO" -r 1500 -t 3 >/dev/null &
 demo=$!
-sleep 0.2
+# its threads, waited for (a fixed 0.2 s was too short on a loaded machine)
+for _ in $(seq 200); do [ "$(ls /proc/$demo/task 2>/dev/null | wc -l)" -ge 4 ] && break; sleep 0.05; done
 tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)
 [ -n "$tid" ] || fail "demo has no extra thread"
 "$AUXTRIG" record -o "$tmp/d.data" --on "syscall:getpid:exit if tid == $tid:mark,every:1000000000" -t "$tid" \
