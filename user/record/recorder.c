@@ -1709,13 +1709,12 @@ static int session_prepare(struct session *s, const struct perf_sys *aux_sys, st
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = write_header(s);
-	if (!err)
-		err = synthesize(s);
 	if (err) {
 		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
 		return -1;
 	}
-	return 0;
+	/* synthesize() names its cause (a target's /proc unreadable, gone; the writer's own) */
+	return synthesize(s) ? -1 : 0;
 }
 
 /* Arm the gate, start the hardware trace and the command. Return: 0 or -1 (said why). */
