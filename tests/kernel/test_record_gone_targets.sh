@@ -7,28 +7,36 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-# A child that exits after $1 seconds and is never reaped; its pid in $tmp/zpid.
+# A child that exits when $tmp/go appears (or after $1 seconds) and is never reaped; its pid in $zpid.
 zombie_maker() {
 	python3 -c '
 import os, sys, time
 pid = os.fork()
 if pid == 0:
-    time.sleep(float(sys.argv[1]))
+    end = time.time() + float(sys.argv[1])
+    while time.time() < end and not os.path.exists(sys.argv[2] + "/go"):
+        time.sleep(0.05)
     os._exit(0)
-open(sys.argv[2] + ".tmp", "w").write(str(pid))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-time.sleep(120)' "$1" "$tmp/zpid" &
+open(sys.argv[2] + "/zpid.tmp", "w").write(str(pid))
+os.rename(sys.argv[2] + "/zpid.tmp", sys.argv[2] + "/zpid")
+time.sleep(600)' "$1" "$tmp" &
 	maker=$!
-	for _ in $(seq 100); do [ -s "$tmp/zpid" ] && break; sleep 0.1; done
+	for _ in $(seq 200); do [ -s "$tmp/zpid" ] && break; sleep 0.05; done
 	zpid=$(cat "$tmp/zpid")
 	rm -f "$tmp/zpid"
 }
 
-# Becomes a zombie while recorded: the run ends (the guard: 60 s), exit 0, a file perf reads.
-zombie_maker 2
-timeout 60 "$AUXTRIG" record -q -w syscall:openat -p "$zpid" -o "$tmp/z.data" 2>"$tmp/stderr"
+# Becomes a zombie while recorded (told to exit once the run is armed, not on a timer: the lab's
+# emulated guests take seconds to attach): the run ends (the guard: 60 s), exit 0, a file perf reads.
+zombie_maker 300
+"$AUXTRIG" record -w syscall:openat -p "$zpid" -o "$tmp/z.data" 2>"$tmp/stderr" &
+rec=$!
+wait_for "$tmp/stderr" "Ctrl-C to stop" $rec
+touch "$tmp/go"
+for _ in $(seq 1200); do kill -0 $rec 2>/dev/null || break; sleep 0.05; done
+kill -0 $rec 2>/dev/null && { kill -KILL $rec; fail "record -p of a process that became a zombie did not end (60 s)"; }
+wait $rec
 rc=$?
-[ $rc = 124 ] && fail "record -p of a process that became a zombie did not end (60 s)"
 assert_eq $rc 0 "exit status of record -p of a process that exited (stderr: $(cat "$tmp/stderr"))"
 [ "$(cut -d' ' -f3 "/proc/$zpid/stat" 2>/dev/null)" = Z ] || fail "the target was not a zombie when the run ended"
 need_perf
