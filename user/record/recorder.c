@@ -607,7 +607,9 @@ static int target_setup(struct recorder *s, int *ret)
 		err = target__set_pids(&s->target, p->pids, p->nr_pids, p->threads);
 		if (err) {
 			pr_err("%s %s: %s\n", p->threads ? "-t" : "-p", p->pids_text,
-			       err == -ESRCH ? (p->threads ? "no such thread" : "no such process") : strerror(-err));
+			       err == -ESRCH ? (p->threads ? "no such thread" : "no such process") :
+			       err == -ECHILD ? (p->threads ? "the thread has exited" : "the process has exited (a zombie its parent has not reaped)")
+					      : strerror(-err));
 			*ret = EXIT_RUNTIME;
 			return err;
 		}
@@ -738,13 +740,12 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = recorder__write_header(s);
-	if (!err)
-		err = recorder__synthesize(s);
 	if (err) {
 		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
 		return -1;
 	}
-	return 0;
+	/* recorder__synthesize() names its cause (a target's /proc unreadable, gone; the writer's own) */
+	return recorder__synthesize(s) ? -1 : 0;
 }
 
 /* Arm the gate, start the hardware trace and the command. Return: 0 or -1 (said why). */

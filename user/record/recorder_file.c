@@ -153,9 +153,18 @@ int recorder__synthesize(struct recorder *s)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < s->target.nr_pids; i++) {
+	for (size_t i = 0, gone = 0; i < s->target.nr_pids; i++) {
 		err = synth__threads(s->w, s->target.pids[i]);
-		if (err && err != -ESRCH) {
+		if (err == -ESRCH && ++gone == s->target.nr_pids) {
+			/* perf refuses a target that is not there; ours went while we attached */
+			pr_err("nothing to record: the %s exited while auxtrig attached to %s\n",
+			       s->target.threads ? "thread" : "process", s->target.nr_pids > 1 ? "them" : "it");
+			return err;
+		}
+		if (err == -ESRCH) {
+			pr_warn("%s %d exited while auxtrig attached: nothing of it is recorded\n",
+				s->target.threads ? "thread" : "process", s->target.pids[i]);
+		} else if (err) {
 			pr_err("cannot describe process %d in the file: %s\n", s->target.pids[i], strerror(-err));
 			return err;
 		}
