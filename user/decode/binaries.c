@@ -164,10 +164,31 @@ int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 
 }
 
 /* Insert a mapping into its space; it replaces the mappings it overlaps (later records win). */
+static int binaries__reserve(struct binaries_space *sp, size_t more)
+{
+	while (sp->nr + more > sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sp->maps = v;
+		sp->cap = cap;
+	}
+	return 0;
+}
+
+/*
+ * A new mapping replaces what it overlaps; the parts of an older mapping
+ * outside it stay, as perf's maps__fixup_overlappings() keeps them (a
+ * library mapped whole, then its data segment mapped over a part of it,
+ * keeps its code).
+ */
 static int binaries__insert(struct binaries *b, const struct binary_map *m)
 {
 	struct binaries_space *sp = &b->space[m->kernel];
-	size_t lo = 0, hi = sp->nr, at;
+	struct binary_map before = { 0 }, after = { 0 };
+	size_t lo = 0, hi = sp->nr, at, n = 0;
 
 	/* the first mapping ending after m->start, and those after it that m overlaps */
 	while (lo < hi) {
@@ -183,21 +204,29 @@ static int binaries__insert(struct binaries *b, const struct binary_map *m)
 	while (hi < sp->nr && sp->maps[hi].start < m->end)
 		hi++;
 	if (hi > at) {
+		if (sp->maps[at].start < m->start) {
+			before = sp->maps[at];
+			before.end = m->start;
+		}
+		if (sp->maps[hi - 1].end > m->end) {
+			after = sp->maps[hi - 1];
+			after.pgoff += m->end - after.start;
+			after.start = m->end;
+		}
 		memmove(&sp->maps[at], &sp->maps[hi], (sp->nr - hi) * sizeof(*sp->maps));
 		sp->nr -= hi - at;
 	}
-	if (sp->nr == sp->cap) {
-		size_t cap = sp->cap ? 2 * sp->cap : 64;
-		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sp->maps = v;
-		sp->cap = cap;
-	}
-	memmove(&sp->maps[at + 1], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
-	sp->maps[at] = *m;
-	sp->nr++;
+	if (binaries__reserve(sp, 3))
+		return -ENOMEM;
+	memmove(&sp->maps[at + 3], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
+	if (before.end)
+		sp->maps[at + n++] = before;
+	sp->maps[at + n++] = *m;
+	if (after.end)
+		sp->maps[at + n++] = after;
+	if (n < 3)
+		memmove(&sp->maps[at + n], &sp->maps[at + 3], (sp->nr - at) * sizeof(*sp->maps));
+	sp->nr += n;
 	sp->last = NULL;
 	return 0;
 }

@@ -169,6 +169,12 @@ void csd_el__from(struct csd_el *el, const struct csd_elem *elem)
 	el->last_i_subtype = e->last_i_subtype;
 	el->last_instr_sz = e->last_instr_sz;
 	el->last_instr_exec = e->last_instr_exec;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_PE_CONTEXT) {
+		el->ctxt_id_valid = e->context.ctxt_id_valid;
+		el->vmid_valid = e->context.vmid_valid;
+		el->context_id = e->context.context_id;
+		el->vmid = e->context.vmid;
+	}
 }
 
 static enum csd_resp csd_decoder__own_elem(const struct csd_elem *e, void *ctx)
@@ -633,7 +639,7 @@ enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT };
 
 static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
 {
-	struct csd_branch br = { .from = from, .to = to };
+	struct csd_branch br = { .from = from, .to = to, .from_size = from ? b->prev_last_size : 0 };
 
 	b->nr_branches++;
 	if (b->fn)
@@ -649,6 +655,7 @@ void csd_branches__elem(struct csd_branches *b, const struct csd_el *e)
 			csd_branches__emit(b, b->prev_type == CSD_PREV_RANGE ? b->prev_last_instr : 0, e->st_addr);
 		b->prev_type = CSD_PREV_RANGE;
 		b->prev_last_instr = e->en_addr - e->last_instr_sz;
+		b->prev_last_size = e->last_instr_sz;
 		b->prev_taken = (e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT) &&
 				e->last_instr_exec;
 		break;

@@ -52,7 +52,8 @@ struct ct_tidq {
 	__u32 head, tail, count;
 	__u32 instr_count;
 	__u64 cs_ts, next_ts;
-	int tid;
+	int tid;			/* from a context ID, -1 before one */
+	int queue_tid;			/* the queue's (its first buffer's) */
 	struct ct_pkt buf[CT_PKT_MAX];
 };
 
@@ -167,6 +168,7 @@ static struct ct_tidq *ct_tidq(struct ct_run *r, struct ct_queue *q, __u8 id)
 	t->packet = &t->slot[0];
 	t->prev = &t->slot[1];
 	t->tid = -1;
+	t->queue_tid = q->q->tid;
 	q->tidq[id & 0x7f] = t;
 	(void)r;
 	return t;
@@ -319,7 +321,8 @@ static void ct_sample(struct ct_run *r, struct ct_tidq *t)
 	__u64 from = t->prev->type == CT_DISCONT ? 0 : t->prev->end - t->prev->last_size;
 	__u64 to = t->packet->type == CT_DISCONT ? 0 : t->packet->start;
 
-	r->ops->branch(r->ctx, from, to, t->packet->cpu);
+	r->ops->branch(r->ctx, from, to, from ? t->prev->last_size : 0, t->packet->cpu,
+		       t->tid != -1 ? t->tid : t->queue_tid);
 }
 
 /* cs_etm__flush(), at a discontinuity */

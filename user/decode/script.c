@@ -73,6 +73,12 @@ int script__run(const struct script_opts *o)
 		chrome_opts.packets = false;
 		s.o = o = &chrome_opts;
 	} else if (!s.info) {
+		if (o->fields.given || o->fields.flags) {
+			pr_err("%s: -F chooses the fields of hardware-trace samples; this file has no hardware trace\n",
+			       o->input);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		/* no hardware trace: the events, as perf script prints them */
 		rc = tp_script__print(s.r, o, stdout) ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
@@ -94,10 +100,9 @@ int script__run(const struct script_opts *o)
 	arch = pdata_reader__feature_string(s.r, PDATA_HEADER_ARCH);
 	if (binaries__kernel_map_start(s.bins) && !(arch && !strcmp(arch, "x86_64")))
 		binaries__set_kernel_start(s.bins, binaries__kernel_map_start(s.bins));
-	if (o->fields && s.info->type != PDATA_AUXTRACE_CS_ETM) {
-		pr_err("%s: -F chooses the fields of CoreSight branch samples; this file holds %s trace\n", o->input,
-		       s.info->type == PDATA_AUXTRACE_INTEL_PT ? "Intel PT" :
-		       s.info->type == PDATA_AUXTRACE_ARM_SPE ? "Arm SPE" : "other");
+	if (o->fields.given && s.info->type == PDATA_AUXTRACE_ARM_SPE) {
+		pr_err("%s: -F chooses the fields of Intel PT and CoreSight branch samples; this file holds Arm SPE "
+		       "trace\n", o->input);
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -81,7 +81,8 @@ struct csd_el {
 	__u8 isa;
 	__u8 last_i_type, last_i_subtype;
 	__u8 last_instr_sz, last_instr_exec;
-	__u8 pad;
+	__u8 ctxt_id_valid, vmid_valid;	/* PE_CONTEXT: which of these it carries */
+	__u32 context_id, vmid;
 };
 
 /** csd_el__from() - @e's fields into @el. */
@@ -246,6 +247,7 @@ char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size
 struct csd_branch {
 	__u64 from;
 	__u64 to;
+	__u8 from_size;		/* bytes of the instruction at @from, 0 when @from is 0 */
 };
 
 /** typedef csd_branch_fn - receives each branch sample. */
@@ -270,6 +272,7 @@ struct csd_branches {
 	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity */
 	__u64 prev_last_instr;
 	int prev_taken;
+	__u8 prev_last_size;
 	__u64 nr_ranges;	/* instruction ranges seen */
 	__u64 nr_branches;	/* samples given to @fn */
 };
