@@ -13,6 +13,7 @@
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/kcore.h"
 #include "auxtrig/sys/log.h"
 
 struct binary {
@@ -45,6 +46,11 @@ struct binaries {
 	struct binaries_ksym *ksyms;	/* binaries__add_kallsyms(): by address */
 	size_t nr_ksyms;
 	char *ksym_names;
+	bool ksym_modules;		/* take the modules' symbols too (with the kernel's code) */
+	struct kcore_piece *kcode;	/* binaries__add_kernel_code(): the kernel's code, by address */
+	size_t nr_kcode;
+	unsigned char *kcode_bytes;
+	struct binary_map kcode_map;	/* what an address in it is: [kernel.kallsyms] */
 };
 
 /* One kallsyms symbol: its name at @name in ksym_names. */
@@ -85,6 +91,8 @@ void binaries__delete(struct binaries *b)
 		return;
 	free(b->ksyms);
 	free(b->ksym_names);
+	free(b->kcode);
+	free(b->kcode_bytes);
 	for (size_t i = 0; i < b->nr_bins; i++) {
 		elf_image__delete(b->bins[i]->img);
 		free(b->bins[i]->name);
@@ -291,14 +299,39 @@ static const struct binary_map *binaries__space_find(const struct binaries *b, i
 	return NULL;
 }
 
+/* The piece of the kernel's code @addr is in, or NULL. */
+static const struct kcore_piece *binaries__kcode_find(const struct binaries *b, __u64 addr)
+{
+	size_t lo = 0, hi = b->nr_kcode;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < b->kcode[mid].addr)
+			hi = mid;
+		else if (addr - b->kcode[mid].addr >= b->kcode[mid].len)
+			lo = mid + 1;
+		else
+			return &b->kcode[mid];
+	}
+	return NULL;
+}
+
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
 {
+	if (b->nr_kcode && binaries__kcode_find(b, addr))
+		return &b->kcode_map;
 	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
 }
 
 const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback)
 {
-	const struct binary_map *m = binaries__space_find(b, kernel, addr);
+	const struct binary_map *m;
+
+	/* with the kernel's code, perf maps all of it (modules too) as [kernel.kallsyms] */
+	if (b->nr_kcode && binaries__kcode_find(b, addr) && (kernel || fallback))
+		return &b->kcode_map;
+	m = binaries__space_find(b, kernel, addr);
 
 	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
 		m = binaries__space_find(b, !kernel, addr);
@@ -331,7 +364,7 @@ static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap
 	name = end + 3;
 	len = strcspn(name, "\t\n ");
 	/* perf's symbol_type__filter() keeps data too; a stack holds code: text and weak text */
-	if (!addr || !len || name[len] == '\t' || !strchr("TtWw", type))
+	if (!addr || !len || (name[len] == '\t' && !b->ksym_modules) || !strchr("TtWw", type))
 		return 0;
 	if (b->nr_ksyms == *cap) {
 		size_t n = *cap ? 2 * *cap : 4096;
@@ -621,6 +654,16 @@ size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
 	for (int k = 0; k < 2; k++) {
 		const struct binaries_space *sp = &b->space[k];
 
+		if (k && b->nr_kcode) {
+			/* the kernel's code replaces the kernel's maps (sorted, above every user span) */
+			for (size_t i = 0; i < b->nr_kcode; i++) {
+				if (n < max)
+					out[n] = (struct binary_span){ b->kcode[i].addr, b->kcode[i].len,
+								       b->kcode_bytes + b->kcode[i].dst_offset };
+				n++;
+			}
+			continue;
+		}
 		for (size_t i = 0; i < sp->nr; i++) {
 			const struct binary_map *m = &sp->maps[i];
 			struct binary *own = m->bin->parent ? m->bin->parent : m->bin;
@@ -669,12 +712,20 @@ size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
 
 size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
 {
-	const struct binary_map *m = binaries__find(b, addr);
+	const struct kcore_piece *k = b->nr_kcode ? binaries__kcode_find(b, addr) : NULL;
+	const struct binary_map *m;
 	const unsigned char *bytes;
 	__u64 off, avail;
 	size_t flen;
 
-	if (!m)
+	if (k) {
+		if (len > k->len - (addr - k->addr))
+			len = k->len - (addr - k->addr);
+		memcpy(buf, b->kcode_bytes + k->dst_offset + (addr - k->addr), len);
+		return len;
+	}
+	m = binaries__find(b, addr);
+	if (!m || m == &b->kcode_map)
 		return 0;
 	off = binaries__file_offset(b, m, addr, &avail);
 	if (!avail)
@@ -750,3 +801,41 @@ const char *binaries__dso_name(const struct binaries *b, __u64 addr)
 	return binaries__map_dso_name(addr ? binaries__find(b, addr) : NULL);
 }
 
+
+static int binaries__piece_cmp(const void *x, const void *y)
+{
+	const struct kcore_piece *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms)
+{
+	struct binary *kbin = NULL;
+	size_t k = 0;
+	int n, err;
+
+	b->ksym_modules = true;
+	err = binaries__add_kallsyms(b, kallsyms);
+	if (err)
+		return err;
+	n = kcore__read_code(kcore, kallsyms, &b->kcode, &b->kcode_bytes);
+	if (n < 0)
+		return n;
+	/* overlapping pieces (a trampoline page inside the text) are one: keep the first of each address */
+	qsort(b->kcode, (size_t)n, sizeof(*b->kcode), binaries__piece_cmp);
+	for (int i = 0; i < n; i++)
+		if (!k || b->kcode[i].addr >= b->kcode[k - 1].addr + b->kcode[k - 1].len)
+			b->kcode[k++] = b->kcode[i];
+	b->nr_kcode = k;
+	for (size_t i = 0; i < b->space[1].nr && !kbin; i++)
+		if (!strcmp(b->space[1].maps[i].bin->dso_name, "[kernel.kallsyms]"))
+			kbin = b->space[1].maps[i].bin;
+	if (!kbin) {
+		kbin = binaries__get(b, "[kernel.kallsyms]", true);
+		if (!kbin)
+			return -ENOMEM;
+	}
+	b->kcode_map = (struct binary_map){ .start = 0, .end = ~0ULL, .kernel = true, .bin = kbin };
+	return 0;
+}

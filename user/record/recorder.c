@@ -43,6 +43,7 @@
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/gate_front.h"
 #include "auxtrig/record/hw_trace.h"
+#include "auxtrig/record/kcore_copy.h"
 #include "auxtrig/record/record.h"
 #include "auxtrig/record/sink.h"
 #include "auxtrig/record/trigger_prog.h"
@@ -117,6 +118,8 @@ struct session {
 	bool have_target;
 	struct cpu_events ce;
 	struct pdata_writer *w;
+	bool kcore;			/* kernel trace: a directory, the kernel's code in it (kcore_copy.h) */
+	char data_path[4096];
 	struct record_sink sink;
 	struct window_hold *hold;	/* --min/--max-duration: records of open windows */
 	int epfd, sigfd;
@@ -1619,7 +1622,9 @@ static int session_prepare(struct session *s, const struct perf_sys *aux_sys, st
 	size_t nr_tids = 0;
 	int err;
 
-	if (check_output_path(p->output, p->force))
+	s->kcore = kcore_copy__wanted(p->aux);
+	if (s->kcore ? kcore_copy__open_dir(p->output, p->force, s->data_path, sizeof(s->data_path)) :
+		       check_output_path(p->output, p->force))
 		return -1;
 
 	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
@@ -1691,10 +1696,12 @@ static int session_prepare(struct session *s, const struct perf_sys *aux_sys, st
 	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
 		return -1;
 
-	s->w = pdata_writer__open(p->output, p->force);
+	s->w = pdata_writer__open(s->kcore ? s->data_path : p->output, p->force);
 	if (!s->w)
 		return -1;	/* pdata_writer__open() said why */
 	s->created_file = true;
+	if (p->aux && !p->aux->attr.exclude_kernel)
+		kcore_copy__keep(s->w, s->kcore ? p->output : NULL);
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = write_header(s);
