@@ -204,6 +204,38 @@ static void test_kcore_copy_read_back_by_the_decoder(void **state)
 	binaries__delete(b);
 }
 
+/*
+ * A kernel map recorded up to the top of the address space (not up to the
+ * first module, as perf record and auxtrig write it) hides the modules'
+ * code from perf 6.1, whose dso__load_kcore() drops kcore maps inside it:
+ * the decoder does the same, so that it prints what perf prints.
+ */
+static void test_kcore_copy_kernel_map_over_the_modules(void **state)
+{
+	char from[4200], to[4200], kcore[4200], kallsyms[4200], sym[128];
+	struct kcore_copy_stats st;
+	struct binaries *b;
+	unsigned char buf[4];
+
+	(void)state;
+	make_proc();
+	snprintf(from, sizeof(from), "%s/proc", dir);
+	snprintf(to, sizeof(to), "%s/out3", dir);
+	mkdir(to, 0700);
+	assert_int_equal(kcore_copy__run(from, to, &st), 0);
+	snprintf(kcore, sizeof(kcore), "%s/kcore", to);
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", to);
+	b = binaries__new(NULL, "/nonexistent");
+	assert_non_null(b);
+	assert_int_equal(binaries__add_mmap(b, KTEXT, ~0ULL - KTEXT, KTEXT, "[kernel.kallsyms]_text", true, NULL, 0), 0);
+	assert_int_equal(binaries__add_kernel_code(b, kcore, kallsyms), 0);
+	assert_int_equal(binaries__read(b, KTEXT + 0x1004, buf, sizeof(buf)), sizeof(buf));
+	assert_string_equal(binaries__symoff(b, KTEXT + 0x1004, true, sym, sizeof(sym)), "do_thing+0x4");
+	assert_int_equal(binaries__read(b, KMOD + 0x1010, buf, sizeof(buf)), 0);
+	assert_string_equal(binaries__dso_name(b, KMOD + 0x1010), "[unknown]");
+	binaries__delete(b);
+}
+
 /* What is not a kcore is refused; a short read asks for more. */
 static void test_kcore_copy_parse_phdrs_refuses(void **state)
 {
@@ -225,6 +257,28 @@ static void test_kcore_copy_parse_phdrs_refuses(void **state)
 	eh.e_ident[EI_CLASS] = ELFCLASS32;
 	memcpy(buf, &eh, sizeof(eh));
 	assert_int_equal(kcore__parse_phdrs(buf, sizeof(buf), segs, &need), -EINVAL);
+}
+
+/*
+ * A trampoline page whose range passes the top of the address space: the
+ * piece ends with its segment; nothing of an earlier plan stays (fuzz_kcore).
+ */
+static void test_kcore_copy_plan_range_at_the_top(void **state)
+{
+	static struct kcore_piece out[KCORE_MAX_SEGS];
+	/* the trampoline's page plus the segment's length is past 2^64 */
+	const struct kcore_seg seg = { .addr = 0xffff800000000000ULL, .len = 0x7fff00000000ULL, .offset = 0x1000 };
+	const struct kcore_text t = { .stext = KTEXT, .etext = KTEXT + 0x1000, .tramp = { 0xfffffe0000001000ULL },
+				      .nr_tramp = 1 };
+
+	(void)state;
+	memset(out, 0xff, sizeof(out));		/* an earlier plan's pieces are not taken over (fuzz_kcore) */
+	assert_int_equal(kcore__plan(&t, &seg, 1, 4096, out), 1);
+	assert_false(out[0].remap);
+	assert_int_equal(out[0].addr, 0xfffffe0000001000ULL);
+	assert_int_equal(out[0].len, 0xffffffff00000000ULL - 0xfffffe0000001000ULL);
+	assert_int_equal(out[0].src_offset, 0x1000 + (0xfffffe0000001000ULL - seg.addr));
+	assert_int_equal(out[0].dst_offset, 4096);
 }
 
 /* The recording directory: made, refused when it exists, cleared with -f only if it holds a recording. */
@@ -255,7 +309,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kcore_copy_keeps_text_and_modules),
 		cmocka_unit_test(test_kcore_copy_read_back_by_the_decoder),
+		cmocka_unit_test(test_kcore_copy_kernel_map_over_the_modules),
 		cmocka_unit_test(test_kcore_copy_parse_phdrs_refuses),
+		cmocka_unit_test(test_kcore_copy_plan_range_at_the_top),
 		cmocka_unit_test(test_kcore_copy_open_dir),
 	};
 

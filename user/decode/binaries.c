@@ -319,8 +319,8 @@ static const struct kcore_piece *binaries__kcode_find(const struct binaries *b, 
 
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
 {
-	if (b->nr_kcode && binaries__kcode_find(b, addr))
-		return &b->kcode_map;
+	if (b->nr_kcode && binaries__is_kernel(b, addr))
+		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
 	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
 }
 
@@ -328,9 +328,12 @@ const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr,
 {
 	const struct binary_map *m;
 
-	/* with the kernel's code, perf maps all of it (modules too) as [kernel.kallsyms] */
-	if (b->nr_kcode && binaries__kcode_find(b, addr) && (kernel || fallback))
-		return &b->kcode_map;
+	/*
+	 * With the kernel's code, perf's kernel maps are its pieces (modules'
+	 * too, as [kernel.kallsyms]) and nothing else (dso__load_kcore()).
+	 */
+	if (b->nr_kcode && binaries__is_kernel(b, addr) && (kernel || fallback))
+		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
 	m = binaries__space_find(b, kernel, addr);
 
 	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
@@ -812,6 +815,7 @@ static int binaries__piece_cmp(const void *x, const void *y)
 int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms)
 {
 	struct binary *kbin = NULL;
+	__u64 kend = 0;
 	size_t k = 0;
 	int n, err;
 
@@ -822,15 +826,40 @@ int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char 
 	n = kcore__read_code(kcore, kallsyms, &b->kcode, &b->kcode_bytes);
 	if (n < 0)
 		return n;
+	for (size_t i = 0; i < b->space[1].nr && !kbin; i++)
+		if (b->kmap_start && b->space[1].maps[i].start == b->kmap_start) {
+			kbin = b->space[1].maps[i].bin;
+			kend = b->space[1].maps[i].end;
+		}
+	/*
+	 * perf 6.1's dso__load_kcore() merges the other kcore maps in while the
+	 * file's kernel map still has its recorded extent, and drops what lies
+	 * inside it: a kernel map recorded up to ~0 (not up to the first module,
+	 * as perf record writes it) hides the modules' code. The same here.
+	 */
+	for (int i = 0; i < n; i++) {
+		struct kcore_piece *p = &b->kcode[i];
+		bool text = b->kmap_start >= p->addr && b->kmap_start - p->addr < p->len;
+
+		if (text || !kbin || p->addr >= kend || p->addr + p->len <= b->kmap_start)
+			continue;
+		if (p->addr >= b->kmap_start && p->addr + p->len <= kend) {
+			p->len = 0;
+		} else if (p->addr < b->kmap_start) {
+			p->len = b->kmap_start - p->addr;
+		} else {
+			p->dst_offset += kend - p->addr;
+			p->src_offset += kend - p->addr;
+			p->len -= kend - p->addr;
+			p->addr = kend;
+		}
+	}
 	/* overlapping pieces (a trampoline page inside the text) are one: keep the first of each address */
 	qsort(b->kcode, (size_t)n, sizeof(*b->kcode), binaries__piece_cmp);
 	for (int i = 0; i < n; i++)
-		if (!k || b->kcode[i].addr >= b->kcode[k - 1].addr + b->kcode[k - 1].len)
+		if (b->kcode[i].len && (!k || b->kcode[i].addr >= b->kcode[k - 1].addr + b->kcode[k - 1].len))
 			b->kcode[k++] = b->kcode[i];
 	b->nr_kcode = k;
-	for (size_t i = 0; i < b->space[1].nr && !kbin; i++)
-		if (!strcmp(b->space[1].maps[i].bin->dso_name, "[kernel.kallsyms]"))
-			kbin = b->space[1].maps[i].bin;
 	if (!kbin) {
 		kbin = binaries__get(b, "[kernel.kallsyms]", true);
 		if (!kbin)

@@ -220,6 +220,7 @@ out:
 		rc = EXIT_RUNTIME;
 	}
 	sideband__free(&s.sd);
+	tp_formats__exit(&s.tp_formats);
 	binaries__delete(s.bins);
 	pdata_reader__delete(s.r);
 	return rc;

@@ -16,6 +16,7 @@ static const struct {
 	{ "ip", SCRIPT_F_IP }, { "sym", SCRIPT_F_SYM }, { "dso", SCRIPT_F_DSO },
 	{ "addr", SCRIPT_F_ADDR }, { "symoff", SCRIPT_F_SYMOFF }, { "period", SCRIPT_F_PERIOD },
 	{ "callindent", SCRIPT_F_CALLINDENT }, { "insn", SCRIPT_F_INSN }, { "insnlen", SCRIPT_F_INSNLEN },
+	{ "trace", SCRIPT_F_TRACE },
 };
 
 #define SCRIPT_FIELDS_NR (sizeof(script_fields__names) / sizeof(script_fields__names[0]))
@@ -65,7 +66,7 @@ int script_fields__parse(struct script_fields *f, const char *arg)
 				break;
 		if (i == SCRIPT_FIELDS_NR) {
 			pr_err("script: -F %s: unknown field '%s' (comm, tid, pid, time, cpu, event, period, ip, sym, "
-			       "symoff, dso, addr, flags, callindent, insn, insnlen)\n", arg, t);
+			       "symoff, dso, addr, flags, callindent, insn, insnlen, trace)\n", arg, t);
 			err = -EINVAL;
 			break;
 		}

@@ -127,7 +127,7 @@ static unsigned int script_line__default(int ot)
 {
 	switch (ot) {
 	case PERF_TYPE_TRACEPOINT:
-		return SCRIPT_F_COMM | SCRIPT_F_TID | SCRIPT_F_CPU | SCRIPT_F_TIME | SCRIPT_F_EVENT;
+		return SCRIPT_F_COMM | SCRIPT_F_TID | SCRIPT_F_CPU | SCRIPT_F_TIME | SCRIPT_F_EVENT | SCRIPT_F_TRACE;
 	case PERF_TYPE_RAW:
 		return SCRIPT_F_DEFAULT_HW | SCRIPT_F_ADDR;
 	case SCRIPT_OT_SYNTH:
@@ -215,6 +215,9 @@ int script_line__init(struct script_line *l, const struct script_fields *o_field
 			l->fields[ot] = o_fields->set;
 		else
 			l->fields[ot] = (script_line__default(ot) | o_fields->set) & ~o_fields->del;
+		/* perf's invalid_fields: only tracepoints have a trace */
+		if (ot != PERF_TYPE_TRACEPOINT)
+			l->fields[ot] &= ~SCRIPT_F_TRACE;
 		l->user_set[ot] = o_fields->given;
 	}
 	l->flags = o_fields->flags;

@@ -17,6 +17,8 @@
 #include "auxtrig/decode/script_session.h"
 #include "auxtrig/decode/thread_table.h"
 #include "auxtrig/format/pdata_reader.h"
+#include "auxtrig/format/tp_formats.h"
+#include "auxtrig/format/tp_print.h"
 #include "auxtrig/sys/log.h"
 
 /* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
@@ -313,6 +315,9 @@ static int script_pt__collect(struct script_session *ss, struct script_pt_sample
 	int ret;
 
 	s->timeless = script_pt__timeless(ss);
+	/* the tracepoints' formats, for their samples' trace (none: a file without tracepoints) */
+	if (tp_formats__read(ss->r, &ss->tp_formats))
+		tp_formats__exit(&ss->tp_formats);
 	if (script_line__init(&ss->line, &ss->o->fields, ss->r, &ss->sd, script_pt__aux_attr(ss), s->timeless,
 			      info->priv[IPT_PRIV_PER_CPU_MMAPS]))
 		return -EINVAL;
@@ -473,6 +478,16 @@ static void script_pt__print_sample(struct script_session *ss, struct thread_tab
 	one.comm = thread_table__comm(tt, one.tid, comm);
 	script_line__evsel_name(&ss->sd, a, smp->id, name, sizeof(name));
 	p += script_line__head(l, ot, name, &one, p);
+	if (script_line__has(l, ot, SCRIPT_F_TRACE) && smp->raw && ss->tp_formats.nr) {
+		const struct tp_format *fmt = tp_formats__find(&ss->tp_formats, (unsigned int)a->config);
+		char trace[1024];
+
+		if (fmt) {
+			if (tp_print__format(fmt, smp->raw, smp->raw_size, trace, sizeof(trace)))
+				tp_print__fields(fmt, smp->raw, smp->raw_size, trace, sizeof(trace));
+			p += sprintf(p, "%s", trace);
+		}
+	}
 	if (script_line__has(l, ot, SCRIPT_F_ADDR))
 		p += sprintf(p, "%16" PRIx64, (uint64_t)smp->addr);
 	if (script_line__has(l, ot, SCRIPT_F_IP)) {

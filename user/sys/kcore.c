@@ -144,9 +144,12 @@ static void kcore__clip(const struct kcore_seg *s, __u64 lo, __u64 hi, struct kc
 
 	if (lo < s->addr || lo >= end || *n >= KCORE_MAX_SEGS)
 		return;
-	out[*n].addr = lo;
-	out[*n].len = (hi < end ? hi : end) - lo;
-	out[*n].src_offset = s->offset + (lo - s->addr);
+	if (hi < lo)	/* wrapped: to the segment's end */
+		hi = end;
+	/* the whole piece: a caller's array may hold an earlier plan's */
+	out[*n] = (struct kcore_piece){
+		.addr = lo, .len = (hi < end ? hi : end) - lo, .src_offset = s->offset + (lo - s->addr),
+	};
 	(*n)++;
 }
 

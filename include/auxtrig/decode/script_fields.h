@@ -35,6 +35,7 @@
 #define SCRIPT_F_CALLINDENT	(1u << 12)
 #define SCRIPT_F_INSN		(1u << 13)
 #define SCRIPT_F_INSNLEN	(1u << 14)
+#define SCRIPT_F_TRACE		(1u << 15)	/* a tracepoint sample's record, by its print fmt */
 
 /* perf script's default for hardware (and synthesized branch) samples */
 #define SCRIPT_F_DEFAULT_HW	(SCRIPT_F_COMM | SCRIPT_F_TID | SCRIPT_F_CPU | SCRIPT_F_TIME | SCRIPT_F_EVENT | \
