@@ -802,6 +802,45 @@ static void test_script_cs_timed_queues_as_perf(void **state)
 }
 
 /*
+ * perf's branch kinds (-F flags, cs_etm__set_sample_flags()) on the Juno
+ * capture: calls, returns, conditional jumps, interrupts and their returns,
+ * trace start and end, the same as perf 6.1 prints them, timeless (one
+ * element stream) and timed (the queues by timestamp), formatted and RAW.
+ */
+static void test_script_cs_flags_as_perf(void **state)
+{
+	struct cs_fixture_timed t = { .every = 9, .ts0 = 1000, .tsk = 50, .step = 2, .nr_bufs = 2, .raw = true,
+				      .ts_option = true };
+	struct cs_fixture_opts o = { 0 };
+	char path[4300];
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("all.data", &o);
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F cpu,flags," FIELDS " >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data -F cpu,flags," FIELDS " >a.txt"), 0);
+	same("p.txt", "a.txt");
+	/* each kind is there, so the comparison can fail */
+	assert_int_equal(sh("grep -q ' call ' a.txt && grep -q ' return ' a.txt && grep -q ' jcc ' a.txt && "
+			    "grep -q ' hw int ' a.txt && grep -q ' iret ' a.txt && grep -q ' tr strt ' a.txt && "
+			    "grep -q ' tr end ' a.txt"), 0);
+	write_timed_formatted("timed.data", 20, 1000, 7, 100, 3, true);
+	assert_int_equal(perf("/nonexistent", "script -i timed.data --itrace=b -F flags,ip,addr,sym >pt.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timed.data -F flags,ip,addr,sym >at.txt"), 0);
+	same("pt.txt", "at.txt");
+	assert_int_equal(run("-i timed.data -F flags,ip,addr,sym -j 2 >at2.txt"), 0);
+	same("at.txt", "at2.txt");
+	snprintf(path, sizeof(path), "%s/raw.data", dir);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F flags,ip,addr >pr.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i raw.data -F flags,ip,addr >ar.txt"), 0);
+	same("pr.txt", "ar.txt");
+	/* the column perf cannot give CoreSight here is refused in one line */
+	assert_int_equal(run("-i all.data -F ip,callindent >ci.txt 2>ci.err"), 2);
+}
+
+/*
  * A piece that crashes OpenCSD in the timed decode: one error line naming
  * it, and the other queue's trace decoded as if it were alone.
  */
@@ -862,6 +901,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_code_from_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_order_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_queues_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_flags_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_crash_costs_one_buffer, setup, teardown),
 	};
 

@@ -411,7 +411,8 @@ struct cs_rec_state {
 	__u64 prev_last_instr;
 	__s32 prev_taken;
 	__s32 tid;
-	__u8 prev_last_size, pad2[7];
+	__u8 prev_last_size, prev_isa, pad2[2];
+	__u32 prev_flags;
 };
 
 static size_t script_cs__read_code(void *ctx, __u64 addr, void *buf, size_t len)
@@ -707,6 +708,7 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 		struct cs_rec_state st = {
 			.kind = CS_REC_STATE, .prev_type = cs->br.prev_type, .prev_last_instr = cs->br.prev_last_instr,
 			.prev_taken = cs->br.prev_taken, .tid = cs->tid, .prev_last_size = cs->br.prev_last_size,
+			.prev_isa = cs->br.prev_isa, .prev_flags = cs->br.prev_flags,
 		};
 
 		decode_out__write(out, &st, sizeof(st));
@@ -822,7 +824,9 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 	struct script_cs *cs = ctx;
 	struct script_line *l = &cs->s->line;
 	bool kernel = binaries__is_kernel(cs->s->bins, br->from);
-	struct script_sample smp = { .period = 1, .cpu = cs->br_cpu, .tid = cs->tid, .time = cs->latest_time };
+	struct script_sample smp = {
+		.period = 1, .cpu = cs->br_cpu, .tid = cs->tid, .time = cs->latest_time, .flags = br->flags,
+	};
 	char buf[1700], comm[24], *line = buf;
 	size_t n = 0;
 
@@ -988,10 +992,11 @@ static bool script_cs__t_is_kernel(void *ctx, __u64 addr)
 	return binaries__is_kernel(cs->s->bins, addr);
 }
 
-static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, unsigned int from_size, int cpu, int tid)
+static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, unsigned int from_size, __u32 flags, int cpu,
+				int tid)
 {
 	struct script_cs *cs = ctx;
-	struct csd_branch br = { .from = from, .to = to, .from_size = from_size };
+	struct csd_branch br = { .from = from, .to = to, .from_size = from_size, .flags = flags };
 
 	cs->br_cpu = cpu;
 	cs->tid = tid;
@@ -1118,9 +1123,9 @@ static int script_cs__lines(struct script_cs *cs)
 	if (script_line__init(&s->line, &s->o->fields, s->r, &s->sd, aux, !(aux && (aux->config & CS_ETM_OPT_TS)),
 			      true))
 		return EXIT_USAGE;
-	if (s->line.flags || (s->line.fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT)) {
-		pr_err("%s: -F flags and callindent: auxtrig does not classify CoreSight branches (calls, returns, "
-		       "exceptions) yet; perf script does\n", s->o->input);
+	if (s->line.fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT) {
+		pr_err("%s: -F callindent: not on CoreSight trace yet (its column depends on every line before, which "
+		       "the parallel decode does not see)\n", s->o->input);
 		return EXIT_USAGE;
 	}
 	cs->threads = thread_table__new();
@@ -1208,6 +1213,8 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		cs->br.prev_last_instr = st.prev_last_instr;
 		cs->br.prev_taken = st.prev_taken;
 		cs->br.prev_last_size = st.prev_last_size;
+		cs->br.prev_isa = st.prev_isa;
+		cs->br.prev_flags = st.prev_flags;
 		cs->tid = st.tid;
 		return 0;
 	}
@@ -1258,6 +1265,8 @@ static void script_cs__job_start(struct script_cs *cs, const struct script_cs_jo
 		memset(&cs->br, 0, sizeof(cs->br));
 		cs->br.fn = script_cs__on_branch;
 		cs->br.ctx = cs;
+		cs->br.read = script_cs__read_code;
+		cs->br.read_ctx = cs->s->bins;
 		cs->queue = job->idx;
 		cs->have_queue = true;
 		cs->tid = job->queue_tid;

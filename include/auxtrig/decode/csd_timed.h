@@ -87,7 +87,7 @@ struct csd_timed_queue {
  * @is_kernel: is @addr a kernel address (perf's machine__kernel_start())
  * @branch: one branch sample, in output order: from @from (an instruction of
  *          @from_size bytes, 0 when @from is 0) to @to on @cpu, of thread
- *          @tid (perf's traceid queue's)
+ *          @tid (perf's traceid queue's), perf's flags (SCRIPT_IP_FLAG_*)
  * @progress: decoding has reached AUX offset @aux_offset of piece @piece
  * @error: piece @piece could not be decoded past @aux_offset: @msg
  * @code, @nr_code: if set, and all of it kernel code (which perf reads for
@@ -97,7 +97,7 @@ struct csd_timed_queue {
 struct csd_timed_ops {
 	size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len);
 	bool (*is_kernel)(void *ctx, __u64 addr);
-	void (*branch)(void *ctx, __u64 from, __u64 to, unsigned int from_size, int cpu, int tid);
+	void (*branch)(void *ctx, __u64 from, __u64 to, unsigned int from_size, __u32 flags, int cpu, int tid);
 	void (*progress)(void *ctx, size_t piece, __u64 aux_offset);
 	void (*error)(void *ctx, size_t piece, __u64 aux_offset, const char *msg);
 	const struct csd_timed_code {
