@@ -334,6 +334,12 @@ static void test_script_cs_kernel_module(void **state)
 	assert_non_null(strstr(s, "[000]  ffffffc000096a0c juno_fn+0xc ([juno]) => ffffffc000083280 juno_text+0x2280 ([juno])\n"));
 	assert_non_null(strstr(s, "init_module+0x0 ([juno].init.text)"));	/* perf's map of .init.text at 0 */
 	free(s);
+	/* callindent names the callee (call, trace start) and the function left (return, trace end) */
+	assert_int_equal(perf("/nonexistent", "script -i mod.data --symfs symfs --itrace=b -F flags,callindent,ip,sym,addr,dso "
+			      ">pc.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i mod.data --symfs symfs -F flags,callindent,ip,sym,addr,dso >ac.txt 2>/dev/null"), 0);
+	same("pc.txt", "ac.txt");
+	assert_int_equal(sh("grep -q '  call  *juno_fn  ' ac.txt"), 0);
 	s = slurp("a.err");
 	if (strstr(s, "none of"))
 		fail_msg("the module was not found: %s", s);
@@ -805,7 +811,8 @@ static void test_script_cs_timed_queues_as_perf(void **state)
  * perf's branch kinds (-F flags, cs_etm__set_sample_flags()) on the Juno
  * capture: calls, returns, conditional jumps, interrupts and their returns,
  * trace start and end, the same as perf 6.1 prints them, timeless (one
- * element stream) and timed (the queues by timestamp), formatted and RAW.
+ * element stream) and timed (the queues by timestamp), formatted and RAW;
+ * and callindent, whose column depends on every line before.
  */
 static void test_script_cs_flags_as_perf(void **state)
 {
@@ -836,8 +843,14 @@ static void test_script_cs_flags_as_perf(void **state)
 	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F flags,ip,addr >pr.txt 2>/dev/null"), 0);
 	assert_int_equal(run("-i raw.data -F flags,ip,addr >ar.txt"), 0);
 	same("pr.txt", "ar.txt");
-	/* the column perf cannot give CoreSight here is refused in one line */
-	assert_int_equal(run("-i all.data -F ip,callindent >ci.txt 2>ci.err"), 2);
+	/* callindent: its column moves as perf moves it, across the workers' pieces (-j 2) and timed */
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F flags,callindent,ip,addr >pc.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data -F flags,callindent,ip,addr -j 2 >ac.txt"), 0);
+	same("pc.txt", "ac.txt");
+	assert_true(sh("awk '{ print index($0, $2) }' ac.txt | sort -u | wc -l | grep -qx 4") == 0);
+	assert_int_equal(perf("/nonexistent", "script -i timed.data --itrace=b -F +callindent >pc2.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timed.data -F +callindent >ac2.txt"), 0);
+	same("pc2.txt", "ac2.txt");
 }
 
 /*

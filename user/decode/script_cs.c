@@ -815,6 +815,71 @@ static void script_cs__addr(struct script_cs *cs, char *line, size_t *n, __u64 a
 }
 
 /*
+ * perf's perf_sample__fprintf_callindent() for CoreSight: no call stack
+ * (perf 6.1 keeps none for it: depth 0), the callee of a call or trace
+ * start, the function a return or trace end leaves, "(dso)" first when no
+ * address is printed. The column that follows depends on every line before:
+ * a worker marks the callindent (CS_INDENT_START..CS_INDENT_END) and the
+ * parent pads it (script_cs__indent_text()).
+ */
+#define CS_INDENT_START '\x02'
+#define CS_INDENT_END '\x03'
+
+static size_t script_cs__callindent(struct script_cs *cs, const struct csd_branch *br, bool kernel, char *buf)
+{
+	struct script_line *l = &cs->s->line;
+	struct binaries *b = cs->s->bins;
+	struct script_sample smp = { 0 };
+	char name[256], *p = buf;
+	bool callee = br->flags & (SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_TRACE_BEGIN);
+	__u64 addr = 0;
+
+	if (callee)
+		addr = br->to;
+	else if (br->flags & (SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_TRACE_END))
+		addr = br->from;
+	name[0] = '\0';
+	if (callee || addr)
+		binaries__map_symoff(b, binaries__find_in(b, addr, kernel, callee), addr, false, name, sizeof(name));
+	smp.callee = name[0] && strcmp(name, "[unknown]") ? name : NULL;
+	smp.callee_ip = addr;
+	if (script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_DSO) && !script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_IP) &&
+	    !script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_ADDR))
+		p += sprintf(p, "(%.300s)\t", binaries__map_dso_name(binaries__find_in(b, br->from, kernel, false)));
+	if (!cs->lines)
+		return (size_t)(p - buf) + script_line__callindent(l, &smp, p);
+	*p++ = CS_INDENT_START;
+	if (smp.callee)
+		p += sprintf(p, "%.200s", smp.callee);
+	else if (smp.callee_ip)
+		p += sprintf(p, "%16" PRIx64, (uint64_t)smp.callee_ip);
+	*p++ = CS_INDENT_END;
+	return (size_t)(p - buf);
+}
+
+/* In the parent: a worker's sample lines with their callindent columns padded as perf pads them. */
+static void script_cs__indent_text(struct script_cs *cs, const char *t, size_t len)
+{
+	const char *end = t + len;
+
+	while (t < end) {
+		const char *s = memchr(t, CS_INDENT_START, (size_t)(end - t)), *e;
+
+		if (!s) {
+			fwrite(t, 1, (size_t)(end - t), cs->s->out);
+			return;
+		}
+		fwrite(t, 1, (size_t)(s - t), cs->s->out);
+		e = memchr(s, CS_INDENT_END, (size_t)(end - s));
+		if (!e)
+			e = end;
+		fwrite(s + 1, 1, (size_t)(e - s - 1), cs->s->out);
+		fprintf(cs->s->out, "%*s", script_line__indent_pad(&cs->s->line, (int)(e - s - 1)), "");
+		t = e < end ? e + 1 : end;
+	}
+}
+
+/*
  * A branch sample as perf script prints it: the sample's mode is that of its
  * ip (the "from" address, cs_etm__cpu_mode()); ip is looked up in that mode,
  * addr in that mode and then in its own (thread__find_map_fb()).
@@ -859,10 +924,8 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 			n = snprintf(line, sizeof(buf), "[%03d] ", cs->br_cpu);
 		}
 	}
-	if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT) {
-		/* perf keeps no call stack for CoreSight: depth 0 */
-		n += script_line__callindent(l, &smp, line + n);
-	}
+	if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT)
+		n += script_cs__callindent(cs, br, kernel, line + n);
 	if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_IP) {
 		line[n++] = ' ';
 		script_cs__addr(cs, line, &n, br->from, kernel, false);
@@ -1123,11 +1186,6 @@ static int script_cs__lines(struct script_cs *cs)
 	if (script_line__init(&s->line, &s->o->fields, s->r, &s->sd, aux, !(aux && (aux->config & CS_ETM_OPT_TS)),
 			      true))
 		return EXIT_USAGE;
-	if (s->line.fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT) {
-		pr_err("%s: -F callindent: not on CoreSight trace yet (its column depends on every line before, which "
-		       "the parallel decode does not see)\n", s->o->input);
-		return EXIT_USAGE;
-	}
 	cs->threads = thread_table__new();
 	if (!cs->threads)
 		return EXIT_RUNTIME;
@@ -1180,6 +1238,10 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		return 0;
 	switch (p[0]) {
 	case CS_REC_TEXT:
+		if (cs->s->line.fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT) {
+			script_cs__indent_text(cs, (const char *)p + 1, len - 1);
+			return 0;
+		}
 		/* a worker's full buffer goes out as it is, without a copy through stdio */
 		if (len - 1 >= 16384 && !fflush(cs->s->out))
 			return script_cs__write_all(fileno(cs->s->out), p + 1, len - 1);

@@ -383,12 +383,16 @@ size_t script_line__callindent(struct script_line *l, const struct script_sample
 		len = sprintf(buf, "%*s%.200s", smp->depth * 4, "", smp->callee);
 	else if (smp->callee_ip)
 		len = sprintf(buf, "%*s%16" PRIx64, smp->depth * 4, "", (uint64_t)smp->callee_ip);
+	len += sprintf(buf + len, "%*s", script_line__indent_pad(l, len), "");
+	return (size_t)len;
+}
+
+int script_line__indent_pad(struct script_line *l, int len)
+{
 	/* perf keeps the column from changing often, so that lines line up */
 	if (len > l->spacing || (len && len < l->spacing - 52))
 		l->spacing = (len + 4 + 31) / 32 * 32;
-	if (len < l->spacing)
-		len += sprintf(buf + len, "%*s", l->spacing - len, "");
-	return (size_t)len;
+	return len < l->spacing ? l->spacing - len : 0;
 }
 
 size_t script_line__tail(const struct script_line *l, int ot, const struct script_sample *smp, char *buf)

@@ -131,6 +131,12 @@ size_t script_line__head(const struct script_line *l, int ot, const char *evname
  */
 size_t script_line__callindent(struct script_line *l, const struct script_sample *smp, char *buf);
 
+/**
+ * script_line__indent_pad() - the spaces that follow a callindent of @len
+ * bytes, the column moved as perf moves it (for a line made elsewhere).
+ */
+int script_line__indent_pad(struct script_line *l, int len);
+
 /** script_line__has() - is @field printed for output type @ot? */
 static inline bool script_line__has(const struct script_line *l, int ot, unsigned int field)
 {
