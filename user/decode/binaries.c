@@ -443,12 +443,12 @@ static const struct binaries_ksym *binaries__ksym_find(const struct binaries *b,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	/* equal addresses: the first one of the file, as an alias comes after */
-	while (lo > 1 && b->ksyms[lo - 2].addr == b->ksyms[lo - 1].addr)
-		lo--;
-	return &b->ksyms[lo - 1];
+	/*
+	 * equal addresses: the last one of the file, as perf 6.1 chooses: its
+	 * symbols__fixup_end() gives only the last of them a length, and
+	 * symbols__fixup_duplicate() then keeps the one with a length
+	 */
+	return lo ? &b->ksyms[lo - 1] : NULL;
 }
 
 /* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
