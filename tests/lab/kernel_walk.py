@@ -82,7 +82,7 @@ def disassemble(path, segs, addr, cache):
 
 
 def target(ops):
-    m = re.match(r'^([0-9a-f]+)\b', ops)
+    m = re.match(r'^(?:0x)?([0-9a-f]+)\b', ops)
     return int(m.group(1), 16) if m else None
 
 
