@@ -736,6 +736,7 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 		pr_err("cannot set up the event loop: %s\n", strerror(errno));
 		return -1;
 	}
+	gate__set_detach_watch(s->gate, s->sigfd, !p->quiet);
 	/* -p: threads created after they were listed and before the gate followed the process */
 	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
 		return -1;
