@@ -23,6 +23,13 @@
 #endif
 
 #define WRITE_BUF_SIZE	(4u << 20)
+/*
+ * Room kept allocated past the data for what a salvage writes there: the
+ * record that counts the losses and the small feature table. Without it, a
+ * disk that fills up to within a few bytes of the last whole record leaves no
+ * room for them, and the cut file could not say what it holds.
+ */
+#define SALVAGE_ROOM	4096u
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 
 struct attr_entry {
@@ -56,9 +63,12 @@ struct pdata_writer {
 	size_t tracing_len;
 	char **cmdline;
 	int cmdline_argc;
+	unsigned char *build_ids;	/* HEADER_BUILD_ID records (pdata_writer__add_build_id()) */
+	size_t build_ids_len;
 
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
+	bool no_reserve;		/* the file system cannot preallocate (fallocate) */
 	__u64 buf_records, buf_samples;	/* records (samples) in buf, not on disk yet */
 	char *buf;
 	size_t buf_len;
@@ -140,6 +150,24 @@ static int writer_fail(struct pdata_writer *w, int err, const char *what)
 	return w->err;
 }
 
+/*
+ * Before @len bytes of data go to the file at the end of its data: allocate
+ * them and SALVAGE_ROOM after them, without changing the file's size. A full
+ * disk then fails here, before anything is written, and the room reserved by
+ * the previous call still holds what pdata_writer__salvage() writes.
+ */
+static int writer_reserve(struct pdata_writer *w, size_t len)
+{
+	if (w->no_reserve)
+		return 0;
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->flushed, len + SALVAGE_ROOM))
+		return 0;
+	if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)
+		return -errno;
+	w->no_reserve = true; /* EOPNOTSUPP and the like: write as before */
+	return 0;
+}
+
 static int writer_flush(struct pdata_writer *w)
 {
 	int err;
@@ -148,7 +176,9 @@ static int writer_flush(struct pdata_writer *w)
 		return w->err;
 	if (!w->buf_len)
 		return 0;
-	err = writer_put(w, w->buf, w->buf_len, w->flushed);
+	err = writer_reserve(w, w->buf_len);
+	if (!err)
+		err = writer_put(w, w->buf, w->buf_len, w->flushed);
 	if (err)
 		return writer_fail(w, err, "data");
 	w->flushed += w->buf_len;
@@ -178,7 +208,9 @@ static int writer_append(struct pdata_writer *w, const void *p, size_t len)
 			return err;
 	}
 	if (len >= WRITE_BUF_SIZE) {
-		err = writer_put(w, p, len, w->flushed);
+		err = writer_reserve(w, len);
+		if (!err)
+			err = writer_put(w, p, len, w->flushed);
 		if (err)
 			return writer_fail(w, err, "data");
 		w->flushed += len;
@@ -296,6 +328,7 @@ struct pdata_writer *pdata_writer__open_pipe(int fd, const char *name)
 	}
 	w->fd = fd;
 	w->pipe = true;
+	w->no_reserve = true;	/* nothing to keep room in */
 	w->sample_id_off = -1;
 	w->trailer_id_from_end = -1;
 	w->trailer_time_from_end = -1;
@@ -435,6 +468,31 @@ static void free_cmdline(struct pdata_writer *w)
 	w->cmdline_argc = 0;
 }
 
+int pdata_writer__add_build_id(struct pdata_writer *w, __u16 misc, __s32 pid, const char *name, const __u8 *bid,
+			       size_t len)
+{
+	/* perf's struct perf_record_header_build_id, the name padded to 64 bytes (write_buildid()) */
+	size_t name_len = (strlen(name) + 1 + 63) / 64 * 64, size = 8 + 4 + 24 + name_len;
+	unsigned char *v;
+	struct perf_event_header h = { .type = 0, .misc = misc | (1 << 15), .size = (__u16)size };
+
+	if (w->begun || len > 20 || size > 0xffff)
+		return -EINVAL;
+	v = realloc(w->build_ids, w->build_ids_len + size);
+	if (!v)
+		return -ENOMEM;
+	w->build_ids = v;
+	v += w->build_ids_len;
+	memset(v, 0, size);
+	memcpy(v, &h, sizeof(h));
+	memcpy(v + 8, &pid, 4);
+	memcpy(v + 12, bid, len);
+	v[12 + 20] = (__u8)len;
+	memcpy(v + 36, name, strlen(name));
+	w->build_ids_len += size;
+	return 0;
+}
+
 int pdata_writer__set_cmdline(struct pdata_writer *w, int argc, char **argv)
 {
 	free_cmdline(w);
@@ -475,7 +533,7 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 
 /* Features whose bodies are known before recording; ascending bit order. */
 static const int early_feats[] = {
-	PDATA_HEADER_TRACING_DATA, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
+	PDATA_HEADER_TRACING_DATA, PDATA_HEADER_BUILD_ID, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
 	PDATA_HEADER_VERSION, PDATA_HEADER_ARCH, PDATA_HEADER_NRCPUS, PDATA_HEADER_CPUDESC,
 	PDATA_HEADER_CPUID, PDATA_HEADER_TOTAL_MEM, PDATA_HEADER_CMDLINE,
 	PDATA_HEADER_EVENT_DESC,
@@ -647,6 +705,9 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 		return err;
 	w->data_offset = ids_off;
 	w->flushed = ids_off;
+	err = writer_reserve(w, 0);
+	if (err)
+		return writer_fail(w, err, "data");
 	w->begun = true;
 	header_fill(w, &h);
 	err = pwrite_all(w->fd, &h, sizeof(h), 0);
@@ -844,6 +905,15 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 	if (!err && pad)
 		err = writer_append(w, zeros, pad);
 	if (err) {
+		__u64 start = w->aux_index[w->nr_aux].file_offset;
+
+		/* What is on disk or buffered still ends at the record before this one. */
+		if (start < w->flushed) {
+			w->flushed = start;
+			w->buf_len = 0;
+		} else {
+			w->buf_len = start - w->flushed;
+		}
 		writer_lose(w, 1, 0, total);
 		return err;
 	}
@@ -904,6 +974,7 @@ static int pipe_salvage(struct pdata_writer *w, const void *last, size_t last_le
 
 int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len)
 {
+	__u64 data_end;
 	int err;
 
 	if (!w->begun || w->closed || w->fd < 0)
@@ -915,19 +986,32 @@ int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_
 	w->stats.bytes = w->flushed - w->data_offset;
 	if (w->pipe)
 		return pipe_salvage(w, last, last_len);
-	if (ftruncate(w->fd, w->flushed))
-		return -errno;
 	w->err = 0;
-	/* Cutting back freed room: the record that says what was lost goes in first, if it fits. */
+	data_end = w->flushed;
+	/*
+	 * The record that says what was lost, then the table, go into the room
+	 * writer_reserve() kept past the data; the file is cut to them after, as
+	 * cutting first could free that room. Without the room (a file system
+	 * that cannot preallocate), cut first and try the table alone.
+	 */
 	w->stats.salvage_record = false;
 	if (last && last_len && !pwrite_all(w->fd, last, last_len, w->flushed)) {
 		w->flushed += last_len;
-		w->stats.bytes += last_len;
 		w->stats.salvage_record = true;
-	} else if (last && last_len && ftruncate(w->fd, w->flushed)) {
-		return -errno;
 	}
 	err = write_early_table(w);
+	if (err && w->stats.salvage_record) {
+		w->err = 0;
+		w->flushed = data_end;
+		w->stats.salvage_record = false;
+		if (ftruncate(w->fd, data_end))
+			return -errno;
+		err = write_early_table(w);
+	}
+	if (w->stats.salvage_record)
+		w->stats.bytes += last_len;
+	if (!err && ftruncate(w->fd, w->flushed + w->nr_early * sizeof(w->early[0])))
+		err = -errno;
 	w->closed = true;
 	close(w->fd);
 	w->fd = -1;
@@ -1069,6 +1153,11 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 		if (!w->tracing_data)
 			return false;
 		membuf__add(b, w->tracing_data, w->tracing_len);
+		return true;
+	case PDATA_HEADER_BUILD_ID:
+		if (!w->build_ids_len)
+			return false;
+		membuf__add(b, w->build_ids, w->build_ids_len);
 		return true;
 	case PDATA_HEADER_HOSTNAME:
 	case PDATA_HEADER_OSRELEASE:
@@ -1249,6 +1338,7 @@ void pdata_writer__delete(struct pdata_writer *w)
 	free(w->ids);
 	free(w->tracing_data);
 	free_cmdline(w);
+	free(w->build_ids);
 	free(w->buf);
 	free(w->aux_index);
 	free(w->path);

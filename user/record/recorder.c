@@ -30,6 +30,7 @@
 
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/kcore_copy.h"
 #include "auxtrig/record/recorder.h"
 #include "auxtrig/record/trigger_prog.h"
 #include "auxtrig/record/window_hold.h"
@@ -661,13 +662,20 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	size_t nr_tids = 0;
 	int err;
 
+	s->kcore = kcore_copy__wanted(p->aux);
 	if (recorder__output_is_stdout(p)) {
+		if (s->kcore) {
+			pr_err("-o -: kernel trace is written to a directory (the kernel's code beside the data); name one with -o\n");
+			*ret = EXIT_USAGE;
+			return -1;
+		}
 		err = recorder__claim_stdout(s);
 		if (err) {
 			*ret = err == -ENOTTY ? EXIT_USAGE : EXIT_RUNTIME;
 			return -1;
 		}
-	} else if (check_output_path(p->output, p->force)) {
+	} else if (s->kcore ? kcore_copy__open_dir(p->output, p->force, s->data_path, sizeof(s->data_path)) :
+			      check_output_path(p->output, p->force)) {
 		return -1;
 	}
 
@@ -741,10 +749,12 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
 		return -1;
 
-	s->w = recorder__open_output(s);
+	s->w = s->kcore ? pdata_writer__open(s->data_path, p->force) : recorder__open_output(s);
 	if (!s->w)
 		return -1;	/* pdata_writer__open() said why */
 	s->created_file = true;
+	if (p->aux && !p->aux->attr.exclude_kernel)
+		kcore_copy__keep(s->w, s->kcore ? p->output : NULL);
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = recorder__write_header(s);
