@@ -65,6 +65,23 @@ one_cpu() { local c; c=$(my_cpus); echo "${c%% *}"; }
 
 assert_eq() { [ "$1" = "$2" ] || fail "$3: expected $2, got $1"; }
 
+# "${with_id[@]}" FILE CMD ARGS...: as auxtrig's command, runs CMD ARGS in place (exec: the same
+# process) after writing that process's identity to FILE: its /proc stat line, with its pid and
+# its start time. A test then asks about its own workload (workload_running FILE), not about
+# any process with the same command line: the same test may run in another tree on the machine.
+# It opens only /proc/self/stat and FILE (both succeed): no failing openat for a trigger to see.
+with_id=(sh -c 'read -r st </proc/self/stat && printf "%s\n" "$st" >"$0" && exec "$@"')
+
+# workload_running FILE: true while the process FILE identifies (see with_id) runs: its pid is
+# there, started at the same time (not a later process given the same pid), and not a zombie.
+workload_running() {
+	local pid start now rest
+	read -r pid rest <"$1" || fail "no workload identity in $1"
+	start=$(awk '{ sub(/.*\) /, ""); print $20 }' <<<"$rest")
+	now=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || return 1
+	[ "$(awk '{ print $20 }' <<<"$now")" = "$start" ] && [ "${now%% *}" != Z ] && [ "${now%% *}" != X ]
+}
+
 # How long a test waits for something that must happen (auxtrig armed, a workload's line, an ack):
 # a guard against hanging for ever, never a bound on speed. Generous, because the lab's guests
 # (tests/lab/vm) run 20-50 times slower than the machine under emulation (TCG).

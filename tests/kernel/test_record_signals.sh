@@ -7,7 +7,8 @@ need_root
 need_perf
 
 for sig in INT TERM; do
-	record_bg "$tmp/$sig.err" -w syscall:openat -o "$tmp/$sig.data" -- "$DEMO" -r 100000 >/dev/null
+	record_bg "$tmp/$sig.err" -w syscall:openat -o "$tmp/$sig.data" -- "${with_id[@]}" "$tmp/$sig.id" "$DEMO" -r 100000 \
+		>/dev/null
 	pid=$aux
 	# Wait until windows are being written, then interrupt. Armed, the file already holds the
 	# header and the sideband (some 12 KiB): 64 KiB is windows.
@@ -20,7 +21,8 @@ for sig in INT TERM; do
 	assert_perf_reads_cleanly "$tmp/$sig.data"
 	n=$(pscript "$tmp/$sig.data" | grep -c 'sys_enter_openat:')
 	[ "$n" -gt 0 ] || fail "nothing recorded before SIG$sig"
-	pgrep -f "openat_demo -r 100000" && fail "the workload outlived auxtrig after SIG$sig"
+	# auxtrig reaps its command before it exits: this run's workload is gone, not merely dying
+	! workload_running "$tmp/$sig.id" || fail "the workload outlived auxtrig after SIG$sig"
 done
 
 # SIGTERM stops everything the command started, not only the command (perf 6.1 leaves the rest

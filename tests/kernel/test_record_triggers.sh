@@ -63,11 +63,13 @@ assert_eq "$(pscript "$tmp/m.data" | grep -c 'sys_enter_getpid:')" 10 "events re
 # 4. stop: the run ends at the first failure, long before the workload would.
 start=$(date +%s)
 "$AUXTRIG" record -w syscall:openat --on 'syscall:openat:exit if ret == -ENOENT:stop,once' \
-	-o "$tmp/s.data" -- "$DEMO" -r 100000 >/dev/null 2>"$tmp/s.err" || fail "record failed: $(cat "$tmp/s.err")"
+	-o "$tmp/s.data" -- "${with_id[@]}" "$tmp/s.id" "$DEMO" -r 100000 >/dev/null 2>"$tmp/s.err" ||
+	fail "record failed: $(cat "$tmp/s.err")"
 [ $(($(date +%s) - start)) -lt 10 ] || fail "stop did not end the run"
 grep -q 'fired 1' "$tmp/s.err" || fail "stop counters: $(cat "$tmp/s.err")"
 assert_perf_reads_cleanly "$tmp/s.data"
-pgrep -f "openat_demo -r 100000" && fail "the workload outlived a stop"
+# auxtrig reaps its command before it exits: this run's workload is gone, not merely dying
+! workload_running "$tmp/s.id" || fail "the workload outlived a stop: $(cat "/proc/$(cut -d' ' -f1 "$tmp/s.id")/stat")"
 # ... and nothing later than the stopping event is in the file: the gate emits nothing from
 # then on, on any CPU, and the file ends at an auxtrig:stop record with the stopping values.
 # Two threads keep making calls after the third failing openat (the stopping event).
