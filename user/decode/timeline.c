@@ -11,6 +11,7 @@
 #include "auxtrig/format/tp_print.h"
 #include "auxtrig/lang/point.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/syscall_table.h"
 
 #define MAX_ARGS 16
 
@@ -40,6 +41,7 @@ struct tl_thread {
 struct timeline {
 	const struct timeline_sink *sink;
 	const struct tp_formats *formats;
+	const struct syscall_table *table;	/* the recording's architecture's, for raw_syscalls */
 	const char *const *argv;	/* the recording's command line */
 	int argc;
 	const char *windows[64];	/* its -w specs, in order */
@@ -294,8 +296,14 @@ static int one_sample(struct timeline *t, const struct walk_sample *ws)
 		}
 	}
 	if (!strcmp(sys, "raw_syscalls") && !strcmp(ev, "sys_enter") && has_event(t, "raw_syscalls", "sys_exit", "")) {
+		const struct syscall_entry *e;
+
 		field_int(ws, "id", &v);
-		snprintf(name, sizeof(name), "syscall %lld", (long long)v);
+		e = t->table ? syscall_table__entry(t->table, (long)v) : NULL;
+		if (e)
+			snprintf(name, sizeof(name), "%s", e->name);
+		else
+			snprintf(name, sizeof(name), "syscall %lld", (long long)v);
 		return open_push(t, ws, TL_RAW_SYSCALL, 0, name);
 	}
 	if (!strcmp(sys, "raw_syscalls") && !strcmp(ev, "sys_exit") &&
@@ -389,6 +397,7 @@ int timeline__walk(const struct pdata_reader *r, const struct timeline_sink *sin
 		return -errno;
 	}
 	t.formats = event_walk__formats(w);
+	t.table = syscall_table__for_arch(pdata_reader__feature_string(r, PDATA_HEADER_ARCH));
 	t.argc = event_walk__cmdline(w, &t.argv);
 	read_cmdline(&t);
 	make_rules(&t);
