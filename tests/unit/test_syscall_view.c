@@ -213,8 +213,12 @@ static void begin(struct fixture *f, bool with_openat)
 		[EV_SWITCH] = { "sched", "sched_switch" },		[EV_ENTER_UNLINKAT] = { "syscalls", "sys_enter_unlinkat" },
 		[EV_EXIT_UNLINKAT] = { "syscalls", "sys_exit_unlinkat" },
 	};
-	struct tracing_event ev[7];
+	static char *argv[] = { "auxtrig", "record", "-S", "-w", "syscall:*", "--on",
+				"syscall:openat:exit if ret == -ENOENT && str(entry.arg1) ~ \"*config*\":snapshot,once",
+				"--", "git", "status" };
+	struct tracing_event ev[8];
 	char *texts[7] = { 0 };
+	__u64 marker = MARKER_ID;
 	struct perf_event_attr a;
 	char name[128], buf[256], tracefs[4096];
 	void *td;
@@ -222,6 +226,7 @@ static void begin(struct fixture *f, bool with_openat)
 
 	for (size_t i = 0; i < 7; i++)
 		assert_int_equal(event_list__add_tp(&f->l, tps[i][0], tps[i][1], 1), (int)i);
+	assert_int_equal(event_list__index(&f->l), 0);
 	f->w = pdata_writer__open(f->file.path, true);
 	assert_non_null(f->w);
 	for (size_t i = 0; i < 7; i++) {
@@ -233,6 +238,9 @@ static void begin(struct fixture *f, bool with_openat)
 		snprintf(name, sizeof(name), "%s:%s", tps[i][0], tps[i][1]);
 		assert_int_equal(pdata_writer__add_attr(f->w, &a, name, &id, 1), 0);
 	}
+	cpu_events__attr_tracepoint(&a, f->l.marker_type, false);
+	assert_int_equal(pdata_writer__add_attr(f->w, &a, "auxtrig:snapshot", &marker, 1), 0);
+	assert_int_equal(pdata_writer__set_cmdline(f->w, sizeof(argv) / sizeof(argv[0]), argv), 0);
 	len = 0;
 	for (size_t i = 0; i < 7; i++) {
 		if (!with_openat && (i == EV_ENTER_OPENAT || i == EV_EXIT_OPENAT || i >= EV_ENTER_UNLINKAT))
@@ -240,6 +248,7 @@ static void begin(struct fixture *f, bool with_openat)
 		assert_int_equal(event_list__file_format(&f->l.ev[i], &texts[i]), 0);
 		ev[len++] = (struct tracing_event){ tps[i][0], tps[i][1], texts[i] };
 	}
+	ev[len++] = (struct tracing_event){ "auxtrig", "snapshot", f->l.marker_format };
 	snprintf(tracefs, sizeof(tracefs), "%s", test_fixture_path("tracefs"));
 	assert_int_equal(tracing_data__build(tracefs, ev, len, &td, &td_len), 0);
 	for (size_t i = 0; i < 7; i++)
@@ -319,6 +328,28 @@ static void raw_enter(struct fixture *f, __u32 tid, __u64 dt, __s64 nr, const __
 	sample(f, EV_RAW_ENTER, tid, dt, r, sizeof(r));
 }
 
+/* auxtrig:snapshot number @nr, taken by trigger 1 of thread @tid, which saw @value. */
+static void snapshot_rec(struct fixture *f, __u64 dt, __u32 nr, __s32 tid, __s64 value)
+{
+	struct own_snapshot_rec r = { .nr = nr, .records = 31, .tid = tid, .value = value };
+	unsigned char smp[256] = { 0 };
+	struct pdata_sample_head *h = (void *)smp;
+	__u32 rs = (__u32)(((sizeof(*h) + 4 + sizeof(r) + 7) & ~(size_t)7) - sizeof(*h) - 4);
+
+	snprintf(r.reason, sizeof(r.reason), "on#1");
+	r.common_type = (__u16)f->l.marker_type;
+	f->t += dt;
+	h->header.type = PERF_RECORD_SAMPLE;
+	h->header.size = (__u16)(sizeof(*h) + 4 + rs);
+	h->id = MARKER_ID;
+	h->pid = h->tid = 99;
+	h->time = f->t;
+	h->period = 1;
+	memcpy(smp + sizeof(*h), &rs, 4);
+	memcpy(smp + sizeof(*h) + 4, &r, sizeof(r));
+	assert_int_equal(pdata_writer__write(f->w, smp, h->header.size), 0);
+}
+
 /* The view of the file as text (malloc()ed). */
 static char *view(struct fixture *f)
 {
@@ -393,6 +424,29 @@ static void test_syscall_view_raw(void **state)
 		"    5.000009             : git/100 sched:sched_switch: prev_comm= prev_pid=0 prev_prio=0 prev_state=R ==> next_comm= next_pid=0 next_prio=0\n"
 		"    5.000009 (          ): git/100 nanosleep(0x7ffd0000, 0, 0, 0, 0, 0) ... <unfinished: no exit recorded>\n"
 		"    5.000010 (  0.001 ms): git/100 getpid(0x7ffd0000, 0, 0, 0, 0, 0) = 100\n");
+	free(text);
+}
+
+/*
+ * A snapshot whose trigger (syscall:openat:exit, the file's --on #1) fired in
+ * a call whose raw exit the snapshot cut away: the call ends with the value
+ * the trigger saw, said so. Another thread's open call stays unfinished.
+ */
+static void test_syscall_view_snapshot_cut(void **state)
+{
+	struct fixture *f = *state;
+	const __u64 a[6] = { 0xffffff9cULL, 0x55d0c0a00010ULL, 0, 0, 0, 0 };
+	char *text;
+
+	begin(f, true);
+	raw_enter(f, 101, 0, 257, a);
+	raw_enter(f, 100, 1000, 257, a);
+	snapshot_rec(f, 3000, 1, 100, -2);
+	text = view(f);
+	assert_string_equal(text,
+		"    5.000001 (          ): git/100 openat(dfd: AT_FDCWD, filename: 0x55d0c0a00010, flags: O_RDONLY) = -1 ENOENT (No such file or directory) <exit cut by snapshot 1: the value its trigger saw>\n"
+		"    5.000004             : ?/99 auxtrig:snapshot: nr=1 reason=on#1 records=31 tid=100 value=-2 lost=0\n"
+		"    5.000000 (          ): worker/101 openat(dfd: AT_FDCWD, filename: 0x55d0c0a00010, flags: O_RDONLY) ... <unfinished: no exit recorded>\n");
 	free(text);
 }
 
@@ -528,6 +582,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_syscall_view_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syscall_view_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syscall_view_arm64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syscall_view_snapshot_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syscall_view_bare_formats, setup, teardown),
 	};
 

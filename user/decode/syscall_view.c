@@ -38,6 +38,7 @@ struct thread {
 
 struct view {
 	FILE *out;
+	const struct event_walk *w;
 	const struct tp_formats *formats;
 	const struct syscall_table *table;
 	const char *arch;
@@ -288,6 +289,43 @@ static void call_exit(struct view *v, const struct walk_sample *ws, const char *
 	t->done_raw = from_raw;
 }
 
+/*
+ * A snapshot its trigger took at a syscall's exit (--on 'syscall:NAME:exit
+ * ...:snapshot', or syscall:*:exit) ends in that call: when the snapshot cut
+ * the call's own exit record away (raw_syscalls:sys_exit runs after the
+ * trigger's tracepoint on some kernels and hook orders), the auxtrig:snapshot
+ * record still names the thread and the return value the trigger saw. The
+ * call is completed with them, marked as such.
+ */
+static void snapshot_ends_call(struct view *v, const struct walk_sample *ws)
+{
+	char reason[32] = "", name[64], w[32], ret[128];
+	const struct tp_field *rf = tp_format__field(ws->fmt, "reason");
+	const char *text, *colon;
+	struct thread *t;
+	__s64 tid, value, nr;
+	int trig;
+
+	if (int_field(ws, "tid", &tid) || int_field(ws, "value", &value) || int_field(ws, "nr", &nr) || !rf ||
+	    !tp_field__str(rf, ws->s.raw, ws->s.raw_size, reason, sizeof(reason)) ||
+	    sscanf(reason, "on#%d", &trig) != 1 || trig < 1)
+		return;
+	text = event_walk__record_option(v->w, 'o', (size_t)trig - 1);
+	if (!text || strncmp(text, "syscall:", 8) || !(colon = strchr(text + 8, ':')) ||
+	    strncmp(colon, ":exit", 5) || (colon[5] != ':' && colon[5] != ' '))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - text - 8), text + 8);
+	t = thread_of(v, (__u32)tid);
+	if (!t || !t->p.open || (strcmp(name, "*") && strcmp(name, t->p.call)))
+		return;
+	when(t->p.time, w, sizeof(w));
+	syscall_args__ret(t->p.call, value, ret, sizeof(ret));
+	fprintf(v->out, "%12s (          ): %s/%u %s(%s) = %s <exit cut by snapshot %" PRId64 ": the value its trigger saw>\n",
+		w, t->p.comm, t->tid, shown_name(v, t->p.call), t->p.args, ret, (int64_t)nr);
+	t->p.open = false;
+	snprintf(t->done, sizeof(t->done), "%s", t->p.call);
+}
+
 static void other_record(struct view *v, const struct walk_sample *ws)
 {
 	char w[32], comm[16], text[4096];
@@ -320,6 +358,8 @@ static void one_sample(struct view *v, const struct walk_sample *ws)
 		else
 			call_exit(v, ws, call, true);
 	} else {
+		if (f && ws->s.raw && !strcmp(f->system, "auxtrig") && !strcmp(f->name, "snapshot"))
+			snapshot_ends_call(v, ws);
 		other_record(v, ws);
 	}
 }
@@ -379,6 +419,7 @@ int syscall_view__print(struct pdata_reader *r, const char *name, FILE *out)
 		return -ENOMEM;
 	}
 	v->out = out;
+	v->w = w;
 	v->formats = event_walk__formats(w);
 	v->arch = pdata_reader__feature_string(r, PDATA_HEADER_ARCH);
 	v->table = syscall_table__for_arch(v->arch);
