@@ -19,10 +19,10 @@
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
-#include "auxtrig/sys/probe.h"
 
 /* ---- the options, as text --------------------------------------------------- */
 
@@ -119,6 +119,7 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	if (errno || end == arg || *arg == '-')
 		return -EINVAL;
 	switch (*end) {
+	case 'T': case 't': b = b > (~0ULL >> 40) ? ~0ULL : b << 10; /* fallthrough */
 	case 'G': case 'g': b = b > (~0ULL >> 30) ? ~0ULL : b << 10; /* fallthrough */
 	case 'M': case 'm': b = b > (~0ULL >> 20) ? ~0ULL : b << 10; /* fallthrough */
 	case 'K': case 'k': b = b > (~0ULL >> 10) ? ~0ULL : b << 10; end++; break;
@@ -130,7 +131,17 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	return 0;
 }
 
-/* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
+/* Is @word (the command) a size meant for -S, written apart from it (-S 64K)? */
+static bool snapshot_detached(const char *word)
+{
+	unsigned long long bytes;
+
+	if (*word == 'e')
+		word++;
+	return *word >= '0' && *word <= '9' && !parse_bytes(word, 1, ~0ULL, &bytes);
+}
+
+/* -S[e][SIZE]: SIZE in bytes with K, M, G or T; becomes a power-of-2 page count. */
 static int parse_snapshot(struct record_args *a, const char *arg)
 {
 	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
@@ -194,7 +205,7 @@ static int parse_duration(struct record_args *a, int c, const char *arg)
 
 int record_args__parse(struct record_args *a, int argc, char **argv)
 {
-	int c, err = 0;
+	int c, err = 0, bare_s = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->output = "auxtrig.data";
@@ -243,6 +254,8 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 			err = parse_pages(a, optarg);
 			break;
 		case 'S':
+			if (!optarg)
+				bare_s = optind;	/* what follows a bare -S */
 			err = parse_snapshot(a, optarg);
 			if (err)
 				pr_err("-S%s: expected [e][SIZE], SIZE from 4K to 4G (e.g. -S, -Se, -S64K, -Se1M)\n",
@@ -290,6 +303,11 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 		return err == -ENOMEM ? err : -EINVAL;
 	if (optind < argc)
 		a->command = argv + optind;
+	if (bare_s && a->command == argv + bare_s && snapshot_detached(a->command[0])) {
+		pr_err("-S %s: a snapshot size goes right after -S, as perf's does: -S%s ('%s' was taken as the command)\n",
+		       a->command[0], a->command[0], a->command[0]);
+		return -EINVAL;
+	}
 	if ((a->command != NULL) + (a->pids != NULL) + (a->tids != NULL) > 1 ||
 	    (a->all && (a->pids || a->tids))) {
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
@@ -317,36 +335,22 @@ void record_args__exit(struct record_args *a)
 
 /*
  * Probe points this machine cannot fire are refused before anything is
- * created, with what to use instead: tried as auxtrig probe tries them,
- * never assumed from a kernel version.
+ * created, with what to use instead: asked of the capabilities (caps.h:
+ * tried as auxtrig probe tries them, never assumed from a kernel version).
  */
-static const struct probe_ops *build_probe;	/* record_args.probe, during record_plan__build() */
-
 static int point_available(const struct point *p, const char *opt, const char *text)
 {
-	static int kernel_kprobes = -1, kernel_breakpoints = -1;	/* the running kernel's, asked once */
-	bool kernel = build_probe == &probe_ops__kernel;
-	int kprobes = kernel ? kernel_kprobes : -1, breakpoints = kernel ? kernel_breakpoints : -1;
-
 	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
-		if (kprobes < 0)
-			kprobes = probe__bpf_fires(build_probe, PROBE_BPF_KPROBE);
-		if (kernel)
-			kernel_kprobes = kprobes;
-		if (!kprobes) {
-			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_KPROBE)) {
+			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing%s); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
+			       opt, text, caps__switched_off(CAPS_KPROBE) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
 	if (p->kind == POINT_MEM) {
-		if (breakpoints < 0)
-			breakpoints = probe__hw_breakpoint_fires(build_probe);
-		if (kernel)
-			kernel_breakpoints = breakpoints;
-		if (!breakpoints) {
-			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_HW_BREAKPOINT)) {
+			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing%s); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
+			       opt, text, caps__switched_off(CAPS_HW_BREAKPOINT) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
@@ -1053,12 +1057,7 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a);
 
 int record_plan__build(struct record_plan *p, struct record_args *a)
 {
-	int err;
-
-	build_probe = a->probe ?: &probe_ops__kernel;
-	err = record_plan__resolve(p, a);
-	build_probe = NULL;
-	return err;
+	return record_plan__resolve(p, a);
 }
 
 static int record_plan__resolve(struct record_plan *p, struct record_args *a)

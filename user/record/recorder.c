@@ -1079,9 +1079,18 @@ static int synthesize(struct session *s)
 		if (err)
 			return err;
 	}
-	for (size_t i = 0; i < s->target.nr_pids; i++) {
+	for (size_t i = 0, gone = 0; i < s->target.nr_pids; i++) {
 		err = synth__threads(s->w, s->target.pids[i]);
-		if (err && err != -ESRCH) {
+		if (err == -ESRCH && ++gone == s->target.nr_pids) {
+			/* perf refuses a target that is not there; ours went while we attached */
+			pr_err("nothing to record: the %s exited while auxtrig attached to %s\n",
+			       s->target.threads ? "thread" : "process", s->target.nr_pids > 1 ? "them" : "it");
+			return err;
+		}
+		if (err == -ESRCH) {
+			pr_warn("%s %d exited while auxtrig attached: nothing of it is recorded\n",
+				s->target.threads ? "thread" : "process", s->target.pids[i]);
+		} else if (err) {
 			pr_err("cannot describe process %d in the file: %s\n", s->target.pids[i], strerror(-err));
 			return err;
 		}
@@ -1519,7 +1528,9 @@ static int target_setup(struct session *s, int *ret)
 		err = target__set_pids(&s->target, p->pids, p->nr_pids, p->threads);
 		if (err) {
 			pr_err("%s %s: %s\n", p->threads ? "-t" : "-p", p->pids_text,
-			       err == -ESRCH ? (p->threads ? "no such thread" : "no such process") : strerror(-err));
+			       err == -ESRCH ? (p->threads ? "no such thread" : "no such process") :
+			       err == -ECHILD ? (p->threads ? "the thread has exited" : "the process has exited (a zombie its parent has not reaped)")
+					      : strerror(-err));
 			*ret = EXIT_RUNTIME;
 			return err;
 		}
@@ -1698,13 +1709,12 @@ static int session_prepare(struct session *s, const struct perf_sys *aux_sys, st
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = write_header(s);
-	if (!err)
-		err = synthesize(s);
 	if (err) {
 		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
 		return -1;
 	}
-	return 0;
+	/* synthesize() names its cause (a target's /proc unreadable, gone; the writer's own) */
+	return synthesize(s) ? -1 : 0;
 }
 
 /* Arm the gate, start the hardware trace and the command. Return: 0 or -1 (said why). */

@@ -12,7 +12,6 @@
 
 #include "auxtrig/record/plan.h"
 
-struct probe_ops;
 
 /**
  * DOC: `auxtrig record`'s command line, into a plan
@@ -60,8 +59,6 @@ struct record_args {
 	bool help;			/* -h: print the usage, nothing else */
 	int full_argc;
 	char **full_argv;
-	const struct probe_ops *probe;	/* not from argv: set between the two steps, what asks
-					 * the kernel whether probe points fire (NULL: probe_ops__kernel) */
 };
 
 /**
