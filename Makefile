@@ -85,9 +85,18 @@ BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vm
 VMLINUX_BTF ?= $(wildcard /sys/kernel/btf/vmlinux)
 VMLINUX_H   := $(OUTPUT)/vmlinux/vmlinux.h
 
-BPF_SRCS   := $(wildcard bpf/*.bpf.c)
-BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS      := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
+# One object per bpf/*.bpf.c; the gate's programs are several files, bpf/gate/*.bpf.c, compiled
+# apart and linked into one object (bpftool gen object, as retsnoop does): one skeleton, gate.skel.h.
+# Linked in this order, the way a hit flows, which is the order of the object's programs
+# (gate__describe() lists them so).
+GATE_SRCS  := $(addprefix bpf/gate/,state.bpf.c tracepoint.bpf.c thread.bpf.c uprobe_window.bpf.c \
+              point.bpf.c aux_veto.bpf.c)
+$(if $(filter-out $(GATE_SRCS),$(wildcard bpf/gate/*.bpf.c)),$(error bpf/gate/: add $(filter-out \
+	$(GATE_SRCS),$(wildcard bpf/gate/*.bpf.c)) to GATE_SRCS))
+GATE_PARTS := $(patsubst bpf/gate/%.bpf.c,$(OUTPUT)/bpf/gate/%.bpf.o,$(GATE_SRCS))
+BPF_NAMES  := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c)) gate
+BPF_OBJS   := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_NAMES))
+SKELS      := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_NAMES))
 
 # user/ by layer: cmd/ (front-ends) -> record/, decode/ -> format/, lang/ -> sys/.
 USER_SRCS  := $(wildcard user/*/*.c)
@@ -140,7 +149,7 @@ FUZZ_TARGETS ?=
 .PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean \
         asan-build asan-test fuzz-build fuzz-bins fuzz soak
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(GATE_PARTS)
 
 all: $(BIN) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(TRIGGER_OBJS) $(BENCH_BINS)
 
@@ -172,6 +181,15 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp
 	$(Q)rm -f $@.tmp
+
+$(GATE_PARTS): $(OUTPUT)/bpf/gate/%.bpf.o: bpf/gate/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@
+
+$(OUTPUT)/bpf/gate.bpf.o: $(GATE_PARTS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
 
 $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -312,6 +330,7 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT))
 	$(Q)rm -rf $(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT)
 
--include $(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
+# gate.bpf.d: left by builds from before bpf/gate/ (it names bpf/gate.bpf.c, gone since).
+-include $(filter-out $(OUTPUT)/bpf/gate.bpf.d,$(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/bpf/gate/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \
 	$(OUTPUT)/tests/bench/*.d \
-	$(OUTPUT)/examples/triggers/*.d $(OUTPUT)/fuzz/*.d)
+	$(OUTPUT)/examples/triggers/*.d $(OUTPUT)/fuzz/*.d))

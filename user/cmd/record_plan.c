@@ -18,6 +18,8 @@
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/expr_dump.h"
+#include "auxtrig/lang/on_spec.h"
 #include "auxtrig/lang/point_catalog.h"
 #include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/cpumap.h"
@@ -581,202 +583,21 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 	return expr__resolve_tp_field(&on->fmt, name, field, why, why_size);
 }
 
-static const char *const on_actions[] = {
-	[GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop", [GATE_ACT_MARK] = "mark",
-	[GATE_ACT_RESUME] = "resume", [GATE_ACT_PAUSE] = "pause",
-};
-
-/*
- * mark(VALUE, ...): each VALUE str(argN), argN, ret or nr, at syscall points.
- * ret, nr and arg0..arg5 are in every mark record; str(argN) adds the user
- * string argN points to (one per mark). At a syscall's exit, argN is the
- * argument the thread entered the syscall with (the gate stamps the entry).
- */
-static int mark_values(struct plan_trigger *on, char *list)
-{
-	const char *text = on->text;
-	char *save = NULL, *v;
-	int n = 0;
-
-	if (point__is_probe(&on->pt) || (!on->pt.at_enter && !on->pt.at_exit) ||
-	    (strcmp(on->pt.sys, "syscalls") && strcmp(on->pt.sys, "raw_syscalls"))) {
-		pr_err("--on '%s': mark(...) takes values only at syscall points (syscall:NAME:enter, syscall:NAME:exit)\n",
-		       text);
-		return -EINVAL;
-	}
-	for (v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-		char *end;
-
-		while (*v == ' ')
-			v++;
-		for (end = v + strlen(v); end > v && end[-1] == ' ';)
-			*--end = '\0';
-		n++;
-		if (!strcmp(v, "nr"))
-			continue;
-		if (!strcmp(v, "ret")) {
-			if (on->pt.at_exit)
-				continue;
-			pr_err("--on '%s': mark(ret): 'ret' is known only at a syscall's exit point (syscall:NAME:exit)\n",
-			       text);
-			return -EINVAL;
-		}
-		if (!strncmp(v, "arg", 3) && v[3] >= '0' && v[3] <= '5' && !v[4]) {
-			if (on->pt.at_exit)
-				on->t.entry_args = 1; /* the entry's arguments */
-			continue;
-		}
-		if (!strncmp(v, "str(arg", 7) && v[7] >= '0' && v[7] <= '5' && !strcmp(v + 8, ")")) {
-			if (on->t.mark_str) {
-				pr_err("--on '%s': mark(...): one str() per mark\n", text);
-				return -EINVAL;
-			}
-			on->t.mark_str = (__u8)(v[7] - '0' + 1);
-			if (on->pt.at_exit)
-				on->t.entry_args = 1;
-			continue;
-		}
-		pr_err("--on '%s': mark(...): '%s' is not a value a mark carries: str(argN), argN, ret or nr (N 0..5), "
-		       "e.g. mark(str(arg1), ret)\n", text, v);
-		return -EINVAL;
-	}
-	if (!n) {
-		pr_err("--on '%s': mark(): name the values, e.g. mark(str(arg1), ret), or write mark\n", text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* "limit:N/s": N from 1 to 1,000,000,000. */
-static int parse_limit(const char *arg, __u32 *limit)
-{
-	unsigned long long n;
-	char *end;
-
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg || strcmp(end, "/s") || !n || n > 1000000000ULL)
-		return -EINVAL;
-	*limit = n;
-	return 0;
-}
-
-/*
- * "POINT [if EXPR]:ACTION[+DELAY][,POLICY...]", the action found as the last
- * ":snapshot", ":stop", ... followed by the end, '+' or ','.
- */
+/* --on TEXT: its grammar (lang/on_spec.c), then the point resolved and the condition compiled. */
 static int on_parse(const struct record_plan *plan, struct plan_trigger *on, const char *text)
 {
-	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256], *values = NULL;
 	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
-	int ret = -EINVAL;
+	struct on_spec spec;
+	char err[256];
+	int ret;
 
 	memset(on, 0, sizeof(*on));
 	on->text = text;
-	if (!copy)
-		return -ENOMEM;
-	for (p = copy; (p = strchr(p, ':')); p++) {
-		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
-			size_t n = strlen(on_actions[a]);
-
-			if (!strncmp(p + 1, on_actions[a], n) &&
-			    (!p[1 + n] || p[1 + n] == ',' || p[1 + n] == '+' || (a == GATE_ACT_MARK && p[1 + n] == '('))) {
-				act = p;
-				on->t.action = a;
-			}
-		}
-	}
-	if (!act) {
-		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause\n",
-		       text);
+	ret = on_spec__parse(&spec, text);
+	if (ret)
 		goto out;
-	}
-	*act = '\0';
-	if (on->t.action == GATE_ACT_MARK && act[5] == '(') {
-		/* mark(VALUE, ...): the values out of the action, up to the matching ')' */
-		int depth = 0;
-
-		for (p = act + 5; *p; p++) {
-			depth += *p == '(';
-			depth -= *p == ')';
-			if (!depth)
-				break;
-		}
-		if (!*p) {
-			pr_err("--on '%s': mark( has no closing ')': expected mark(VALUE, ...), e.g. mark(str(arg1), ret)\n",
-			       text);
-			goto out;
-		}
-		*p = '\0';
-		values = strdup(act + 6);
-		if (!values) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		memmove(act + 5, p + 1, strlen(p + 1) + 1);
-	}
-	pol = strchr(act + 1, ',');
-	if (pol)
-		*pol = '\0';
-	p = strchr(act + 1, '+');
-	if (p) {
-		if (duration__parse(p + 1, &on->t.delay_ns)) {
-			pr_err("--on '%s': '+%s': expected a delay with its unit, e.g. snapshot+2ms (ns, us, ms, s)\n",
-			       text, p + 1);
-			goto out;
-		}
-		if (on->t.action != GATE_ACT_SNAPSHOT && on->t.action != GATE_ACT_STOP) {
-			pr_err("--on '%s': only snapshot and stop take a delay (+T)\n", text);
-			goto out;
-		}
-	}
-	for (pol = pol ? strtok_r(pol + 1, ",", &save) : NULL; pol; pol = strtok_r(NULL, ",", &save)) {
-		char *end;
-
-		if (!strncmp(pol, "limit:", 6)) {
-			if (parse_limit(pol + 6, &on->t.limit)) {
-				pr_err("--on '%s': '%s': expected limit:N/s with N from 1, e.g. limit:10/s\n", text, pol);
-				goto out;
-			}
-			continue;
-		}
-		if (on->t.policy != GATE_POLICY_ALWAYS) {
-			pr_err("--on '%s': '%s': only one of once, every:N, after:N (limit:N/s combines with them)\n",
-			       text, pol);
-			goto out;
-		}
-		if (!strcmp(pol, "once")) {
-			on->t.policy = GATE_POLICY_ONCE;
-			continue;
-		}
-		if (!strncmp(pol, "every", 5) && (pol[5] == ':' || pol[5] == '='))
-			on->t.policy = GATE_POLICY_EVERY;
-		else if (!strncmp(pol, "after", 5) && (pol[5] == ':' || pol[5] == '='))
-			on->t.policy = GATE_POLICY_AFTER;
-		else {
-			pr_err("--on '%s': unknown policy '%s' (once, every:N, after:N, limit:N/s)\n", text, pol);
-			goto out;
-		}
-		on->t.n = strtoull(pol + 6, &end, 10);
-		if (*end || !on->t.n) {
-			pr_err("--on '%s': '%s' needs a count of 1 or more\n", text, pol);
-			goto out;
-		}
-	}
-	point = copy;
-	cond = strstr(copy, " if ");
-	if (cond) {
-		*cond = '\0';
-		cond += 4;
-	}
-	while (*point == ' ')
-		point++;
-	for (p = point + strlen(point); p > point && p[-1] == ' ';)
-		*--p = '\0';
-	if (point__parse(&on->pt, point, err, sizeof(err)) || point__check_path(&on->pt, err, sizeof(err))) {
-		pr_err("--on '%s': %s\n", text, err);
-		goto out;
-	}
+	on->pt = spec.pt;
+	on->t = spec.t;
 	if (point__is_probe(&on->pt)) {
 		ret = point_available(&on->pt, "--on", text);
 		if (ret)
@@ -786,7 +607,7 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		if (ret == -ENOENT) {
 			char near[512];
 
-			point_catalog__suggest_point(&on->pt, point, near, sizeof(near));
+			point_catalog__suggest_point(&on->pt, spec.point, near, sizeof(near));
 			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s%s\n", text,
 			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name, near);
 			ret = -EINVAL;
@@ -800,32 +621,29 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		ret = -EINVAL;
 		goto out;
 	}
-	if (values) {
-		ret = mark_values(on, values);
-		if (ret)
-			goto out;
-	}
-	if (cond) {
+	ret = on_spec__mark_values(&spec);
+	if (ret)
+		goto out;
+	on->t = spec.t;
+	if (spec.cond) {
 		on->cond = calloc(1, sizeof(*on->cond));
 		if (!on->cond) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = expr__compile(cond, &copts, on->cond, err, sizeof(err));
+		ret = expr__compile(spec.cond, &copts, on->cond, err, sizeof(err));
 		if (ret) {
 			char qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
 
 			expr__quote(text, NULL, qt, sizeof(qt));
-			expr__quote(cond, err, qc, sizeof(qc));
+			expr__quote(spec.cond, err, qc, sizeof(qc));
 			pr_err("--on %s: condition %s: %s\n", qt, qc, err);
 			ret = -EINVAL;
 			goto out;
 		}
 	}
-	ret = 0;
 out:
-	free(values);
-	free(copy);
+	on_spec__exit(&spec);
 	return ret;
 }
 

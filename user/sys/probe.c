@@ -25,6 +25,7 @@
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
+#include "auxtrig/sys/tracefs.h"
 #include "skel/probe.skel.h"
 
 #ifndef CAP_PERFMON
@@ -274,43 +275,43 @@ static int read_long(const char *path, long *val)
 	return err;
 }
 
-/* tracefs mount point: /sys/kernel/tracing preferred, then debugfs' tracing, then any. */
+/* tracefs mount point (tracefs__find_mount()), "" when not mounted. */
 static void probe__tracefs(struct probe_report *r)
 {
-	static const char *const preferred[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char dev[256], dir[256], type[64];
-	char found[2][256] = { "", "" };
-	char other[256] = "";
-	FILE *f = fopen("/proc/mounts", "re");
+	if (tracefs__find_mount(r->tracefs, sizeof(r->tracefs)))
+		r->tracefs[0] = '\0';
+}
 
-	r->tracefs[0] = '\0';
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (strcmp(type, "tracefs"))
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (!strcmp(dir, preferred[i]))
-				snprintf(found[i], sizeof(found[i]), "%s", dir);
-		}
-		if (!other[0])
-			snprintf(other, sizeof(other), "%s", dir);
-	}
-	fclose(f);
-	snprintf(r->tracefs, sizeof(r->tracefs), "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other);
+int probe__effective_caps(__u64 *eff)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	*eff = data[0].effective | (__u64)data[1].effective << 32;
+	return 0;
+}
+
+bool probe__may_record(void)
+{
+	__u64 eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (probe__effective_caps(&eff))
+		return false;
+	return (eff & (1ull << CAP_SYS_ADMIN)) || ((eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON)));
 }
 
 static void kernel_privileges(struct probe_report *r)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-	struct __user_cap_data_struct data[2] = { 0 };
 	long paranoid, mlock;
 	struct rlimit rl;
+	__u64 eff;
 
 	r->euid = geteuid();
-	if (!syscall(SYS_capget, &hdr, data)) {
-		__u64 eff = data[0].effective | (__u64)data[1].effective << 32;
-
+	if (!probe__effective_caps(&eff)) {
 		r->cap_perfmon = eff & (1ull << CAP_PERFMON);
 		r->cap_bpf = eff & (1ull << CAP_BPF);
 		r->cap_sys_admin = eff & (1ull << CAP_SYS_ADMIN);

@@ -21,7 +21,7 @@
  *   record_plan__build()   everything else, in one place: tracepoints and
  *                          files looked up, --where and --on compiled, -C,
  *                          -p/-t and --control parsed, every refusal made
- *   recorder__run()        records the plan (include/auxtrig/record/record.h)
+ *   recorder__run()        records the plan (include/auxtrig/record/recorder.h)
  */
 
 /**

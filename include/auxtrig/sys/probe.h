@@ -190,6 +190,16 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
 
 /**
+ * probe__effective_caps() - the calling thread's effective capabilities.
+ * @eff: bit CAP_x for each capability held.
+ * Return: 0, or -errno (capget() failed).
+ */
+int probe__effective_caps(__u64 *eff);
+
+/** probe__may_record() - root, or CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON? (auxtrig record's check) */
+bool probe__may_record(void);
+
+/**
  * probe__aux_pmu_pause() - the pause/resume verdict on one AUX PMU alone (as
  * probe_report__collect() finds it for each), -errno behind it in @err.
  */
