@@ -68,6 +68,14 @@ struct {
 	__type(value, __s32);
 } gate_held SEC(".maps") __weak;
 
+/* raw_syscalls:sys_enter records: the string arguments of each syscall number (GATE_TP_RAW_STRS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GATE_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct gate_raw_strs);
+} gate_raw_strs SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, GATE_MAX_TPS);

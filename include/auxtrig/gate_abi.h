@@ -109,6 +109,26 @@ struct gate_calls {
  */
 #define GATE_TP_CALL_ENTRY	(1u << 10)
 /*
+ * raw_syscalls:sys_enter, whose records carry their call's user strings as a
+ * syscall entry's do: after the fixed fields, one u32 __data_loc per
+ * argument (GATE_RAW_STR_ARGS, argN_str: 0 for an argument that is no
+ * string), then the strings. Which arguments are strings, by syscall
+ * number: map gate_raw_strs (record/syscall_strings.h fills it).
+ */
+#define GATE_TP_RAW_STRS	(1u << 11)
+#define GATE_RAW_STR_ARGS	6	/* the __data_loc fields of a raw_syscalls:sys_enter record */
+#define GATE_RAW_ARGS_OFF	16	/* its args[0] */
+#define GATE_MAX_SYSCALLS	1024	/* syscall numbers gate_raw_strs knows (x86-64: 0..462, arm64: 0..462) */
+
+/**
+ * struct gate_raw_strs - the string arguments of one syscall number (map gate_raw_strs)
+ * @str_off:	the record offsets of their pointers (GATE_RAW_ARGS_OFF + 8 * N),
+ *		in argument order; the first 0 ends the list
+ */
+struct gate_raw_strs {
+	__u8 str_off[GATE_MAX_STRS];
+};
+/*
  * A return probe point (uretprobe, kretprobe) of a function whose return
  * type is narrower than the register (int): bits 16..20 hold the cast that
  * types ret before anything reads it, as EXPR_OP_CAST's operand (size 1, 2

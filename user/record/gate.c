@@ -97,6 +97,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
+		/* raw_syscalls:sys_enter's, by syscall number (syscall_strings.h) */
+		if (syscall_strings__is_raw_enter(fmt))
+			flags |= GATE_TP_RAW_STRS;
 		/* a syscall entry's user strings ride after its record (event_list.c says how) */
 		{
 			const struct tp_field *s[GATE_MAX_STRS];
@@ -597,6 +600,7 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 		gate__time_windows(g, p->min_duration ? p->min_duration_ns : 0, p->max_duration ? p->max_duration_ns : 0);
 	if (p->cpus_given)
 		gate__record_only_cpus(g);
+	g->raw_strs = &p->events.raw_strs;
 	for (size_t i = 0; i < p->events.nr; i++) {
 		const struct rec_event *e = &p->events.ev[i];
 		const struct window_map_tp *t = &m->tp[i];

@@ -33,6 +33,11 @@ const char *syscall_table__arch(const struct syscall_table *t)
 	return t->arch;
 }
 
+long syscall_table__size(const struct syscall_table *t)
+{
+	return t->nr;
+}
+
 const struct syscall_entry *syscall_table__entry(const struct syscall_table *t, long nr)
 {
 	if (nr < 0 || nr >= t->nr || !t->v[nr].name)

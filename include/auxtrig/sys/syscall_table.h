@@ -35,6 +35,9 @@ const struct syscall_table *syscall_table__for_arch(const char *machine);
 /** syscall_table__arch() - the architecture's name ("x86_64", "arm64"). */
 const char *syscall_table__arch(const struct syscall_table *t);
 
+/** syscall_table__size() - one past the highest number @t names. */
+long syscall_table__size(const struct syscall_table *t);
+
 /** syscall_table__entry() - number @nr, or NULL when @t has no call by that number. */
 const struct syscall_entry *syscall_table__entry(const struct syscall_table *t, long nr);
 

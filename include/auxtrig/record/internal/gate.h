@@ -23,6 +23,8 @@
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/tracefs.h"
 
+struct syscall_strings;
+
 struct gate_tp_entry {
 	__u32 id;
 	char system[TP_NAME_MAX];
@@ -68,6 +70,7 @@ struct gate {
 	int have_task;
 	int probe_open_err;		/* why a point's own probe did not open (attach_probe_front()) */
 	bool user_progs;		/* --trigger-prog: its programs open windows of their own (gate_threads) */
+	const struct syscall_strings *raw_strs;	/* the plan's: raw_syscalls:sys_enter's strings, or NULL */
 };
 
 
