@@ -534,6 +534,37 @@ __u64 gate__expr_lost(const struct gate *g)
 	return sum;
 }
 
+__u64 gate__uvar_lost(const struct gate *g)
+{
+	struct expr_slot_state ss;
+	__u64 sum = 0;
+
+	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
+		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
+			sum += ss.uvar_lost;
+	return sum;
+}
+
+int gate__set_trigger_sets(struct gate *g, const struct expr_prog *sets)
+{
+	int i = g->nr_triggers - 1;
+
+	if (i < 0 || g->trig_sets[i])
+		return -EINVAL;
+	g->trig_sets[i] = malloc(sizeof(*sets));
+	if (!g->trig_sets[i])
+		return -ENOMEM;
+	memcpy(g->trig_sets[i], sets, sizeof(*sets));
+	g->skel->rodata->have_set_actions = 1;
+	for (size_t k = 0; k < g->nr_tps; k++)
+		if (g->tps[k].tp.trig_mask & (1u << i))
+			g->tps[k].tp.flags |= GATE_TP_SETS;
+	for (size_t k = 0; k < g->nr_points; k++)
+		if (g->points[k].tp.trig_mask & (1u << i))
+			g->points[k].tp.flags |= GATE_TP_SETS;
+	return 0;
+}
+
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
 {
 	int nr = libbpf_num_possible_cpus();
@@ -632,6 +663,8 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 
 		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(g, &on->pt, &on->t, on->cond)
 					      : gate__add_trigger(g, &on->fmt, &on->t, on->cond)) < 0)
+			return -EINVAL;
+		if (on->sets && gate__set_trigger_sets(g, on->sets))
 			return -EINVAL;
 	}
 	return 0;
@@ -820,8 +853,10 @@ void gate__close(struct gate *g)
 	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
-	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++) {
 		free(g->trig_cond[i]);
+		free(g->trig_sets[i]);
+	}
 	for (size_t i = 0; i < g->nr_uprobes; i++) {
 		free(g->uprobes[i].path);
 		free(g->uprobes[i].symbol);

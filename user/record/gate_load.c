@@ -114,14 +114,24 @@ static void shared_autoload(struct gate *g)
 static void load_prepare(struct gate *g)
 {
 	int uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
+	int uses_uvars = g->where && (g->where->flags & EXPR_PROG_UVARS);
 
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
-	for (int i = 0; i < g->nr_triggers; i++)
+	for (int i = 0; i < g->nr_triggers; i++) {
 		if (g->trig_cond[i]) {
 			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
 			uses_count |= !!(g->trig_cond[i]->flags & EXPR_PROG_COUNT);
+			uses_uvars |= !!(g->trig_cond[i]->flags & EXPR_PROG_UVARS);
 		}
+		if (g->trig_sets[i]) {
+			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_sets[i]);
+			uses_uvars = 1;
+		}
+	}
+	/* the variables of your own: 4096 preallocated values only when some program has them */
+	if (!uses_uvars)
+		bpf_map__set_max_entries(g->skel->maps.expr_uvars, 1);
 	for (size_t i = 0; i < g->nr_tps; i++)
 		stamps |= !!(g->tps[i].tp.flags & GATE_TP_STAMP_ENTRY);
 	/*
@@ -177,6 +187,15 @@ static int load_fill(struct gate *g)
 	for (int i = 0; i < g->nr_triggers; i++) {
 		__u32 key = i;
 
+		if (g->trig_sets[i]) {
+			err = bpf_map__update_elem(g->skel->maps.gate_trig_sets, &key, sizeof(key), g->trig_sets[i],
+						   sizeof(*g->trig_sets[i]), BPF_ANY);
+			if (err) {
+				pr_err("cannot load the set action of trigger %d into the gate: %s\n", i + 1,
+				       strerror(-err));
+				return err;
+			}
+		}
 		if (!g->trig_cond[i])
 			continue;
 		err = bpf_map__update_elem(g->skel->maps.gate_trig_progs, &key, sizeof(key), g->trig_cond[i],

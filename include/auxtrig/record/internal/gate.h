@@ -41,6 +41,7 @@ struct gate {
 	size_t nr_links;
 	struct expr_prog *where;
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
+	struct expr_prog *trig_sets[GATE_MAX_TRIGGERS];	/* set actions' statements (GATE_ACT_SET) */
 	int nr_triggers;
 	struct ring_buffer *ctl;
 	struct gate_config config;	/* ours to write: the BPF side never does */
