@@ -523,26 +523,26 @@ void gate__unfreeze(struct gate *g)
 		pr_warn("cannot let the gate record again after the snapshot: %s\n", strerror(errno));
 }
 
-__u64 gate__expr_lost(const struct gate *g)
+/* One loss counter of struct expr_slot_state (@uvar: uvar_lost, else count_lost), summed over the slots. */
+static __u64 slots_lost(const struct gate *g, bool uvar)
 {
 	struct expr_slot_state ss;
 	__u64 sum = 0;
 
 	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
 		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
-			sum += ss.count_lost;
+			sum += uvar ? ss.uvar_lost : ss.count_lost;
 	return sum;
+}
+
+__u64 gate__expr_lost(const struct gate *g)
+{
+	return slots_lost(g, false);
 }
 
 __u64 gate__uvar_lost(const struct gate *g)
 {
-	struct expr_slot_state ss;
-	__u64 sum = 0;
-
-	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
-		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
-			sum += ss.uvar_lost;
-	return sum;
+	return slots_lost(g, true);
 }
 
 int gate__set_trigger_sets(struct gate *g, const struct expr_prog *sets)
