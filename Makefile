@@ -39,7 +39,7 @@ PKG_CONFIG ?= pkg-config
 DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
              libipt-dev libopencsd-dev libcmocka-dev linux-perf jq bpftrace \
              systemtap-sdt-dev libdw-dev lld valgrind chromium chromium-driver strace time \
-             libclang-rt-14-dev
+             libclang-rt-14-dev git
 # The lab (tests/lab/vm): QEMU, a static busybox for the guests' initramfs, and what Kbuild needs
 # to build the trace unit. The kernels and their headers are Debian packages too, fetched with
 # apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12

@@ -71,6 +71,18 @@ struct {
 } expr_counts SEC(".maps") __weak;
 
 /*
+ * Variables of your own (EXPR_OP_UGET/USET), all slots and threads: a hash
+ * of fixed size, preallocated (a set from any context never allocates);
+ * when it is full, a new variable's set fails and is counted (uvar_lost).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXPR_UVAR_ENTRIES);
+	__type(key, struct expr_uvar_key);
+	__type(value, __s64);
+} expr_uvars SEC(".maps") __weak;
+
+/*
  * Everything that changes from one iteration to the next is here, in a map
  * value, and not in the bpf_loop() context on the stack: the verifier tracks
  * stack constants exactly and would walk pc = 0, 1, 2, ... (and every glob
@@ -325,10 +337,24 @@ static __always_inline int expr_operand(struct expr_run *run, const struct expr_
 			*v = scr->count;
 			return *v <= 0 ? -1 : 0;
 		}
+		if (insn->a == EXPR_VAR_NOW && !(run->env->vars_set & (1u << EXPR_VAR_NOW))) {
+			*v = bpf_ktime_get_ns();
+			return 0;
+		}
 		if (insn->a >= EXPR_MAX_VARS || !(run->env->vars_set & (1u << insn->a)))
 			return -1;
 		*v = run->env->vars[insn->a & (EXPR_MAX_VARS - 1)];
 		return 0;
+	case EXPR_OP_UGET: {
+		struct expr_uvar_key key = {
+			.var = insn->a,
+			.tid = insn->b ? (__u32)run->env->tid : EXPR_UVAR_GLOBAL,
+		};
+		__s64 *val = bpf_map_lookup_elem(&expr_uvars, &key);
+
+		*v = val ? *val : 0; /* never set: 0 */
+		return insn->a < EXPR_MAX_UVARS ? 0 : -1;
+	}
 	case EXPR_OP_HIT:
 		if (!run->st || insn->a >= prog->nr_hits || insn->a >= EXPR_MAX_HITS || insn->imm < 1)
 			return -1;
@@ -377,6 +403,25 @@ static __always_inline int expr_binary(__u8 op, __s64 x, __s64 y, __s64 *v)
 	return -1;
 }
 
+/*
+ * EXPR_OP_USET: variable insn->a (per thread when insn->b) = @x. Return: 0,
+ * or -1 when it has no entry and the table is full (counted in uvar_lost):
+ * the evaluation is false.
+ */
+static __always_inline int expr_uset(struct expr_run *run, const struct expr_insn *insn, __s64 x)
+{
+	struct expr_uvar_key key = {
+		.var = insn->a,
+		.tid = insn->b ? (__u32)run->env->tid : EXPR_UVAR_GLOBAL,
+	};
+
+	if (!bpf_map_update_elem(&expr_uvars, &key, &x, BPF_ANY))
+		return 0;
+	if (run->st)
+		__sync_fetch_and_add(&run->st->uvar_lost, 1);
+	return -1;
+}
+
 /* Executes instruction scr->pc. Returns 0 to go on, 1 when scr->result is set. */
 static int expr_step(__u32 i, void *ctx)
 {
@@ -405,9 +450,17 @@ static int expr_step(__u32 i, void *ctx)
 	case EXPR_OP_STR:
 	case EXPR_OP_VAR:
 	case EXPR_OP_HIT:
+	case EXPR_OP_UGET:
 		if (expr_operand(run, insn, &v))
 			goto fail;
 		goto push;
+	case EXPR_OP_USET:
+		if (sp < 1 || sp > EXPR_MAX_STACK || insn->a >= EXPR_MAX_UVARS)
+			goto fail;
+		if (expr_uset(run, insn, scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)]))
+			goto fail;
+		scr->sp = sp - 1;
+		return 0;
 	case EXPR_OP_NEG:
 	case EXPR_OP_BNOT:
 	case EXPR_OP_LNOT:

@@ -129,6 +129,66 @@ _Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS + GATE_MAX_STRS * GATE_STR
 	       GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS <= 256, "the masks of append_user_strings()");
 
 /*
+ * A raw_syscalls:sys_enter record's user strings (GATE_TP_RAW_STRS): one u32
+ * __data_loc per argument from the record's fixed @size on (0 for those that
+ * are no string), the strings after them, each cut at GATE_STR_MAX with
+ * "..." as a syscall entry's are. Which arguments are strings, the syscall
+ * number (the record's id) says (gate_raw_strs). Returns the record's new end.
+ */
+static __always_inline __u32 append_raw_strings(struct record_buf *buf, __u32 size, __u32 end)
+{
+	const struct gate_raw_strs *rs;
+	__u32 at, nr;
+	__s64 id;
+
+	if (end != size || size > GATE_STR_FIXED_MAX || size < GATE_RAW_ARGS_OFF + 8 * GATE_RAW_STR_ARGS)
+		return end;
+	barrier_var(size);
+	size &= GATE_STR_FIXED_MAX - 1;
+	for (int i = 0; i < GATE_RAW_STR_ARGS; i++)
+		*(__u32 *)&buf->data[(size + 4 * i) & 255] = 0;
+	at = size + 4 * GATE_RAW_STR_ARGS;
+	id = *(__s64 *)&buf->data[8];
+	if (id < 0 || id >= GATE_MAX_SYSCALLS)
+		return at;
+	nr = (__u32)id;
+	rs = bpf_map_lookup_elem(&gate_raw_strs, &nr);
+	if (!rs)
+		return at;
+	for (int i = 0; i < GATE_MAX_STRS; i++) {
+		__u32 off = rs->str_off[i], loc;
+		const char *ptr;
+		long len;
+
+		if (off < GATE_RAW_ARGS_OFF || off >= GATE_RAW_ARGS_OFF + 8 * GATE_RAW_STR_ARGS)
+			break;
+		loc = size + 4 * ((off - GATE_RAW_ARGS_OFF) / 8);
+		barrier_var(off);
+		off &= 63;
+		ptr = *(const char **)&buf->data[off];
+		barrier_var(at);
+		at &= 2047;
+		len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
+		if (len <= 0) {
+			buf->data[at] = 0; /* unreadable: an empty string */
+			len = 1;
+		} else if (len == GATE_STR_MAX) {
+			buf->data[at + GATE_STR_MAX - 4] = '.';
+			buf->data[at + GATE_STR_MAX - 3] = '.';
+			buf->data[at + GATE_STR_MAX - 2] = '.';
+		}
+		barrier_var(loc);
+		loc &= 255;
+		*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
+		at += (__u32)len & (GATE_STR_MAX * 2 - 1);
+	}
+	barrier_var(at);
+	return at & 2047;
+}
+_Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
+	       GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS <= 256, "the masks of append_raw_strings()");
+
+/*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit
  * it. The fixed part is copied first so the dynamic locations can be read from
  * the copy (no variable-offset access to ctx), then, if the dynamic data
@@ -204,7 +264,10 @@ static __always_inline void emit(void *ctx, __u32 tp_id, const struct gate_tp *t
 	buf->hdr.ip = regs ? PT_REGS_IP_CORE(regs) : 0;
 	out_hdr(&buf->hdr);
 	__builtin_memcpy(buf->data, &hdr, sizeof(hdr));
-	end = append_user_strings(buf, tp, size, end);
+	if (tp->flags & GATE_TP_RAW_STRS)
+		end = append_raw_strings(buf, size, end);
+	else
+		end = append_user_strings(buf, tp, size, end);
 
 	if (bpf_perf_event_output(ctx, &gate_events, BPF_F_CURRENT_CPU, buf, sizeof(buf->hdr) + end)) {
 		st->output_lost++;

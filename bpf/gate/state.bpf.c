@@ -29,6 +29,8 @@ const volatile __u32 uprobe_enter_type = 0;	/* record types of auxtrig:uprobe_en
 const volatile __u32 uprobe_exit_type = 0;
 /* Snapshot triggers exist: threads whose records a freeze held back are noted (gate_held). */
 const volatile __u32 have_snap_triggers = 0;
+/* --on set actions ({ $v = ... }) exist: trigger_fire() runs their statements (gate_trig_sets). */
+const volatile __u32 have_set_actions = 0;
 __u64 snap_points;	/* snapshot points emitted (GATE_OUT_POINT numbers) */
 __u64 snap_points;	/* snapshot points emitted (GATE_OUT_POINT numbers) */
 

@@ -30,6 +30,7 @@ extern const volatile __u32 have_where;
 extern const volatile __u32 uprobe_enter_type;
 extern const volatile __u32 uprobe_exit_type;
 extern const volatile __u32 have_snap_triggers;
+extern const volatile __u32 have_set_actions;
 extern const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS];
 extern const volatile __u32 signal_edges;
 extern const volatile __u32 signal_threads;
@@ -67,6 +68,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __s32);
 } gate_held SEC(".maps") __weak;
+
+/* raw_syscalls:sys_enter records: the string arguments of each syscall number (GATE_TP_RAW_STRS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GATE_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct gate_raw_strs);
+} gate_raw_strs SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -133,6 +142,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct expr_prog);
 } gate_trig_progs SEC(".maps") __weak;
+
+/* The statements of --on set actions ({ $v = ... }: GATE_ACT_SET), per trigger. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GATE_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct expr_prog);
+} gate_trig_sets SEC(".maps") __weak;
 
 /* The triggers' counters, per CPU, and the hand-over to gate_fire. */
 struct {

@@ -149,6 +149,14 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 			point = emit_point(ctx, ip);
 	}
 	ts->fired++;
+	if (have_set_actions && t->action == GATE_ACT_SET) {
+		struct expr_prog *sets = bpf_map_lookup_elem(&gate_trig_sets, &i);
+
+		/* the statements, in the kernel only; a variable that did not fit: counted */
+		if (!sets || !expr_eval(sets, env, GATE_SLOT_TRIGGER(i)))
+			ts->dropped++;
+		return 0;
+	}
 	if (t->action == GATE_ACT_MARK) {
 		struct gate_config *gc = gconfig();
 
@@ -248,6 +256,7 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 			ts->suppressed++;
 			continue;
 		}
+		/* its action before the next trigger's condition: that one sees what a set action set */
 		resumed |= trigger_fire(ctx, i, env, ip, ts);
 	}
 	return resumed;

@@ -57,6 +57,17 @@
  * The counters start at 0 when the caller creates the state (the gate at
  * load; expr_state__new() in userspace) and are never reset during a run.
  *
+ * Variables of your own (0x42, 0x43): integers the conditions and actions of
+ * one recording share, global ($last) or one per thread ($fails[tid], keyed
+ * by env->tid), numbered by the compiler (a < EXPR_MAX_UVARS), kept in one
+ * table of at most EXPR_UVAR_ENTRIES values for all slots (in BPF the hash
+ * map expr_uvars, key struct expr_uvar_key; in userspace struct expr_uvars).
+ * Reading a variable never set gives 0. Setting one that has no entry yet
+ * when the table is full fails: the evaluation is false and the slot's
+ * uvar_lost counts it. $now (EXPR_VAR_NOW) is env->vars[EXPR_VAR_NOW] when
+ * the caller set it (tests), else the clock (bpf_ktime_get_ns(), or
+ * CLOCK_MONOTONIC in userspace: the same clock).
+ *
  * Only fixed-width types: the struct is copied byte for byte into a map.
  */
 
@@ -73,6 +84,10 @@
 #define EXPR_COMM_LEN    16
 #define EXPR_NR_ARGS     6
 #define EXPR_MAX_VARS    4   /* $variables: env->vars[], EXPR_VAR_* */
+#define EXPR_MAX_UVARS   16  /* variables of your own in one recording */
+#define EXPR_UVAR_ENTRIES 4096 /* their values, all threads and variables together */
+#define EXPR_UVAR_GLOBAL 0xffffffffu /* struct expr_uvar_key.tid of a global variable */
+#define EXPR_UVAR_NAME_MAX 32 /* bytes of a variable's name, '$' and NUL included */
 #define EXPR_MAX_HITS    8   /* once/after/every terms in one program */
 #define EXPR_MAX_SLOTS   16  /* conditions with state in one BPF object */
 #define EXPR_GLOB_STEPS  8192 /* bound on one glob match: >= 64 * 65 + 64 */
@@ -110,12 +125,15 @@
 /* 0x40..0x4f: state, see the DOC above. */
 #define EXPR_OP_VAR      0x40 /* push variable a (EXPR_VAR_*); unset: condition is false */
 #define EXPR_OP_HIT      0x41 /* hit counter a += 1, push 0/1: kind b (EXPR_HIT_*), N = imm */
+#define EXPR_OP_UGET     0x42 /* push variable of your own a (per thread when b, else global); never set: 0 */
+#define EXPR_OP_USET     0x43 /* pop x into variable a (b as UGET); the table full: condition false */
 
 /* Variables (EXPR_OP_VAR a). */
 #define EXPR_VAR_COUNT   0 /* $count: from the evaluator's per-thread counter, not env->vars */
 #define EXPR_VAR_ELAPSED 1 /* $elapsed: env->vars[1], nanoseconds, filled by the caller */
 #define EXPR_VAR_DURATION 2 /* $duration: env->vars[2], nanoseconds since the call's entry, at exits */
-#define EXPR_NR_VAR_NAMES 3
+#define EXPR_VAR_NOW     3 /* $now: nanoseconds of the monotonic clock (env->vars[3] when set) */
+#define EXPR_NR_VAR_NAMES 4
 
 /* Hit terms (EXPR_OP_HIT b). */
 #define EXPR_HIT_ONCE    0 /* n == 1 */
@@ -126,6 +144,8 @@
 #define EXPR_PROG_COUNT   (1u << EXPR_VAR_COUNT)   /* reads $count: bump the thread's counter */
 #define EXPR_PROG_ELAPSED (1u << EXPR_VAR_ELAPSED) /* reads $elapsed: fill env->vars[1] */
 #define EXPR_PROG_DURATION (1u << EXPR_VAR_DURATION) /* reads $duration: fill env->vars[2] */
+#define EXPR_PROG_NOW     (1u << EXPR_VAR_NOW)     /* reads $now */
+#define EXPR_PROG_UVARS   (1u << 8)                /* reads or sets variables of your own */
 
 /* Builtin fields (EXPR_OP_FIELD a). */
 #define EXPR_F_PID       0
@@ -229,12 +249,21 @@ struct expr_env {
  * expr_state, indexed by slot; see bpf/expr.bpf.h)
  * @hits: the hit counters of once/after/every terms.
  * @count_lost: evaluations whose $count could not be stored (false).
+ * @uvar_lost: evaluations that could not set a variable of their own: the
+ *	table (EXPR_UVAR_ENTRIES) was full (false).
  * @reserved: 0.
  */
 struct expr_slot_state {
 	__u64 hits[EXPR_MAX_HITS];
 	__u64 count_lost;
-	__u64 reserved[3];
+	__u64 uvar_lost;
+	__u64 reserved[2];
+};
+
+/** struct expr_uvar_key - key of a variable of your own (map expr_uvars). */
+struct expr_uvar_key {
+	__u32 var;
+	__u32 tid;	/* the thread, EXPR_UVAR_GLOBAL for a global variable */
 };
 
 /** struct expr_count_key - key of the per-thread $count map (expr_counts). */
@@ -254,5 +283,6 @@ _Static_assert(__builtin_offsetof(struct expr_env, rec_size) == 72 + 8 * EXPR_NR
 _Static_assert(__builtin_offsetof(struct expr_env, comm) == 72 + 8 * EXPR_NR_ARGS + 16, "expr_env.comm");
 _Static_assert(sizeof(struct expr_slot_state) == 8 * EXPR_MAX_HITS + 32, "expr_slot_state ABI size");
 _Static_assert(sizeof(struct expr_count_key) == 8, "expr_count_key ABI size");
+_Static_assert(sizeof(struct expr_uvar_key) == 8, "expr_uvar_key ABI size");
 
 #endif

@@ -109,6 +109,33 @@ struct gate_calls {
  */
 #define GATE_TP_CALL_ENTRY	(1u << 10)
 /*
+ * raw_syscalls:sys_enter, whose records carry their call's user strings as a
+ * syscall entry's do: after the fixed fields, one u32 __data_loc per
+ * argument (GATE_RAW_STR_ARGS, argN_str: 0 for an argument that is no
+ * string), then the strings. Which arguments are strings, by syscall
+ * number: map gate_raw_strs (record/syscall_strings.h fills it).
+ */
+#define GATE_TP_RAW_STRS	(1u << 11)
+/*
+ * A point with a set action ({ $v = ... }): its triggers run one after the
+ * other in the gate's interpreter, each condition seeing what the earlier
+ * triggers' actions set at this very hit (no program of its own, whose
+ * conditions are decided together before the actions).
+ */
+#define GATE_TP_SETS		(1u << 12)
+#define GATE_RAW_STR_ARGS	6	/* the __data_loc fields of a raw_syscalls:sys_enter record */
+#define GATE_RAW_ARGS_OFF	16	/* its args[0] */
+#define GATE_MAX_SYSCALLS	1024	/* syscall numbers gate_raw_strs knows (x86-64: 0..462, arm64: 0..462) */
+
+/**
+ * struct gate_raw_strs - the string arguments of one syscall number (map gate_raw_strs)
+ * @str_off:	the record offsets of their pointers (GATE_RAW_ARGS_OFF + 8 * N),
+ *		in argument order; the first 0 ends the list
+ */
+struct gate_raw_strs {
+	__u8 str_off[GATE_MAX_STRS];
+};
+/*
  * A return probe point (uretprobe, kretprobe) of a function whose return
  * type is narrower than the register (int): bits 16..20 hold the cast that
  * types ret before anything reads it, as EXPR_OP_CAST's operand (size 1, 2
@@ -128,6 +155,7 @@ struct gate_calls {
 #define GATE_ACT_MARK		3	/* write an auxtrig:mark record with the values */
 #define GATE_ACT_RESUME		4	/* open the thread's recording window (GATE_USER_WINDOW) */
 #define GATE_ACT_PAUSE		5	/* close it */
+#define GATE_ACT_SET		7	/* set variables of your own: run gate_trig_sets[i] (expr_abi.h) */
 /*
  * Not an --on action: a window's verdict (GATE_OUT_VERDICT) that did not fit
  * in the full data ring, sent on the control ring instead (GATE_MSG_VERDICT):
@@ -177,7 +205,9 @@ struct gate_trigger {
  * @matched:	of those, where the condition held
  * @fired:	of those, where the rate policy let the action happen
  * @suppressed:	matched but held back by the rate policy
- * @dropped:	fired but the control message could not be queued (ring full)
+ * @dropped:	fired but the control message could not be queued (ring full);
+ *		for a set action ({ $v = ... }): a variable could not be set
+ *		(the table of variables full, expr_slot_state.uvar_lost)
  */
 struct gate_trigger_stats {
 	__u64 evaluated;

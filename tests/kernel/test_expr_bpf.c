@@ -29,6 +29,7 @@
 #include "auxtrig/lang/expr_bpf.h"
 #include "auxtrig/lang/expr_dump.h"
 #include "auxtrig/lang/expr_eval.h"
+#include "auxtrig/lang/expr_vars.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/tracefs.h"
 #include "expr_vectors.h"
@@ -97,6 +98,7 @@ static int compiled_load(struct expr_test_bpf *skel, const struct expr_prog *pro
 		.state_fd = bpf_map__fd(skel->maps.expr_state),
 		.counts_fd = bpf_map__fd(skel->maps.expr_counts),
 		.slot = SLOT_COMPILED,
+		.uvars_fd = bpf_map__fd(skel->maps.expr_uvars),
 	};
 	static char log[1 << 20];
 	LIBBPF_OPTS(bpf_prog_load_opts, lo, .prog_flags = BPF_F_SLEEPABLE, .log_buf = log, .log_size = sizeof(log),
@@ -289,6 +291,96 @@ static int run_sequences(struct expr_test_bpf *skel, int *nr_steps)
 			if (slot_state(skel, slot, &ss) || ss.count_lost) {
 				fprintf(stderr, "FAIL sequence %zu: slot %u lost %llu $count updates\n", i, slot,
 					(unsigned long long)ss.count_lost);
+				failures++;
+			}
+		}
+	}
+	return failures;
+}
+
+/* Every variable of your own forgotten (map expr_uvars), as at the start of a recording. */
+static int reset_uvars(struct expr_test_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.expr_uvars);
+	struct expr_uvar_key key;
+
+	while (!bpf_map_get_next_key(fd, NULL, &key))
+		if (bpf_map_delete_elem(fd, &key))
+			return -errno;
+	return 0;
+}
+
+/*
+ * The variable sequences (expr_var_seqs): each sequence runs whole through
+ * each evaluator in turn, the table emptied before each (a step sets what the
+ * next reads, so the evaluators cannot take turns step by step as above):
+ * userspace, BPF with the environment on the stack, in a map, compiled.
+ */
+static int run_var_sequences(struct expr_test_bpf *skel, int *nr_steps)
+{
+	static const char *const names[] = { "userspace", "BPF", "BPF (env in a map)", "compiled" };
+	struct expr_slot_state ss;
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256], why[256];
+	int failures = 0;
+
+	for (size_t i = 0; i < EXPR_NR_VAR_SEQS; i++) {
+		const struct expr_var_seq *q = &expr_var_seqs[i];
+		struct expr_vars vars = { 0 };
+
+		if (expr_var_seq_define(q, &vars, err, sizeof(err))) {
+			fprintf(stderr, "FAIL variable sequence '%s': %s\n", q->what, err);
+			failures++;
+			continue;
+		}
+		for (int ev = 0; ev < 4; ev++) {
+			struct expr_uvars *u = expr_uvars__new(EXPR_UVAR_ENTRIES);
+
+			if (!u || reset_state(skel) || reset_uvars(skel)) {
+				fprintf(stderr, "FAIL variable sequence '%s': cannot reset the state\n", q->what);
+				expr_uvars__delete(u);
+				return failures + 1;
+			}
+			for (unsigned int k = 0; k < q->nr; k++) {
+				const struct expr_var_step *s = &q->steps[k];
+				struct expr_state *st = expr_state__new();
+				int res;
+
+				if (!st || expr_var_step_compile(s, &vars, &prog, err, sizeof(err))) {
+					fprintf(stderr, "FAIL variable sequence '%s' step %u '%s': %s\n", q->what, k + 1,
+						s->src, st ? err : strerror(ENOMEM));
+					expr_state__delete(st);
+					failures++;
+					break;
+				}
+				expr_state__use_uvars(st, u);
+				expr_var_step_env(s, &env);
+				why[0] = 0;
+				if (ev == 0)
+					res = expr__eval(&prog, &env, st);
+				else if (ev == 3)
+					res = compiled_eval(skel, &prog, &env, why, sizeof(why));
+				else
+					res = bpf_eval(skel, ev == 1 ? skel->progs.expr_test_run : skel->progs.expr_test_run_mapenv,
+						       &prog, &env, ev == 1 ? SLOT_STACK : SLOT_MAPENV);
+				expr_state__delete(st);
+				(*nr_steps)++;
+				if (res != s->expect) {
+					fprintf(stderr, "FAIL variable sequence '%s' step %u '%s' (tid %lld, $now %lld), %s: "
+						"expected %d, got %d%s%s\n", q->what, k + 1, s->src, (long long)s->tid,
+						(long long)s->now, names[ev], s->expect, res, why[0] ? ": " : "", why);
+					expr__dump(&prog, stderr);
+					failures++;
+					break;
+				}
+			}
+			expr_uvars__delete(u);
+		}
+		for (__u32 slot = SLOT_STACK; slot <= SLOT_COMPILED; slot++) {
+			if (slot_state(skel, slot, &ss) || ss.uvar_lost) {
+				fprintf(stderr, "FAIL variable sequence '%s': slot %u lost %llu sets\n", q->what, slot,
+					(unsigned long long)ss.uvar_lost);
 				failures++;
 			}
 		}
@@ -759,6 +851,7 @@ int main(void)
 
 	failures += run_vectors(skel, &nr_run);
 	failures += run_sequences(skel, &nr_steps);
+	failures += run_var_sequences(skel, &nr_steps);
 	failures += run_limits(skel);
 	failures += run_many_threads(skel);
 	failures += run_random(skel, 3000, &nr_random);
@@ -774,9 +867,9 @@ int main(void)
 		if (compiled.fd[i] >= 0)
 			close(compiled.fd[i]);
 	printf("%d vectors run through userspace and both BPF callers (%zu vectors with compile errors), %zu "
-	       "sequences (%d steps) with state, limits checked, %d random conditions agreed%s; compiled to BPF: "
+	       "sequences and %zu of variables of your own (%d steps) with state, limits checked, %d random conditions agreed%s; compiled to BPF: "
 	       "%d evaluations agreed, %d interpreted (inner-'*' globs over the budget): %d failures\n",
-	       nr_run, EXPR_NR_VECTORS - nr_run, EXPR_NR_SEQS, nr_steps, nr_random,
+	       nr_run, EXPR_NR_VECTORS - nr_run, EXPR_NR_SEQS, EXPR_NR_VAR_SEQS, nr_steps, nr_random,
 	       have_tp ? ", tracepoint caller checked" : "", nr_compiled, nr_interpreted, failures);
 	return failures ? 1 : 0;
 }

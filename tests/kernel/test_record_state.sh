@@ -114,7 +114,7 @@ grep -q 'evaluated 6, matched 0' "$tmp/n2.err" || fail "\$elapsed without a star
 # 7. Refused before anything is attached, with the column.
 for spec in 'syscall:openat:exit if ret < 0 && every 0:mark|column 18: .every. needs a count of 1 or more, got 0' \
 	'syscall:openat:exit if after:mark|column 6: .after. needs a count' \
-	'syscall:openat:exit if $nosuch > 1:mark|column 1: unknown variable .\$nosuch.' \
+	'syscall:openat:exit if $nosuch > 1:mark|column 1: undefined variable .nosuch: no --on action sets it (POINT:{ .nosuch = ... }); auxtrig.s own are .count, .elapsed, .duration, .now' \
 	'syscall:openat:exit if $elapsed > 5min:mark|unknown unit .min.'; do
 	on=${spec%%|*} want=${spec#*|}
 	"$AUXTRIG" record -e syscalls:sys_enter_close --on "$on" -o "$tmp/x.data" -- true 2>"$tmp/x.err"

@@ -4,7 +4,9 @@
 # (and auxtrig script, line for line the same) show the path each call got,
 # a string longer than the bound is cut and ends in "...", and perf reads the
 # files without a warning. Calls with several strings (renameat2, linkat,
-# symlinkat) carry each of them.
+# symlinkat) carry each of them. So do the raw_syscalls:sys_enter records of
+# syscall:* windows, within the same bounds, each string in the field of its
+# argument (argN_str), read back by the syscall view.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_perf
@@ -49,4 +51,29 @@ for want in "sys_enter_renameat2: olddfd: 0xffffff9c, oldname: \"$p/a\", newdfd:
 	assert_eq "$(grep -cF "$want" "$tmp/4.txt")" 1 "records with $want"
 done
 "$AUXTRIG" script -i "$tmp/4.data" | diff - "$tmp/4.txt" >/dev/null || fail "auxtrig script differs from perf script (4)"
+
+# syscall:* windows: the raw_syscalls:sys_enter records carry the same strings, by argument
+"$AUXTRIG" record -q -w 'syscall:*' -o "$tmp/5.data" -- "$DEMO" -r 2 >/dev/null || fail "record 5 failed"
+assert_perf_reads_cleanly "$tmp/5.data"
+perf script -i "$tmp/5.data" 2>/dev/null >"$tmp/5.txt"
+"$AUXTRIG" script -i "$tmp/5.data" | diff - "$tmp/5.txt" >/dev/null || fail "auxtrig script differs from perf script (5)"
+"$AUXTRIG" script --format=syscalls -i "$tmp/5.data" >"$tmp/5.sys" || fail "the syscall view failed on 5"
+assert_eq "$(grep -c ' openat(dfd: AT_FDCWD, filename: "/dev/null", flags: O_RDONLY) = [0-9]' "$tmp/5.sys")" 2 \
+	"syscall:* openat calls of /dev/null with their path"
+assert_eq "$(grep -c ' openat(dfd: AT_FDCWD, filename: "/nonexistent/auxtrig-demo", flags: O_RDONLY) = -1 ENOENT (No such file or directory)$' "$tmp/5.sys")" 2 \
+	"syscall:* openat calls of the missing file with their path and ENOENT"
+# the long path, cut as a single syscall's is; two strings of one call, each in its argument's field
+"$AUXTRIG" record -q -w 'syscall:*' -o "$tmp/6.data" -- cat "$long" >/dev/null 2>&1
+"$AUXTRIG" script --format=syscalls -i "$tmp/6.data" | grep -qF "filename: \"${long:0:252}...\", flags: O_RDONLY) = -1 ENOENT" ||
+	fail "syscall:* long path not cut at 252 + ...: $("$AUXTRIG" script --format=syscalls -i "$tmp/6.data" | grep -F /nonexistent)"
+rm -rf "$tmp/p" && mkdir "$tmp/p"
+"$AUXTRIG" record -q -w 'syscall:*' -o "$tmp/7.data" -- "$build/examples/path_demo" -r 1 -d "$tmp/p" >"$tmp/7.out" 2>&1 ||
+	fail "record 7 failed: $(cat "$tmp/7.out")"
+assert_perf_reads_cleanly "$tmp/7.data"
+"$AUXTRIG" script --format=syscalls -i "$tmp/7.data" >"$tmp/7.sys"
+for want in "renameat2(olddfd: AT_FDCWD, oldname: \"$p/a\", newdfd: AT_FDCWD, newname: \"$p/b\", flags: RENAME_NOREPLACE) = 0" \
+	"linkat(olddfd: AT_FDCWD, oldname: \"$p/b\", newdfd: AT_FDCWD, newname: \"$p/c\", flags: 0) = 0" \
+	"symlinkat(oldname: \"b\", newdfd: AT_FDCWD, newname: \"$p/d\") = 0"; do
+	assert_eq "$(grep -cF "$want" "$tmp/7.sys")" 1 "syscall:* records with $want"
+done
 echo ok

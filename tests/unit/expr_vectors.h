@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/expr_vars.h"
 
 #define EXPR_VECTOR_REC_SIZE 240 /* the BPF harness buffer is 256: reads past 240 must fail on the bound */
 
@@ -435,7 +436,7 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("pid == 1 comm", "column 10: expected an operator or end of input, got name 'comm'"),
 	VERR("(pid == 1", "column 10: expected ')' to close '(' at column 1, got end of input"),
 	VERR("pid == 1)", "column 9: expected an operator or end of input, got ')'"),
-	VERR("pid = 1", "column 5: '=' is not an operator (did you mean '=='?)"),
+	VERR("pid = 1", "column 5: '=' is not an operator: compare with '==', set a variable in an --on action, POINT:{ $v = ... }"),
 	VERR("comm == 'nginx'", "column 9: strings are written in double quotes"),
 	VERR("comm == \"nginx", "column 9: unterminated string"),
 	VERR("comm == \"a\\qb\"", "column 11: unknown escape '\\q'"),
@@ -448,7 +449,7 @@ static const struct expr_vector expr_vectors[] = {
 	VERR("foo == 1", "column 1: unknown field 'foo'"),
 	VERR("pid == 1 && bar", "column 13: unknown field 'bar'"),
 	/* stateful terms, rejected */
-	VERR("$nosuch > 3", "column 1: unknown variable '$nosuch' (known: $count, $elapsed, $duration)"),
+	VERR("$nosuch > 3", "column 1: unknown variable '$nosuch' (known: $count, $elapsed, $duration, $now; variables of your own are set by --on actions: POINT:{ $nosuch = ... })"),
 	VERR("pid == 1 && $Count", "column 13: unknown variable '$Count'"),
 	VERR("$ count", "column 1: unexpected character '$'"),
 	VERR("ret < 0 && after", "column 17: 'after' needs a count: after N, N a number of 1 or more, got end of input"),
@@ -714,6 +715,117 @@ static inline int expr_seq_compile(const struct expr_seq *q, struct expr_prog *p
 	const struct expr_vector v = { .src = q->src };
 
 	return expr_vector_compile(&v, prog, err, size);
+}
+
+/*
+ * ---- variables of your own: set actions and conditions in turn ----
+ *
+ * A variable sequence runs its steps in order on one table of variables (a
+ * fresh one per sequence and evaluator): a step in braces is an action's
+ * statements (expr__compile_action(), true when every variable was set),
+ * the others conditions; each step has its thread and $now. Names are
+ * defined by the actions in step order, so a condition reads what an
+ * earlier step sets. The expected results are those of the steps in order.
+ */
+struct expr_var_step {
+	const char *src;	/* "{ ... }": an action's statements; else a condition */
+	__s64 tid, now;
+	int expect;
+};
+
+struct expr_var_seq {
+	const char *what;
+	const struct expr_var_step *steps;
+	unsigned int nr;
+};
+
+#define MS 1000000LL
+#define VSEQ(what, ...) { what, (const struct expr_var_step[]){ __VA_ARGS__ }, \
+	sizeof((const struct expr_var_step[]){ __VA_ARGS__ }) / sizeof(struct expr_var_step) }
+/*
+ * issue #25's example: openat fails three times within 10 ms on one thread.
+ * One failure is the three triggers at that point, in order: the first's
+ * condition (a new burst?) and, when it holds, its action; the second's
+ * action; the third's condition (the snapshot).
+ */
+#define FAIL_NEW(tid, t, fires) \
+	{ "$now - $first[tid] > 10ms", tid, t, 1 }, \
+	{ "{ $first[tid] = $now; $fails[tid] = 0 }", tid, t, 1 }, \
+	{ "{ $fails[tid] += 1 }", tid, t, 1 }, \
+	{ "$fails[tid] >= 3 && $now - $first[tid] < 10ms", tid, t, fires }
+#define FAIL_MORE(tid, t, fires) \
+	{ "$now - $first[tid] > 10ms", tid, t, 0 }, \
+	{ "{ $fails[tid] += 1 }", tid, t, 1 }, \
+	{ "$fails[tid] >= 3 && $now - $first[tid] < 10ms", tid, t, fires }
+
+static const struct expr_var_seq expr_var_seqs[] = {
+	VSEQ("per thread, 0 until set",
+	     { "{ $n[tid] += 1 }", 1, 0, 1 }, { "$n[tid] == 1", 1, 0, 1 }, { "$n[tid] == 0", 2, 0, 1 },
+	     { "{ $n[tid]++ }", 2, 0, 1 }, { "{ $n[tid]++; $n[tid]++ }", 1, 0, 1 }, { "$n[tid] == 3", 1, 0, 1 },
+	     { "$n[tid] == 1", 2, 0, 1 }, { "{ $n[tid]-- }", 2, 0, 1 }, { "$n[tid] == 0 && tid == 2", 2, 0, 1 },
+	     { "$n[tid] == 3", 4294967297LL, 0, 1 }),	/* 32-bit tids: 2^32 + 1 is thread 1, as in BPF */
+	VSEQ("global, and $now",
+	     { "{ $last = $now }", 1, 100 * MS, 1 }, { "$now - $last < 10ms", 2, 105 * MS, 1 },
+	     { "$now - $last < 10ms", 1, 120 * MS, 0 }, { "$last == 100ms", 3, 0, 1 },
+	     { "{ $g++; $g++; $g -= 1 }", 1, 0, 1 }, { "$g == 1", 2, 0, 1 },
+	     { "{ $g = $g * 10 + $last / 1ms }", 2, 0, 1 }, { "$g == 110", 1, 0, 1 }),
+	VSEQ("wraparound, negative values, a failed evaluation",
+	     { "{ $x = -5; $x -= 10 }", 1, 0, 1 }, { "$x == -15", 1, 0, 1 },
+	     { "{ $x = 9223372036854775807; $x += 1 }", 1, 0, 1 }, { "$x < 0", 1, 0, 1 },
+	     { "$x / 0 == 1 || 1", 1, 0, 0 }, /* division by zero: false, whatever follows */
+	     { "{ $y = 1 / ($x - $x) }", 1, 0, 0 }, { "$y == 0", 1, 0, 1 }),
+	VSEQ("three failures within 10 ms, issue #25's example",
+	     FAIL_NEW(7, 1000 * MS, 0), FAIL_MORE(7, 1003 * MS, 0), FAIL_MORE(7, 1005 * MS, 1),
+	     /* more than 10 ms after the first: a new burst, counted from 1; another thread its own */
+	     FAIL_NEW(7, 1030 * MS, 0), FAIL_NEW(8, 1031 * MS, 0), FAIL_MORE(7, 1035 * MS, 0),
+	     FAIL_MORE(8, 1032 * MS, 0), FAIL_NEW(7, 1041 * MS, 0), /* 11 ms after its first */
+	     FAIL_MORE(8, 1033 * MS, 1), FAIL_MORE(7, 1042 * MS, 0), FAIL_MORE(7, 1050 * MS, 1)),
+};
+
+#undef FAIL_NEW
+#undef FAIL_MORE
+#undef VSEQ
+#undef MS
+
+#define EXPR_NR_VAR_SEQS (sizeof(expr_var_seqs) / sizeof(expr_var_seqs[0]))
+
+/*
+ * Compiles step @s of a variable sequence with the sequence's names @vars:
+ * an action's statements (in braces) or a condition.
+ */
+static inline int expr_var_step_compile(const struct expr_var_step *s, struct expr_vars *vars, struct expr_prog *prog,
+					char *err, size_t size)
+{
+	struct expr_compile_opts opts = { .vars = vars };
+	char body[256];
+	size_t n = strlen(s->src);
+
+	if (s->src[0] != '{')
+		return expr__compile(s->src, &opts, prog, err, size);
+	snprintf(body, sizeof(body), "%.*s", (int)(n > 2 ? n - 2 : 0), s->src + 1);
+	return expr__compile_action(body, &opts, prog, err, size);
+}
+
+/* As a recording does: every action's variables defined before any condition reads them. */
+static inline int expr_var_seq_define(const struct expr_var_seq *q, struct expr_vars *vars, char *err, size_t size)
+{
+	struct expr_prog prog;
+
+	for (unsigned int k = 0; k < q->nr; k++)
+		if (q->steps[k].src[0] == '{' && expr_var_step_compile(&q->steps[k], vars, &prog, err, size))
+			return -EINVAL;
+	return 0;
+}
+
+/* The environment of step @s: the default one with its thread and $now. */
+static inline void expr_var_step_env(const struct expr_var_step *s, struct expr_env *env)
+{
+	const struct expr_vector v = { .src = s->src };
+
+	expr_vector_env(&v, env, NULL);
+	env->tid = s->tid;
+	env->vars[EXPR_VAR_NOW] = s->now;
+	env->vars_set |= 1u << EXPR_VAR_NOW;
 }
 
 /*

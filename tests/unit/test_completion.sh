@@ -79,6 +79,9 @@ expect "record --on 'syscall:openat2:ex" "'syscall:openat2:exit"
 expect "record --on k" kprobe: kretprobe:
 # -e: tracepoints by their -e name, after a comma too
 expect "record -e raw_syscalls:sys_e" raw_syscalls:sys_enter raw_syscalls:sys_exit
+# script's views
+expect "script --format=" --format=chrome --format=syscalls --format=text
+expect "script --format s" syscalls
 expect "record -e sched:sched_switch,sched:sched_wakeup_" sched:sched_switch,sched:sched_wakeup_new
 has "record -e syscalls:sys_enter_o" syscalls:sys_enter_openat
 # a binary's USDT probes and functions

@@ -3,7 +3,9 @@
  * The format a syscall entry's records get in the file when they carry their
  * user string (event_list__string_field, event_list__file_format), on the
  * fixture tracefs's sys_enter_openat; printed back through tp_print as perf
- * would print it.
+ * would print it. raw_syscalls:sys_enter's records carry their call's
+ * strings too: its file format (one argN_str per argument, the kernel's
+ * print fmt) and the table of string arguments by syscall number.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/utsname.h>
 
 #include "auxtrig/format/tp_print.h"
 #include "auxtrig/gate_abi.h"
 #include "auxtrig/record/event_list.h"
+#include "auxtrig/sys/syscall_table.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
 
@@ -148,11 +152,68 @@ static void test_event_list_several_strings(void **state)
 	}
 }
 
+/*
+ * raw_syscalls:sys_enter: six argN_str fields after args[6], the print fmt
+ * as the kernel's (perf script prints what it always did); which arguments
+ * are strings comes from each call's sys_enter_ format (the fixture has
+ * openat's and unlinkat's: their path is argument 1, at 16 + 8).
+ */
+static void test_event_list_raw_strings(void **state)
+{
+	struct event_list l = { 0 };
+	const struct syscall_table *t;
+	struct tp_format f = { 0 };
+	struct utsname u;
+	char *text, *kernel;
+	long openat, unlinkat;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	t = syscall_table__for_arch(u.machine);
+	tracefs__set_root(test_fixture_path("tracefs"));
+	assert_true(event_list__add_tp(&l, "raw_syscalls", "sys_enter", 1) >= 0);
+	assert_true(event_list__add_tp(&l, "raw_syscalls", "sys_exit", 1) >= 0);
+	assert_int_equal(event_list__file_format(&l.ev[1], &text), 0);
+	assert_null(text);	/* the exit has no strings */
+	assert_int_equal(event_list__file_format(&l.ev[0], &text), 0);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
+				     "\tfield:__data_loc char[] arg0_str;\toffset:64;\tsize:4;\tsigned:0;\n"));
+	assert_non_null(strstr(text, "\tfield:__data_loc char[] arg5_str;\toffset:84;\tsize:4;\tsigned:0;\n\nprint fmt:"));
+	assert_int_equal(tracefs__format_text("raw_syscalls", "sys_enter", &kernel), 0);
+	assert_string_equal(strstr(text, "print fmt:"), strstr(kernel, "print fmt:"));
+	free(kernel);
+	assert_int_equal(tp_format__parse(text, &f), 0);
+	assert_non_null(tp_format__field(&f, "arg3_str"));
+	assert_true(tp_format__field(&f, "arg3_str")->is_dynamic);
+	tp_format__exit(&f);
+	free(text);
+
+	/* this machine's numbers (the unit test runs on any): openat and unlinkat from the fixture */
+	if (t) {
+		openat = syscall_table__nr(t, "openat");
+		unlinkat = syscall_table__nr(t, "unlinkat");
+		assert_true(openat > 0 && (size_t)openat < l.raw_strs.nr);
+		assert_int_equal(l.raw_strs.str_off[openat][0], 24);
+		assert_int_equal(l.raw_strs.str_off[openat][1], 0);
+		assert_int_equal(l.raw_strs.str_off[unlinkat][0], 24);
+		assert_int_equal(l.raw_strs.nr_enter, 5);	/* getxattr, mount, openat, renameat2, unlinkat */
+		/* getxattr: pathname and name; mount: dev_name, dir_name and type (char *) */
+		assert_int_equal(l.raw_strs.str_off[syscall_table__nr(t, "getxattr")][1], 24);
+		assert_int_equal(l.raw_strs.str_off[syscall_table__nr(t, "mount")][2], 32);
+	} else {
+		assert_int_equal(l.raw_strs.nr, 0);	/* no table: no strings, the fields stay empty */
+	}
+	event_list__exit(&l);
+	tracefs__set_root(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_list_string_format),
 		cmocka_unit_test(test_event_list_several_strings),
+		cmocka_unit_test(test_event_list_raw_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,139 @@ static void test_expr_vectors(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* The variable sequences: one table per sequence, each step's result in order. */
+static void test_expr_var_sequences(void **state)
+{
+	struct expr_prog prog;
+	struct expr_env env;
+	char err[256];
+	int failures = 0;
+
+	for (size_t i = 0; i < EXPR_NR_VAR_SEQS; i++) {
+		const struct expr_var_seq *q = &expr_var_seqs[i];
+		struct expr_vars vars = { 0 };
+		struct expr_uvars *u = expr_uvars__new(EXPR_UVAR_ENTRIES);
+
+		assert_non_null(u);
+		if (expr_var_seq_define(q, &vars, err, sizeof(err))) {
+			print_error("%s: %s\n", q->what, err);
+			failures++;
+		}
+		for (unsigned int k = 0; k < q->nr && !failures; k++) {
+			const struct expr_var_step *s = &q->steps[k];
+			struct expr_state *st = expr_state__new();
+			int res;
+
+			assert_non_null(st);
+			expr_state__use_uvars(st, u);
+			if (expr_var_step_compile(s, &vars, &prog, err, sizeof(err))) {
+				print_error("%s, step %u '%s': %s\n", q->what, k + 1, s->src, err);
+				failures++;
+				expr_state__delete(st);
+				break;
+			}
+			expr_var_step_env(s, &env);
+			res = expr__eval(&prog, &env, st);
+			expr_state__delete(st);
+			if (res != s->expect) {
+				print_error("%s, step %u '%s' (tid %lld, $now %lld): expected %d, got %d\n", q->what, k + 1,
+					    s->src, (long long)s->tid, (long long)s->now, s->expect, res);
+				failures++;
+				break;
+			}
+		}
+		expr_uvars__delete(u);
+	}
+	assert_int_equal(failures, 0);
+}
+
+/*
+ * Variables of your own, refused where they cannot work: read before any
+ * action sets them, per thread in one place and global in another, a string
+ * in a number's place, one too many, set in a condition, auxtrig's own.
+ */
+static void test_expr_var_refusals(void **state)
+{
+	static const struct {
+		const char *src;
+		int action;
+		const char *msg;
+	} bad[] = {
+		{ "$nope > 1", 0, "undefined variable $nope: no --on action sets it" },
+		{ "$n > 1", 0, "$n is one value per thread: write $n[tid]" },
+		{ "$g[tid] > 1", 0, "$g is global: write $g" },
+		{ "$n[pid] > 1", 0, "a variable has one value per thread, $n[tid], or one for all" },
+		{ "$g = 1", 0, "'=' is not an operator: compare with '==', set a variable in an --on action" },
+		{ "$s = comm", 1, "a string in a number's place: $s holds a number, 'comm' is a string" },
+		{ "$g[tid] = 1", 1, "$g is global: write $g" },
+		{ "$count = 1", 1, "$count is auxtrig's own: it cannot be set" },
+		{ "$now = 1", 1, "$now is auxtrig's own: it cannot be set" },
+		{ "$g == 1", 1, "expected =, +=, -=, ++ or -- after $g, got '=='" },
+		{ "$g = 1 $h = 2", 1, "expected ';' or the end of the action, got variable '$h'" },
+		{ "", 1, "an empty action" },
+		{ "tid = 1", 1, "expected a variable to set" },
+	};
+	struct expr_vars vars = { 0 };
+	struct expr_compile_opts opts = { .vars = &vars };
+	struct expr_prog prog;
+	char err[256], many[512];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(expr__compile_action("$n[tid] = 1; $g = 2", &opts, &prog, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = bad[i].action ? expr__compile_action(bad[i].src, &opts, &prog, err, sizeof(err))
+				      : expr__compile(bad[i].src, &opts, &prog, err, sizeof(err));
+
+		assert_int_equal(r, -EINVAL);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("'%s': got '%s', expected '%s'", bad[i].src, err, bad[i].msg);
+	}
+	/* without a table (no --on action can set one): a variable is unknown */
+	assert_int_equal(expr__compile("$g > 1", NULL, &prog, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "variables of your own are set by --on actions"));
+	/* EXPR_MAX_UVARS of them, then one too many */
+	for (int i = 0; i < EXPR_MAX_UVARS; i++)
+		n += snprintf(many + n, sizeof(many) - n, "$v%d = %d; ", i, i);
+	memset(&vars, 0, sizeof(vars));
+	assert_int_equal(expr__compile_action(many, &opts, &prog, err, sizeof(err)), 0);
+	assert_int_equal(vars.nr, EXPR_MAX_UVARS);
+	assert_int_equal(expr__compile_action("$one_more = 1", &opts, &prog, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "at most 16 variables of your own"));
+	/* in a condition "x--1" is still x - -1 */
+	assert_int_equal(expr__compile("tid--1 == 2", NULL, &prog, err, sizeof(err)), 0);
+}
+
+/* The table is bounded: a new variable past it is not set, the evaluation false, counted. */
+static void test_expr_var_table_full(void **state)
+{
+	struct expr_vars vars = { 0 };
+	struct expr_compile_opts opts = { .vars = &vars };
+	struct expr_uvars *u = expr_uvars__new(3);
+	struct expr_state *st = expr_state__new();
+	struct expr_prog set, read;
+	struct expr_env env = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_non_null(u);
+	assert_non_null(st);
+	expr_state__use_uvars(st, u);
+	assert_int_equal(expr__compile_action("$n[tid] += 1", &opts, &set, err, sizeof(err)), 0);
+	assert_int_equal(expr__compile("$n[tid] == 2", &opts, &read, err, sizeof(err)), 0);
+	for (env.tid = 1; env.tid <= 3; env.tid++)
+		assert_int_equal(expr__eval(&set, &env, st), 1);
+	assert_int_equal(expr__eval(&set, &env, st), 0);	/* thread 4: no room */
+	assert_int_equal(expr_state__uvar_lost(st), 1);
+	assert_int_equal(expr__eval(&read, &env, st), 0);	/* never set: 0 */
+	env.tid = 2;
+	assert_int_equal(expr__eval(&set, &env, st), 1);	/* an entry it has: still set */
+	assert_int_equal(expr__eval(&read, &env, st), 1);
+	assert_int_equal(expr_uvars__used(u), 3);
+	expr_state__delete(st);
+	expr_uvars__delete(u);
+}
+
 /* The sequences: one state, each step's result. */
 static void test_expr_sequences(void **state)
 {
@@ -766,6 +899,9 @@ int main(void)
 		cmocka_unit_test(test_expr_eval_rejects_malformed),
 		cmocka_unit_test(test_expr_eval_rejects_malformed_state),
 		cmocka_unit_test(test_expr_sequences),
+		cmocka_unit_test(test_expr_var_sequences),
+		cmocka_unit_test(test_expr_var_refusals),
+		cmocka_unit_test(test_expr_var_table_full),
 		cmocka_unit_test(test_expr_stateful_bytecode),
 		cmocka_unit_test(test_expr_resolver_decides_variables),
 		cmocka_unit_test(test_expr_longest_stateful),

@@ -48,7 +48,7 @@ for args in "script" "script -j 2" "script --summary" "report"; do
 	wait
 	[ "$got" = "$want" ] || fail "$args -i FIFO (written) differs from the file: $(diff <(echo "$want") <(echo "$got") | head -5)"
 	# shellcheck disable=SC2086
-	got=$(timeout 20 "$auxtrig" $args -i - <"$file" 2>&1 | sed -e "s|standard input|INPUT|g" -e "s|Summary of -:|Summary of INPUT:|")
+	got=$(timeout 20 "$auxtrig" $args -i - <"$file" 2>&1 | sed -e "s|standard input|INPUT|g" -e "s|Summary of -:|Summary of INPUT:|" -e "s|-i -$|-i INPUT|")
 	[ "$got" = "$want" ] || fail "$args -i - differs from the file: $(diff <(echo "$want") <(echo "$got") | head -5)"
 done
 

@@ -348,7 +348,7 @@ static void test_record_plan_refuses_bad_triggers(void **state)
 	built__build(&b, many, true);
 	built__refused(&b, -EINVAL, "too many --on triggers: 9, at most 8");
 	BUILD(&b, "--on", "syscall:openat:exit");
-	built__refused(&b, -EINVAL, "expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause");
+	built__refused(&b, -EINVAL, "expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume, pause or { $var = ... }");
 	BUILD(&b, "-S", "--on", "syscall:openat:exit:snapshot+2");
 	built__refused(&b, -EINVAL, "'+2': expected a delay with its unit");
 	BUILD(&b, "--on", "syscall:openat:exit:mark+2ms");

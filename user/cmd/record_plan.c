@@ -489,7 +489,7 @@ static int where_resolve(void *ctx, const char *name, struct expr_field *field, 
 
 static int compile_where(struct record_plan *p)
 {
-	struct expr_compile_opts copts = { .resolve = where_resolve, .resolve_ctx = p };
+	struct expr_compile_opts copts = { .resolve = where_resolve, .resolve_ctx = p, .vars = &p->vars };
 	struct expr_prog *prog;
 	char err[256];
 	int ret;
@@ -584,11 +584,55 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 }
 
 /* --on TEXT: its grammar (lang/on_spec.c), then the point resolved and the condition compiled. */
-static int on_parse(const struct record_plan *plan, struct plan_trigger *on, const char *text)
+/* A set action's statements ({ $v = ... }), compiled with the point's fields; the variables defined. */
+static int on_sets(struct record_plan *plan, struct plan_trigger *on, const char *sets)
 {
-	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
+	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on, .vars = &plan->vars };
+	char err[256], qt[EXPR_QUOTE_MAX + 64], qs[EXPR_QUOTE_MAX + 64];
+	int ret;
+
+	on->sets = calloc(1, sizeof(*on->sets));
+	if (!on->sets)
+		return -ENOMEM;
+	ret = expr__compile_action(sets, &copts, on->sets, err, sizeof(err));
+	if (!ret && (on->sets->nr_hits || (on->sets->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED | EXPR_PROG_DURATION)))) {
+		snprintf(err, sizeof(err), "$count, $elapsed, $duration, once, after and every belong in the "
+			 "condition (if ...); an action keeps a time with $now");
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		if (plan->verbose >= 2)
+			expr__dump(on->sets, stderr);
+		return 0;
+	}
+	expr__quote(on->text, NULL, qt, sizeof(qt));
+	expr__quote(sets, err, qs, sizeof(qs));
+	pr_err("--on %s: set action %s: %s\n", qt, qs, err);
+	return -EINVAL;
+}
+
+/* The condition of trigger @on, once every set action has defined its variables. */
+static int on_cond(struct record_plan *plan, struct plan_trigger *on)
+{
+	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on, .vars = &plan->vars };
+	char err[256], qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
+
+	if (!on->cond_text)
+		return 0;
+	on->cond = calloc(1, sizeof(*on->cond));
+	if (!on->cond)
+		return -ENOMEM;
+	if (!expr__compile(on->cond_text, &copts, on->cond, err, sizeof(err)))
+		return 0;
+	expr__quote(on->text, NULL, qt, sizeof(qt));
+	expr__quote(on->cond_text, err, qc, sizeof(qc));
+	pr_err("--on %s: condition %s: %s\n", qt, qc, err);
+	return -EINVAL;
+}
+
+static int on_parse(struct record_plan *plan, struct plan_trigger *on, const char *text)
+{
 	struct on_spec spec;
-	char err[256];
 	int ret;
 
 	memset(on, 0, sizeof(*on));
@@ -626,22 +670,14 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		goto out;
 	on->t = spec.t;
 	if (spec.cond) {
-		on->cond = calloc(1, sizeof(*on->cond));
-		if (!on->cond) {
+		on->cond_text = strdup(spec.cond);
+		if (!on->cond_text) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = expr__compile(spec.cond, &copts, on->cond, err, sizeof(err));
-		if (ret) {
-			char qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
-
-			expr__quote(text, NULL, qt, sizeof(qt));
-			expr__quote(spec.cond, err, qc, sizeof(qc));
-			pr_err("--on %s: condition %s: %s\n", qt, qc, err);
-			ret = -EINVAL;
-			goto out;
-		}
 	}
+	if (spec.sets)
+		ret = on_sets(plan, on, spec.sets);
 out:
 	on_spec__exit(&spec);
 	return ret;
@@ -683,6 +719,12 @@ static int resolve_triggers(struct record_plan *p, const struct record_args *a)
 			if (err)
 				return err;
 		}
+	}
+	/* every set action has defined its variables: the conditions read them */
+	for (size_t i = 0; i < p->nr_triggers; i++) {
+		err = on_cond(p, &p->triggers[i]);
+		if (err)
+			return err;
 	}
 	for (size_t i = 0; i < p->nr_triggers; i++) {
 		if (!p->triggers[i].t.mark_str)
@@ -936,10 +978,11 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a)
 		}
 	}
 	err = resolve_events(p, a);
-	if (!err)
-		err = compile_where(p);
+	/* the triggers first: their set actions define the variables --where may read too */
 	if (!err)
 		err = resolve_triggers(p, a);
+	if (!err)
+		err = compile_where(p);
 	if (!err)
 		err = check_durations(p);
 	if (!err)

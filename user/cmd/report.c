@@ -18,6 +18,7 @@ static void report__usage(FILE *f)
 		"how many returned an error, the total, min, avg and max duration; per window\n"
 		"kind a latency histogram; per --on trigger its counters and the marks and\n"
 		"snapshots it left; what was lost. The same as auxtrig script --summary.\n"
+		"Each system call on a line of its own: auxtrig script --format=syscalls.\n"
 		"\n"
 		"  -i, --input FILE   the file to read (default: auxtrig.data, what record writes)\n"
 		"  -v, --verbose      more messages (repeatable)\n"

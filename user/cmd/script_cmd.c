@@ -35,7 +35,7 @@ static void script_cmd__usage(FILE *f)
 	fprintf(f,
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--buildid-dir DIR]\n"
 		"                      [-F FIELDS] [--packets | --windows | --call-trace] [-j N]\n"
-		"                      [--format=chrome] [--summary] [-v] [-h]\n"
+		"                      [--format=chrome|syscalls] [--summary] [-v] [-h]\n"
 		"\n"
 		"Decode the Intel PT, CoreSight ETM/ETE or Arm SPE trace in a perf.data file;\n"
 		"without hardware trace, print its events (and their call stacks, record -g)\n"
@@ -63,6 +63,10 @@ static void script_cmd__usage(FILE *f)
 		"                     chrome://tracing and speedscope: windows as slices per\n"
 		"                     thread, marks and snapshots as instants with their values,\n"
 		"                     the decoded calls of hardware trace nested in its windows\n"
+		"      --format=syscalls  one line per system call, as strace and perf trace\n"
+		"                     print them: thread, time, duration, arguments by name\n"
+		"                     (paths quoted, flags and AT_FDCWD named), the return\n"
+		"                     value with its errno name; unfinished calls marked\n"
 		"      --summary      per thread and window kind: count, errors, total, min, avg,\n"
 		"                     max duration; latency histograms; triggers; losses\n"
 		"                     (the same as auxtrig report)\n"
@@ -126,11 +130,13 @@ int cmd_script(int argc, char **argv)
 			o.jobs = n;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "chrome") && strcmp(optarg, "text")) {
-				pr_err("script: --format=%s: expected chrome (Trace Event JSON) or text\n", optarg);
+			if (strcmp(optarg, "chrome") && strcmp(optarg, "syscalls") && strcmp(optarg, "text")) {
+				pr_err("script: --format=%s: expected chrome (Trace Event JSON), syscalls (one line per call) or text\n",
+				       optarg);
 				return EXIT_USAGE;
 			}
 			o.chrome = !strcmp(optarg, "chrome");
+			o.syscalls = !strcmp(optarg, "syscalls");
 			break;
 		case OPT_SUMMARY:
 			o.summary = true;
@@ -164,12 +170,18 @@ int cmd_script(int argc, char **argv)
 		pr_err("script: -F chooses the fields of branch samples: not with --itrace=i, --packets or --windows\n");
 		return EXIT_USAGE;
 	}
-	if ((o.chrome || o.summary) && (o.windows || o.packets || fields)) {
-		pr_err("script: --format=chrome and --summary show the whole recording; not with --windows, --call-trace, --packets or -F\n");
+	if ((o.chrome || o.syscalls || o.summary) && (o.windows || o.packets || fields)) {
+		pr_err("script: %s shows the whole recording; not with --windows, --call-trace, --packets or -F\n",
+		       o.chrome ? "--format=chrome" : o.syscalls ? "--format=syscalls" : "--summary");
 		return EXIT_USAGE;
 	}
-	if (o.chrome && o.summary) {
-		pr_err("script: --format=chrome writes the timeline, --summary sums it up: choose one\n");
+	if (o.syscalls && o.itrace != 'b') {
+		pr_err("script: --format=syscalls lists system calls; --itrace=i decodes hardware trace: choose one\n");
+		return EXIT_USAGE;
+	}
+	if ((o.chrome || o.syscalls) && o.summary) {
+		pr_err("script: --format=%s lists the recording, --summary sums it up: choose one\n",
+		       o.chrome ? "chrome" : "syscalls");
 		return EXIT_USAGE;
 	}
 	if (verbose)

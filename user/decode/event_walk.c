@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The samples of a perf.data file with their event name, format and comm. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,31 @@ int event_walk__cmdline(const struct event_walk *w, const char *const **argv)
 {
 	*argv = w->cmdline;
 	return w->cmdline_argc;
+}
+
+const char *event_walk__record_option(const struct event_walk *w, char opt, size_t n)
+{
+	for (int i = 0; i < w->cmdline_argc; i++) {
+		const char *a = w->cmdline[i], *v = NULL;
+		bool on = false;
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "-w") || !strcmp(a, "--window") || !strcmp(a, "--on")) {
+			on = a[2] == 'o';
+			v = i + 1 < w->cmdline_argc ? w->cmdline[++i] : NULL;
+		} else if (!strncmp(a, "--window=", 9)) {
+			v = a + 9;
+		} else if (!strncmp(a, "--on=", 5)) {
+			v = a + 5;
+			on = true;
+		} else if (!strncmp(a, "-w", 2) && a[2]) {
+			v = a + 2;
+		}
+		if (v && on == (opt == 'o') && !n--)
+			return v;
+	}
+	return NULL;
 }
 
 void event_walk__delete(struct event_walk *w)

@@ -17,6 +17,7 @@
 #include "auxtrig/decode/script.h"
 #include "auxtrig/decode/script_session.h"
 #include "auxtrig/decode/summary.h"
+#include "auxtrig/decode/syscall_view.h"
 #include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
 #include "auxtrig/format/pdata_reader.h"
@@ -145,6 +146,10 @@ int script__run(const struct script_opts *o)
 	s.info = script__find_info(s.r);
 	if (o->summary) {
 		rc = summary__print(s.r, o->input, stdout) ? EXIT_RUNTIME : EXIT_OK;
+		goto out;
+	}
+	if (o->syscalls) {
+		rc = syscall_view__print(s.r, o->input, stdout) ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
 	}
 	if (o->chrome) {

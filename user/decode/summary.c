@@ -273,6 +273,16 @@ static int thread_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* Does the file record system calls (the syscall view's lines)? */
+static bool has_syscalls(const struct tp_formats *f)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if ((!strcmp(f->v[i].system, "syscalls") && !strncmp(f->v[i].name, "sys_enter_", 10)) ||
+		    (!strcmp(f->v[i].system, "raw_syscalls") && !strcmp(f->v[i].name, "sys_enter")))
+			return true;
+	return false;
+}
+
 int summary__print(const struct pdata_reader *r, const char *name, FILE *out)
 {
 	struct summary s = { 0 };
@@ -311,15 +321,16 @@ int summary__print(const struct pdata_reader *r, const char *name, FILE *out)
 			print_hist(&s.rows[i], out);
 	print_triggers(r, &s, out);
 	w = event_walk__new(r);
-	if (w) {
+	if (w)
 		event_walk__losses(w, &l);
-		event_walk__delete(w);
-	}
 	fprintf(out, "\n lost: %" PRIu64 " records (kernel ring full), %" PRIu64 " records (dropped by auxtrig)",
 		(uint64_t)l.lost, (uint64_t)l.lost_samples);
 	if (l.aux_truncated)
 		fprintf(out, ", %" PRIu64 " truncated hardware trace buffers", (uint64_t)l.aux_truncated);
 	fprintf(out, "\n");
+	if (w && has_syscalls(event_walk__formats(w)))
+		fprintf(out, "\n each system call, one line: auxtrig script --format=syscalls -i %s\n", name);
+	event_walk__delete(w);
 out:
 	free(s.rows);
 	free(s.marks);

@@ -11,6 +11,7 @@
 #include "auxtrig/format/tp_print.h"
 #include "auxtrig/lang/point.h"
 #include "auxtrig/sys/log.h"
+#include "auxtrig/sys/syscall_table.h"
 
 #define MAX_ARGS 16
 
@@ -40,8 +41,7 @@ struct tl_thread {
 struct timeline {
 	const struct timeline_sink *sink;
 	const struct tp_formats *formats;
-	const char *const *argv;	/* the recording's command line */
-	int argc;
+	const struct syscall_table *table;	/* the recording's architecture's, for raw_syscalls */
 	const char *windows[64];	/* its -w specs, in order */
 	size_t nr_windows;
 	const char *ons[64];		/* its --on specs, in order */
@@ -56,33 +56,15 @@ struct timeline {
 	char strs[MAX_ARGS][256];	/* string args of the event being written */
 };
 
-/* -w and --on values of the command line ("record -w A --on=B ..."), up to "--". */
-static void read_cmdline(struct timeline *t)
+/* -w and --on values of the recording's command line. */
+static void read_cmdline(struct timeline *t, const struct event_walk *w)
 {
-	for (int i = 0; i < t->argc; i++) {
-		const char *a = t->argv[i], *v = NULL;
-		bool on = false;
+	const char *v;
 
-		if (!strcmp(a, "--"))
-			break;
-		if (!strcmp(a, "-w") || !strcmp(a, "--window") || !strcmp(a, "--on")) {
-			on = a[2] == 'o';
-			v = i + 1 < t->argc ? t->argv[++i] : NULL;
-		} else if (!strncmp(a, "--window=", 9)) {
-			v = a + 9;
-		} else if (!strncmp(a, "--on=", 5)) {
-			v = a + 5;
-			on = true;
-		} else if (!strncmp(a, "-w", 2) && a[2]) {
-			v = a + 2;
-		}
-		if (!v)
-			continue;
-		if (on && t->nr_ons < 64)
-			t->ons[t->nr_ons++] = v;
-		else if (!on && t->nr_windows < 64)
-			t->windows[t->nr_windows++] = v;
-	}
+	while (t->nr_ons < 64 && (v = event_walk__record_option(w, 'o', t->nr_ons)))
+		t->ons[t->nr_ons++] = v;
+	while (t->nr_windows < 64 && (v = event_walk__record_option(w, 'w', t->nr_windows)))
+		t->windows[t->nr_windows++] = v;
 }
 
 /* The tracepoint "SYS:NAME" of a point, or "" for probes. */
@@ -294,8 +276,14 @@ static int one_sample(struct timeline *t, const struct walk_sample *ws)
 		}
 	}
 	if (!strcmp(sys, "raw_syscalls") && !strcmp(ev, "sys_enter") && has_event(t, "raw_syscalls", "sys_exit", "")) {
+		const struct syscall_entry *e;
+
 		field_int(ws, "id", &v);
-		snprintf(name, sizeof(name), "syscall %lld", (long long)v);
+		e = t->table ? syscall_table__entry(t->table, (long)v) : NULL;
+		if (e)
+			snprintf(name, sizeof(name), "%s", e->name);
+		else
+			snprintf(name, sizeof(name), "syscall %lld", (long long)v);
 		return open_push(t, ws, TL_RAW_SYSCALL, 0, name);
 	}
 	if (!strcmp(sys, "raw_syscalls") && !strcmp(ev, "sys_exit") &&
@@ -389,8 +377,8 @@ int timeline__walk(const struct pdata_reader *r, const struct timeline_sink *sin
 		return -errno;
 	}
 	t.formats = event_walk__formats(w);
-	t.argc = event_walk__cmdline(w, &t.argv);
-	read_cmdline(&t);
+	t.table = syscall_table__for_arch(pdata_reader__feature_string(r, PDATA_HEADER_ARCH));
+	read_cmdline(&t, w);
 	make_rules(&t);
 	while (!err && (ret = event_walk__next(w, &ws)) > 0)
 		err = one_sample(&t, &ws);

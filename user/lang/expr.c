@@ -62,6 +62,7 @@ static const char *const var_names[EXPR_NR_VAR_NAMES] = {
 	[EXPR_VAR_COUNT] = "$count",
 	[EXPR_VAR_ELAPSED] = "$elapsed",
 	[EXPR_VAR_DURATION] = "$duration",
+	[EXPR_VAR_NOW] = "$now",
 };
 
 const char *expr__builtin_name(unsigned int f)
@@ -192,6 +193,30 @@ static void gen(struct expr_parser *p, int i)
 		emit(p, EXPR_OP_HIT, n->str_arg, n->op, 0, n->val);
 		push(p);
 		return;
+	case N_UVAR:
+		emit(p, EXPR_OP_UGET, n->val, n->str_arg, 0, 0);
+		p->prog->flags |= EXPR_PROG_UVARS;
+		push(p);
+		return;
+	case N_SET: {
+		const struct node *v = &p->nodes[n->r];
+
+		if (n->op != T_ASSIGN)
+			gen(p, n->r);	/* the value it had */
+		gen(p, n->l);
+		if (n->op != T_ASSIGN) {
+			emit(p, n->op == T_ADDEQ ? EXPR_OP_ADD : EXPR_OP_SUB, 0, 0, 0, 0);
+			p->sp--;
+		}
+		emit(p, EXPR_OP_USET, v->val, v->str_arg, 0, 0);
+		p->prog->flags |= EXPR_PROG_UVARS;
+		p->sp--;
+		return;
+	}
+	case N_SEQ:
+		gen(p, n->l);
+		gen(p, n->r);
+		return;
 	case N_STR:
 	case N_SFIELD:
 		return; /* only inside string comparisons, see below */
@@ -247,8 +272,8 @@ static void gen(struct expr_parser *p, int i)
 	p->sp--;
 }
 
-int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
-		  size_t err_size)
+static int compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
+		   size_t err_size, bool action)
 {
 	struct expr_parser p = {
 		.src = src,
@@ -272,10 +297,15 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 			snprintf(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
-	root = expr_parser__parse(&p);
+	root = action ? expr_parser__parse_action(&p) : expr_parser__parse(&p);
 	if (root < 0)
 		goto out;
 	gen(&p, root);
+	if (action) {
+		/* an action's statements leave nothing: true, as a condition that holds */
+		emit(&p, EXPR_OP_PUSH, 0, 0, 0, 1);
+		push(&p);
+	}
 	if (p.nr_emit > EXPR_MAX_INSNS) {
 		expr_parser__fail(&p, 0, "expression too long: %s%u instructions, at most %d",
 				  p.nr_emit > EXPR_MAX_EMIT ? "over " : "", p.nr_emit, EXPR_MAX_INSNS);
@@ -297,6 +327,18 @@ out:
 	if (p.error)
 		memset(prog, 0, sizeof(*prog));
 	return p.error;
+}
+
+int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
+		  size_t err_size)
+{
+	return compile(src, opts, prog, err, err_size, false);
+}
+
+int expr__compile_action(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
+			 size_t err_size)
+{
+	return compile(src, opts, prog, err, err_size, true);
 }
 
 __s64 expr__cast(__s64 x, unsigned int a)

@@ -369,6 +369,73 @@ static void hit(struct cc *c, const struct expr_insn *in)
 	store(c, c->sp++, R0);
 }
 
+/* The key of variable @in->a (struct expr_uvar_key) at key_off: the thread's, or the global one. */
+static int uvar_key(struct cc *c, const struct expr_insn *in)
+{
+	int err;
+
+	if (c->o->uvars_fd <= 0)
+		return why(c, -EOPNOTSUPP, "%s", "variables of your own are not available here");
+	emit(c, BA_ST_MEM(BPF_W, FP, key_off(c), in->a));
+	if (!in->b) {
+		emit(c, BA_ST_MEM(BPF_W, FP, key_off(c) + 4, (__s32)EXPR_UVAR_GLOBAL));
+		return 0;
+	}
+	err = c->o->ops->field(c->a, c->o->ctx, EXPR_F_TID, c->fail, c->why, c->why_size);
+	if (err)
+		return err;
+	emit(c, BA_STX_MEM(BPF_W, FP, R0, key_off(c) + 4));
+	return 0;
+}
+
+/* EXPR_OP_UGET: the variable's value, 0 when never set (expr_operand()). */
+static int uget(struct cc *c, const struct expr_insn *in)
+{
+	int none = bpf_asm__label(c->a), done = bpf_asm__label(c->a);
+	int err = uvar_key(c, in);
+
+	if (err)
+		return err;
+	bpf_asm__map_lookup(c->a, c->o->uvars_fd, key_off(c), none);
+	emit(c, BA_LDX_MEM(BPF_DW, R0, R0, 0));
+	bpf_asm__jmp(c->a, done);
+	bpf_asm__bind(c->a, none);
+	emit(c, BA_MOV64_IMM(R0, 0));
+	bpf_asm__bind(c->a, done);
+	store(c, c->sp++, R0);
+	return 0;
+}
+
+/* EXPR_OP_USET: the value on top into the variable; the table full: counted, goto fail (expr_uset()). */
+static int uset(struct cc *c, const struct expr_insn *in)
+{
+	int err;
+
+	flush(c);	/* the value in its slot, for the helper */
+	err = uvar_key(c, in);
+	if (err)
+		return err;
+	bpf_asm__ld_map_fd(c->a, R1, c->o->uvars_fd);
+	emit(c, BA_MOV64_REG(R2, FP));
+	emit(c, BA_ALU64_IMM(BPF_ADD, R2, key_off(c)));
+	emit(c, BA_MOV64_REG(R3, FP));
+	emit(c, BA_ALU64_IMM(BPF_ADD, R3, slot_off(c, c->sp - 1)));
+	emit(c, BA_MOV64_IMM(R4, BPF_ANY));
+	emit(c, BA_CALL(BPF_FUNC_map_update_elem));
+	c->sp--;
+	{
+		int ok = bpf_asm__label(c->a);
+
+		bpf_asm__jmp_imm(c->a, BPF_JEQ, R0, 0, ok);
+		slot_state(c, c->fail);
+		emit(c, BA_MOV64_IMM(R2, 1));
+		emit(c, BA_ATOMIC_FETCH_ADD64(R0, R2, offsetof(struct expr_slot_state, uvar_lost)));
+		bpf_asm__jmp(c->a, c->fail);
+		bpf_asm__bind(c->a, ok);
+	}
+	return 0;
+}
+
 /* $count: the thread's counter of this slot, bumped before the first instruction (expr_count_hit()). */
 static int count_hit(struct cc *c)
 {
@@ -726,6 +793,16 @@ static int check(struct cc *c, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_M
 			if (sp < 1)
 				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
 			break;
+		case EXPR_OP_UGET:
+			if (sp >= EXPR_MAX_STACK || in->a >= EXPR_MAX_UVARS)
+				return why(c, -EINVAL, "%s", "a malformed program (bad variable)");
+			sp++;
+			break;
+		case EXPR_OP_USET:
+			if (sp < 1 || in->a >= EXPR_MAX_UVARS)
+				return why(c, -EINVAL, "%s", "a malformed program (bad variable)");
+			sp--;
+			break;
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:
 			if (sp < 1 || in->b <= pc || in->b > p->nr_insns)
@@ -810,10 +887,23 @@ int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const str
 				emit(&c, BA_LDX_MEM(BPF_DW, R0, FP, count_off(&c)));
 			} else {
 				err = o->ops->var(a, o->ctx, in->a, c.fail, whyb, why_size);
+				/* $now: the clock, where the caller has no value of its own */
+				if (err == -EOPNOTSUPP && in->a == EXPR_VAR_NOW)
+					err = 0, emit(&c, BA_CALL(BPF_FUNC_ktime_get_ns));
 				if (err)
 					return err;
 			}
 			store(&c, c.sp++, R0);
+			break;
+		case EXPR_OP_UGET:
+			err = uget(&c, in);
+			if (err)
+				return err;
+			break;
+		case EXPR_OP_USET:
+			err = uset(&c, in);
+			if (err)
+				return err;
 			break;
 		case EXPR_OP_HIT:
 			hit(&c, in);
@@ -984,6 +1074,20 @@ static int env_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, cha
 {
 	const struct expr_bpf_env *e = ctx;
 
+	if (var == EXPR_VAR_NOW) {
+		/* the env's value when it has one (tests), else the clock */
+		int clock = bpf_asm__label(a), done = bpf_asm__label(a);
+
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, e->env_reg, offsetof(struct expr_env, vars_set)));
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_AND, R1, 1 << var));
+		bpf_asm__jmp_imm(a, BPF_JEQ, R1, 0, clock);
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, e->env_reg, offsetof(struct expr_env, vars) + 8 * var));
+		bpf_asm__jmp(a, done);
+		bpf_asm__bind(a, clock);
+		bpf_asm__emit(a, BA_CALL(BPF_FUNC_ktime_get_ns));
+		bpf_asm__bind(a, done);
+		return 0;
+	}
 	if (var >= EXPR_MAX_VARS)
 		return -EINVAL;
 	bpf_asm__emit(a, BA_LDX_MEM(BPF_W, R1, e->env_reg, offsetof(struct expr_env, vars_set)));

@@ -38,6 +38,8 @@ static const char *op_name(unsigned int op)
 	case EXPR_OP_JTRUE: return "jtrue";
 	case EXPR_OP_VAR: return "var";
 	case EXPR_OP_HIT: return "hit";
+	case EXPR_OP_UGET: return "uget";
+	case EXPR_OP_USET: return "uset";
 	}
 	return NULL;
 }
@@ -46,10 +48,11 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 {
 	static const char *const src_names[] = { "comm", "user", "rec-array", "rec-loc" };
 
-	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s%s", prog->nr_insns, prog->max_stack,
+	fprintf(f, "expr: %u instructions, stack %u, strings %u bytes%s%s%s%s%s", prog->nr_insns, prog->max_stack,
 		prog->strtab_len, prog->flags & EXPR_PROG_COUNT ? ", $count" : "",
 		prog->flags & EXPR_PROG_ELAPSED ? ", $elapsed" : "",
-		prog->flags & EXPR_PROG_DURATION ? ", $duration" : "");
+		prog->flags & EXPR_PROG_DURATION ? ", $duration" : "", prog->flags & EXPR_PROG_NOW ? ", $now" : "",
+		prog->flags & EXPR_PROG_UVARS ? ", variables of your own" : "");
 	if (prog->nr_hits)
 		fprintf(f, ", %u hit counter%s", prog->nr_hits, prog->nr_hits == 1 ? "" : "s");
 	fputc('\n', f);
@@ -72,6 +75,8 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 		case EXPR_OP_VAR:
 		case EXPR_OP_HIT:
 		case EXPR_OP_CAST:
+		case EXPR_OP_UGET:
+		case EXPR_OP_USET:
 			fprintf(f, "%-6s", name);
 			break;
 		default:
@@ -110,6 +115,10 @@ void expr__dump(const struct expr_prog *prog, FILE *f)
 			break;
 		case EXPR_OP_CAST:
 			fprintf(f, " %c%u\n", in->a & EXPR_REC_SIGNED ? 's' : 'u', (in->a & EXPR_REC_SIZE_MASK) * 8);
+			break;
+		case EXPR_OP_UGET:
+		case EXPR_OP_USET:
+			fprintf(f, " #%u%s\n", in->a, in->b ? "[tid]" : "");
 			break;
 		case EXPR_OP_HIT:
 			if (in->b == EXPR_HIT_ONCE)

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/lang/expr_eval.h"
+#include "auxtrig/lang/expr_vars.h"
 
 struct expr_count {
 	__u32 tid;
@@ -23,7 +25,19 @@ struct expr_state {
 	__u64 hits[EXPR_MAX_HITS];
 	struct expr_count *counts; /* $count per thread, like expr_counts {tid, slot} in BPF */
 	size_t nr_counts, max_counts;
+	struct expr_uvars *uvars;  /* the recording's variables of your own (shared, not owned) */
+	__u64 uvar_lost;           /* evaluations that could not set one: the table was full */
 };
+
+void expr_state__use_uvars(struct expr_state *st, struct expr_uvars *u)
+{
+	st->uvars = u;
+}
+
+__u64 expr_state__uvar_lost(const struct expr_state *st)
+{
+	return st->uvar_lost;
+}
 
 struct expr_state *expr_state__new(void)
 {
@@ -275,9 +289,22 @@ static int eval_operand(const struct expr_prog *prog, const struct expr_env *env
 		}
 		if (insn->a >= EXPR_MAX_VARS)
 			return -EINVAL;
+		if (insn->a == EXPR_VAR_NOW && !(env->vars_set & (1u << insn->a))) {
+			struct timespec ts;
+
+			/* bpf_ktime_get_ns()'s clock */
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			*v = (__s64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			return 1;
+		}
 		if (!(env->vars_set & (1u << insn->a)))
 			return 0;
 		*v = env->vars[insn->a];
+		return 1;
+	case EXPR_OP_UGET:
+		if (!st || !st->uvars || insn->a >= EXPR_MAX_UVARS)
+			return -EINVAL;
+		*v = expr_uvars__get(st->uvars, insn->a, insn->b ? (__u32)env->tid : EXPR_UVAR_GLOBAL);
 		return 1;
 	case EXPR_OP_HIT:
 		if (insn->a >= prog->nr_hits || insn->imm < 1)
@@ -341,7 +368,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 
 	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS || prog->nr_hits > EXPR_MAX_HITS)
 		return -EINVAL;
-	if ((prog->flags & EXPR_PROG_COUNT || prog->nr_hits) && !st)
+	if ((prog->flags & (EXPR_PROG_COUNT | EXPR_PROG_UVARS) || prog->nr_hits) && !st)
 		return -EINVAL;
 	/* Every evaluation is a hit, whether or not the instruction reading $count runs. */
 	if (prog->flags & EXPR_PROG_COUNT) {
@@ -362,6 +389,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		case EXPR_OP_STR:
 		case EXPR_OP_VAR:
 		case EXPR_OP_HIT:
+		case EXPR_OP_UGET:
 			r = eval_operand(prog, env, st, insn, count, &v);
 			if (r <= 0)
 				return r;
@@ -384,6 +412,15 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 				stack[sp - 1] = expr__cast(x, insn->a);
 			else
 				stack[sp - 1] = x != 0;
+			continue;
+		case EXPR_OP_USET:
+			if (sp < 1 || !st->uvars || insn->a >= EXPR_MAX_UVARS)
+				return -EINVAL;
+			if (expr_uvars__set(st->uvars, insn->a, insn->b ? (__u32)env->tid : EXPR_UVAR_GLOBAL,
+					    stack[--sp])) {
+				st->uvar_lost++;
+				return 0;
+			}
 			continue;
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:

@@ -13,6 +13,7 @@
 
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/lang/expr_parse.h"
+#include "auxtrig/lang/expr_vars.h"
 #include "auxtrig/sys/c_int_type.h"
 #include "auxtrig/sys/tracefs.h"
 
@@ -30,6 +31,8 @@ static const char *const tok_text[] = {
 	[T_LE] = "<=", [T_GT] = ">", [T_GE] = ">=", [T_MATCH] = "~", [T_NMATCH] = "!~", [T_NOT] = "!",
 	[T_AND] = "&&", [T_OR] = "||", [T_BAND] = "&", [T_BOR] = "|", [T_XOR] = "^", [T_PLUS] = "+",
 	[T_MINUS] = "-", [T_STAR] = "*", [T_SLASH] = "/", [T_PERCENT] = "%",
+	[T_LBRACK] = "[", [T_RBRACK] = "]", [T_ASSIGN] = "=", [T_ADDEQ] = "+=", [T_SUBEQ] = "-=",
+	[T_INC] = "++", [T_DEC] = "--", [T_SEMI] = ";",
 };
 
 int expr_parser__fail(struct expr_parser *p, unsigned int col, const char *fmt, ...)
@@ -262,6 +265,15 @@ static int lex(struct expr_parser *p)
 			t->kind = T_AND;
 		else if (c == '|' && d == '|')
 			t->kind = T_OR;
+		/* an action's statements: in a condition "x--1" stays x - -1 */
+		else if (p->action && c == '+' && d == '=')
+			t->kind = T_ADDEQ;
+		else if (p->action && c == '-' && d == '=')
+			t->kind = T_SUBEQ;
+		else if (p->action && c == '+' && d == '+')
+			t->kind = T_INC;
+		else if (p->action && c == '-' && d == '-')
+			t->kind = T_DEC;
 		else if (c == '<' && d == '<')
 			return expr_parser__fail(p, t->col, "shift operators '<<' and '>>' are not supported");
 		else if (c == '>' && d == '>')
@@ -284,8 +296,16 @@ static int lex(struct expr_parser *p)
 			case '*': t->kind = T_STAR; break;
 			case '/': t->kind = T_SLASH; break;
 			case '%': t->kind = T_PERCENT; break;
+			case '[': t->kind = T_LBRACK; break;
+			case ']': t->kind = T_RBRACK; break;
+			case ';': t->kind = T_SEMI; break;
 			case '=':
-				return expr_parser__fail(p, t->col, "'=' is not an operator (did you mean '=='?)");
+				if (p->action) {
+					t->kind = T_ASSIGN;
+					break;
+				}
+				return expr_parser__fail(p, t->col, "'=' is not an operator: compare with '==', set a variable "
+							 "in an --on action, POINT:{ $v = ... }");
 			case '\'':
 				return expr_parser__fail(p, t->col, "strings are written in double quotes");
 			default:
@@ -485,7 +505,65 @@ static int parse_hit(struct expr_parser *p, const struct token *word)
 	return lex(p) ? -1 : i;
 }
 
-/* $count, $elapsed, $duration */
+/*
+ * A variable of your own as written: $name or $name[tid]. @t is its name's
+ * token, the current one what follows it. Sets @per_thread, consumes "[tid]".
+ * Return: 0, or -1 with the error set.
+ */
+static int parse_uvar_key(struct expr_parser *p, const struct token *t, bool *per_thread)
+{
+	char got[64];
+
+	*per_thread = false;
+	if (p->tok.kind != T_LBRACK)
+		return 0;
+	if (lex(p))
+		return -1;
+	if (p->tok.kind != T_IDENT || strcmp(p->tok.str, "tid")) {
+		tok_describe(p, &p->tok, got, sizeof(got));
+		return expr_parser__fail(p, p->tok.col, "%s[...]: a variable has one value per thread, %s[tid], "
+					 "or one for all, %s; got %s", t->str, t->str, t->str, got), -1;
+	}
+	if (lex(p))
+		return -1;
+	if (p->tok.kind != T_RBRACK) {
+		tok_describe(p, &p->tok, got, sizeof(got));
+		return expr_parser__fail(p, p->tok.col, "expected ']' after %s[tid, got %s", t->str, got), -1;
+	}
+	*per_thread = true;
+	return lex(p) ? -1 : 0;
+}
+
+/* A variable of your own read in an expression: N_UVAR. @t is its token, already consumed. */
+static int parse_uvar(struct expr_parser *p, const struct token *t)
+{
+	char why[160] = "";
+	bool per_thread;
+	int idx, i;
+
+	if (parse_uvar_key(p, t, &per_thread))
+		return -1;
+	if (!p->opts || !p->opts->vars)
+		return expr_parser__fail(p, t->col, "unknown variable '%s' (known: $count, $elapsed, $duration, $now; "
+					 "variables of your own are set by --on actions: POINT:{ %s = ... })", t->str, t->str), -1;
+	idx = expr_vars__find(p->opts->vars, t->str, per_thread, why, sizeof(why));
+	if (idx == -ENOENT)
+		return expr_parser__fail(p, t->col, "undefined variable %s%s: no --on action sets it (POINT:{ %s%s = ... }); "
+					 "auxtrig's own are $count, $elapsed, $duration, $now",
+					 t->str, per_thread ? "[tid]" : "", t->str, per_thread ? "[tid]" : ""), -1;
+	if (idx < 0)
+		return expr_parser__fail(p, t->col, "%s", why), -1;
+	i = new_node(p, N_UVAR, t);
+	if (i < 0)
+		return -1;
+	p->nodes[i].val = idx;
+	p->nodes[i].str_arg = per_thread;
+	p->nodes[i].end = p->prev.start + p->prev.len;
+	p->uvars = 1;
+	return i;
+}
+
+/* $count, $elapsed, $duration, $now, or a variable of your own */
 static int parse_var(struct expr_parser *p)
 {
 	struct token t = p->tok;
@@ -497,8 +575,10 @@ static int parse_var(struct expr_parser *p)
 		return expr_parser__fail(p, t.col, "unknown variable '%.*s'", (int)t.len, p->src + t.start), -1;
 	err = p->opts && p->opts->resolve ? p->opts->resolve(p->opts->resolve_ctx, t.str, &f, why, sizeof(why))
 					  : expr__resolve_builtin(t.str, &f);
+	if (err == -ENOENT && expr__resolve_builtin(t.str, &f))
+		return lex(p) ? -1 : parse_uvar(p, &t);
 	if (err == -ENOENT || (!err && f.kind != EXPR_FIELD_VAR))
-		return expr_parser__fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed, $duration)", t.str), -1;
+		return expr_parser__fail(p, t.col, "unknown variable '%s' (known: $count, $elapsed, $duration, $now)", t.str), -1;
 	if (err)
 		return expr_parser__fail(p, t.col, "'%s' is not available here%s%s", t.str, why[0] ? ": " : "", why), -1;
 	if (f.builtin >= EXPR_NR_VAR_NAMES)
@@ -834,6 +914,112 @@ static int parse_expr(struct expr_parser *p, int min_bp)
 	return l;
 }
 
+
+/* One statement: $v = E, $v += E, $v -= E, $v++, $v-- ($v[tid] too). */
+static int parse_statement(struct expr_parser *p)
+{
+	struct token t = p->tok, op;
+	char got[64], why[160] = "";
+	struct expr_field f;
+	bool per_thread;
+	int v, e, s, idx;
+
+	if (t.kind != T_VAR) {
+		tok_describe(p, &t, got, sizeof(got));
+		return expr_parser__fail(p, t.col, "expected a variable to set ($name = ..., $name[tid] += ...), got %s",
+					 got), -1;
+	}
+	if (t.len >= EXPR_UVAR_NAME_MAX)
+		return expr_parser__fail(p, t.col, "%.20s...: a variable's name has at most %d characters", t.str,
+					 EXPR_UVAR_NAME_MAX - 2), -1;
+	if (!expr__resolve_builtin(t.str, &f))
+		return expr_parser__fail(p, t.col, "%s is auxtrig's own: it cannot be set", t.str), -1;
+	if (lex(p) || parse_uvar_key(p, &t, &per_thread))
+		return -1;
+	if (!p->opts || !p->opts->vars)
+		return expr_parser__fail(p, t.col, "variables of your own are not available here"), -1;
+	idx = expr_vars__define(p->opts->vars, t.str, per_thread, why, sizeof(why));
+	if (idx < 0) {
+		expr_parser__fail(p, t.col, "%s", why);
+		if (idx == -E2BIG)
+			p->error = -E2BIG;
+		return -1;
+	}
+	v = new_node(p, N_UVAR, &t);
+	if (v < 0)
+		return -1;
+	p->nodes[v].val = idx;
+	p->nodes[v].str_arg = per_thread;
+	p->nodes[v].end = p->prev.start + p->prev.len;
+	op = p->tok;
+	if (op.kind != T_ASSIGN && op.kind != T_ADDEQ && op.kind != T_SUBEQ && op.kind != T_INC && op.kind != T_DEC) {
+		tok_describe(p, &op, got, sizeof(got));
+		return expr_parser__fail(p, op.col, "expected =, +=, -=, ++ or -- after %s, got %s", t.str, got), -1;
+	}
+	if (lex(p))
+		return -1;
+	if (op.kind == T_INC || op.kind == T_DEC) {
+		e = new_node(p, N_INT, &op);
+		if (e < 0)
+			return -1;
+		p->nodes[e].val = 1;
+		op.kind = op.kind == T_INC ? T_ADDEQ : T_SUBEQ;
+	} else {
+		e = parse_expr(p, 0);
+		if (e < 0)
+			return -1;
+		if (p->nodes[e].type != V_INT)
+			return expr_parser__fail(p, p->nodes[e].col, "a string in a number's place: %s holds a number, "
+						 "%s is a string", t.str, node_text(p, &p->nodes[e], got, sizeof(got))), -1;
+	}
+	s = new_node(p, N_SET, &op);
+	if (s < 0)
+		return -1;
+	p->nodes[s].op = op.kind;
+	p->nodes[s].l = e;
+	p->nodes[s].r = v;
+	p->nodes[s].col = t.col;
+	p->nodes[s].start = t.start;
+	p->uvars = 1;
+	return s;
+}
+
+int expr_parser__parse_action(struct expr_parser *p)
+{
+	char buf[64];
+	int root = -1, s, q;
+
+	p->action = 1;
+	if (lex(p))
+		return -1;
+	for (;;) {
+		while (p->tok.kind == T_SEMI)
+			if (lex(p))
+				return -1;
+		if (p->tok.kind == T_END)
+			break;
+		s = parse_statement(p);
+		if (s < 0)
+			return -1;
+		if (root < 0) {
+			root = s;
+		} else {
+			q = new_node(p, N_SEQ, &p->tok);
+			if (q < 0)
+				return -1;
+			p->nodes[q].l = root;
+			p->nodes[q].r = s;
+			root = q;
+		}
+		if (p->tok.kind != T_SEMI && p->tok.kind != T_END) {
+			tok_describe(p, &p->tok, buf, sizeof(buf));
+			return expr_parser__fail(p, p->tok.col, "expected ';' or the end of the action, got %s", buf), -1;
+		}
+	}
+	if (root < 0)
+		return expr_parser__fail(p, 1, "an empty action: set a variable, { $name = ... }"), -1;
+	return root;
+}
 
 int expr_parser__parse(struct expr_parser *p)
 {

@@ -104,10 +104,44 @@ static int parse_limit(const char *arg, __u32 *limit)
  * ','; mark(VALUE, ...)'s values taken out of it (@s->values). @s->buf is
  * cut at the action's ':', which @act points to.
  */
+/*
+ * A set action: the last ":{" whose '}' is followed by the end or ',': its
+ * statements into @s->sets, the braces taken out of @s->buf (cut at the ':'
+ * as for the other actions). Return: 1 if there is one, 0 if not, -errno.
+ */
+static int on_spec_set_action(struct on_spec *s, char **actp)
+{
+	char *act = NULL, *end = NULL, *p, *q;
+
+	for (p = s->buf; (p = strstr(p, ":{")); p++) {
+		q = strchr(p, '}');
+		if (q && (!q[1] || q[1] == ',')) {
+			act = p;
+			end = q;
+		}
+	}
+	if (!act)
+		return 0;
+	*end = '\0';
+	s->sets = strdup(act + 2);
+	if (!s->sets)
+		return -ENOMEM;
+	s->t.action = GATE_ACT_SET;
+	/* what follows the action (",POLICY...") moves up to the action's ':' + 1 */
+	memmove(act + 1, end + 1, strlen(end + 1) + 1);
+	*act = '\0';
+	*actp = act;
+	return 1;
+}
+
 static int on_spec_action(struct on_spec *s, char **actp)
 {
 	const char *text = s->text;
 	char *act = NULL, *p;
+	int set = on_spec_set_action(s, actp);
+
+	if (set)
+		return set < 0 ? set : 0;
 
 	for (p = s->buf; (p = strchr(p, ':')); p++) {
 		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
@@ -121,8 +155,8 @@ static int on_spec_action(struct on_spec *s, char **actp)
 		}
 	}
 	if (!act) {
-		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause\n",
-		       text);
+		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume, pause "
+		       "or { $var = ... }\n", text);
 		return -EINVAL;
 	}
 	*act = '\0';
@@ -244,6 +278,8 @@ int on_spec__parse(struct on_spec *s, const char *text)
 
 void on_spec__exit(struct on_spec *s)
 {
+	free(s->sets);
+	s->sets = NULL;
 	free(s->values);
 	free(s->buf);
 	s->values = s->buf = NULL;

@@ -9,6 +9,7 @@
 
 #include "auxtrig/gate_abi.h"
 #include "auxtrig/record/event_list.h"
+#include "auxtrig/record/syscall_strings.h"
 
 /* The common header every format starts with. */
 #define OWN_HEADER \
@@ -141,6 +142,14 @@ int event_list__add_tp(struct event_list *l, const char *sys, const char *name, 
 		err = tracefs__load_format(sys, name, &e->fmt);
 		if (err)
 			return err;
+		/* its records carry their call's strings: which arguments are strings, by number */
+		if (syscall_strings__is_raw_enter(&e->fmt)) {
+			err = syscall_strings__build(&l->raw_strs, NULL);
+			if (err && err != -EOPNOTSUPP) {
+				tp_format__exit(&e->fmt);
+				return err;
+			}
+		}
 		e->id = EVENT_ID_BASE + l->nr;
 		l->nr++;
 	}
@@ -234,6 +243,7 @@ void event_list__exit(struct event_list *l)
 	free(l->ev);
 	free(l->by_type);
 	free(l->marker_format);
+	syscall_strings__exit(&l->raw_strs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -293,45 +303,48 @@ static int replace_once(char **s, const char *from, const char *to)
 	return 0;
 }
 
+/*
+ * raw_syscalls:sys_enter carries the user strings of its call's arguments
+ * (syscall_strings.h): one __data_loc per argument, "argN_str", after the
+ * fixed fields; empty for the arguments that are no string. The print fmt
+ * stays the kernel's, so perf script prints what it always did.
+ */
+static int raw_enter_format(char **t, unsigned int size)
+{
+	char to[160];
+	int err = 0;
+
+	for (unsigned int i = 0; i < SYSCALL_STRINGS_ARGS && !err; i++) {
+		snprintf(to, sizeof(to),
+			 "\n\tfield:__data_loc char[] arg%u_str;\toffset:%u;\tsize:4;\tsigned:0;\n\nprint fmt:", i,
+			 size + 4 * i);
+		err = replace_once(t, "\n\nprint fmt:", to) ? -EINVAL : 0;
+	}
+	return err;
+}
+
 int event_list__file_format(const struct rec_event *e, char **text)
 {
 	const struct tp_field *fields[GATE_MAX_STRS];
 	size_t nr = event_list__string_fields(&e->fmt, fields, GATE_MAX_STRS);
-	char path[4096], line[256], from[160], to[160], *t = NULL, *pf;
-	const char *root = tracefs__root();
-	size_t len = 0, cap = 0, n;
-	FILE *in;
+	bool raw = syscall_strings__is_raw_enter(&e->fmt);
+	char from[160], to[160], *t = NULL, *pf;
 	int err = 0;
 
 	*text = NULL;
-	if (!nr)
+	if (!nr && !raw)
 		return 0;
-	if (!root)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, e->fmt.system, e->fmt.name);
-	in = fopen(path, "r");
-	if (!in)
-		return -errno;
-	while ((n = fread(line, 1, sizeof(line), in)) > 0) {
-		if (len + n + 1 > cap) {
-			char *tmp;
-
-			cap = 2 * (len + n + 1);
-			tmp = realloc(t, cap);
-			if (!tmp) {
-				free(t);
-				fclose(in);
-				return -ENOMEM;
-			}
-			t = tmp;
-		}
-		memcpy(t + len, line, n);
-		len += n;
+	err = tracefs__format_text(e->fmt.system, e->fmt.name, &t);
+	if (err)
+		return err;
+	if (raw) {
+		err = raw_enter_format(&t, e->fmt.size);
+		if (err)
+			free(t);
+		else
+			*text = t;
+		return err;
 	}
-	fclose(in);
-	if (!t)
-		return -EINVAL;
-	t[len] = '\0';
 	for (size_t i = 0; i < nr && !err; i++) {
 		const struct tp_field *f = fields[i];
 

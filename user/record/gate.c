@@ -97,6 +97,9 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 			nr_dyn++;
 		}
 		e->tp.nr_dyn = nr_dyn;
+		/* raw_syscalls:sys_enter's, by syscall number (syscall_strings.h) */
+		if (syscall_strings__is_raw_enter(fmt))
+			flags |= GATE_TP_RAW_STRS;
 		/* a syscall entry's user strings ride after its record (event_list.c says how) */
 		{
 			const struct tp_field *s[GATE_MAX_STRS];
@@ -520,15 +523,46 @@ void gate__unfreeze(struct gate *g)
 		pr_warn("cannot let the gate record again after the snapshot: %s\n", strerror(errno));
 }
 
-__u64 gate__expr_lost(const struct gate *g)
+/* One loss counter of struct expr_slot_state (@uvar: uvar_lost, else count_lost), summed over the slots. */
+static __u64 slots_lost(const struct gate *g, bool uvar)
 {
 	struct expr_slot_state ss;
 	__u64 sum = 0;
 
 	for (__u32 slot = 0; slot < EXPR_MAX_SLOTS; slot++)
 		if (!bpf_map__lookup_elem(g->skel->maps.expr_state, &slot, sizeof(slot), &ss, sizeof(ss), 0))
-			sum += ss.count_lost;
+			sum += uvar ? ss.uvar_lost : ss.count_lost;
 	return sum;
+}
+
+__u64 gate__expr_lost(const struct gate *g)
+{
+	return slots_lost(g, false);
+}
+
+__u64 gate__uvar_lost(const struct gate *g)
+{
+	return slots_lost(g, true);
+}
+
+int gate__set_trigger_sets(struct gate *g, const struct expr_prog *sets)
+{
+	int i = g->nr_triggers - 1;
+
+	if (i < 0 || g->trig_sets[i])
+		return -EINVAL;
+	g->trig_sets[i] = malloc(sizeof(*sets));
+	if (!g->trig_sets[i])
+		return -ENOMEM;
+	memcpy(g->trig_sets[i], sets, sizeof(*sets));
+	g->skel->rodata->have_set_actions = 1;
+	for (size_t k = 0; k < g->nr_tps; k++)
+		if (g->tps[k].tp.trig_mask & (1u << i))
+			g->tps[k].tp.flags |= GATE_TP_SETS;
+	for (size_t k = 0; k < g->nr_points; k++)
+		if (g->points[k].tp.trig_mask & (1u << i))
+			g->points[k].tp.flags |= GATE_TP_SETS;
+	return 0;
 }
 
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out)
@@ -597,6 +631,7 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 		gate__time_windows(g, p->min_duration ? p->min_duration_ns : 0, p->max_duration ? p->max_duration_ns : 0);
 	if (p->cpus_given)
 		gate__record_only_cpus(g);
+	g->raw_strs = &p->events.raw_strs;
 	for (size_t i = 0; i < p->events.nr; i++) {
 		const struct rec_event *e = &p->events.ev[i];
 		const struct window_map_tp *t = &m->tp[i];
@@ -628,6 +663,8 @@ int gate__add_plan(struct gate *g, const struct record_plan *p, const struct win
 
 		if ((point__is_probe(&on->pt) ? gate__add_point_trigger(g, &on->pt, &on->t, on->cond)
 					      : gate__add_trigger(g, &on->fmt, &on->t, on->cond)) < 0)
+			return -EINVAL;
+		if (on->sets && gate__set_trigger_sets(g, on->sets))
 			return -EINVAL;
 	}
 	return 0;
@@ -742,8 +779,10 @@ void gate__close(struct gate *g)
 	free(g->fds);
 	ring_buffer__free(g->ctl);
 	gate_bpf__destroy(g->skel);
-	for (int i = 0; i < GATE_MAX_TRIGGERS; i++)
+	for (int i = 0; i < GATE_MAX_TRIGGERS; i++) {
 		free(g->trig_cond[i]);
+		free(g->trig_sets[i]);
+	}
 	for (size_t i = 0; i < g->nr_uprobes; i++) {
 		free(g->uprobes[i].path);
 		free(g->uprobes[i].symbol);

@@ -57,6 +57,7 @@ void gate__front_spec_init(const struct gate *g, struct gate_front_spec *spec)
 	spec->bss_fd = bpf_map__fd(g->skel->maps.bss);
 	spec->expr_state_fd = bpf_map__fd(g->skel->maps.expr_state);
 	spec->counts_fd = bpf_map__fd(g->skel->maps.expr_counts);
+	spec->uvars_fd = bpf_map__fd(g->skel->maps.expr_uvars);
 	spec->threads_fd = bpf_map__fd(g->skel->maps.gate_threads);
 	spec->sys_entries_fd = bpf_map__fd(g->skel->maps.gate_sys_entries);
 	spec->calls_fd = bpf_map__fd(g->skel->maps.gate_calls);
@@ -174,7 +175,9 @@ static int front_assemble(struct gate *g, const struct gate_tp_entry *e, bool wh
 		spec->open_mask = e->tp.open_mask;
 		spec->where = g->where;
 	} else if (!record && !gate__tp_front_eligible(&e->tp)) {
-		snprintf(why, why_size, "%s", "it also opens, closes or records windows");
+		snprintf(why, why_size, "%s",
+			 e->tp.flags & GATE_TP_SETS ? "a set action: its triggers run one after the other"
+						    : "it also opens, closes or records windows");
 		return -EOPNOTSUPP;
 	}
 	err = gate__front_task(g, spec, why, why_size);

@@ -77,7 +77,8 @@ int gate_front__needs_task(const struct gate_front_spec *s)
 /* Does @p read the thread's ids (pid, tid, or $count, which is counted per tid)? */
 static int reads_ids(const struct expr_prog *p)
 {
-	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED | EXPR_PROG_DURATION)) || reads_field(p, EXPR_F_PID) ||
+	return (p->flags & (EXPR_PROG_COUNT | EXPR_PROG_ELAPSED | EXPR_PROG_DURATION | EXPR_PROG_UVARS)) ||
+	       reads_field(p, EXPR_F_PID) ||
 	       reads_field(p, EXPR_F_TID);
 }
 
@@ -425,6 +426,8 @@ static int src_var(struct bpf_asm *a, void *ctx, unsigned int var, int fail, cha
 	const struct gate_front_spec *s = fr->s;
 	int sys = bpf_asm__label(a), have = bpf_asm__label(a);
 
+	if (var == EXPR_VAR_NOW)
+		return -EOPNOTSUPP; /* the clock: expr_bpf__compile() calls it */
 	if (var != EXPR_VAR_ELAPSED && var != EXPR_VAR_DURATION)
 		return -EINVAL;
 	if (var == EXPR_VAR_DURATION && !(s->probe == GATE_FRONT_RETURN && s->call_frames) &&
@@ -650,6 +653,7 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 				.stack_off = FRAME_OFF,
 				.state_fd = s->expr_state_fd,
 				.counts_fd = s->counts_fd,
+				.uvars_fd = s->uvars_fd,
 				.slot = 1 + i, /* GATE_SLOT_TRIGGER(i) */
 			};
 
@@ -845,6 +849,7 @@ int gate_front__build_where(struct bpf_asm *a, const struct gate_front_spec *s, 
 		.stack_off = FRAME_OFF,
 		.state_fd = s->expr_state_fd,
 		.counts_fd = s->counts_fd,
+		.uvars_fd = s->uvars_fd,
 		.slot = 0, /* GATE_SLOT_WHERE */
 	};
 	const int key = offsetof(struct gate_trig_pcpu, where_tp);
@@ -923,6 +928,7 @@ static int build_probe(struct bpf_asm *a, const struct gate_front_spec *s, int c
 		.stack_off = FRAME_OFF,
 		.state_fd = s->expr_state_fd,
 		.counts_fd = s->counts_fd,
+		.uvars_fd = s->uvars_fd,
 	};
 	int where = s->where && !s->no_windows && (s->is_window || s->open_mask);
 	int out = bpf_asm__label(a), conds = 0, err;

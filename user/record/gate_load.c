@@ -10,6 +10,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/record/internal/gate.h"
+#include "auxtrig/record/syscall_strings.h"
 #include "skel/gate.skel.h"
 
 /* An LRU map no program of this run writes: the smallest a common LRU takes on any machine. */
@@ -36,6 +37,39 @@ bool gate__tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 
 	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off[0] &&
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
+}
+
+/* Are raw_syscalls:sys_enter records emitted with their strings (gate_raw_strs)? */
+static bool raw_strings(const struct gate *g)
+{
+	for (size_t i = 0; i < g->nr_tps; i++)
+		if (g->tps[i].tp.flags & GATE_TP_RAW_STRS)
+			return g->raw_strs && g->raw_strs->nr;
+	return false;
+}
+
+/* The string arguments of each syscall number, for raw_syscalls:sys_enter records. */
+static int fill_raw_strings(struct gate *g)
+{
+	const struct syscall_strings *s = g->raw_strs;
+	int err;
+
+	if (!raw_strings(g))
+		return 0;
+	for (__u32 nr = 0; nr < s->nr && nr < GATE_MAX_SYSCALLS; nr++) {
+		struct gate_raw_strs v;
+
+		if (!s->str_off[nr][0])
+			continue;
+		memcpy(v.str_off, s->str_off[nr], sizeof(v.str_off));
+		err = bpf_map__update_elem(g->skel->maps.gate_raw_strs, &nr, sizeof(nr), &v, sizeof(v), BPF_ANY);
+		if (err) {
+			pr_err("cannot tell the gate which arguments of syscall %u are strings: %s\n", nr,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* Does a tracepoint belong to a syscall:* window (gate_any_memo)? */
@@ -80,14 +114,24 @@ static void shared_autoload(struct gate *g)
 static void load_prepare(struct gate *g)
 {
 	int uses_count = g->where && (g->where->flags & EXPR_PROG_COUNT), stamps = 0;
+	int uses_uvars = g->where && (g->where->flags & EXPR_PROG_UVARS);
 
 	/* Only the builtins some condition reads are fetched at each hit. */
 	g->skel->rodata->env_fields = g->where ? expr__builtins_used(g->where) : 0;
-	for (int i = 0; i < g->nr_triggers; i++)
+	for (int i = 0; i < g->nr_triggers; i++) {
 		if (g->trig_cond[i]) {
 			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_cond[i]);
 			uses_count |= !!(g->trig_cond[i]->flags & EXPR_PROG_COUNT);
+			uses_uvars |= !!(g->trig_cond[i]->flags & EXPR_PROG_UVARS);
 		}
+		if (g->trig_sets[i]) {
+			g->skel->rodata->env_fields |= expr__builtins_used(g->trig_sets[i]);
+			uses_uvars = 1;
+		}
+	}
+	/* the variables of your own: 4096 preallocated values only when some program has them */
+	if (!uses_uvars)
+		bpf_map__set_max_entries(g->skel->maps.expr_uvars, 1);
 	for (size_t i = 0; i < g->nr_tps; i++)
 		stamps |= !!(g->tps[i].tp.flags & GATE_TP_STAMP_ENTRY);
 	/*
@@ -118,12 +162,17 @@ static void load_prepare(struct gate *g)
 		bpf_map__set_max_entries(g->skel->maps.gate_any_memo, 1);
 	if (!g->skel->rodata->have_snap_triggers)
 		bpf_map__set_max_entries(g->skel->maps.gate_held, 1);
+	if (!raw_strings(g))
+		bpf_map__set_max_entries(g->skel->maps.gate_raw_strs, 1);
 }
 
 /* After the load: the conditions, the programs the points' own programs tail-call, the points. */
 static int load_fill(struct gate *g)
 {
-	int err;
+	int err = fill_raw_strings(g);
+
+	if (err)
+		return err;
 
 	if (g->where) {
 		__u32 zero = 0;
@@ -138,6 +187,15 @@ static int load_fill(struct gate *g)
 	for (int i = 0; i < g->nr_triggers; i++) {
 		__u32 key = i;
 
+		if (g->trig_sets[i]) {
+			err = bpf_map__update_elem(g->skel->maps.gate_trig_sets, &key, sizeof(key), g->trig_sets[i],
+						   sizeof(*g->trig_sets[i]), BPF_ANY);
+			if (err) {
+				pr_err("cannot load the set action of trigger %d into the gate: %s\n", i + 1,
+				       strerror(-err));
+				return err;
+			}
+		}
 		if (!g->trig_cond[i])
 			continue;
 		err = bpf_map__update_elem(g->skel->maps.gate_trig_progs, &key, sizeof(key), g->trig_cond[i],

@@ -213,6 +213,8 @@ bool gate__probe_trig_only(struct gate *g, const struct gate_point *pt)
 	if (pt->pt.kind != POINT_UPROBE && pt->pt.kind != POINT_URETPROBE && pt->pt.kind != POINT_KPROBE &&
 	    pt->pt.kind != POINT_KRETPROBE)
 		return false;
+	if (pt->tp.flags & GATE_TP_SETS)
+		return false;	/* triggers run in order in the shared program */
 	probe_spec(g, pt, NULL, &spec);
 	if (spec.open_mask || spec.close_mask || spec.call_frames || gate__front_task(g, &spec, why, sizeof(why)))
 		return false;
@@ -237,6 +239,10 @@ int gate__attach_probe_front(struct gate *g, const struct gate_point *pt, const 
 	size_t nr;
 	int fd, pfd, lfd, err;
 
+	if (pt && (pt->tp.flags & GATE_TP_SETS)) {
+		snprintf(why, why_size, "a set action: its triggers run in order in the shared program");
+		return -EOPNOTSUPP;
+	}
 	probe_spec(g, pt, u, &spec);
 	if (!u) {
 		kernel = p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE;

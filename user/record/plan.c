@@ -13,6 +13,8 @@ void record_plan__exit(struct record_plan *p)
 	for (size_t i = 0; i < p->nr_triggers; i++) {
 		tp_format__exit(&p->triggers[i].fmt);
 		free(p->triggers[i].cond);
+		free(p->triggers[i].sets);
+		free(p->triggers[i].cond_text);
 	}
 	free(p->triggers);
 	free(p->windows);

@@ -76,7 +76,7 @@ int recorder__write_header(struct recorder *s)
 	struct tracing_event *events;
 	char **texts;
 	void *td = NULL;
-	size_t td_len = 0;
+	size_t td_len = 0, nr;
 	char name[2 * TP_NAME_MAX + 2];
 	int err = 0;
 
@@ -106,7 +106,8 @@ int recorder__write_header(struct recorder *s)
 	if (err)
 		return err;
 
-	events = calloc(ev->nr + 1, sizeof(*events));
+	/* + the sys_enter_NAME formats that name raw_syscalls records' arguments (syscall_strings.h) */
+	events = calloc(ev->nr + 1 + ev->raw_strs.nr_enter, sizeof(*events));
 	texts = calloc(ev->nr + 1, sizeof(*texts));	/* formats of records that carry a string */
 	if (!events || !texts) {
 		free(events);
@@ -131,7 +132,11 @@ int recorder__write_header(struct recorder *s)
 		events[ev->nr].name = "snapshot";
 		events[ev->nr].format = ev->marker_format;
 	}
-	err = tracing_data__build(tracefs__root(), events, ev->nr + p->snapshot, &td, &td_len);
+	/* after the recorded events: a format given twice is written once, the first */
+	nr = ev->nr + p->snapshot;
+	for (size_t i = 0; i < ev->raw_strs.nr_enter; i++)
+		events[nr++] = (struct tracing_event){ "syscalls", ev->raw_strs.enter[i], NULL };
+	err = tracing_data__build(tracefs__root(), events, nr, &td, &td_len);
 out_texts:
 	for (size_t i = 0; i < ev->nr; i++)
 		free(texts[i]);

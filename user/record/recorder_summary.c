@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auxtrig/expr_abi.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/window_hold.h"
@@ -115,6 +116,9 @@ void recorder__print_summary(struct recorder *s)
 		pr_warn("%llu calls vetoed by --where were not tracked (more than %d threads inside vetoed calls at once): "
 			"calls nested in them may have opened their windows\n",
 			(unsigned long long)st.vetoed_untracked, GATE_UPROBE_VETOED_MAX);
+	if (gate__uvar_lost(s->gate))
+		pr_warn("%llu conditions and set actions were false: a variable of your own did not fit in the table "
+			"of %d values\n", (unsigned long long)gate__uvar_lost(s->gate), EXPR_UVAR_ENTRIES);
 	if (gate__expr_lost(s->gate))
 		pr_warn("%llu condition evaluations were false: a thread's $count could not be stored\n",
 			(unsigned long long)gate__expr_lost(s->gate));
@@ -127,8 +131,8 @@ void recorder__print_summary(struct recorder *s)
 			(unsigned long long)ts.fired, (unsigned long long)ts.suppressed,
 			(unsigned long long)ts.dropped);
 		if (ts.dropped)
-			pr_warn("--on %s: %llu firings were lost (trigger channel full)\n", p->triggers[i].text,
-				(unsigned long long)ts.dropped);
+			pr_warn("--on %s: %llu firings were lost (%s)\n", p->triggers[i].text, (unsigned long long)ts.dropped,
+				p->triggers[i].sets ? "a variable did not fit in the table of variables" : "trigger channel full");
 	}
 	if (s->nr_progs)
 		pr_info("trigger programs: %llu action%s sent to auxtrig\n", (unsigned long long)s->prog_fired,

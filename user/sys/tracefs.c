@@ -254,23 +254,33 @@ out:
 	return err;
 }
 
-int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt)
+int tracefs__format_text(const char *system, const char *name, char **text)
 {
-	char path[PATH_MAX], *text = NULL;
 	const char *root = tracefs__root();
+	char path[PATH_MAX];
 	int err;
 
-	memset(fmt, 0, sizeof(*fmt));
+	*text = NULL;
 	if (!root)
 		return -errno;
 	if (strchr(system, '/') || strchr(name, '/') || !strcmp(system, "..") || !strcmp(name, ".."))
 		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, system, name);
+	err = read_file(path, text);
+	return err == -ENOTDIR ? -ENOENT : err;
+}
+
+int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt)
+{
+	char *text = NULL;
+	int err;
+
+	memset(fmt, 0, sizeof(*fmt));
+	err = tracefs__format_text(system, name, &text);
+	if (err)
+		return err;
 	snprintf(fmt->system, sizeof(fmt->system), "%s", system);
 	snprintf(fmt->name, sizeof(fmt->name), "%s", name);
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, system, name);
-	err = read_file(path, &text);
-	if (err)
-		return err == -ENOTDIR ? -ENOENT : err;
 	err = tp_format__parse(text, fmt);
 	free(text);
 	return err;

@@ -66,6 +66,14 @@ const struct tp_formats *event_walk__formats(const struct event_walk *w);
 int event_walk__cmdline(const struct event_walk *w, const char *const **argv);
 
 /**
+ * event_walk__record_option() - the @n-th (0-based) value of record's option
+ * @opt in the recording's command line: 'w' the -w/--window values, 'o' the
+ * --on ones, in order, up to the "--" before the command.
+ * Return: the value (valid as long as the walk), or NULL when there are fewer.
+ */
+const char *event_walk__record_option(const struct event_walk *w, char opt, size_t n);
+
+/**
  * struct walk_losses - what the file says was lost
  * @lost:	records the kernel dropped (PERF_RECORD_LOST, ring full)
  * @lost_samples: records auxtrig dropped (PERF_RECORD_LOST_SAMPLES: too big,

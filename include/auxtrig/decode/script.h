@@ -56,6 +56,8 @@
  * @chrome: the timeline as Trace Event JSON (timeline.h, chrome_trace.h):
  *          the file's events, and its trace windows with their calls nested
  * @summary: the summary (summary.h) instead of a listing
+ * @syscalls: the system calls one line each (syscall_view.h) instead of
+ *            perf script's listing
  */
 struct script_opts {
 	const char *input;
@@ -70,6 +72,7 @@ struct script_opts {
 	unsigned int jobs;
 	bool chrome;
 	bool summary;
+	bool syscalls;
 };
 
 /**

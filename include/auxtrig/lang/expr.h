@@ -71,14 +71,20 @@ struct expr_field {
 typedef int (*expr_resolve_fn)(void *ctx, const char *name, struct expr_field *field, char *why,
 			       size_t why_size);
 
+struct expr_vars;
+
 /**
  * struct expr_compile_opts - how to compile.
  * @resolve: field resolver; NULL accepts exactly the builtins (expr__resolve_builtin()).
  * @resolve_ctx: passed to @resolve.
+ * @vars: the recording's variables of your own (expr_vars.h): a condition
+ *        reads those an action defined, an action defines those it sets;
+ *        NULL: none, $name is refused.
  */
 struct expr_compile_opts {
 	expr_resolve_fn resolve;
 	void *resolve_ctx;
+	struct expr_vars *vars;
 };
 
 /**
@@ -140,6 +146,17 @@ int expr__resolve_tp_field(const struct tp_format *fmt, const char *name, struct
  */
 int expr__compile(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
 		  size_t err_size);
+
+/**
+ * expr__compile_action() - compile an --on action's statements, the text
+ * between its braces: "$fails[tid] += 1; $last = $now" (=, +=, -=, ++, --,
+ * separated by ';'). The program sets the variables in order (EXPR_OP_USET)
+ * and is true when every one was set. The variables it sets are defined in
+ * @opts->vars (which must be given).
+ * Return: as expr__compile().
+ */
+int expr__compile_action(const char *src, const struct expr_compile_opts *opts, struct expr_prog *prog, char *err,
+			 size_t err_size);
 
 /**
  * expr__cast() - what EXPR_OP_CAST does to @x: keep its low @a &

@@ -87,6 +87,8 @@ struct expr_bpf_ops {
  * @state_fd:	 the expr_state array map (hit counters, count_lost).
  * @counts_fd:	 the expr_counts LRU hash ($count).
  * @slot:	 the condition's state slot (< EXPR_MAX_SLOTS).
+ * @uvars_fd:	 the expr_uvars hash (variables of your own); <= 0: a program
+ *		 that reads or sets one is not compiled (-EOPNOTSUPP).
  */
 struct expr_bpf_opts {
 	const struct expr_bpf_ops *ops;
@@ -95,6 +97,7 @@ struct expr_bpf_opts {
 	int state_fd;
 	int counts_fd;
 	__u32 slot;
+	int uvars_fd;
 };
 
 /**

@@ -21,6 +21,18 @@ struct expr_state *expr_state__new(void);
 /** expr_state__delete() - free @st (NULL is fine). */
 void expr_state__delete(struct expr_state *st);
 
+struct expr_uvars;
+
+/**
+ * expr_state__use_uvars() - the table of variables of your own (expr_vars.h)
+ * @st's evaluations read and set: one for all the conditions and actions of a
+ * recording, as BPF's expr_uvars map is; not owned.
+ */
+void expr_state__use_uvars(struct expr_state *st, struct expr_uvars *u);
+
+/** expr_state__uvar_lost() - @st's evaluations that could not set a variable (its table full). */
+__u64 expr_state__uvar_lost(const struct expr_state *st);
+
 /**
  * expr__eval() - evaluate a compiled condition in userspace.
  * @prog: from expr__compile().

@@ -17,6 +17,8 @@ enum tok_kind {
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_MATCH, T_NMATCH,
 	T_NOT, T_AND, T_OR, T_BAND, T_BOR, T_XOR,
 	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
+	/* variables of your own: [tid], and in an action's statements */
+	T_LBRACK, T_RBRACK, T_ASSIGN, T_ADDEQ, T_SUBEQ, T_INC, T_DEC, T_SEMI,
 };
 
 struct token {
@@ -41,6 +43,9 @@ enum node_kind {
 	N_BINARY,
 	N_VAR,   /* $variable: EXPR_VAR_* in val */
 	N_HIT,   /* once/after/every: EXPR_HIT_* in op, N in val, counter in str_arg */
+	N_UVAR,  /* a variable of your own: index in val, per thread when str_arg */
+	N_SET,   /* a statement: variable r's node (N_UVAR) op= l; T_ASSIGN, T_ADDEQ, T_SUBEQ */
+	N_SEQ,   /* statement l, then statement r */
 };
 
 struct node {
@@ -71,6 +76,8 @@ struct expr_parser {
 	size_t err_size;
 	int error;          /* first error, -errno */
 	unsigned int nr_hits; /* once/after/every terms so far */
+	int action;         /* parsing an action's statements: '=', '+=', '++' ... lex */
+	int uvars;          /* reads or sets a variable of your own */
 	/* code generation */
 	unsigned int nr_emit;
 	unsigned int sp, max_sp;
@@ -86,6 +93,16 @@ struct expr_parser {
  * @p->err.
  */
 int expr_parser__parse(struct expr_parser *p);
+
+/**
+ * expr_parser__parse_action() - lex and parse @p->src as an action's
+ * statements: "$v = EXPR", "$v += EXPR", "$v -= EXPR", "$v++", "$v--"
+ * ($v[tid] for one per thread), separated by ';', each variable defined in
+ * @p->opts->vars as it is set.
+ *
+ * Return: the root node's index (N_SET or N_SEQ), or -1 with @p->error set.
+ */
+int expr_parser__parse_action(struct expr_parser *p);
 
 /**
  * expr_parser__fail() - record @p's first error ("column @col: ...", no

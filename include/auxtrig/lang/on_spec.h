@@ -14,9 +14,10 @@
  * DOC: trigger specs
  * One --on: "POINT [if EXPR]:ACTION[+DELAY][,POLICY...]", the action found
  * as the last ":snapshot", ":stop", ":mark", ":resume" or ":pause" followed
- * by the end, '+', ',' or, for mark, '(' (mark(VALUE, ...)). DELAY (snapshot
- * and stop only) is a duration; POLICY is once, every:N, after:N (one of
- * them) and limit:N/s.
+ * by the end, '+', ',' or, for mark, '(' (mark(VALUE, ...)); or a set
+ * action, ":{ STATEMENTS }" followed by the end or ',' (variables of your
+ * own, expr_vars.h). DELAY (snapshot and stop only) is a duration; POLICY is
+ * once, every:N, after:N (one of them) and limit:N/s.
  */
 
 /**
@@ -26,6 +27,7 @@
  * @point:	the point as written, for suggestions
  * @cond:	the condition's text, NULL without "if"
  * @values:	mark(...)'s values as written, NULL without them
+ * @sets:	a set action's statements (between its braces), NULL for others
  * @t:		the trigger: action, delay_ns, policy, n, limit; the rest 0
  * @buf:	what @point, @cond and @values point into (owned)
  */
@@ -34,6 +36,7 @@ struct on_spec {
 	struct point pt;
 	const char *point, *cond;
 	char *values;
+	char *sets;
 	struct gate_trigger t;
 	char *buf;
 };

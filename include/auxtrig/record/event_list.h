@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 
+#include "auxtrig/record/syscall_strings.h"
 #include "auxtrig/sys/tracefs.h"
 
 /**
@@ -49,6 +50,8 @@ struct rec_event {
  * @by_type:		common_type -> index + 1 into @ev, 0 if none (event_list__index())
  * @marker_type:	a type id for auxtrig:snapshot that no event has
  * @marker_format:	its format text
+ * @raw_strs:		with raw_syscalls:sys_enter, the string arguments of each
+ *			system call number (syscall_strings.h); empty otherwise
  */
 struct event_list {
 	struct rec_event *ev;
@@ -57,6 +60,7 @@ struct event_list {
 	size_t by_type_len;
 	unsigned int marker_type;
 	char *marker_format;
+	struct syscall_strings raw_strs;
 };
 
 /*

@@ -118,6 +118,16 @@ int gate__ctl_consume(struct gate *g);
 void gate__unfreeze(struct gate *g);
 /** gate__expr_lost() - condition evaluations made false because a $count could not be stored. */
 __u64 gate__expr_lost(const struct gate *g);
+
+/** gate__uvar_lost() - evaluations made false because a variable of your own did not fit in its table. */
+__u64 gate__uvar_lost(const struct gate *g);
+
+/**
+ * gate__set_trigger_sets() - the statements of the last trigger added, a set
+ * action ({ $v = ... }, GATE_ACT_SET), compiled by expr__compile_action().
+ * Return: 0, -EINVAL (no trigger, or it has them already), -ENOMEM.
+ */
+int gate__set_trigger_sets(struct gate *g, const struct expr_prog *sets);
 /** gate__trigger_stats() - the counters of trigger @i. */
 void gate__trigger_stats(const struct gate *g, int i, struct gate_trigger_stats *out);
 /**

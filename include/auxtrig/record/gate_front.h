@@ -99,6 +99,7 @@ struct gate_front_task {
  */
 struct gate_front_spec {
 	int config_fd, targets_fd, pcpu_fd, bss_fd, fire_fd, expr_state_fd, counts_fd, threads_fd, sys_entries_fd;
+	int uvars_fd;	/* expr_uvars: variables of your own */
 	int calls_fd;
 	int runtime_fd, cpus_fd, events_fd;
 	int vetoed_fd;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "auxtrig/gate_abi.h"
+#include "auxtrig/lang/expr_vars.h"
 #include "auxtrig/lang/point.h"
 #include "auxtrig/lang/window_spec.h"
 #include "auxtrig/record/event_list.h"
@@ -46,6 +47,8 @@ struct plan_trigger {
 	struct tp_format fmt;
 	struct gate_trigger t;
 	struct expr_prog *cond;
+	struct expr_prog *sets;	/* a set action's statements ({ $v = ... }), or NULL */
+	char *cond_text;	/* the condition, compiled once every action defined its variables */
 };
 
 /** enum plan_control_kind - --control: none, two FIFOs by path, or two open fds. */
@@ -114,6 +117,7 @@ struct record_plan {
 	struct event_list events;
 	struct expr_prog *where;
 	const char *where_text;
+	struct expr_vars vars;	/* variables of your own: defined by --on set actions, read by conditions */
 	struct plan_trigger *triggers;
 	size_t nr_triggers;
 	bool user_window;

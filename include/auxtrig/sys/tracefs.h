@@ -101,6 +101,12 @@ const char *tracefs__root(void);
  */
 int tracefs__load_format(const char *system, const char *name, struct tp_format *fmt);
 /**
+ * tracefs__format_text() - the text of events/SYSTEM/NAME/format, as it is
+ * (malloc()ed, NUL-terminated, in *@text).
+ * Return: 0, -ENOENT if there is no such tracepoint, other -errno.
+ */
+int tracefs__format_text(const char *system, const char *name, char **text);
+/**
  * tp_format__parse() - the fields, id and print fmt of one format file's
  * text (as tracefs has it, or as a perf.data file's tracing data carries
  * it). @fmt's system and name are left as they are ("name:" is not read).

@@ -23,6 +23,8 @@
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/tracefs.h"
 
+struct syscall_strings;
+
 struct gate_tp_entry {
 	__u32 id;
 	char system[TP_NAME_MAX];
@@ -41,6 +43,7 @@ struct gate {
 	size_t nr_links;
 	struct expr_prog *where;
 	struct expr_prog *trig_cond[GATE_MAX_TRIGGERS];
+	struct expr_prog *trig_sets[GATE_MAX_TRIGGERS];	/* set actions' statements (GATE_ACT_SET) */
 	int nr_triggers;
 	struct ring_buffer *ctl;
 	struct gate_config config;	/* ours to write: the BPF side never does */
@@ -70,6 +73,7 @@ struct gate {
 	int have_task;
 	int probe_open_err;		/* why a point's own probe did not open (attach_probe_front()) */
 	bool user_progs;		/* --trigger-prog: its programs open windows of their own (gate_threads) */
+	const struct syscall_strings *raw_strs;	/* the plan's: raw_syscalls:sys_enter's strings, or NULL */
 };
 
 
