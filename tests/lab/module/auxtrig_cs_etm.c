@@ -460,7 +460,8 @@ static void ecs_trbe_begin(struct ecs_cpu *c)
 
 static void ecs_trbe_write(struct ecs_cpu *c, const u8 *p, size_t len)
 {
-	struct ecs_snk *snk = perf_get_aux(&c->handle);
+	struct ecs_event_data *ed = perf_get_aux(&c->handle);
+	struct ecs_snk *snk = ed ? &ed->snk : NULL;
 	size_t aux_size, dst;
 
 	if (!snk)
