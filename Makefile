@@ -43,6 +43,9 @@ DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g
 # apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
 # would install its kernel image on this machine.
 DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
+# The arm64 lab and cross build: QEMU's arm64 system emulator and the arm64 cross compiler (its
+# sysroot and the guests' root are Debian arm64 packages unpacked under the build directory).
+DEB_PKGS  += qemu-system-arm gcc-aarch64-linux-gnu
 # The timeline viewer the browser test drives: speedscope from the npm registry (make deps
 # needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
 # the build directory, never into the tree. It runs offline from there.
