@@ -48,10 +48,14 @@ arm64_resolve_kernel() {
 # arm64_unpack_kernel KVER KROOT: the image, the arm64 headers and the amd64 kbuild, unpacked into
 # KROOT/root; for trixie's kbuild, its programs wrapped to run with trixie's loader and libc.
 arm64_unpack_kernel() {
-	local kver=$1 kroot=$2 image deps p debs=() kbuild
-	image=linux-image-$kver
-	[ $series = 6.12 ] && image+=-unsigned
-	debs+=("$(dapt_fetch "$lab/debs" "$image:arm64")" "$(dapt_fetch "$lab/debs" "linux-headers-$kver:arm64")")
+	local kver=$1 kroot=$2 images deps p debs=() kbuild
+	# bookworm: one package; trixie-backports' 7.x: the image, the modules and their base files apart.
+	case $series in
+	6.12) images="linux-image-$kver-unsigned:arm64" ;;
+	*) images="linux-binary-unsigned-$kver:arm64 linux-modules-$kver:arm64 linux-base-$kver:arm64" ;;
+	esac
+	# shellcheck disable=SC2086
+	mapfile -t debs < <(dapt_fetch "$lab/debs" $images "linux-headers-$kver:arm64")
 	deps=$(apt-cache "${DAPT[@]}" depends "linux-headers-$kver:arm64" |
 		sed -n 's/^ *|\?Depends: \(linux-\(headers-.*-common\|kbuild-[^:]*\)\)\(:.*\)\?$/\1/p')
 	for p in $deps; do
@@ -63,7 +67,14 @@ arm64_unpack_kernel() {
 	[ -n "${kbuild:-}" ] || die "linux-headers-$kver names no linux-kbuild package"
 	rm -rf "$kroot"
 	mkdir -p "$kroot/root"
+	[ ${#debs[@]} -ge 2 ] || die "cannot fetch the packages of $kver"
 	for p in "${debs[@]}"; do dpkg-deb -x "$p" "$kroot/root"; done
+	# Usr-merged packages (trixie's): the paths the lab reads, /lib/modules and /boot/vmlinuz-KVER.
+	[ -e "$kroot/root/lib" ] || ln -s usr/lib "$kroot/root/lib"
+	if [ ! -e "$kroot/root/boot/vmlinuz-$kver" ] && [ -f "$kroot/root/usr/lib/modules/$kver/vmlinuz.unsigned" ]; then
+		mkdir -p "$kroot/root/boot"
+		ln -s "../usr/lib/modules/$kver/vmlinuz.unsigned" "$kroot/root/boot/vmlinuz-$kver"
+	fi
 	sed -i "s#^include /usr/src/#include $kroot/root/usr/src/#" "$kroot/root/usr/src/linux-headers-$kver/Makefile"
 	# The headers' scripts and tools are links into /usr/lib/linux-kbuild-*: into KROOT's.
 	find "$kroot/root/usr/src" -maxdepth 2 -type l -lname '/usr/lib/linux-kbuild-*' -print0 |
