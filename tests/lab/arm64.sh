@@ -75,11 +75,48 @@ arm64_unpack_kernel() {
 		mkdir -p "$kroot/root/boot"
 		ln -s "../usr/lib/modules/$kver/vmlinuz.unsigned" "$kroot/root/boot/vmlinuz-$kver"
 	fi
-	sed -i "s#^include /usr/src/#include $kroot/root/usr/src/#" "$kroot/root/usr/src/linux-headers-$kver/Makefile"
+	sed -i -e "s#^include /usr/src/#include $kroot/root/usr/src/#" -e "s#^KBUILD_OUTPUT=/usr/src/#KBUILD_OUTPUT=$kroot/root/usr/src/#" \
+		"$kroot/root/usr/src/linux-headers-$kver/Makefile"
 	# The headers' scripts and tools are links into /usr/lib/linux-kbuild-*: into KROOT's.
 	find "$kroot/root/usr/src" -maxdepth 2 -type l -lname '/usr/lib/linux-kbuild-*' -print0 |
 		while IFS= read -r -d '' p; do ln -sfn "$kroot/root$(readlink "$p")" "$p"; done
-	arm64_host_loader "$kroot" "$kroot/root/usr/lib/${kbuild/linux-kbuild-/linux-kbuild-}"
+	arm64_host_loader "$kroot" "$kroot/root/usr/lib/$kbuild"
+	arm64_fit_compiler "$kroot/root/usr/src/linux-headers-$kver"
+	arm64_pahole "$kroot" "$kroot/root/usr/src/linux-headers-$kver"
+}
+
+# arm64_pahole KROOT HEADERS: a kernel built with a newer pahole than Debian 12's (1.24) asks it for
+# BTF features 1.24 lacks (--btf_features): its release's pahole, run as its kbuild programs are
+# (KROOT/pahole, which arm64_make_modules passes as PAHOLE).
+arm64_pahole() {
+	local kroot=$1 hdr=$2 want have d
+	want=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$hdr/.config")
+	have=$(pahole --version 2>/dev/null | tr -dc '0-9')
+	[ -n "$want" ] && [ "${have:-0}" -lt "$want" ] || return 0
+	for d in $(dapt_fetch "$lab/debs" libc6:amd64 pahole:amd64 libbpf1:amd64 libdw1t64:amd64 libelf1t64:amd64 \
+		zlib1g:amd64 libbz2-1.0:amd64 liblzma5:amd64 libzstd1:amd64); do
+		dpkg-deb -x "$d" "$kroot/hostlibc"
+	done
+	cat >"$kroot/pahole" <<-EOF
+		#!/bin/sh
+		# The pahole of the kernel's release, by its own C library (tests/lab/arm64.sh).
+		exec "$kroot/hostlibc/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --library-path "$kroot/hostlibc/usr/lib/x86_64-linux-gnu" "$kroot/hostlibc/usr/bin/pahole" "\$@"
+	EOF
+	chmod 755 "$kroot/pahole"
+	"$kroot/pahole" --version >/dev/null || die "$kroot/pahole does not run"
+}
+
+# arm64_fit_compiler HEADERS: when this machine lacks the compiler the kernel was built with
+# (trixie's: gcc-14), modules are built with Debian 12's aarch64-linux-gnu-gcc (12), as Debian's
+# kbuild allows (DEBIAN_KERNEL_NO_CC_VERSION_CHECK). What the kernel's configuration says of its
+# compiler that gcc 12 cannot do is taken back: -fmin-function-alignment (gcc 14; kbuild then
+# aligns functions with -falign-functions, as for older compilers).
+arm64_fit_compiler() {
+	local hdr=$1 ver
+	ver=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="aarch64-linux-gnu-gcc-\([0-9]*\) .*/\1/p' "$hdr/.config")
+	command -v "aarch64-linux-gnu-gcc-${ver:-none}" >/dev/null && return 0
+	sed -i '/^CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=/d' "$hdr/include/config/auto.conf"
+	sed -i '/#define CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT /d' "$hdr/include/generated/autoconf.h"
 }
 
 # The highest GLIBC_x.y version FILE needs (0 for none).
@@ -104,7 +141,7 @@ arm64_host_loader() {
 		cat >"$f" <<-EOF
 			#!/bin/sh
 			# $(basename "$f") needs glibc $need: run by the C library of its own release (tests/lab/arm64.sh).
-			exec "$kroot/hostlibc/lib64/ld-linux-x86-64.so.2" --library-path "$kroot/hostlibc/lib/x86_64-linux-gnu" "$f.real" "\$@"
+			exec "$kroot/hostlibc/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --library-path "$kroot/hostlibc/usr/lib/x86_64-linux-gnu" "$f.real" "\$@"
 		EOF
 		chmod 755 "$f"
 	done < <(find "$dir" -type f -perm -u+x -print0)
@@ -144,9 +181,13 @@ arm64_root() {
 }
 
 # arm64_make_modules KVER KROOT DIR: the modules of DIR (its Kbuild) for the arm64 kernel KVER.
+# The kernel's own compiler when this machine has it (bookworm's 6.12: aarch64-linux-gnu-gcc-12),
+# else Debian 12's (trixie's kernels were built with gcc-14; the kernel only warns of the difference).
 arm64_make_modules() {
-	local kver=$1 kroot=$2 dir=$3 cc
-	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="aarch64-linux-gnu-gcc-\([0-9]*\) .*/\1/p' \
-		"$kroot/root/usr/src/linux-headers-$kver/.config" | head -1)
-	make -C "$kroot/root/usr/src/linux-headers-$kver" M="$dir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules
+	local kver=$1 kroot=$2 dir=$3 ver cc=()
+	ver=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="aarch64-linux-gnu-gcc-\([0-9]*\) .*/\1/p' \
+		"$kroot/root/usr/src/linux-headers-$kver/.config")
+	command -v "aarch64-linux-gnu-gcc-${ver:-none}" >/dev/null || cc=(CC=aarch64-linux-gnu-gcc)
+	[ -x "$kroot/pahole" ] && cc+=(PAHOLE="$kroot/pahole")
+	make -C "$kroot/root/usr/src/linux-headers-$kver" M="$dir" "${cc[@]}" modules
 }
