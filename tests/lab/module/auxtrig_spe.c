@@ -488,12 +488,7 @@ static struct pmu espe_pmu = {
 	.free_aux = espe_free_aux,
 };
 
-/*
- * notrace: the 7.x kernels are built by gcc 14 with ftrace call ops, whose patch sites must be
- * 8-byte aligned; .init.text is 4-byte aligned with the lab's cross gcc 12 (no
- * -fmin-function-alignment), and a misaligned site is a BUG() in ftrace_init_nop() at insmod.
- */
-static int __init notrace espe_init(void)
+static int __init espe_init(void)
 {
 	int cpu, err;
 
