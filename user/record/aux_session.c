@@ -714,6 +714,37 @@ static int aux_session__switch_mode(const struct aux_session *s, const struct au
 	return s->o.pid < 0 ? 3 : 2;
 }
 
+/*
+ * CoreSight: one block of ETM registers per CPU whose trace the file holds.
+ * A thread's event (per thread) traces it on whichever CPU it runs, and the
+ * decoder finds each CPU's trace ID in these blocks: every CPU with an ETM,
+ * as perf's cs_etm_info_fill() describes every online CPU when the event's
+ * CPU map is the per-thread one. Per CPU, the session's CPUs.
+ */
+static int aux_session__cs_etm_info(const struct aux_session *s, struct pdata_record_auxtrace_info **rec,
+				    size_t *len)
+{
+	const struct pmu *pmu = s->ev.pmu;
+	int *cpus;
+	int err;
+
+	if (!s->per_thread)
+		return auxtrace_info__cs_etm(pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, rec, len);
+	if (!pmu->nr_etm_cpus) {
+		pr_err("%s: no cpuN/ under %s: no CPU has an ETM perf could trace a thread with\n", s->ev.name,
+		       pmu->name);
+		return -ENOENT;
+	}
+	cpus = calloc(pmu->nr_etm_cpus, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (size_t i = 0; i < pmu->nr_etm_cpus; i++)
+		cpus[i] = pmu->etm_cpus[i].cpu;
+	err = auxtrace_info__cs_etm(pmu, &s->ev.attr, cpus, pmu->nr_etm_cpus, s->o.snapshot, rec, len);
+	free(cpus);
+	return err;
+}
+
 int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 {
 	struct pdata_record_auxtrace_info *rec = NULL;
@@ -738,7 +769,7 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 		break;
 	}
 	case AUX_PMU_CS_ETM:
-		err = auxtrace_info__cs_etm(s->ev.pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, &rec, &len);
+		err = aux_session__cs_etm_info(s, &rec, &len);
 		break;
 	case AUX_PMU_ARM_SPE:
 		err = auxtrace_info__arm_spe(s->ev.pmu, !s->per_thread, &rec, &len);
