@@ -1624,19 +1624,58 @@ static struct fake_kernel_event *thread_event(struct fake_kernel *k, pid_t tid, 
  * AUXTRACE_INFO: it describes every CPU with an ETM (sysfs-cs_etm: cpu0..5),
  * as perf's cs_etm_info_fill() does for the per-thread CPU map, not the
  * session's CPU list { -1 } (which once made the recording fail: "no ETM
- * registers for cpu-1").
+ * registers for cpu-1"). Its PERF_RECORD_AUX name no CPU (-1), as in perf's
+ * per-thread files: perf 6.1 finds the buffer of a per-thread AUX record only
+ * so, and once found none ("CS ETM: Couldn't find auxtrace buffer").
  */
 static void test_aux_session_cs_etm_per_thread_info_has_every_etm(void **state)
 {
 	static const pid_t tids[] = { 101, 102 };
+	const char *args[] = { "report", "-D", "-i", NULL, NULL };
 	struct e2e *t = calloc(1, sizeof(*t));
+	const struct pdata_file_header *fh;
+	size_t len, nr_aux = 0;
+	unsigned char *file;
+	char *out;
+	int rc;
 
 	(void)state;
 	assert_non_null(t);
 	e2e_threads_cs = true;
 	e2e_init_threads_mode(t, tids, 2, 2, NULL, 0, PROBE_PAUSE_YES, false);
+	assert_int_equal(hw(t, 0, 256), 256);
+	end(t, 0);
+	assert_int_equal(hw(t, 1, 128), 128);
+	end(t, 1);
+	assert_true(aux_session__drain(t->s, &t->sink) > 0);
 	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
 	assert_int_equal(pdata_writer__close(t->w), 0);
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	fh = (const void *)file;
+	for (size_t pos = fh->data.offset; pos < fh->data.offset + fh->data.size;) {
+		const struct perf_event_header *h = (const void *)(file + pos);
+		__u32 cpu;
+
+		assert_true(h->size >= 8);
+		if (h->type == PERF_RECORD_AUX) {
+			memcpy(&cpu, file + pos + h->size - 16, sizeof(cpu));
+			assert_int_equal(cpu, (__u32)-1);
+			nr_aux++;
+		}
+		if (h->type == PDATA_RECORD_AUXTRACE)
+			pos += ((const struct pdata_record_auxtrace *)h)->size; /* its payload follows */
+		pos += h->size;
+	}
+	free(file);
+	assert_int_equal(nr_aux, 2);
+	if (perf_oracle__path()) {
+		args[3] = t->path;
+		rc = perf_oracle__run(NULL, args, &out);
+		if (rc || strstr(out, "Couldn't find") || strstr(out, "random file access"))
+			fail_msg("perf report -D (exit %d) does not find the per-thread pieces:\n%s", rc, out);
+		free(out);
+	}
 	assert_int_equal(auxtrace_info_priv(t->path, 1) & 0xffffffff, 6); /* CS_PMU_TYPE_CPUS: 6 CPUs */
 	for (size_t cpu = 0; cpu < 6; cpu++) {
 		/* ETMv4 blocks: magic, CPU, NR_TRC_PARAMS (7), then the 7 registers */

@@ -1105,6 +1105,32 @@ static const struct perf_event_header *aux_session__file_ids(struct aux_session 
 	return (const struct perf_event_header *)s->scratch;
 }
 
+/*
+ * perf 6.1 matches a per-thread buffer (AUXTRACE cpu -1) to a CoreSight
+ * PERF_RECORD_AUX only when the record's sample CPU is -1 too
+ * (cs_etm__queue_aux_fragment() compares the AUXTRACE's cpu with the
+ * sample's even per thread), as in its own per-thread files, whose cs_etm
+ * event has no PERF_SAMPLE_CPU. auxtrig's records carry the CPU (one sample
+ * layout for every attr): perf found no buffer for any of them ("CS ETM:
+ * Couldn't find auxtrace buffer") and decoded whole buffers instead of the
+ * pieces the kernel published. A per-thread CoreSight session's AUX records
+ * name no CPU in the file: its trace IDs say which CPU traced what.
+ */
+static const struct perf_event_header *aux_session__file_cpu(struct aux_session *s,
+							     const struct perf_event_header *h)
+{
+	const size_t cpu_at = h->size - 2 * sizeof(__u64); /* { u32 cpu, res; } { u64 identifier; } */
+	const __u32 none = (__u32)-1;
+
+	if (!s->per_thread || s->ev.kind != AUX_PMU_CS_ETM || h->type != PERF_RECORD_AUX ||
+	    h->size < sizeof(*h) + 3 * sizeof(__u64) + 2 * sizeof(__u64))
+		return h;
+	if ((const unsigned char *)h != s->scratch)
+		memcpy(s->scratch, h, h->size);
+	memcpy(s->scratch + cpu_at, &none, sizeof(none));
+	return (const struct perf_event_header *)s->scratch;
+}
+
 static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	const struct perf_event_header *h;
@@ -1113,7 +1139,7 @@ static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu
 	data_ring__read_init(&c->data);
 	while ((h = data_ring__read_event(&c->data))) {
 		aux_session__note(s, c, h);
-		err = record_sink__write(k, aux_session__file_ids(s, c, h));
+		err = record_sink__write(k, aux_session__file_cpu(s, aux_session__file_ids(s, c, h)));
 		if (err)
 			return err;
 		n++;
