@@ -227,7 +227,7 @@ static void test_script_cs_pieces_and_queues_as_perf(void **state)
  * (and as perf). A per-thread RAW buffer (cpu -1: a thread's TRBE trace from
  * whichever CPU it ran on) decodes with the first ETM block's parameters, as
  * perf 6.1's one decoder of a raw queue does (perf report -D; perf 6.1's
- * script refuses this fixture, whose thread is -1): the same samples again
+ * script exits with an error on this fixture): the same samples again
  * (it once could not be decoded at all). A RAW buffer of a CPU the AUXTRACE_INFO
  * does not describe cannot be decoded: exit 1 and one line naming its
  * record, never silence.
