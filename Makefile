@@ -285,7 +285,8 @@ run: deps all
 # ASAN_KTESTS), the fuzz targets' crashers replayed and each target fuzzed FUZZ_TEST_TIME seconds.
 test: all asan-build fuzz-build $(if $(filter arm64,$(HOST_ARCH)),,arm64-build)
 	$(Q)./tests/run.sh --asan $(ASAN_OUTPUT) --asan-kernel-tests "$(ASAN_KTESTS)" \
-		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" --fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) $(OUTPUT)
+		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" --fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) \
+		--arm64 $(ARM64_OUTPUT) $(OUTPUT)
 
 unit-test: all
 	$(Q)./tests/run.sh --unit-only $(OUTPUT)
@@ -329,8 +330,8 @@ soak: all
 fuzz: fuzz-build
 	$(Q)./tests/fuzz/run.sh $(FUZZ_OUTPUT) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
-lab-test: all
-	$(Q)./tests/run.sh --lab-only $(OUTPUT)
+lab-test: all $(if $(filter arm64,$(HOST_ARCH)),,arm64-build)
+	$(Q)./tests/run.sh --lab-only --arm64 $(ARM64_OUTPUT) $(OUTPUT)
 
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
