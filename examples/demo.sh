@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The README demo: record only what happens inside openat() calls of
+# The demo of `make run` (docs/usage.md): record only what happens inside openat() calls of
 # examples/openat_demo, then show it with perf script.
 set -eu
 build=${1:-build}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * openat_demo: a workload whose system calls are known exactly, for the
- * README demo and the kernel tests.
+ * demo of `make run` (docs/usage.md) and the kernel tests.
  *
  * Each round, on each thread:
  *   openat("/dev/null")                    succeeds

@@ -18,7 +18,7 @@
  * on after the window opened and before it closed, off after it closed;
  * recursion in a uprobe window gives one window per outermost call; the
  * file holds the model's trace as AUX + AUXTRACE and perf 6.1 reads it
- * without complaint. The edge round-trip latencies are printed (README).
+ * without complaint. The edge round-trip latencies are printed (docs/hardware-trace.md).
  *
  * Exit 0 pass, 1 fail, 77 skip.
  */

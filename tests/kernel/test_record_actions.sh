@@ -109,7 +109,7 @@ grep -q 'windows by duration: 3 written, 6 dropped (shorter than 100ms; 18 recor
 assert_perf_reads_cleanly "$tmp/x.data"
 assert_eq "$(seqs "$tmp/x.data" | tr '\n' ' ')" "0 2 3 5 6 7 " "windows of at most 100 ms"
 
-# 5b. A syscall window, the README's example: only the slow clock_nanosleep calls.
+# 5b. A syscall window, docs/usage.md's example (--min-duration): only the slow clock_nanosleep calls.
 "$AUXTRIG" record -w syscall:clock_nanosleep --min-duration 100ms -o "$tmp/n.data" \
 	-- "$PAT" LFFLFFMML >/dev/null 2>"$tmp/n.err" || fail "record failed: $(cat "$tmp/n.err")"
 assert_perf_reads_cleanly "$tmp/n.data"

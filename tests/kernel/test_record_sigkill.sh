@@ -137,7 +137,7 @@ if [ -n "$gccg" ]; then
 	gone "$gc" || { kill -KILL "$gc"; fail "the grandchild in its own session (pid $gc) still runs $WAIT s after auxtrig was SIGKILLed"; }
 else
 	# No cgroup v2 that auxtrig could make one in (the machine's choice): only the command dies,
-	# as README says; the grandchild in its own session is ours to end. The rest holds all the same.
+	# as docs/reliability.md says; the grandchild in its own session is ours to end. The rest holds all the same.
 	echo "no cgroup for the command on this machine: the setsid() grandchild outlives auxtrig (documented)" >&2
 	kill -KILL "$gc" 2>/dev/null
 fi

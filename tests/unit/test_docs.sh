@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# --help and the man pages say the same: every long option of a command's
-# --help is in its man page, and every option the man page documents is in
-# --help. Needs no privileges.
+# The documentation says what exists. --help and the man pages say the same:
+# every long option of a command's --help is in its man page, and every option
+# the man page documents is in --help. README.md and docs/*.md: README fits in
+# under 300 lines, no table cell passes 300 characters (a link's target not
+# counted), every relative link names a file of the tree (and a heading of it,
+# after a #), and every file path and test they name in backquotes exists
+# (tests/unit/test_docs.py). Needs no privileges.
 set -u
 top=${AUXTRIG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${AUXTRIG_BUILD:-$top/build}
@@ -26,5 +30,6 @@ for cmd in $("$build/auxtrig" --help | awk '/^COMMANDS:/ { on = 1; next } on && 
 	[ -f "$top/man/auxtrig-$cmd.1" ] || { echo "no man page for '$cmd'"; bad=1; }
 	grep -q "^\.B $cmd\$" "$top/man/auxtrig.1" || { echo "auxtrig(1) does not list '$cmd'"; bad=1; }
 done
+python3 "$top/tests/unit/test_docs.py" "$top" || bad=1
 [ $bad = 0 ] && echo ok
 exit $bad
