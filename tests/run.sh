@@ -24,7 +24,7 @@
 #   --lab-guest   what runs inside a lab guest: the kernel tests, then the tests/lab/test_*.sh of the
 #                 guest's architecture ($AUXTRIG_LAB_ARCH: a lab test names the architectures it is
 #                 for on a line "# lab-arch: x86 arm64"; without one, x86); in an arm64 guest (the
-#                 cross build) the unit tests first
+#                 cross build) the unit tests first, unless AUXTRIG_GUEST_UNIT_TESTS=0
 #   AUXTRIG_GUEST_KERNEL_TESTS="test_a test_b.sh ..."   in a guest, only these kernel tests
 #   AUXTRIG_TEST_FILTER=GLOB   only tests whose name matches GLOB (extglob: 'test_record_*', '@(test_a|test_b)')
 #   AUXTRIG_LAB=0              leave the lab out of a full run (a failure under CI=true)
@@ -142,7 +142,8 @@ kernel_tests() {
 }
 
 guest_arch=${AUXTRIG_LAB_ARCH:-x86}
-if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ] || { [ $mode = guest ] && [ "$guest_arch" != x86 ]; }; }; then
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ] ||
+	{ [ $mode = guest ] && [ "$guest_arch" != x86 ] && [ "${AUXTRIG_GUEST_UNIT_TESTS:-1}" != 0 ]; }; }; then
 	echo "unit tests:"
 	unit_tests "$build" ""
 fi
