@@ -16,7 +16,7 @@
 # arm64 binaries with (clang, lld, gcc).
 ARM64_ROOT_PKGS="base-files base-passwd bash dash coreutils util-linux procps iproute2 findutils grep sed
 	mawk gawk diffutils tar gzip xz-utils bzip2 file time kmod busybox-static jq strace binutils
-	libc-bin libbpf1 libelf1 zlib1g libdw1 libopencsd1 libcmocka0 libzstd1
+	mount bsdutils libc-bin libbpf1 libelf1 zlib1g libdw1 libopencsd1 libcmocka0 libzstd1 make
 	linux-perf bpftool valgrind clang lld gcc libc6-dev"
 
 # arm64_kernel_dapt: the private package lists of SERIES' release.
@@ -169,8 +169,13 @@ arm64_root() {
 		rm -rf "$root"
 		mkdir -p "$root"
 		dapt_unpack "$root" "${debs[@]}"
-		# What the packages' scripts would have done: /bin/sh, users and groups, /etc/mtab.
+		# What the packages' scripts would have done: /bin/sh, the alternatives the tests call by
+		# their generic names, users and groups, /etc/mtab.
 		[ -e "$root/usr/bin/sh" ] || ln -s dash "$root/usr/bin/sh"
+		local alt
+		for alt in awk:mawk nawk:mawk cc:gcc which:which.debianutils lzma:xz; do
+			[ -e "$root/usr/bin/${alt%%:*}" ] || ln -s "${alt#*:}" "$root/usr/bin/${alt%%:*}"
+		done
 		cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
 		cp "$root/usr/share/base-passwd/group.master" "$root/etc/group"
 		ln -sfn ../proc/self/mounts "$root/etc/mtab"

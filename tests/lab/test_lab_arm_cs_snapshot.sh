@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# lab-arch: arm64
 # Snapshot mode (-S) on the emulated CoreSight unit (ETMv4 into tmc_etr0), per CPU (-C): the AUX
 # areas in overwrite mode, whose head the ETR moves on monotonically by what it copies in (the
 # driver since 2021: "coresight: tmc-etr: Use perf_output_handle::head for AUX ring buffer"), so

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
+# lab-arch: arm64
 # Syscall windows on the emulated CoreSight unit (ETMv4 into tmc_etr0; a real arm64 kernel, not
 # real hardware). Where the PMU can pause (7.x, as the real driver since 6.16): sys_enter_getpid
 # resumes and sys_exit_getpid pauses the trace in the kernel, one span per call, from a resume to
