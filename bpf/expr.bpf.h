@@ -53,21 +53,22 @@
  * The state of stateful conditions (see include/auxtrig/expr_abi.h), in the
  * object that includes this header: hit counters and lost-$count counts per
  * slot, and the per-thread $count counters. The caller picks the slot, one
- * per condition.
+ * per condition. The maps are __weak: an object linked from several files
+ * that include this header (bpf/gate/) holds one of each.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, EXPR_MAX_SLOTS);
 	__type(key, __u32);
 	__type(value, struct expr_slot_state);
-} expr_state SEC(".maps");
+} expr_state SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, EXPR_COUNT_ENTRIES);
 	__type(key, struct expr_count_key);
 	__type(value, __u64);
-} expr_counts SEC(".maps");
+} expr_counts SEC(".maps") __weak;
 
 /*
  * Everything that changes from one iteration to the next is here, in a map
@@ -101,7 +102,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct expr_scratch);
-} expr_scratch SEC(".maps");
+} expr_scratch SEC(".maps") __weak;
 
 /* The bpf_loop() context: pointers only, see struct expr_scratch. */
 struct expr_run {
@@ -286,6 +287,96 @@ static __always_inline int expr_rec(const struct expr_env *env, __u32 off, __u8 
 	return 0;
 }
 
+/*
+ * The value instruction @insn pushes (push, field, rec, str, var, hit) in @v.
+ * Return: 0, or -1 when the condition is false (a failed read, no value).
+ */
+static __always_inline int expr_operand(struct expr_run *run, const struct expr_insn *insn, __s64 *v)
+{
+	const struct expr_prog *prog = run->prog;
+	struct expr_scratch *scr = run->scr;
+	__u64 q;
+
+	switch (insn->op) {
+	case EXPR_OP_PUSH:
+		*v = insn->imm;
+		return 0;
+	case EXPR_OP_FIELD:
+		return expr_field(run->env, insn->a, v) ? -1 : 0;
+	case EXPR_OP_REC:
+		return expr_rec(run->env, insn->b, insn->a, v) ? -1 : 0;
+	case EXPR_OP_STR:
+		if (expr_load_str(insn, run->env, scr))
+			return -1;
+		scr->g.pat = insn->b;
+		scr->g.glob = insn->imm == EXPR_STR_GLOB;
+		scr->g.s = 0;
+		scr->g.p = 0;
+		scr->g.star_p = -1;
+		scr->g.star_s = 0;
+		scr->g.result = -1;
+		bpf_loop(EXPR_GLOB_STEPS, expr_glob_step, run, 0);
+		if (scr->g.result < 0)
+			return -1;
+		*v = scr->g.result;
+		return 0;
+	case EXPR_OP_VAR:
+		if (insn->a == EXPR_VAR_COUNT) {
+			*v = scr->count;
+			return *v <= 0 ? -1 : 0;
+		}
+		if (insn->a >= EXPR_MAX_VARS || !(run->env->vars_set & (1u << insn->a)))
+			return -1;
+		*v = run->env->vars[insn->a & (EXPR_MAX_VARS - 1)];
+		return 0;
+	case EXPR_OP_HIT:
+		if (!run->st || insn->a >= prog->nr_hits || insn->a >= EXPR_MAX_HITS || insn->imm < 1)
+			return -1;
+		q = __sync_add_and_fetch(&run->st->hits[insn->a & (EXPR_MAX_HITS - 1)], 1);
+		switch (insn->b) {
+		case EXPR_HIT_ONCE: *v = q == 1; return 0;
+		case EXPR_HIT_AFTER: *v = q >= (__u64)insn->imm; return 0;
+		case EXPR_HIT_EVERY: *v = q % (__u64)insn->imm == 0; return 0;
+		}
+	}
+	return -1;
+}
+
+/* @x OP @y in @v. Return: 0, or -1 (division by zero, no such operator): the condition is false. */
+static __always_inline int expr_binary(__u8 op, __s64 x, __s64 y, __s64 *v)
+{
+	__u64 q;
+
+	switch (op) {
+	case EXPR_OP_ADD: *v = (__u64)x + (__u64)y; return 0;
+	case EXPR_OP_SUB: *v = (__u64)x - (__u64)y; return 0;
+	case EXPR_OP_MUL: *v = (__u64)x * (__u64)y; return 0;
+	case EXPR_OP_DIV:
+	case EXPR_OP_MOD:
+		/* clang 14 has no BPF signed division: divide magnitudes, fix signs like C. */
+		if (y == 0)
+			return -1;
+		if (op == EXPR_OP_DIV) {
+			q = expr_udiv_abs(x) / expr_udiv_abs(y);
+			*v = (x < 0) != (y < 0) ? -q : q;
+		} else {
+			q = expr_udiv_abs(x) % expr_udiv_abs(y);
+			*v = x < 0 ? -q : q;
+		}
+		return 0;
+	case EXPR_OP_AND: *v = x & y; return 0;
+	case EXPR_OP_OR: *v = x | y; return 0;
+	case EXPR_OP_XOR: *v = x ^ y; return 0;
+	case EXPR_OP_EQ: *v = x == y; return 0;
+	case EXPR_OP_NE: *v = x != y; return 0;
+	case EXPR_OP_LT: *v = x < y; return 0;
+	case EXPR_OP_LE: *v = x <= y; return 0;
+	case EXPR_OP_GT: *v = x > y; return 0;
+	case EXPR_OP_GE: *v = x >= y; return 0;
+	}
+	return -1;
+}
+
 /* Executes instruction scr->pc. Returns 0 to go on, 1 when scr->result is set. */
 static int expr_step(__u32 i, void *ctx)
 {
@@ -295,7 +386,6 @@ static int expr_step(__u32 i, void *ctx)
 	const struct expr_insn *insn;
 	__u32 pc = scr->pc, sp = scr->sp;
 	__s64 x, y, v = 0;
-	__u64 q;
 
 	if (pc >= prog->nr_insns || pc >= EXPR_MAX_INSNS) {
 		/* fell off the end: the value on top decides */
@@ -310,52 +400,13 @@ static int expr_step(__u32 i, void *ctx)
 
 	switch (insn->op) {
 	case EXPR_OP_PUSH:
-		v = insn->imm;
-		goto push;
 	case EXPR_OP_FIELD:
-		if (expr_field(run->env, insn->a, &v))
-			goto fail;
-		goto push;
 	case EXPR_OP_REC:
-		if (expr_rec(run->env, insn->b, insn->a, &v))
-			goto fail;
-		goto push;
 	case EXPR_OP_STR:
-		if (expr_load_str(insn, run->env, scr))
-			goto fail;
-		scr->g.pat = insn->b;
-		scr->g.glob = insn->imm == EXPR_STR_GLOB;
-		scr->g.s = 0;
-		scr->g.p = 0;
-		scr->g.star_p = -1;
-		scr->g.star_s = 0;
-		scr->g.result = -1;
-		bpf_loop(EXPR_GLOB_STEPS, expr_glob_step, run, 0);
-		if (scr->g.result < 0)
-			goto fail;
-		v = scr->g.result;
-		goto push;
 	case EXPR_OP_VAR:
-		if (insn->a == EXPR_VAR_COUNT) {
-			v = scr->count;
-			if (v <= 0)
-				goto fail;
-			goto push;
-		}
-		if (insn->a >= EXPR_MAX_VARS || !(run->env->vars_set & (1u << insn->a)))
-			goto fail;
-		v = run->env->vars[insn->a & (EXPR_MAX_VARS - 1)];
-		goto push;
 	case EXPR_OP_HIT:
-		if (!run->st || insn->a >= prog->nr_hits || insn->a >= EXPR_MAX_HITS || insn->imm < 1)
+		if (expr_operand(run, insn, &v))
 			goto fail;
-		q = __sync_add_and_fetch(&run->st->hits[insn->a & (EXPR_MAX_HITS - 1)], 1);
-		switch (insn->b) {
-		case EXPR_HIT_ONCE: v = q == 1; break;
-		case EXPR_HIT_AFTER: v = q >= (__u64)insn->imm; break;
-		case EXPR_HIT_EVERY: v = q % (__u64)insn->imm == 0; break;
-		default: goto fail;
-		}
 		goto push;
 	case EXPR_OP_NEG:
 	case EXPR_OP_BNOT:
@@ -393,35 +444,8 @@ static int expr_step(__u32 i, void *ctx)
 		goto fail;
 	x = scr->stack[(sp - 2) & (EXPR_MAX_STACK - 1)];
 	y = scr->stack[(sp - 1) & (EXPR_MAX_STACK - 1)];
-	switch (insn->op) {
-	case EXPR_OP_ADD: v = (__u64)x + (__u64)y; break;
-	case EXPR_OP_SUB: v = (__u64)x - (__u64)y; break;
-	case EXPR_OP_MUL: v = (__u64)x * (__u64)y; break;
-	case EXPR_OP_DIV:
-	case EXPR_OP_MOD:
-		/* clang 14 has no BPF signed division: divide magnitudes, fix signs like C. */
-		if (y == 0)
-			goto fail;
-		if (insn->op == EXPR_OP_DIV) {
-			q = expr_udiv_abs(x) / expr_udiv_abs(y);
-			v = (x < 0) != (y < 0) ? -q : q;
-		} else {
-			q = expr_udiv_abs(x) % expr_udiv_abs(y);
-			v = x < 0 ? -q : q;
-		}
-		break;
-	case EXPR_OP_AND: v = x & y; break;
-	case EXPR_OP_OR: v = x | y; break;
-	case EXPR_OP_XOR: v = x ^ y; break;
-	case EXPR_OP_EQ: v = x == y; break;
-	case EXPR_OP_NE: v = x != y; break;
-	case EXPR_OP_LT: v = x < y; break;
-	case EXPR_OP_LE: v = x <= y; break;
-	case EXPR_OP_GT: v = x > y; break;
-	case EXPR_OP_GE: v = x >= y; break;
-	default:
+	if (expr_binary(insn->op, x, y, &v))
 		goto fail;
-	}
 	scr->stack[(sp - 2) & (EXPR_MAX_STACK - 1)] = v;
 	scr->sp = sp - 1;
 	return 0;

@@ -14,7 +14,9 @@
 # sanitizer report fails the test, whatever its exit status. With --fuzz DIR
 # it replays each fuzz target's crashers and fuzzes it --fuzz-time seconds
 # (tests/fuzz/run.sh). These come after the host's kernel tests, before the
-# lab; one summary line counts them all.
+# lab; one summary line counts them all. The unit tests run twice: as they
+# are, and with AUXTRIG_CAPS_OFF=all (every optional capability of the
+# machine reported missing, man auxtrig-probe), named caps-off/unit/....
 #
 # usage: tests/run.sh [--unit-only|--kernel-only|--lab-only|--lab-guest] [--sanitized-only] [--logs DIR]
 #                     [--asan DIR [--asan-kernel-tests "test_a.sh test_b ..."] [--asan-exclude "test_c ..."]]
@@ -146,6 +148,11 @@ if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ] ||
 	{ [ $mode = guest ] && [ "$guest_arch" != x86 ] && [ "${AUXTRIG_GUEST_UNIT_TESTS:-1}" != 0 ]; }; }; then
 	echo "unit tests:"
 	unit_tests "$build" ""
+	# Once more with every optional capability (hardware breakpoints, kprobes, fentry, cgroup v2,
+	# AUX PMUs, BTF) reported missing (include/auxtrig/sys/caps.h): a unit test passes on a machine
+	# that offers them and on one that does not, never because of what this one offers.
+	echo "unit tests with every optional capability reported missing (AUXTRIG_CAPS_OFF=all):"
+	AUXTRIG_CAPS_OFF=all unit_tests "$build" "caps-off/"
 fi
 if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = kernel ] || [ $mode = guest ]; }; then
 	echo "kernel tests:"

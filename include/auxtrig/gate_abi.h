@@ -5,7 +5,7 @@
 /**
  * DOC: the gate's BPF <-> user ABI
  *
- * bpf/gate.bpf.c runs one program on every tracepoint auxtrig uses. For each
+ * bpf/gate/tracepoint.bpf.c runs one program on every tracepoint auxtrig uses. For each
  * hit it looks up what that tracepoint means (struct gate_tp, keyed by the
  * tracepoint's id, which the loader passes as the attach cookie) and:
  *
@@ -629,7 +629,7 @@ struct gate_stop {
 
 /*
  * The layouts both sides compile against: this header is included by
- * bpf/gate.bpf.c, user trigger programs and user/, so each of them checks
+ * bpf/gate/, user trigger programs and user/, so each of them checks
  * the same sizes and offsets.
  */
 #define GATE_ABI_AT(type, field, off) _Static_assert(__builtin_offsetof(struct type, field) == (off), #type "." #field)

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/expr_dump.h"
+#include "auxtrig/lang/expr_eval.h"
 #include "expr_vectors.h"
 
 #define MAX_SRC 4096

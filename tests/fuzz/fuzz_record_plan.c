@@ -5,8 +5,9 @@
  * input, one argument a line, after "record --sysfs-root
  * tests/fixtures/sysfs-intel_pt" (the input may name another root).
  * Tracepoints come from tests/fixtures/tracefs (the runner works from the
- * project root); the kernel the plan asks whether kprobes and breakpoints
- * fire says they do, so those plans are built too, without a kernel.
+ * project root); the capabilities the plan asks (caps.h: do kprobes and
+ * breakpoints fire?) are simulated as offered, so those plans are built
+ * too, without a kernel.
  *
  * Promises checked: a refusal says why, in whole lines, and an accepted
  * plan prints no error; an accepted plan holds together (at most 64
@@ -16,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,47 +26,12 @@
 
 #include "auxtrig/cmd/record_plan.h"
 #include "auxtrig/lang/aux_event.h"
-#include "auxtrig/sys/probe.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/tracefs.h"
 
 #define MAX_TEXT 8192
 #define MAX_ARGS 64
 #define PREFIX 3
-
-static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
-{
-	return 100;
-}
-
-static int fake_event_read(int fd, __u64 *count)
-{
-	*count = PROBE_BP_WRITES;
-	return 0;
-}
-
-static int fake_event_ioctl(int fd, unsigned long request)
-{
-	return 0;
-}
-
-static void fake_event_close(int fd)
-{
-}
-
-static void fake_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	res->loaded = res->attached = true;
-	res->hits = 1;
-}
-
-static const struct probe_ops fires = {
-	.event_open = fake_event_open,
-	.event_read = fake_event_read,
-	.event_ioctl = fake_event_ioctl,
-	.event_close = fake_event_close,
-	.bpf_try = fake_bpf_try,
-};
 
 static int msg_fd = -1;	/* stderr of one build, kept */
 static char msg[65536];
@@ -72,6 +39,7 @@ static char msg[65536];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	tracefs__set_root("tests/fixtures/tracefs");
+	caps__simulate_all(1);
 	msg_fd = memfd_create("fuzz_record_plan_stderr", MFD_CLOEXEC);
 	if (msg_fd < 0)
 		abort();
@@ -130,7 +98,6 @@ static struct answer build(int argc, char **argv, size_t *msg_len)
 		abort();
 	ans.err = record_args__parse(&a, argc, argv);
 	ans.help = !ans.err && a.help;
-	a.probe = &fires;
 	if (!ans.err && !ans.help) {
 		ans.err = record_plan__build(&p, &a);
 		if (!ans.err)

@@ -42,7 +42,7 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/cmd/record_plan.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/record/recorder.h"
 #include "aux_model.h"
 #include "uapi/linux/perf_event_aux.h"
 

@@ -27,6 +27,8 @@
 #include <bpf/libbpf.h>
 
 #include "auxtrig/lang/expr_bpf.h"
+#include "auxtrig/lang/expr_dump.h"
+#include "auxtrig/lang/expr_eval.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/tracefs.h"
 #include "expr_vectors.h"

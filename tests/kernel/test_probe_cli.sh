@@ -21,6 +21,25 @@ command -v perf >/dev/null || { echo "needs perf (make deps installs linux-perf)
 have_jq=false
 command -v jq >/dev/null && have_jq=true
 
+# Under the test aid AUXTRIG_CAPS_OFF=all the machine is not asked: every optional capability
+# is reported missing by the switch, in the text and in --json; the rest is still this machine's.
+if [ "${AUXTRIG_CAPS_OFF:-}" = all ]; then
+	out=$("$bin" probe) || no "probe exited $?"
+	for w in "btf" "bpf kprobe" "bpf fentry" "cgroup v2" "hw breakpoints" "hardware trace"; do
+		grep -qE "^  $w +missing +reported missing by AUXTRIG_CAPS_OFF \(a test aid; unset it to try this machine\)$" \
+			<<<"$out" || no "'$w' is not reported missing by the switch: $(grep "^  $w " <<<"$out")"
+	done
+	grep -qE '^  bpf tracepoint +ok ' <<<"$out" || no "the switch took away what it does not name: $out"
+	if $have_jq; then
+		json=$("$bin" probe --json) || no "probe --json exited $?"
+		for k in .btf .cgroup2 .bpf.kprobe .bpf.fentry .hw_breakpoint .hardware_trace; do
+			[ "$(jq -r "$k.status + \" \" + $k.reported_missing_by" <<<"$json")" = "missing AUXTRIG_CAPS_OFF" ] ||
+				no "--json $k: $(jq -c "$k" <<<"$json")"
+		done
+	fi
+	exit $fail
+fi
+
 # The evidence. kprobes: the kernel registers them.
 kprobes=false
 [ -e /sys/bus/event_source/devices/kprobe ] || [ -e /sys/kernel/tracing/kprobe_events ] && kprobes=true

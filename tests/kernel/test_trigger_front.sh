@@ -7,6 +7,8 @@
 # counts where targets and others alternate.
 . "$(dirname "$0")/lib.sh"
 need_root
+# One CPU of ours, whichever this machine numbers first (not CPU 0, which our affinity may lack).
+cpu=$(one_cpu)
 LOOP=$build/examples/openat_loop
 
 # wait_until FILE PATTERN: up to 20 s for a line of FILE to match
@@ -21,9 +23,9 @@ wait_until() {
 # 1. Two processes on one CPU, taking turns, one of them the target (-p):
 # only the target's calls are evaluated, every one of them.
 mkfifo "$tmp/go.a" "$tmp/go.b"
-taskset -c 0 "$LOOP" 100000 /nonexistent/auxtrig-a <"$tmp/go.a" >"$tmp/a.out" &
+taskset -c "$cpu" "$LOOP" 100000 /nonexistent/auxtrig-a <"$tmp/go.a" >"$tmp/a.out" &
 a=$!
-taskset -c 0 "$LOOP" 100000 /nonexistent/auxtrig-b <"$tmp/go.b" >"$tmp/b.out" &
+taskset -c "$cpu" "$LOOP" 100000 /nonexistent/auxtrig-b <"$tmp/go.b" >"$tmp/b.out" &
 b=$!
 exec 8>"$tmp/go.a" 9>"$tmp/go.b"
 "$AUXTRIG" record -o "$tmp/p.data" --on 'syscall:openat:exit:mark,every:1000000000' -p $a \
@@ -44,7 +46,7 @@ grep -q 'evaluated 100000, matched 100000, fired 0, suppressed 100000' "$tmp/p.e
 # 2. Four threads of one command on one CPU (each round sleeps, so they take
 # turns), a condition on the thread's ids: only the main thread's getpid calls
 # match. The command becomes a target at its exec, through the targets map.
-taskset -c 0 "$AUXTRIG" record -o "$tmp/t.data" --on 'syscall:getpid:exit if tid == pid:mark,every:1000000000' \
+taskset -c "$cpu" "$AUXTRIG" record -o "$tmp/t.data" --on 'syscall:getpid:exit if tid == pid:mark,every:1000000000' \
 	-- "$DEMO" -r 200 -t 3 >/dev/null 2>"$tmp/t.err" || fail "record failed: $(cat "$tmp/t.err")"
 grep -q 'sys_exit_getpid: its own gate program' "$tmp/t.err" || fail "not a program of its own: $(cat "$tmp/t.err")"
 grep -q 'evaluated 800, matched 200, fired 0, suppressed 200' "$tmp/t.err" ||
@@ -52,14 +54,15 @@ grep -q 'evaluated 800, matched 200, fired 0, suppressed 200' "$tmp/t.err" ||
 
 # 3. Exec: the command's process reads its start signal from auxtrig before it
 # execs (not yet a target), then the demo's one read per round: exactly those.
-taskset -c 0 "$AUXTRIG" record -o "$tmp/e.data" --on 'syscall:read:exit:mark,every:1000000000' \
+taskset -c "$cpu" "$AUXTRIG" record -o "$tmp/e.data" --on 'syscall:read:exit:mark,every:1000000000' \
 	-- "$DEMO" -r 50 >/dev/null 2>"$tmp/e.err" || fail "record failed: $(cat "$tmp/e.err")"
 grep -q 'evaluated 50, matched 50' "$tmp/e.err" || fail "reads after the exec: $(grep evaluated "$tmp/e.err")"
 
 # 4. -t: one thread of four on one CPU is the target.
-taskset -c 0 "$DEMO" -r 1500 -t 3 >/dev/null &
+taskset -c "$cpu" "$DEMO" -r 1500 -t 3 >/dev/null &
 demo=$!
-sleep 0.2
+# its threads, waited for (a fixed 0.2 s was too short on a loaded machine)
+for _ in $(seq 200); do [ "$(ls /proc/$demo/task 2>/dev/null | wc -l)" -ge 4 ] && break; sleep 0.05; done
 tid=$(ls /proc/$demo/task | grep -vx $demo | head -1)
 [ -n "$tid" ] || fail "demo has no extra thread"
 "$AUXTRIG" record -o "$tmp/d.data" --on "syscall:getpid:exit if tid == $tid:mark,every:1000000000" -t "$tid" \
@@ -73,7 +76,7 @@ assert_eq "$ma" "$ev" "hits of -t $tid whose tid is $tid"
 # through the kernel's BTF) in a point's own program: the demo is this
 # shell's child; every hit matches, and none with a comm one letter short.
 for c in 'openat_demo:all' 'openat_dem:none'; do
-	taskset -c 0 "$DEMO" -r 1000 -t 1 >/dev/null &
+	taskset -c "$cpu" "$DEMO" -r 1000 -t 1 >/dev/null &
 	demo=$!
 	"$AUXTRIG" record -f -o "$tmp/c.data" -p $demo \
 		--on "syscall:getpid:exit if ppid == $$ && comm == \"${c%:*}\":mark,every:1000000000" 2>"$tmp/c.err" ||

@@ -10,8 +10,6 @@
 
 #include "plan_fixture.h"
 
-const struct probe_ops *built__probe;
-
 void built__build(struct built *b, const char *const *args, bool add_target)
 {
 	char **argv = b->argv;
@@ -34,7 +32,6 @@ void built__build(struct built *b, const char *const *args, bool add_target)
 	fd = fileno(f);
 	dup2(fd, 2);
 	b->err = record_args__parse(&b->a, argc, argv);
-	b->a.probe = built__probe;
 	if (!b->err)
 		b->err = record_plan__build(&b->p, &b->a);
 	fflush(stderr);

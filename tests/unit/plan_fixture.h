@@ -25,11 +25,6 @@ struct built {
 
 /** built__build() - "record @args... [-- true]" parsed and built into @b. */
 void built__build(struct built *b, const char *const *args, bool add_target);
-/**
- * built__probe - the kernel the plans ask whether kprobes and hardware
- * breakpoints fire (record_args.probe); NULL: the running kernel.
- */
-extern const struct probe_ops *built__probe;
 /** built__done() - free the plan and the args. */
 void built__done(struct built *b);
 /** built__refused() - assert a refusal: @err, and a message holding @fragment; then built__done(). */

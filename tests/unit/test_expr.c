@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "auxtrig/lang/expr_dump.h"
+#include "auxtrig/lang/expr_eval.h"
 #include "auxtrig/sys/tracefs.h"
 #include "expr_vectors.h"
 

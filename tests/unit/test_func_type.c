@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/func_type.h"
 #include "auxtrig/sys/log.h"
 
@@ -132,6 +133,27 @@ static void test_func_type_btf(void **state)
 	check_all(path("btf.o"), path("nodebug"), "BTF", true);
 }
 
+/*
+ * A kretprobe's ret, typed from the kernel's BTF: both answers of the
+ * capability, the kernel's BTF played by the BPF object's, never this machine's.
+ */
+static void test_func_type_kernel_btf(void **state)
+{
+	struct func_type t;
+
+	(void)state;
+	func_type__set_kernel_btf(path("btf.o"));
+	caps__simulate(CAPS_BTF, 1);
+	assert_int_equal(func_type__from_kernel("ret_int", &t), 0);
+	assert_true(t.is_int && t.is_signed && t.size == 4);
+	assert_string_equal(t.source, "kernel BTF");
+	assert_int_equal(func_type__from_kernel("no_such_function", &t), -ENOENT);
+	caps__simulate(CAPS_BTF, 0);
+	assert_int_equal(func_type__from_kernel("ret_int", &t), -ENODATA);
+	caps__simulate(CAPS_BTF, -1);
+	func_type__set_kernel_btf(NULL);
+}
+
 /* Stripped: nothing to read, unless the debug file is where its build id says. */
 static void test_func_type_stripped_and_debug_file(void **state)
 {
@@ -191,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_func_type_dwarf),
 		cmocka_unit_test(test_func_type_btf),
+		cmocka_unit_test(test_func_type_kernel_btf),
 		cmocka_unit_test(test_func_type_stripped_and_debug_file),
 		cmocka_unit_test(test_func_type_missing),
 		cmocka_unit_test(test_func_type_examples),

@@ -21,6 +21,7 @@
 
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/window_map.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
 #include "plan_fixture.h"
@@ -34,6 +35,7 @@ struct gated {
 static int setup(void **state)
 {
 	tracefs__set_root(test_fixture_path("tracefs"));
+	caps__simulate_all(1);	/* a machine that offers everything; tests take each away */
 	return 0;
 }
 
@@ -219,6 +221,16 @@ static void test_gate_probe_points(void **state)
 	lacks(&t, "gate_point_kprobe");
 	lacks(&t, "gate_point_usdt");
 	gated_exit(&t);
+
+	/* on a machine whose breakpoints never fire, a mem: end never reaches the gate */
+	caps__simulate(CAPS_HW_BREAKPOINT, 0);
+	BUILD(&t.b, "-w", "mem:0x1000:w..syscall:openat:exit");
+	built__refused(&t.b, -EINVAL, "hardware breakpoints do not fire on this machine");
+	GATE(&t, "-w", "uprobe:/bin/true:main..syscall:openat:exit");
+	has(&t, "point 0 uprobe:/bin/true:main open=0x1 close=0 trig=0 flags=-");
+	lacks(&t, "gate_point_mem");
+	gated_exit(&t);
+	caps__simulate(CAPS_HW_BREAKPOINT, 1);
 }
 
 /*

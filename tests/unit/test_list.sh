@@ -56,6 +56,10 @@ err=$(list 'sched:sched_swich' 2>&1 >/dev/null)
 err=$(list usdt:/nonexistent 2>&1 >/dev/null); rc=$?
 [ $rc = 1 ] && [ "$err" = "auxtrig: list usdt:/nonexistent: cannot read /nonexistent: no such file" ] ||
 	fail "usdt of a missing file: exit $rc, '$err'"
+# a device is not an ELF file (it said "No such device")
+err=$(list uprobe:/dev/zero 2>&1 >/dev/null); rc=$?
+[ $rc = 1 ] && [ "$err" = "auxtrig: list uprobe:/dev/zero: cannot read /dev/zero: not an ELF file (not even a regular file)" ] ||
+	fail "uprobe of a device: exit $rc, '$err'"
 list a b >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] || fail "two globs: exit $rc, expected 2"
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
 
@@ -328,6 +329,27 @@ static void test_pmu_is_aux_name(void **state)
 	assert_false(pmu__is_aux_name("software"));
 }
 
+/*
+ * AUX trace PMUs reported missing (a test's answer or AUXTRIG_CAPS_OFF): the
+ * machine's /sys then lists none, whatever this machine has; a --sysfs-root
+ * fixture is not the machine and keeps its own.
+ */
+static void test_pmu_scan_aux_reported_missing(void **state)
+{
+	struct pmu_set *set = NULL;
+
+	caps__simulate(CAPS_AUX_PMU, 0);
+	assert_int_equal(pmu__scan(NULL, &set), 0);
+	assert_int_equal(pmu_set__nr_aux(set), 0);
+	assert_null(pmu_set__find(set, "intel_pt"));
+	pmu_set__delete(set);
+	assert_int_equal(pmu__scan(fixture("sysfs-intel_pt"), &set), 0);
+	assert_non_null(pmu_set__find(set, "intel_pt"));
+	assert_int_equal(pmu_set__nr_aux(set), 2);
+	pmu_set__delete(set);
+	caps__simulate(CAPS_AUX_PMU, -1);
+}
+
 static void test_pmu_check_root(void **state)
 {
 	char why[512];
@@ -358,6 +380,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pmu_cs_etm_registers_from_juno, setup_cs_etm, teardown_set),
 		cmocka_unit_test_setup_teardown(test_pmu_scan_arm_spe, setup_arm_spe, teardown_set),
 		cmocka_unit_test(test_pmu_check_root),
+		cmocka_unit_test(test_pmu_scan_aux_reported_missing),
 	};
 
 	return cmocka_run_group_tests_name("pmu", tests, NULL, NULL);

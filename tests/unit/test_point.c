@@ -17,7 +17,7 @@
 #include "tmpdir.h"
 
 #include "auxtrig/lang/point.h"
-#include "auxtrig/lang/window.h"
+#include "auxtrig/lang/window_spec.h"
 
 static struct point p;
 static char why[256];

@@ -17,6 +17,7 @@
 #include "uapi/linux/perf_event_aux.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/cmd/probe.h"
+#include "auxtrig/sys/caps.h"
 
 /* The simulated machine. */
 static struct machine {
@@ -86,6 +87,17 @@ static void fake_privileges(struct probe_report *r)
 	r->rlimit_memlock = 8 << 20;
 }
 
+static bool fake_btf(void)
+{
+	return true;
+}
+
+static int fake_cgroup2_mount(char *out, size_t size)
+{
+	snprintf(out, size, "/sys/fs/cgroup");
+	return 0;
+}
+
 static const struct probe_ops fake_ops = {
 	.event_open = fake_event_open,
 	.event_read = fake_event_read,
@@ -93,6 +105,8 @@ static const struct probe_ops fake_ops = {
 	.event_close = fake_event_close,
 	.bpf_try = fake_bpf_try,
 	.privileges = fake_privileges,
+	.btf = fake_btf,
+	.cgroup2_mount = fake_cgroup2_mount,
 };
 
 static const struct probe_bpf_result bpf_ok = { .loaded = true, .attached = true, .hits = 3, .triggers = 3 };
@@ -109,6 +123,7 @@ static int setup_vm(void **state)
 		m.bpf[k] = bpf_ok;
 	m.bpf[PROBE_BPF_KPROBE] = (struct probe_bpf_result){ .loaded = true, .step = "attach", .err = -ENOENT };
 	m.bpf[PROBE_BPF_FENTRY] = (struct probe_bpf_result){ .step = "load", .err = -EPERM };
+	caps__set_off(0);	/* not AUXTRIG_CAPS_OFF of the unit test run: the simulated machine answers */
 	log__set_level(-1);
 	return 0;
 }
@@ -434,6 +449,78 @@ static char *json_of(const char *s)
 	return buf;
 }
 
+/*
+ * AUXTRIG_CAPS_OFF: each capability it names is reported missing, saying so,
+ * and not tried; the rest is this machine's answer. It only switches off:
+ * what the machine lacks stays missing with its own reason.
+ */
+static void test_probe_caps_off_switch(void **state)
+{
+	const char *off = "reported missing by AUXTRIG_CAPS_OFF (a test aid; unset it to try this machine)\n";
+	char want[256];
+	unsigned int mask;
+	char bad[16];
+
+	m.bp_count = PROBE_BP_WRITES;
+	assert_int_equal(run(state, NULL), 0);
+	assert_contains(*state, "  cgroup v2            ok       mounted at /sys/fs/cgroup: a recorded command's whole process tree dies with auxtrig\n");
+	assert_contains(*state, "  btf                  ok       /sys/kernel/btf/vmlinux");
+
+	caps__set_off(CAPS_ALL);
+	m.opens = 0;
+	assert_int_equal(run(state, NULL), 0);
+	for (const char *const *w = (const char *const[]){ "btf", "bpf kprobe", "bpf fentry", "cgroup v2", "hw breakpoints",
+							     "hardware trace", NULL }; *w; w++) {
+		snprintf(want, sizeof(want), "  %-20s missing  %s", *w, off);
+		assert_contains(*state, want);
+	}
+	assert_contains(*state, "  bpf tracepoint       ok       loads, attaches, fired 3/3");
+	assert_contains(*state, "  aux_action           ok");
+	assert_int_equal(run(state, "--json", NULL), 0);
+	assert_json_shape(*state);
+	assert_contains(*state, "\"hw_breakpoint\":{\"status\":\"missing\",\"opened\":false,\"fired\":false,\"hits\":0,\"writes\":0,"
+				"\"errno\":null,\"reported_missing_by\":\"AUXTRIG_CAPS_OFF\"}");
+	assert_contains(*state, "\"cgroup2\":{\"status\":\"missing\",\"path\":null,\"reported_missing_by\":\"AUXTRIG_CAPS_OFF\"}");
+	assert_contains(*state, "\"kprobe\":{\"status\":\"missing\",\"loaded\":false,");
+
+	/* a fixture's PMUs are not this machine's: the switch leaves them alone */
+	assert_int_equal(run(state, "--sysfs-root", fixture("sysfs-intel_pt"), NULL), 0);
+	assert_contains(*state, "  hardware trace       ok       2 AUX trace PMUs in ");
+
+	/* one capability: the others are tried; the switch never turns one on */
+	caps__set_off(1u << CAPS_HW_BREAKPOINT);
+	m.bp_count = 0;
+	assert_int_equal(run(state, NULL), 0);
+	snprintf(want, sizeof(want), "  %-20s missing  %s", "hw breakpoints", off);
+	assert_contains(*state, want);
+	assert_contains(*state, "  bpf kprobe           missing  attach failed: No such file or directory (ENOENT)");
+	assert_contains(*state, "  btf                  ok");
+
+	assert_int_equal(caps__parse("all", &mask, bad, sizeof(bad)), 0);
+	assert_int_equal(mask, CAPS_ALL);
+	assert_int_equal(caps__parse("kprobe, btf", &mask, bad, sizeof(bad)), 0);
+	assert_int_equal(mask, 1u << CAPS_KPROBE | 1u << CAPS_BTF);
+	assert_int_equal(caps__parse("kprobe,on", &mask, bad, sizeof(bad)), -EINVAL);
+	assert_string_equal(bad, "on");
+	assert_int_equal(mask, 1u << CAPS_KPROBE);
+	assert_int_equal(caps__parse("", &mask, bad, sizeof(bad)), 0);
+	assert_int_equal(mask, 0);
+
+	/* what the seam answers: a test's answer first, then the switch */
+	caps__set_off(1u << CAPS_KPROBE);
+	assert_false(caps__has(CAPS_KPROBE));
+	assert_true(caps__switched_off(CAPS_KPROBE));
+	caps__simulate(CAPS_KPROBE, 1);
+	assert_true(caps__has(CAPS_KPROBE));
+	assert_false(caps__switched_off(CAPS_KPROBE));
+	caps__simulate(CAPS_KPROBE, 0);
+	caps__set_off(0);
+	assert_false(caps__has(CAPS_KPROBE));
+	assert_false(caps__allowed(CAPS_KPROBE));
+	caps__simulate(CAPS_KPROBE, -1);
+	caps__set_off(0);
+}
+
 static void test_probe_json_string_escapes(void **state)
 {
 	struct {
@@ -475,6 +562,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe_kprobes_present, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_unprivileged_bpf_is_unknown, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_options, setup_vm, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_caps_off_switch, setup_vm, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_json_string_escapes, setup_vm, teardown),
 	};
 

@@ -22,7 +22,7 @@
 #include "auxtrig/lang/expr.h"
 #include "auxtrig/record/window_map.h"
 #include "auxtrig/sys/pmu.h"
-#include "auxtrig/sys/probe.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/tracefs.h"
 #include "perf_oracle.h"
 #include "plan_fixture.h"
@@ -42,6 +42,7 @@ static int setup(void **state)
 	snprintf(spe_root, sizeof(spe_root), "%s", test_fixture_path("sysfs-arm_spe"));
 	snprintf(no_aux_root, sizeof(no_aux_root), "%s", test_fixture_path("sysfs-no_aux"));
 	tracefs__set_root(test_fixture_path("tracefs"));
+	caps__simulate_all(1);	/* a machine that offers everything; tests take each away */
 	return 0;
 }
 
@@ -390,73 +391,75 @@ static void test_record_plan_refuses_bad_durations(void **state)
 	built__refused(&b, -EINVAL, "--max-duration: hardware trace (-e intel_pt//u) cannot be held back per window");
 	BUILD(&b, "-w", "syscall:openat", "--trigger-prog", "x.bpf.o", "--min-duration", "1ms");
 	built__refused(&b, -EINVAL, "--min-duration: windows of --trigger-prog programs are not timed yet");
+
+	/* the message promises 64K to 1T: both ends are taken */
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=1T");
+	assert_int_equal(b.err, 0);
+	assert_true(b.a.hold_size == 1ULL << 40);
+	built__done(&b);
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=64K");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
+	BUILD(&b, "-w", "syscall:openat", "--min-duration", "1ms", "--hold-size=2T");
+	built__refused(&b, -EINVAL, "--hold-size 2T: expected a size from 64K to 1T");
+}
+
+/* -S takes its size attached, as perf's: a detached size was taken as the command ("nothing to record"). */
+static void test_record_plan_snapshot_size_detached(void **state)
+{
+	struct built b;
+
+	BUILD_NO_TARGET(&b, "-S", "64K", "-w", "syscall:openat");
+	built__refused(&b, -EINVAL, "-S 64K: a snapshot size goes right after -S, as perf's does: -S64K ('64K' was taken as the command)");
+	BUILD_NO_TARGET(&b, "-Se1M", "-w", "syscall:openat", "--", "true");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
+	/* a command that only looks like a size, not right after -S, is a command */
+	BUILD_NO_TARGET(&b, "-S", "-w", "syscall:openat", "--", "64K");
+	assert_int_equal(b.err, 0);
+	built__done(&b);
 }
 
 /* ---- probe points this machine can or cannot fire ------------------------------- */
 
-/* A kernel whose kprobe programs fire (or not) and whose breakpoints count (or not). */
-static bool kprobes_fire, breakpoints_fire;
-
-static void fake_bpf_try(enum probe_bpf_kind kind, struct probe_bpf_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	res->loaded = res->attached = true;
-	res->hits = kind == PROBE_BPF_KPROBE && kprobes_fire;
-}
-
-static int fake_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd, unsigned long flags)
-{
-	return attr->type == PERF_TYPE_BREAKPOINT ? 100 : -ENOENT;
-}
-
-static int fake_event_read(int fd, __u64 *count)
-{
-	*count = breakpoints_fire ? PROBE_BP_WRITES : 0;
-	return 0;
-}
-
-static int fake_event_ioctl(int fd, unsigned long request)
-{
-	return 0;
-}
-
-static void fake_event_close(int fd)
-{
-}
-
-static const struct probe_ops fake_probe = {
-	.event_open = fake_event_open,
-	.event_read = fake_event_read,
-	.event_ioctl = fake_event_ioctl,
-	.event_close = fake_event_close,
-	.bpf_try = fake_bpf_try,
-};
-
-/* Asked of the kernel the plan is given, each time, with what to use instead when they do not fire. */
+/*
+ * Asked of the capabilities (caps.h), each time, with what to use instead when
+ * they do not fire; both answers simulated, and the switch's answer named.
+ */
 static void test_record_plan_probe_points_this_machine_fires(void **state)
 {
 	struct built b;
 
-	built__probe = &fake_probe;
-	kprobes_fire = breakpoints_fire = true;
+	caps__simulate(CAPS_KPROBE, 1);
+	caps__simulate(CAPS_HW_BREAKPOINT, 1);
 	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit", "--on", "mem:0x1000:w:stop");
 	assert_int_equal(b.err, 0);
 	assert_int_equal(b.p.windows[0].start.kind, POINT_KPROBE);
 	assert_int_equal(b.p.triggers[0].pt.kind, POINT_MEM);
 	built__done(&b);
 
-	kprobes_fire = false;
+	caps__simulate(CAPS_KPROBE, 0);
 	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit");
 	built__refused(&b, -EINVAL, "--window 'kprobe:do_sys_openat2..syscall:openat:exit': this kernel has no kprobes "
 				    "(auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or "
 				    "tp:SYS:EVENT point instead");
 	BUILD(&b, "-w", "syscall:openat", "--on", "kretprobe:do_sys_openat2:mark");
 	built__refused(&b, -EINVAL, "this kernel has no kprobes");
-	breakpoints_fire = false;
+	caps__simulate(CAPS_HW_BREAKPOINT, 0);
 	BUILD(&b, "-w", "mem:0x1000:w..syscall:openat:exit");
 	built__refused(&b, -EINVAL, "--window 'mem:0x1000:w..syscall:openat:exit': hardware breakpoints do not fire on "
 				    "this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL");
-	built__probe = NULL;
+
+	/* AUXTRIG_CAPS_OFF reports them missing, and the message says who did */
+	caps__simulate(CAPS_KPROBE, -1);
+	caps__simulate(CAPS_HW_BREAKPOINT, -1);
+	caps__set_off(1u << CAPS_KPROBE | 1u << CAPS_HW_BREAKPOINT);
+	BUILD(&b, "-w", "kprobe:do_sys_openat2..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "(auxtrig probe: bpf kprobe missing, reported so by AUXTRIG_CAPS_OFF)");
+	BUILD(&b, "-w", "mem:0x1000:w..syscall:openat:exit");
+	built__refused(&b, -EINVAL, "(auxtrig probe: hw breakpoints missing, reported so by AUXTRIG_CAPS_OFF)");
+	caps__set_off(0);
+	caps__simulate_all(1);
 }
 
 /* Each parse starts afresh, even after one that stopped inside an option cluster ("-hv"). */
@@ -657,8 +660,7 @@ static void test_window_map_probe_ends_and_syscall_any(void **state)
 	built__done(&b);
 
 	/* but takes kprobe/kretprobe ends: kprobe PMU members that resume and pause, beside the gate's points */
-	built__probe = &fake_probe;
-	kprobes_fire = true;
+	caps__simulate(CAPS_KPROBE, 1);
 	BUILD(&b, "-e", "intel_pt//u", "--sysfs-root", pt_root, "-w", "kprobe:do_sys_openat2+4..kretprobe:do_sys_openat2",
 	      "-w", "kprobe:vfs_read..syscall:openat:exit");
 	assert_int_equal(b.err, 0);
@@ -680,7 +682,6 @@ static void test_window_map_probe_ends_and_syscall_any(void **state)
 	assert_string_equal(m.aux_names[3], "syscalls:sys_exit_openat");
 	window_map__exit(&m);
 	built__done(&b);
-	built__probe = NULL;
 }
 
 int main(void)
@@ -697,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_record_plan_refuses_bad_conditions),
 		cmocka_unit_test(test_record_plan_refuses_bad_triggers),
 		cmocka_unit_test(test_record_plan_refuses_bad_durations),
+		cmocka_unit_test(test_record_plan_snapshot_size_detached),
 		cmocka_unit_test(test_record_plan_probe_points_this_machine_fires),
 		cmocka_unit_test(test_record_plan_each_parse_starts_afresh),
 		cmocka_unit_test(test_record_plan_hardware_trace_resolved),

@@ -93,8 +93,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* auxtrig repair [-n] PATH, its stdout in @out. */
-static int run_repair(const char *path, bool dry_run, char *out, size_t size)
+/* auxtrig repair [-n] PATH, its stdout (@which 1) or stderr (2) in @out. */
+static int run_repair_fd(const char *path, bool dry_run, char *out, size_t size, int which)
 {
 	char *argv[] = { "repair", dry_run ? "-n" : (char *)path, dry_run ? (char *)path : NULL, NULL };
 	char tmpl[PATH_MAX];
@@ -103,17 +103,24 @@ static int run_repair(const char *path, bool dry_run, char *out, size_t size)
 
 	assert_true(fd >= 0);
 	fflush(stdout);
-	saved = dup(1);
-	dup2(fd, 1);
+	fflush(stderr);
+	saved = dup(which);
+	dup2(fd, which);
 	ret = cmd_repair(dry_run ? 3 : 2, argv);
 	fflush(stdout);
-	dup2(saved, 1);
+	fflush(stderr);
+	dup2(saved, which);
 	close(saved);
 	n = pread(fd, out, size - 1, 0);
 	out[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(tmpl);
 	return ret;
+}
+
+static int run_repair(const char *path, bool dry_run, char *out, size_t size)
+{
+	return run_repair_fd(path, dry_run, out, size, 1);
 }
 
 /* Every record reads, and there are @nr of them (FINISHED_ROUND aside). */
@@ -218,6 +225,83 @@ static void test_repair_refuses_table_in_header(void **state)
 	log__set_level(LOG_INFO);
 }
 
+/* The file's bytes, malloc()ed. */
+static void *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0 && !fstat(fd, &st));
+	buf = malloc(st.st_size + 1);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, st.st_size, 0), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+/*
+ * Only the copy of the feature table is damaged (perf ignores it): the
+ * records end where the header says and a good table follows. repair
+ * changed nothing is the only answer that cannot make the file worse; it
+ * used to write the damaged copy over the good table.
+ */
+static void test_repair_damaged_copy_changes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct pdata_file_header h;
+	struct pdata_file_section bad = { .offset = 0x1bb0, .size = 1ULL << 32 };
+	size_t n0, n1;
+	void *before, *after;
+	char out[1024];
+	int fd = open(f->path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), sizeof(h));
+	assert_int_equal(pwrite(fd, &bad, sizeof(bad), h.event_types.offset), sizeof(bad));
+	close(fd);
+	assert_reads(f->path, NR_RECORDS);
+	before = slurp(f->path, &n0);
+	assert_int_equal(run_repair(f->path, false, out, sizeof(out)), EXIT_OK);
+	assert_non_null(strstr(out, "records end where the header says; its feature table differs from the copy "
+				    "(perf ignores the copy): nothing to repair"));
+	after = slurp(f->path, &n1);
+	assert_true(n0 == n1 && !memcmp(before, after, n0));
+	assert_reads(f->path, NR_RECORDS);
+	free(before);
+	free(after);
+
+	/* killed inside the data with a damaged copy: refused, not made unreadable */
+	assert_int_equal(truncate(f->path, f->data_end - 10), 0);
+	assert_int_equal(run_repair_fd(f->path, false, out, sizeof(out), 2), EXIT_RUNTIME);
+	assert_non_null(strstr(out, "its copy of the feature table is damaged (entry 0 lies outside the features before the data): cannot repair it"));
+}
+
+/* What is not a file repair could change in place: said at once, never a blocking open. */
+static void test_repair_not_a_file(void **state)
+{
+	struct fixture *f = *state;
+	char link[PATH_MAX + 16], fifo[PATH_MAX + 16], out[1024];
+
+	snprintf(link, sizeof(link), "%s/link.data", f->dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.data", f->dir);
+	assert_int_equal(symlink(f->path, link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (int dry = 0; dry < 2; dry++) {
+		assert_int_equal(run_repair_fd(link, dry, out, sizeof(out), 2), EXIT_RUNTIME);
+		assert_non_null(strstr(out, "is a symbolic link, not a regular file (repair changes a file in place: give the file itself)"));
+		assert_null(strstr(out, "Too many levels"));
+		/* a FIFO nobody writes: this would block forever on a blocking open */
+		assert_int_equal(run_repair_fd(fifo, dry, out, sizeof(out), 2), EXIT_RUNTIME);
+		assert_non_null(strstr(out, "is a FIFO, not a regular file (repair changes a file in place"));
+		assert_int_equal(run_repair_fd(f->dir, dry, out, sizeof(out), 2), EXIT_RUNTIME);
+		assert_non_null(strstr(out, "is a directory, not a regular file"));
+	}
+	unlink(link);
+	unlink(fifo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +310,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_repair_header_behind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repair_table_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repair_refuses_table_in_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repair_damaged_copy_changes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repair_not_a_file, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

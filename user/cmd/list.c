@@ -14,6 +14,7 @@
 
 #include "auxtrig/cmd/cmd.h"
 #include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
@@ -134,7 +135,6 @@ static int list__pmus(struct list_out *out, const char *glob)
 /* What cannot be listed by name: probes that need a file, kprobes, breakpoints. */
 static void list__kinds(struct list_out *out, const char *glob)
 {
-	static int kprobes = -1, bps = -1;
 	char what[256];
 
 	for (size_t i = 0; i < point_nr_syntaxes; i++) {
@@ -145,16 +145,14 @@ static void list__kinds(struct list_out *out, const char *glob)
 		if (!strcmp(s->prefix, "uprobe:") || !strcmp(s->prefix, "usdt:")) {
 			snprintf(what, sizeof(what), "%s; list them: auxtrig list %sPATH", s->what, s->prefix);
 		} else if (!strcmp(s->prefix, "kprobe:") || !strcmp(s->prefix, "kretprobe:")) {
-			if (kprobes < 0)
-				kprobes = probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE);
-			snprintf(what, sizeof(what), "%s; %s", s->what,
-				 kprobes ? "fires here (auxtrig list 'kprobe:GLOB' lists them)"
-					 : "not on this machine: this kernel has no kprobes");
+			snprintf(what, sizeof(what), "%s; %s%s", s->what,
+				 caps__has(CAPS_KPROBE) ? "fires here (auxtrig list 'kprobe:GLOB' lists them)"
+							: "not on this machine: this kernel has no kprobes",
+				 caps__switched_off(CAPS_KPROBE) ? " (reported so by " CAPS_OFF_ENV ")" : "");
 		} else if (!strcmp(s->prefix, "mem:")) {
-			if (bps < 0)
-				bps = probe__hw_breakpoint_fires(&probe_ops__kernel);
-			snprintf(what, sizeof(what), "%s; %s", s->what,
-				 bps ? "fires here" : "not on this machine: hardware breakpoints do not fire");
+			snprintf(what, sizeof(what), "%s; %s%s", s->what,
+				 caps__has(CAPS_HW_BREAKPOINT) ? "fires here" : "not on this machine: hardware breakpoints do not fire",
+				 caps__switched_off(CAPS_HW_BREAKPOINT) ? " (reported so by " CAPS_OFF_ENV ")" : "");
 		} else {
 			continue;
 		}
@@ -178,10 +176,11 @@ static int list__run(const struct list_opts *o)
 		}
 		if (err < 0) {
 			pr_err("list %s: cannot read %s: %s\n", g, strchr(g, ':') + 1,
-			       err == -ENOENT ? "no such file" : err == -ENOEXEC ? "not an ELF file" : strerror(-err));
+			       err == -ENOENT ? "no such file" : err == -ENOEXEC ? "not an ELF file" :
+			       err == -ENODEV ? "not an ELF file (not even a regular file)" : strerror(-err));
 			return EXIT_RUNTIME;
 		}
-	} else if (kprobe && !o->names && probe__bpf_fires(&probe_ops__kernel, PROBE_BPF_KPROBE)) {
+	} else if (kprobe && !o->names && caps__has(CAPS_KPROBE)) {
 		err = list__kprobes(&out, g);
 		if (err)
 			pr_warn("cannot read the kernel's function list: %s\n", strerror(-err));

@@ -14,6 +14,7 @@
 
 #include "auxtrig/cmd/cmd.h"
 #include "auxtrig/cmd/probe.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
@@ -210,6 +211,28 @@ static void text__aux_pmu(FILE *f, const struct probe_report *r, const struct pr
 	text__pmu_details(f, pmu);
 }
 
+/* What the switch reported missing, not tried: said so, so that nobody takes it for this machine's answer. */
+#define SWITCHED_OFF "reported missing by " CAPS_OFF_ENV " (a test aid; unset it to try this machine)"
+
+static bool switched_off(const struct probe_report *r, enum caps_id id)
+{
+	return id == CAPS_AUX_PMU ? probe_report__aux_switched_off(r) : !!(r->caps_off & 1u << id);
+}
+
+static void text__cgroup2(FILE *f, const struct probe_report *r)
+{
+	if (switched_off(r, CAPS_CGROUP2))
+		line(f, "cgroup v2", PROBE_MISSING, SWITCHED_OFF);
+	else if (!r->cgroup2_err)
+		line(f, "cgroup v2", PROBE_OK, "mounted at %s: a recorded command's whole process tree dies with auxtrig",
+		     r->cgroup2);
+	else if (r->cgroup2_err == -ENOENT)
+		line(f, "cgroup v2", PROBE_MISSING, "not mounted: when auxtrig is killed, only the command itself dies with it, not its children");
+	else
+		line(f, "cgroup v2", PROBE_UNKNOWN, "cannot read /proc/self/mountinfo%s%s",
+		     r->cgroup2_err < 0 ? ": " : "", r->cgroup2_err < 0 ? strerror(-r->cgroup2_err) : "");
+}
+
 void probe_report__print_text(const struct probe_report *r, FILE *f)
 {
 	char en[32], rl[48], privs[128];
@@ -217,7 +240,9 @@ void probe_report__print_text(const struct probe_report *r, FILE *f)
 
 	fprintf(f, "auxtrig probe: what auxtrig can do on this machine\n\n");
 	line(f, "kernel", r->release[0] ? PROBE_OK : PROBE_UNKNOWN, "%s %s", r->release, r->machine);
-	if (r->btf)
+	if (switched_off(r, CAPS_BTF))
+		line(f, "btf", PROBE_MISSING, SWITCHED_OFF);
+	else if (r->btf)
 		line(f, "btf", PROBE_OK, "/sys/kernel/btf/vmlinux: BPF programs relocate to this kernel (CO-RE)");
 	else
 		line(f, "btf", PROBE_MISSING,
@@ -228,8 +253,18 @@ void probe_report__print_text(const struct probe_report *r, FILE *f)
 	else
 		line(f, "tracefs", PROBE_MISSING,
 		     "not mounted: tracepoints cannot be named (fix: mount -t tracefs nodev /sys/kernel/tracing)");
-	for (int k = 0; k < PROBE_BPF_NR; k++)
+	for (int k = 0; k < PROBE_BPF_NR; k++) {
+		if ((k == PROBE_BPF_KPROBE && switched_off(r, CAPS_KPROBE)) ||
+		    (k == PROBE_BPF_FENTRY && switched_off(r, CAPS_FENTRY))) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "bpf %s", probe_bpf_kind__name(k));
+			line(f, what, PROBE_MISSING, SWITCHED_OFF);
+			continue;
+		}
 		text__bpf(f, r, k);
+	}
+	text__cgroup2(f, r);
 
 	snprintf(privs, sizeof(privs), "%s%s%s", r->cap_perfmon ? " CAP_PERFMON" : "",
 		 r->cap_bpf ? " CAP_BPF" : "", r->cap_sys_admin ? " CAP_SYS_ADMIN" : "");
@@ -274,7 +309,9 @@ void probe_report__print_text(const struct probe_report *r, FILE *f)
 		line(f, "aux_action", PROBE_UNKNOWN, "probe failed: %s (%s)", strerror(-r->aux_action_err),
 		     probe__errno_name(r->aux_action_err, en, sizeof(en)));
 
-	if (!r->bp_opened)
+	if (switched_off(r, CAPS_HW_BREAKPOINT))
+		line(f, "hw breakpoints", PROBE_MISSING, SWITCHED_OFF);
+	else if (!r->bp_opened)
 		line(f, "hw breakpoints", PROBE_MISSING, "cannot open: %s (%s): no data-watch triggers",
 		     strerror(-r->bp_err), probe__errno_name(r->bp_err, en, sizeof(en)));
 	else if (r->bp_err)
@@ -288,6 +325,10 @@ void probe_report__print_text(const struct probe_report *r, FILE *f)
 		     "open but never fire (0/%d writes seen, usual in VMs): no data-watch triggers here",
 		     PROBE_BP_WRITES);
 
+	if (probe_report__aux_switched_off(r)) {
+		line(f, "hardware trace", PROBE_MISSING, SWITCHED_OFF);
+		return;
+	}
 	if (!r->nr_aux) {
 		line(f, "hardware trace", PROBE_MISSING,
 		     "no AUX trace PMU (intel_pt, cs_etm, arm_spe) in %s/bus/event_source/devices:", r->sysfs_root);
@@ -377,7 +418,14 @@ static void json__kv_err(FILE *f, bool *first, int err)
 	json__kv_str(f, first, "errno", err ? probe__errno_name(err, en, sizeof(en)) : NULL);
 }
 
-static void json__bpf(FILE *f, const struct probe_report *r, const struct probe_bpf_result *b)
+/* "reported_missing_by": "AUXTRIG_CAPS_OFF" where the switch said so (only there). */
+static void json__switched_off(FILE *f, bool *first, const struct probe_report *r, enum caps_id id)
+{
+	if (id < CAPS_NR && switched_off(r, id))
+		json__kv_str(f, first, "reported_missing_by", CAPS_OFF_ENV);
+}
+
+static void json__bpf(FILE *f, const struct probe_report *r, const struct probe_bpf_result *b, enum caps_id id)
 {
 	bool first = true;
 	char msg[160];
@@ -393,6 +441,7 @@ static void json__bpf(FILE *f, const struct probe_report *r, const struct probe_
 		snprintf(msg, sizeof(msg), "%s: %s", b->step ? b->step : "probe", strerror(-b->err));
 	json__kv_str(f, &first, "error", b->err ? msg : NULL);
 	json__kv_err(f, &first, b->err);
+	json__switched_off(f, &first, r, id);
 	fputc('}', f);
 }
 
@@ -455,6 +504,7 @@ void probe_report__print_json(const struct probe_report *r, FILE *f)
 	fputc('{', f);
 	json__kv_str(f, &inner, "status", r->btf ? "ok" : "missing");
 	json__kv_str(f, &inner, "path", r->btf ? "/sys/kernel/btf/vmlinux" : NULL);
+	json__switched_off(f, &inner, r, CAPS_BTF);
 	fputc('}', f);
 
 	json__key(f, &first, "tracefs");
@@ -469,8 +519,17 @@ void probe_report__print_json(const struct probe_report *r, FILE *f)
 	fputc('{', f);
 	for (int k = 0; k < PROBE_BPF_NR; k++) {
 		json__key(f, &inner, probe_bpf_kind__name(k));
-		json__bpf(f, r, &r->bpf[k]);
+		json__bpf(f, r, &r->bpf[k], k == PROBE_BPF_KPROBE ? CAPS_KPROBE : k == PROBE_BPF_FENTRY ? CAPS_FENTRY : CAPS_NR);
 	}
+	fputc('}', f);
+
+	json__key(f, &first, "cgroup2");
+	inner = true;
+	fputc('{', f);
+	json__kv_str(f, &inner, "status", switched_off(r, CAPS_CGROUP2) || r->cgroup2_err == -ENOENT ? "missing"
+					  : !r->cgroup2_err ? "ok" : "unknown");
+	json__kv_str(f, &inner, "path", !r->cgroup2_err ? r->cgroup2 : NULL);
+	json__switched_off(f, &inner, r, CAPS_CGROUP2);
 	fputc('}', f);
 
 	json__key(f, &first, "privileges");
@@ -523,6 +582,7 @@ void probe_report__print_json(const struct probe_report *r, FILE *f)
 	json__kv_u64(f, &inner, "hits", r->bp_hits);
 	json__kv_u64(f, &inner, "writes", r->bp_opened ? PROBE_BP_WRITES : 0);
 	json__kv_err(f, &inner, r->bp_err);
+	json__switched_off(f, &inner, r, CAPS_HW_BREAKPOINT);
 	fputc('}', f);
 
 	json__key(f, &first, "hardware_trace");
@@ -530,6 +590,7 @@ void probe_report__print_json(const struct probe_report *r, FILE *f)
 	fputc('{', f);
 	json__kv_str(f, &inner, "status", r->nr_aux ? "ok" : "missing");
 	json__kv_str(f, &inner, "sysfs_root", r->sysfs_root);
+	json__switched_off(f, &inner, r, CAPS_AUX_PMU);
 	json__key(f, &inner, "aux_pmus");
 	fputc('[', f);
 	for (size_t i = 0; i < r->nr_aux; i++) {
@@ -552,8 +613,8 @@ static void usage(FILE *f)
 		"\n"
 		"Report what auxtrig can do on this machine, and why not where it can't:\n"
 		"BTF, tracefs, which BPF program types load, attach and fire, the BPF ring\n"
-		"buffer, privileges, perf limits, aux_action, hardware breakpoints and the\n"
-		"hardware trace PMUs (Intel PT, CoreSight ETM, Arm SPE). Missing features\n"
+		"buffer, cgroup v2, privileges, perf limits, aux_action, hardware breakpoints\n"
+		"and the hardware trace PMUs (Intel PT, CoreSight ETM, Arm SPE). Missing features\n"
 		"are reported, not errors: the exit status is 0.\n"
 		"\n"
 		"OPTIONS:\n"
@@ -564,6 +625,9 @@ static void usage(FILE *f)
 		"TESTING:\n"
 		"  --sysfs-root DIR   discover PMUs under DIR/bus/event_source/devices\n"
 		"                     instead of /sys (e.g. tests/fixtures/sysfs-intel_pt)\n"
+		"  AUXTRIG_CAPS_OFF=all|hw_breakpoint,kprobe,fentry,cgroup2,aux_pmu,btf\n"
+		"                     (environment) report these missing without trying them;\n"
+		"                     record and list honour it too; it never switches one on\n"
 		"\n"
 		"EXAMPLES:\n"
 		"  auxtrig probe\n"
@@ -579,7 +643,7 @@ int probe__main(int argc, char **argv, const struct probe_ops *ops, FILE *out)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct probe_opts opts = { 0 };
+	struct probe_opts opts = { .caps_off = caps__off() };
 	struct probe_report r;
 	int c, err, verbose = 0;
 

@@ -10,7 +10,8 @@
 #include "auxtrig/cmd/cmd.h"
 #include "auxtrig/cmd/record_plan.h"
 #include "auxtrig/sys/log.h"
-#include "auxtrig/record/record.h"
+#include "auxtrig/record/recorder.h"
+#include "auxtrig/sys/probe.h"
 
 static const char record_usage[] =
 "USAGE: auxtrig record [OPTIONS] -- COMMAND [ARGS]\n"
@@ -163,7 +164,7 @@ int cmd_record(int argc, char **argv)
 	log__set_level(a.quiet ? LOG_WARN : LOG_INFO + a.verbose);
 	log__route_libbpf();
 	/* tracefs, BPF and system-wide perf events all need it: say so first. */
-	if (!recorder__privileged()) {
+	if (!probe__may_record()) {
 		pr_err("record needs root, or CAP_BPF and CAP_PERFMON: run it with sudo\n");
 		ret = EXIT_RUNTIME;
 		goto out;

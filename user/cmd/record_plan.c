@@ -18,11 +18,13 @@
 #include "auxtrig/lang/aux_event.h"
 #include "auxtrig/lang/duration.h"
 #include "auxtrig/lang/expr.h"
+#include "auxtrig/lang/expr_dump.h"
+#include "auxtrig/lang/on_spec.h"
 #include "auxtrig/lang/point_catalog.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/cpumap.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
-#include "auxtrig/sys/probe.h"
 
 /* ---- the options, as text --------------------------------------------------- */
 
@@ -119,6 +121,7 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	if (errno || end == arg || *arg == '-')
 		return -EINVAL;
 	switch (*end) {
+	case 'T': case 't': b = b > (~0ULL >> 40) ? ~0ULL : b << 10; /* fallthrough */
 	case 'G': case 'g': b = b > (~0ULL >> 30) ? ~0ULL : b << 10; /* fallthrough */
 	case 'M': case 'm': b = b > (~0ULL >> 20) ? ~0ULL : b << 10; /* fallthrough */
 	case 'K': case 'k': b = b > (~0ULL >> 10) ? ~0ULL : b << 10; end++; break;
@@ -130,7 +133,17 @@ static int parse_bytes(const char *arg, unsigned long long min, unsigned long lo
 	return 0;
 }
 
-/* -S[e][SIZE]: SIZE in bytes with K, M or G; becomes a power-of-2 page count. */
+/* Is @word (the command) a size meant for -S, written apart from it (-S 64K)? */
+static bool snapshot_detached(const char *word)
+{
+	unsigned long long bytes;
+
+	if (*word == 'e')
+		word++;
+	return *word >= '0' && *word <= '9' && !parse_bytes(word, 1, ~0ULL, &bytes);
+}
+
+/* -S[e][SIZE]: SIZE in bytes with K, M, G or T; becomes a power-of-2 page count. */
 static int parse_snapshot(struct record_args *a, const char *arg)
 {
 	size_t page = sysconf(_SC_PAGESIZE), pages = 1;
@@ -194,7 +207,7 @@ static int parse_duration(struct record_args *a, int c, const char *arg)
 
 int record_args__parse(struct record_args *a, int argc, char **argv)
 {
-	int c, err = 0;
+	int c, err = 0, bare_s = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->output = "auxtrig.data";
@@ -243,6 +256,8 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 			err = parse_pages(a, optarg);
 			break;
 		case 'S':
+			if (!optarg)
+				bare_s = optind;	/* what follows a bare -S */
 			err = parse_snapshot(a, optarg);
 			if (err)
 				pr_err("-S%s: expected [e][SIZE], SIZE from 4K to 4G (e.g. -S, -Se, -S64K, -Se1M)\n",
@@ -290,6 +305,11 @@ int record_args__parse(struct record_args *a, int argc, char **argv)
 		return err == -ENOMEM ? err : -EINVAL;
 	if (optind < argc)
 		a->command = argv + optind;
+	if (bare_s && a->command == argv + bare_s && snapshot_detached(a->command[0])) {
+		pr_err("-S %s: a snapshot size goes right after -S, as perf's does: -S%s ('%s' was taken as the command)\n",
+		       a->command[0], a->command[0], a->command[0]);
+		return -EINVAL;
+	}
 	if ((a->command != NULL) + (a->pids != NULL) + (a->tids != NULL) > 1 ||
 	    (a->all && (a->pids || a->tids))) {
 		pr_err("give one target: a command, -p PID, -t TID or -a (-a may come with a command)\n");
@@ -317,36 +337,22 @@ void record_args__exit(struct record_args *a)
 
 /*
  * Probe points this machine cannot fire are refused before anything is
- * created, with what to use instead: tried as auxtrig probe tries them,
- * never assumed from a kernel version.
+ * created, with what to use instead: asked of the capabilities (caps.h:
+ * tried as auxtrig probe tries them, never assumed from a kernel version).
  */
-static const struct probe_ops *build_probe;	/* record_args.probe, during record_plan__build() */
-
 static int point_available(const struct point *p, const char *opt, const char *text)
 {
-	static int kernel_kprobes = -1, kernel_breakpoints = -1;	/* the running kernel's, asked once */
-	bool kernel = build_probe == &probe_ops__kernel;
-	int kprobes = kernel ? kernel_kprobes : -1, breakpoints = kernel ? kernel_breakpoints : -1;
-
 	if (p->kind == POINT_KPROBE || p->kind == POINT_KRETPROBE) {
-		if (kprobes < 0)
-			kprobes = probe__bpf_fires(build_probe, PROBE_BPF_KPROBE);
-		if (kernel)
-			kernel_kprobes = kprobes;
-		if (!kprobes) {
-			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_KPROBE)) {
+			pr_err("%s '%s': this kernel has no kprobes (auxtrig probe: bpf kprobe missing%s); use a syscall:NAME:enter, syscall:NAME:exit or tp:SYS:EVENT point instead\n",
+			       opt, text, caps__switched_off(CAPS_KPROBE) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
 	if (p->kind == POINT_MEM) {
-		if (breakpoints < 0)
-			breakpoints = probe__hw_breakpoint_fires(build_probe);
-		if (kernel)
-			kernel_breakpoints = breakpoints;
-		if (!breakpoints) {
-			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
-			       opt, text);
+		if (!caps__has(CAPS_HW_BREAKPOINT)) {
+			pr_err("%s '%s': hardware breakpoints do not fire on this machine (auxtrig probe: hw breakpoints missing%s); use uprobe:PATH:SYMBOL on the code that touches the memory instead\n",
+			       opt, text, caps__switched_off(CAPS_HW_BREAKPOINT) ? ", reported so by " CAPS_OFF_ENV : "");
 			return -EINVAL;
 		}
 	}
@@ -577,202 +583,21 @@ static int on_resolve(void *ctx, const char *name, struct expr_field *field, cha
 	return expr__resolve_tp_field(&on->fmt, name, field, why, why_size);
 }
 
-static const char *const on_actions[] = {
-	[GATE_ACT_SNAPSHOT] = "snapshot", [GATE_ACT_STOP] = "stop", [GATE_ACT_MARK] = "mark",
-	[GATE_ACT_RESUME] = "resume", [GATE_ACT_PAUSE] = "pause",
-};
-
-/*
- * mark(VALUE, ...): each VALUE str(argN), argN, ret or nr, at syscall points.
- * ret, nr and arg0..arg5 are in every mark record; str(argN) adds the user
- * string argN points to (one per mark). At a syscall's exit, argN is the
- * argument the thread entered the syscall with (the gate stamps the entry).
- */
-static int mark_values(struct plan_trigger *on, char *list)
-{
-	const char *text = on->text;
-	char *save = NULL, *v;
-	int n = 0;
-
-	if (point__is_probe(&on->pt) || (!on->pt.at_enter && !on->pt.at_exit) ||
-	    (strcmp(on->pt.sys, "syscalls") && strcmp(on->pt.sys, "raw_syscalls"))) {
-		pr_err("--on '%s': mark(...) takes values only at syscall points (syscall:NAME:enter, syscall:NAME:exit)\n",
-		       text);
-		return -EINVAL;
-	}
-	for (v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-		char *end;
-
-		while (*v == ' ')
-			v++;
-		for (end = v + strlen(v); end > v && end[-1] == ' ';)
-			*--end = '\0';
-		n++;
-		if (!strcmp(v, "nr"))
-			continue;
-		if (!strcmp(v, "ret")) {
-			if (on->pt.at_exit)
-				continue;
-			pr_err("--on '%s': mark(ret): 'ret' is known only at a syscall's exit point (syscall:NAME:exit)\n",
-			       text);
-			return -EINVAL;
-		}
-		if (!strncmp(v, "arg", 3) && v[3] >= '0' && v[3] <= '5' && !v[4]) {
-			if (on->pt.at_exit)
-				on->t.entry_args = 1; /* the entry's arguments */
-			continue;
-		}
-		if (!strncmp(v, "str(arg", 7) && v[7] >= '0' && v[7] <= '5' && !strcmp(v + 8, ")")) {
-			if (on->t.mark_str) {
-				pr_err("--on '%s': mark(...): one str() per mark\n", text);
-				return -EINVAL;
-			}
-			on->t.mark_str = (__u8)(v[7] - '0' + 1);
-			if (on->pt.at_exit)
-				on->t.entry_args = 1;
-			continue;
-		}
-		pr_err("--on '%s': mark(...): '%s' is not a value a mark carries: str(argN), argN, ret or nr (N 0..5), "
-		       "e.g. mark(str(arg1), ret)\n", text, v);
-		return -EINVAL;
-	}
-	if (!n) {
-		pr_err("--on '%s': mark(): name the values, e.g. mark(str(arg1), ret), or write mark\n", text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* "limit:N/s": N from 1 to 1,000,000,000. */
-static int parse_limit(const char *arg, __u32 *limit)
-{
-	unsigned long long n;
-	char *end;
-
-	errno = 0;
-	n = strtoull(arg, &end, 10);
-	if (errno || end == arg || strcmp(end, "/s") || !n || n > 1000000000ULL)
-		return -EINVAL;
-	*limit = n;
-	return 0;
-}
-
-/*
- * "POINT [if EXPR]:ACTION[+DELAY][,POLICY...]", the action found as the last
- * ":snapshot", ":stop", ... followed by the end, '+' or ','.
- */
+/* --on TEXT: its grammar (lang/on_spec.c), then the point resolved and the condition compiled. */
 static int on_parse(const struct record_plan *plan, struct plan_trigger *on, const char *text)
 {
-	char *copy = strdup(text), *act = NULL, *p, *cond, *point, *pol, *save = NULL, err[256], *values = NULL;
 	struct expr_compile_opts copts = { .resolve = on_resolve, .resolve_ctx = on };
-	int ret = -EINVAL;
+	struct on_spec spec;
+	char err[256];
+	int ret;
 
 	memset(on, 0, sizeof(*on));
 	on->text = text;
-	if (!copy)
-		return -ENOMEM;
-	for (p = copy; (p = strchr(p, ':')); p++) {
-		for (size_t a = 1; a < sizeof(on_actions) / sizeof(on_actions[0]); a++) {
-			size_t n = strlen(on_actions[a]);
-
-			if (!strncmp(p + 1, on_actions[a], n) &&
-			    (!p[1 + n] || p[1 + n] == ',' || p[1 + n] == '+' || (a == GATE_ACT_MARK && p[1 + n] == '('))) {
-				act = p;
-				on->t.action = a;
-			}
-		}
-	}
-	if (!act) {
-		pr_err("--on '%s': expected POINT [if EXPR]:ACTION with ACTION snapshot, stop, mark, resume or pause\n",
-		       text);
+	ret = on_spec__parse(&spec, text);
+	if (ret)
 		goto out;
-	}
-	*act = '\0';
-	if (on->t.action == GATE_ACT_MARK && act[5] == '(') {
-		/* mark(VALUE, ...): the values out of the action, up to the matching ')' */
-		int depth = 0;
-
-		for (p = act + 5; *p; p++) {
-			depth += *p == '(';
-			depth -= *p == ')';
-			if (!depth)
-				break;
-		}
-		if (!*p) {
-			pr_err("--on '%s': mark( has no closing ')': expected mark(VALUE, ...), e.g. mark(str(arg1), ret)\n",
-			       text);
-			goto out;
-		}
-		*p = '\0';
-		values = strdup(act + 6);
-		if (!values) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		memmove(act + 5, p + 1, strlen(p + 1) + 1);
-	}
-	pol = strchr(act + 1, ',');
-	if (pol)
-		*pol = '\0';
-	p = strchr(act + 1, '+');
-	if (p) {
-		if (duration__parse(p + 1, &on->t.delay_ns)) {
-			pr_err("--on '%s': '+%s': expected a delay with its unit, e.g. snapshot+2ms (ns, us, ms, s)\n",
-			       text, p + 1);
-			goto out;
-		}
-		if (on->t.action != GATE_ACT_SNAPSHOT && on->t.action != GATE_ACT_STOP) {
-			pr_err("--on '%s': only snapshot and stop take a delay (+T)\n", text);
-			goto out;
-		}
-	}
-	for (pol = pol ? strtok_r(pol + 1, ",", &save) : NULL; pol; pol = strtok_r(NULL, ",", &save)) {
-		char *end;
-
-		if (!strncmp(pol, "limit:", 6)) {
-			if (parse_limit(pol + 6, &on->t.limit)) {
-				pr_err("--on '%s': '%s': expected limit:N/s with N from 1, e.g. limit:10/s\n", text, pol);
-				goto out;
-			}
-			continue;
-		}
-		if (on->t.policy != GATE_POLICY_ALWAYS) {
-			pr_err("--on '%s': '%s': only one of once, every:N, after:N (limit:N/s combines with them)\n",
-			       text, pol);
-			goto out;
-		}
-		if (!strcmp(pol, "once")) {
-			on->t.policy = GATE_POLICY_ONCE;
-			continue;
-		}
-		if (!strncmp(pol, "every", 5) && (pol[5] == ':' || pol[5] == '='))
-			on->t.policy = GATE_POLICY_EVERY;
-		else if (!strncmp(pol, "after", 5) && (pol[5] == ':' || pol[5] == '='))
-			on->t.policy = GATE_POLICY_AFTER;
-		else {
-			pr_err("--on '%s': unknown policy '%s' (once, every:N, after:N, limit:N/s)\n", text, pol);
-			goto out;
-		}
-		on->t.n = strtoull(pol + 6, &end, 10);
-		if (*end || !on->t.n) {
-			pr_err("--on '%s': '%s' needs a count of 1 or more\n", text, pol);
-			goto out;
-		}
-	}
-	point = copy;
-	cond = strstr(copy, " if ");
-	if (cond) {
-		*cond = '\0';
-		cond += 4;
-	}
-	while (*point == ' ')
-		point++;
-	for (p = point + strlen(point); p > point && p[-1] == ' ';)
-		*--p = '\0';
-	if (point__parse(&on->pt, point, err, sizeof(err)) || point__check_path(&on->pt, err, sizeof(err))) {
-		pr_err("--on '%s': %s\n", text, err);
-		goto out;
-	}
+	on->pt = spec.pt;
+	on->t = spec.t;
 	if (point__is_probe(&on->pt)) {
 		ret = point_available(&on->pt, "--on", text);
 		if (ret)
@@ -782,7 +607,7 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		if (ret == -ENOENT) {
 			char near[512];
 
-			point_catalog__suggest_point(&on->pt, point, near, sizeof(near));
+			point_catalog__suggest_point(&on->pt, spec.point, near, sizeof(near));
 			pr_err("--on '%s': unknown %s: there is no tracepoint %s:%s%s\n", text,
 			       strcmp(on->pt.sys, "syscalls") ? "tracepoint" : "syscall", on->pt.sys, on->pt.name, near);
 			ret = -EINVAL;
@@ -796,32 +621,29 @@ static int on_parse(const struct record_plan *plan, struct plan_trigger *on, con
 		ret = -EINVAL;
 		goto out;
 	}
-	if (values) {
-		ret = mark_values(on, values);
-		if (ret)
-			goto out;
-	}
-	if (cond) {
+	ret = on_spec__mark_values(&spec);
+	if (ret)
+		goto out;
+	on->t = spec.t;
+	if (spec.cond) {
 		on->cond = calloc(1, sizeof(*on->cond));
 		if (!on->cond) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = expr__compile(cond, &copts, on->cond, err, sizeof(err));
+		ret = expr__compile(spec.cond, &copts, on->cond, err, sizeof(err));
 		if (ret) {
 			char qt[EXPR_QUOTE_MAX + 64], qc[EXPR_QUOTE_MAX + 64];
 
 			expr__quote(text, NULL, qt, sizeof(qt));
-			expr__quote(cond, err, qc, sizeof(qc));
+			expr__quote(spec.cond, err, qc, sizeof(qc));
 			pr_err("--on %s: condition %s: %s\n", qt, qc, err);
 			ret = -EINVAL;
 			goto out;
 		}
 	}
-	ret = 0;
 out:
-	free(values);
-	free(copy);
+	on_spec__exit(&spec);
 	return ret;
 }
 
@@ -1053,12 +875,7 @@ static int record_plan__resolve(struct record_plan *p, struct record_args *a);
 
 int record_plan__build(struct record_plan *p, struct record_args *a)
 {
-	int err;
-
-	build_probe = a->probe ?: &probe_ops__kernel;
-	err = record_plan__resolve(p, a);
-	build_probe = NULL;
-	return err;
+	return record_plan__resolve(p, a);
 }
 
 static int record_plan__resolve(struct record_plan *p, struct record_args *a)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "auxtrig/cmd/cmd.h"
+#include "auxtrig/sys/input_file.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata.h"
 
@@ -92,6 +93,71 @@ static bool is_complete(int fd, const struct pdata_file_header *h, const struct 
 	return !pread_all(fd, at, tsize, end) && !memcmp(at, table, tsize);
 }
 
+/*
+ * The copy of the table is what repair writes: each of its sections must lie
+ * in the file before the data (the features written before it), or the
+ * repaired file would be one no reader takes.
+ */
+static int table_check(const struct pdata_file_header *h, const struct pdata_file_section *table, __u64 tsize)
+{
+	for (size_t i = 0; i < tsize / sizeof(table[0]); i++) {
+		if (table[i].offset < sizeof(*h) || table[i].size > h->data.offset ||
+		    table[i].offset > h->data.offset - table[i].size)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The table after the data holds one section per feature bit of the header, each inside the file. */
+static bool table_usable(int fd, const struct pdata_file_header *h, __u64 file_size)
+{
+	__u64 end = h->data.offset + h->data.size;
+	struct pdata_file_section s;
+	int n = 0;
+
+	for (int b = 0; b < 256; b++)
+		n += !!(h->adds_features[b / 64] & (1ULL << (b % 64)));
+	if (end < h->data.offset || end > file_size || (__u64)n * sizeof(s) > file_size - end)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (pread_all(fd, &s, sizeof(s), end + i * sizeof(s)) || s.offset < sizeof(*h) ||
+		    s.size > file_size || s.offset > file_size - s.size)
+			return false;
+	}
+	return true;
+}
+
+/* Opened without following a link or blocking on a FIFO, and only a regular file: repair writes in place. */
+static int repair_open(const char *path, bool dry_run, struct stat *st)
+{
+	int fd = open(path, (dry_run ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int err = -errno;
+
+	if (fd < 0 && err != -ENOENT && !lstat(path, st) && !S_ISREG(st->st_mode)) {
+		/* O_NOFOLLOW's ELOOP, a socket's ENXIO: name what it is */
+		pr_err("cannot repair %s: it is %s, not a regular file (repair changes a file in place%s)\n", path,
+		       input_file__kind(st), S_ISLNK(st->st_mode) ? ": give the file itself" : "");
+		return err;
+	}
+	if (fd < 0) {
+		pr_err("cannot open %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, st)) {
+		err = -errno;
+		pr_err("cannot stat %s: %s\n", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		pr_err("cannot repair %s: it is %s, not a regular file (repair changes a file in place; auxtrig script -i reads a pipe)\n",
+		       path, input_file__kind(st));
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 static int repair(const char *path, bool dry_run)
 {
 	struct pdata_file_section table[MAX_TABLE];
@@ -101,12 +167,10 @@ static int repair(const char *path, bool dry_run)
 	struct stat st;
 	int fd, err, nbits = 0;
 
-	fd = open(path, (dry_run ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		pr_err("cannot open %s: %s\n", path, strerror(errno));
+	fd = repair_open(path, dry_run, &st);
+	if (fd < 0)
 		return EXIT_RUNTIME;
-	}
-	err = fstat(fd, &st) ? -errno : pread_all(fd, &h, sizeof(h), 0);
+	err = pread_all(fd, &h, sizeof(h), 0);
 	if (err || h.magic != PDATA_MAGIC || h.size != sizeof(h)) {
 		pr_err("%s is not a perf.data file (no PERFILE2 header)\n", path);
 		goto fail;
@@ -131,6 +195,35 @@ static int repair(const char *path, bool dry_run)
 		return EXIT_OK;
 	}
 	cut = walk_records(fd, h.data.offset, st.st_size, &nr);
+	if (cut == end && table_usable(fd, &h, st.st_size)) {
+		/*
+		 * The records end where the header says and a table readers take
+		 * follows them: only its copy differs, which perf ignores.
+		 * Rewriting the table from the copy could make a readable file
+		 * unreadable: change nothing.
+		 */
+		printf("%s: its %llu records end where the header says; its feature table differs from the copy "
+		       "(perf ignores the copy): nothing to repair\n", path, (unsigned long long)nr);
+		close(fd);
+		return EXIT_OK;
+	}
+	if (cut < end && end <= (__u64)st.st_size) {
+		/*
+		 * All the data the header names is in the file, but a record in it
+		 * does not read: damage, not a killed write (which leaves records
+		 * past the header's end, or a file cut short). Cutting there would
+		 * throw away what readers still read after it.
+		 */
+		pr_err("%s: a record at %#llx inside the data the header names is damaged; this is not a killed recording: not cut\n",
+		       path, (unsigned long long)cut);
+		goto fail;
+	}
+	err = table_check(&h, table, tsize);
+	if (err >= 0) {
+		pr_err("%s: its copy of the feature table is damaged (entry %d lies outside the features before the data): cannot repair it\n",
+		       path, err);
+		goto fail;
+	}
 	if (cut == end)
 		snprintf(diff, sizeof(diff), "as the header said, without the feature table");
 	else

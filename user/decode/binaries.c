@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "auxtrig/sys/input_file.h"
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/sys/elf_image.h"
 #include "auxtrig/sys/log.h"
@@ -336,17 +338,28 @@ int binaries__add_kallsyms(struct binaries *b, const char *path)
 {
 	size_t cap = 0, names_len = 0, names_cap = 0, linecap = 0;
 	char *line = NULL;
+	struct stat st;
 	FILE *f;
-	int err = 0;
+	int fd, err = 0;
 
 	free(b->ksyms);
 	free(b->ksym_names);
 	b->ksyms = NULL;
 	b->ksym_names = NULL;
 	b->nr_ksyms = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	fd = input_file__open(path, 0, &st);	/* never blocks on a FIFO nobody writes */
+	if (fd < 0)
+		return fd;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return -ENODEV;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	while (!err && getline(&line, &linecap, f) > 0)
 		err = binaries__ksym_line(b, line, &cap, &names_len, &names_cap);
 	free(line);

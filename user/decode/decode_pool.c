@@ -300,6 +300,22 @@ static void decode_slot__consume(struct decode_slot *sl, size_t n)
 		sl->head = sl->len = 0;
 }
 
+/*
+ * The next frame of @sl whole in its buffer: 1 with its length in @len (the
+ * bytes follow it at sl->head), 0 when the worker's pipe ended first, or
+ * -errno. @len is set on every path: the caller reads it only after a 1.
+ */
+static int decode_slot__frame(struct decode_slot *sl, __u32 *len)
+{
+	int r = decode_slot__fill(sl, sizeof(*len));
+
+	*len = 0;
+	if (r <= 0)
+		return r;
+	memcpy(len, sl->buf + sl->head, sizeof(*len));
+	return decode_slot__fill(sl, sizeof(*len) + (*len == DECODE_POOL_END ? 4 : *len));
+}
+
 static void decode_slot__reap(struct decode_slot *sl, int *sig)
 {
 	int st = 0;
@@ -341,12 +357,8 @@ int decode_pool__run(size_t nr_jobs, unsigned int nr_workers, const struct decod
 
 		for (;;) {
 			__u32 len;
-			int r = decode_slot__fill(sl, sizeof(len));
+			int r = decode_slot__frame(sl, &len);
 
-			if (r > 0) {
-				memcpy(&len, sl->buf + sl->head, sizeof(len));
-				r = decode_slot__fill(sl, sizeof(len) + (len == DECODE_POOL_END ? 4 : len));
-			}
 			if (r < 0) {
 				ret = r;
 				break;

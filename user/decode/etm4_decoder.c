@@ -824,6 +824,84 @@ static void e4_discard(struct etm4_decoder *d, struct etm4_src *s)
 	s->state = E4_WAIT_SYNC;
 }
 
+/*
+ * With d->check, instead of committing the queue: track the instruction set
+ * as the commit would, flag what the own decoder does not decode, drop it.
+ */
+static void e4_check_commit(struct etm4_decoder *d, struct etm4_src *s)
+{
+	for (size_t i = 0; i < s->nr_q; i++) {
+		struct e4_item *q = &s->q[i];
+
+		if (q->kind == Q_ADDR) {
+			s->isa = e4_isa(s, q->is);
+		} else if (q->kind == Q_CTXT && q->ctxt.updated) {
+			s->is64 = q->ctxt.sf;
+			s->isa = e4_isa(s, q->is);
+			s->need_ctxt = 0;
+		} else if (q->kind == Q_ATOM) {
+			if (!s->need_ctxt && s->isa != ocsd_isa_aarch64)
+				d->unsupported = 1;
+		} else if (q->kind == Q_EXCEP) {
+			size_t k = i + 1;
+			const struct e4_item *c = NULL;
+
+			if (k < s->nr_q && s->q[k].kind == Q_CTXT)
+				c = &s->q[k++];
+			if (q->prev_same && k < s->nr_q) {
+				int b64 = c ? c->ctxt.sf : s->isa == ocsd_isa_aarch64;
+
+				s->isa = s->q[k].is ? ocsd_isa_thumb2 : b64 ? ocsd_isa_aarch64 : ocsd_isa_arm;
+			}
+			if (c) {
+				s->is64 = c->ctxt.sf;
+				s->isa = e4_isa(s, c->is);
+				s->need_ctxt = 0;
+			}
+			/* the walk to the return address (none for a branch target) needs A64 */
+			if (!q->prev_same && s->isa != ocsd_isa_aarch64)
+				d->unsupported = 1;
+			i = k;	/* its address */
+			continue;
+		}
+	}
+	s->nr_q = 0;
+}
+
+/*
+ * An address packet (with a context, headers 0x82 and 0x85) queued.
+ * Return: 1 when it is the address an exception waited for (the queue is
+ * committed), 0, or -1 when the queue is full.
+ */
+static int e4_addr(struct etm4_decoder *d, struct etm4_src *s, const __u8 *p, __u64 addr, __u8 is)
+{
+	__u8 h = p[0];
+	struct e4_item *it;
+
+	if (h == 0x82 || h == 0x85) {
+		it = e4_push(d, s, Q_CTXT);
+		if (!it)
+			return -1;
+		e4_ctxt_parse(s, p + (h == 0x82 ? 5 : 9), &it->ctxt);
+		it->is = is;
+		if (!it->ctxt.sf)
+			d->unsupported = 1;
+		s->ctxt_seen = 1;
+	}
+	it = e4_push(d, s, Q_ADDR);
+	if (!it)
+		return -1;
+	it->val = addr;
+	it->is = is;
+	if (is)
+		d->unsupported = 1;
+	if (s->pending_addr) {
+		s->pending_addr = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* the element generator's part of a packet, in state E4_DECODE */
 static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8 *p, int n, __u64 addr, __u8 is,
 			  int is_addr)
@@ -907,27 +985,9 @@ static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8
 		break;
 	}
 	if (is_addr) {
-		if (h == 0x82 || h == 0x85) {
-			it = e4_push(d, s, Q_CTXT);
-			if (!it)
-				return;
-			e4_ctxt_parse(s, p + (h == 0x82 ? 5 : 9), &it->ctxt);
-			it->is = is;
-			if (!it->ctxt.sf)
-				d->unsupported = 1;
-			s->ctxt_seen = 1;
-		}
-		it = e4_push(d, s, Q_ADDR);
-		if (!it)
+		commit = e4_addr(d, s, p, addr, is);
+		if (commit < 0)
 			return;
-		it->val = addr;
-		it->is = is;
-		if (is)
-			d->unsupported = 1;
-		if (s->pending_addr) {
-			s->pending_addr = 0;
-			commit = 1;
-		}
 	} else if (h >= 0x71 && h <= 0x7f) {
 		it = e4_push(d, s, Q_EVENT);
 		if (it)
@@ -944,43 +1004,7 @@ static void e4_decode_pkt(struct etm4_decoder *d, struct etm4_src *s, const __u8
 	}
 	if (commit) {
 		if (d->check) {
-			/* track the instruction set as the commit would */
-			for (size_t i = 0; i < s->nr_q; i++) {
-				struct e4_item *q = &s->q[i];
-
-				if (q->kind == Q_ADDR) {
-					s->isa = e4_isa(s, q->is);
-				} else if (q->kind == Q_CTXT && q->ctxt.updated) {
-					s->is64 = q->ctxt.sf;
-					s->isa = e4_isa(s, q->is);
-					s->need_ctxt = 0;
-				} else if (q->kind == Q_ATOM) {
-					if (!s->need_ctxt && s->isa != ocsd_isa_aarch64)
-						d->unsupported = 1;
-				} else if (q->kind == Q_EXCEP) {
-					size_t k = i + 1;
-					const struct e4_item *c = NULL;
-
-					if (k < s->nr_q && s->q[k].kind == Q_CTXT)
-						c = &s->q[k++];
-					if (q->prev_same && k < s->nr_q) {
-						int b64 = c ? c->ctxt.sf : s->isa == ocsd_isa_aarch64;
-
-						s->isa = s->q[k].is ? ocsd_isa_thumb2 : b64 ? ocsd_isa_aarch64 : ocsd_isa_arm;
-					}
-					if (c) {
-						s->is64 = c->ctxt.sf;
-						s->isa = e4_isa(s, c->is);
-						s->need_ctxt = 0;
-					}
-					/* the walk to the return address (none for a branch target) needs A64 */
-					if (!q->prev_same && s->isa != ocsd_isa_aarch64)
-						d->unsupported = 1;
-					i = k;	/* its address */
-					continue;
-				}
-			}
-			s->nr_q = 0;
+			e4_check_commit(d, s);
 			return;
 		}
 		e4_commit(d, s);

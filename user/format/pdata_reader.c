@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auxtrig/sys/input_file.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/format/pdata_reader.h"
 
@@ -389,20 +390,21 @@ struct pdata_reader *pdata_reader__open(const char *path)
 	struct stat st;
 	int err = 0, fd;
 
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	/* never a blocking open: a FIFO nobody writes would hold us forever (input_file.h) */
+	fd = strcmp(path, "-") ? input_file__open(path, 0, &st) : 0;
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		pr_err("cannot open %s: %s\n", path, strerror(-err));
 		goto out;
 	}
-	if (fstat(fd, &st)) {
+	if (fd == 0 && fstat(fd, &st)) {
 		err = -errno;
 		pr_err("cannot stat %s: %s\n", name, strerror(-err));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) && fd != 0) {
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && fd != 0) {
 		err = -EINVAL;
-		pr_err("%s: not a regular file\n", path);
+		pr_err("%s is %s, not a perf.data file or a pipe\n", path, input_file__kind(&st));
 		goto out;
 	}
 	r = calloc(1, sizeof(*r));
@@ -425,6 +427,11 @@ struct pdata_reader *pdata_reader__open(const char *path)
 		r->buf = pdata_reader__slurp(fd, name, &r->len);
 		if (!r->buf) {
 			err = -errno;
+			goto out;
+		}
+		if (!r->len && S_ISFIFO(st.st_mode) && fd != 0) {
+			err = -ENODATA;
+			pr_err("%s: a FIFO that gave nothing: nobody was writing to it (start its writer first)\n", path);
 			goto out;
 		}
 	}

@@ -254,11 +254,8 @@ int synth__threads(struct pdata_writer *w, pid_t pid)
 	int err;
 
 	err = list_tids(pid, &tids, &nr);
-	if (err) {
-		if (err == -ESRCH)
-			pr_err("no process %d\n", pid);
-		return err;
-	}
+	if (err)
+		return err;	/* -ESRCH: gone; the caller names it (process or thread) */
 	buf = malloc(SYNTH_BUF_SIZE);
 	if (!buf) {
 		free(tids);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Conditions compiled to BPF instructions: see include/auxtrig/lang/expr_bpf.h.
- * The semantics are those of expr__eval() (user/lang/expr.c) and expr_eval()
+ * The semantics are those of expr__eval() (user/lang/expr_eval.c) and expr_eval()
  * (bpf/expr.bpf.h), instruction by instruction.
  *
  * The bytecode's value stack lives in BPF stack slots, one per depth, but a

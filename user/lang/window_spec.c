@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "auxtrig/sys/log.h"
-#include "auxtrig/lang/window.h"
+#include "auxtrig/lang/window_spec.h"
 
 static const char *const point_prefixes[] = {
 	"syscall:", "tp:", "uprobe:", "uretprobe:", "usdt:", "kprobe:", "kretprobe:", "mem:",

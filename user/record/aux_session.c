@@ -466,7 +466,7 @@ static void aux_session__mlock_hint(const struct aux_session *s, int err)
 }
 
 /*
- * The attach cookie of a --where program (bpf/gate.bpf.c gate_aux_veto_*):
+ * The attach cookie of a --where program (bpf/gate/aux_veto.bpf.c gate_aux_veto_*):
  * the window, and whose member it is: a CPU's (CPU + 1) or a thread's, so
  * that of the programs a hit runs (every member's on that function, of every
  * CPU or thread of the process) only that member's acts.

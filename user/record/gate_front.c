@@ -361,7 +361,7 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 
 /*
  * r0 = the thread's innermost call of this uretprobe point's function, as
- * call_pop() in bpf/gate.bpf.c finds it (gate_calls, key {tid, point}): the
+ * call_pop() in bpf/gate/point.bpf.c finds it (gate_calls, key {tid, point}): the
  * struct gate_calls plus the frame's offset from its first frame; goto
  * @fail where there is none (entered before the run, or too deep to keep).
  */
@@ -384,7 +384,7 @@ static void call_frame(struct bpf_asm *a, const struct front *fr, int fail)
 
 /*
  * @reg = argument @n the thread entered this syscall with, as fill_env() in
- * bpf/gate.bpf.c has it at the exit: from gate_sys_entries (key tid) if that
+ * bpf/gate/env.bpf.h has it at the exit: from gate_sys_entries (key tid) if that
  * entry is this syscall's (its nr), else 0. Clobbers r0..r5.
  */
 static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned int n, int reg)
@@ -413,7 +413,7 @@ static void sys_entry_arg(struct bpf_asm *a, const struct front *fr, unsigned in
 }
 
 /*
- * $elapsed, as fill_elapsed() in bpf/gate.bpf.c: since the thread's open
+ * $elapsed, as fill_elapsed() in bpf/gate/env.bpf.h: since the thread's open
  * windows opened, else at a syscall's exit since the thread entered it
  * (gate_sys_entries, stamped at the entry), else unset: the condition fails.
  * $duration, as fill_env() and call_pop(): at a syscall's exit since the
@@ -487,7 +487,7 @@ static void count(struct bpf_asm *a, __u32 i, size_t field)
 	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_PCPU, R1, off));
 }
 
-/* policy_fires() of bpf/gate.bpf.c: goto @no unless trigger @i's policy lets this match fire. */
+/* policy_fires() of bpf/gate/trigger.bpf.h: goto @no unless trigger @i's policy lets this match fire. */
 static void policy(struct bpf_asm *a, const struct gate_front_spec *s, __u32 i, int no)
 {
 	const struct gate_trigger *t = &s->triggers[i];
@@ -683,32 +683,18 @@ int gate_front__build(struct bpf_asm *a, const struct gate_front_spec *s, char *
 }
 
 
-/* The common fields the shared program's emit() rebuilds (bpf/gate.bpf.c, struct common_header). */
+/* The common fields the shared program's emit() rebuilds (bpf/gate/emit.bpf.h, struct common_header). */
 #define REC_HDR_OFF	(NOW_OFF - (int)sizeof(struct gate_out_hdr) - 256) /* gate_out_hdr, then the record */
 
-int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+/*
+ * A record's program: r9 (R_FIRE) = this CPU's stats slot; a record the
+ * recorder's freeze (a snapshot trigger, or past a delayed one's deadline)
+ * holds back is counted, and goes to @out.
+ */
+static void record_stats_frozen(struct bpf_asm *a, const struct gate_front_spec *s, int out)
 {
-	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
-	const int rec = REC_HDR_OFF + (int)sizeof(struct gate_out_hdr);
-	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
-	int out = bpf_asm__label(a), lost = bpf_asm__label(a), go = bpf_asm__label(a), held = bpf_asm__label(a);
-	int no_regs = bpf_asm__label(a), stat;
-	__u32 size = (s->rec_size + 7) & ~7u;
+	int go = bpf_asm__label(a), held = bpf_asm__label(a);
 
-	if (why && why_size)
-		why[0] = 0;
-	if (s->trig_mask || !(s->tp_flags & GATE_TP_RECORD) || (s->tp_flags & ~mine))
-		return refuse(why, why_size, "it does more than being recorded (%u)", s->tp_flags);
-#ifndef PT_REGS_IP_OFF
-	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
-#endif
-	if (s->rec_size < 8 || size > 256)
-		return refuse(why, why_size, "its records are larger than a point's own program copies (%u bytes)",
-			      s->rec_size);
-	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
-	armed_check(a, s, out);
-	load_pcpu(a, s, out);
-	prologue_ids(a, s, fr.cpu_state, out);
 	/* this CPU's stats slot: r9 = &stats[min(cpu, GATE_STATS_SLOTS - 1)] */
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_get_smp_processor_id));
 	if (s->filter_cpus) {
@@ -741,25 +727,13 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, R_FIRE, R1, offsetof(struct gate_stats, frozen)));
 	bpf_asm__jmp(a, out);
 	bpf_asm__bind(a, go);
-	/*
-	 * The record as perf would have sampled it, straight from the context:
-	 * its first 8 bytes hold the pt_regs pointer, not the common fields,
-	 * which are rebuilt (type, then flags and preempt_count 0, then the tid).
-	 */
-	for (__u32 off = 8, n; off < s->rec_size; off += n) {
-		/* aligned loads, none past the record (the kernel refuses a program that reads further) */
-		for (n = 8; n > 1 && (off % n || off + n > s->rec_size); n /= 2)
-			;
-		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(n), R1, R_CTX, off));
-		bpf_asm__emit(a, BA_STX_MEM(bpf_size(n), FP, R1, rec + (int)off));
-	}
-	/* the stack bytes the output reads beyond the record */
-	for (__u32 off = s->rec_size; off < size; off++)
-		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, rec + (int)off, 0));
-	load_ids(a, &fr, R1);
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R1, 32)); /* the tid in the high half, type 0 below */
-	bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R1, (__s32)(s->tp_id & 0xffff)));
-	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, rec));
+}
+
+/* A record's program: the sample IP into the output header on the stack. */
+static void record_sample_ip(struct bpf_asm *a, const struct gate_front_spec *s, const struct front *fr)
+{
+	int no_regs = bpf_asm__label(a);
+
 	/*
 	 * The sample IP perf would report, as emit() takes it: a syscall's user
 	 * registers (the task's pt_regs), else the registers whose pointer the
@@ -767,7 +741,7 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 	 */
 	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, ip), 0));
 	bpf_asm__emit(a, BA_ST_MEM(BPF_DW, FP, REC_HDR_OFF + (int)offsetof(struct gate_out_hdr, window), 0));
-	if ((s->tp_flags & GATE_TP_USER_REGS) && fr.cpu_state) {
+	if ((s->tp_flags & GATE_TP_USER_REGS) && fr->cpu_state) {
 		/* remembered with the thread's ids (prologue_ids()): one read per record */
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_PCPU, offsetof(struct gate_trig_pcpu, cur_regs)));
 	} else if (s->tp_flags & GATE_TP_USER_REGS) {
@@ -793,6 +767,51 @@ int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s,
 	bpf_asm__emit(a, BA_MOV64_IMM(R2, 8));
 	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_kernel));
 	bpf_asm__bind(a, no_regs);
+}
+
+int gate_front__build_record(struct bpf_asm *a, const struct gate_front_spec *s, char *why, size_t why_size)
+{
+	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
+	const int rec = REC_HDR_OFF + (int)sizeof(struct gate_out_hdr);
+	struct front fr = { .s = s, .cpu_state = gate_front__uses_cpu_state(s) };
+	int out = bpf_asm__label(a), lost = bpf_asm__label(a), stat;
+	__u32 size = (s->rec_size + 7) & ~7u;
+
+	if (why && why_size)
+		why[0] = 0;
+	if (s->trig_mask || !(s->tp_flags & GATE_TP_RECORD) || (s->tp_flags & ~mine))
+		return refuse(why, why_size, "it does more than being recorded (%u)", s->tp_flags);
+#ifndef PT_REGS_IP_OFF
+	return refuse(why, why_size, "no pt_regs layout known for this architecture (%u)", 0);
+#endif
+	if (s->rec_size < 8 || size > 256)
+		return refuse(why, why_size, "its records are larger than a point's own program copies (%u bytes)",
+			      s->rec_size);
+	bpf_asm__emit(a, BA_MOV64_REG(R_CTX, BPF_REG_1));
+	armed_check(a, s, out);
+	load_pcpu(a, s, out);
+	prologue_ids(a, s, fr.cpu_state, out);
+	record_stats_frozen(a, s, out);
+	/*
+	 * The record as perf would have sampled it, straight from the context:
+	 * its first 8 bytes hold the pt_regs pointer, not the common fields,
+	 * which are rebuilt (type, then flags and preempt_count 0, then the tid).
+	 */
+	for (__u32 off = 8, n; off < s->rec_size; off += n) {
+		/* aligned loads, none past the record (the kernel refuses a program that reads further) */
+		for (n = 8; n > 1 && (off % n || off + n > s->rec_size); n /= 2)
+			;
+		bpf_asm__emit(a, BA_LDX_MEM(bpf_size(n), R1, R_CTX, off));
+		bpf_asm__emit(a, BA_STX_MEM(bpf_size(n), FP, R1, rec + (int)off));
+	}
+	/* the stack bytes the output reads beyond the record */
+	for (__u32 off = s->rec_size; off < size; off++)
+		bpf_asm__emit(a, BA_ST_MEM(BPF_B, FP, rec + (int)off, 0));
+	load_ids(a, &fr, R1);
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_LSH, R1, 32)); /* the tid in the high half, type 0 below */
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_OR, R1, (__s32)(s->tp_id & 0xffff)));
+	bpf_asm__emit(a, BA_STX_MEM(BPF_DW, FP, R1, rec));
+	record_sample_ip(a, s, &fr);
 	bpf_asm__emit(a, BA_MOV64_REG(R1, R_CTX));
 	bpf_asm__ld_map_fd(a, R2, s->events_fd);
 	bpf_asm__ld_imm64(a, R3, BPF_F_CURRENT_CPU);

@@ -176,7 +176,7 @@ static int map_window(struct window_map *m, const struct record_plan *p, size_t 
 /*
  * Recorded syscalls:sys_enter_X/sys_exit_X tracepoints are inside syscall:*
  * windows whichever order the kernel runs them and raw_syscalls' in (see
- * any_inside() in bpf/gate.bpf.c): entries may open those windows too, and
+ * any_inside() in bpf/gate/tracepoint.bpf.c): entries may open those windows too, and
  * the raw tracepoints that open and close them keep the note that takes.
  */
 static void map_syscall_any(struct window_map *m, const struct record_plan *p)

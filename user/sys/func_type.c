@@ -16,7 +16,9 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/func_type.h"
+#include "auxtrig/sys/input_file.h"
 
 #define FUNC_TYPE_DEPTH 16 /* typedef/const/... chains, nested scopes */
 
@@ -129,11 +131,21 @@ static int elf_btf_ret_type(Elf *elf, const char *symbol, struct func_type *t)
 	return -ENODATA;
 }
 
+static const char *kernel_btf_path;	/* func_type__set_kernel_btf(); NULL: the kernel's */
+
+void func_type__set_kernel_btf(const char *path)
+{
+	kernel_btf_path = path;
+}
+
 int func_type__from_kernel(const char *symbol, struct func_type *t)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
 	int err;
 
+	if (!caps__has(CAPS_BTF))
+		return -ENODATA;
+	btf = kernel_btf_path ? btf__parse(kernel_btf_path, NULL) : btf__load_vmlinux_btf();
 	if (!btf)
 		return -ENODATA;
 	err = btf_ret_type(btf, symbol, t);
@@ -297,10 +309,16 @@ static int elf_dwarf_ret_type(Elf *elf, const char *symbol, struct func_type *t)
 
 static int open_elf(const char *path, int *fd, Elf **elf)
 {
+	struct stat st;
+
 	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = input_file__open(path, 0, &st);	/* never blocks on a FIFO */
 	if (*fd < 0)
-		return -errno;
+		return *fd;
+	if (!S_ISREG(st.st_mode)) {
+		close(*fd);
+		return -ENOEXEC;
+	}
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		if (*elf)

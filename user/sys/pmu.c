@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/pmu.h"
 
@@ -566,6 +567,12 @@ int pmu__scan(const char *root, struct pmu_set **out)
 			goto err;
 		if (err) {
 			pr_debug("skipping PMU %s/%s: %s\n", dir, names[i], strerror(-err));
+			continue;
+		}
+		if (pmu->aux && !strcmp(root, PMU_SYSFS_ROOT_DEFAULT) && !caps__allowed(CAPS_AUX_PMU)) {
+			pr_debug("leaving out PMU %s: AUX trace PMUs are reported missing (%s)\n", names[i],
+				 caps__switched_off(CAPS_AUX_PMU) ? CAPS_OFF_ENV : "a test's answer");
+			pmu__delete(pmu);
 			continue;
 		}
 		set->pmus[set->nr++] = pmu;

@@ -20,10 +20,12 @@
 #include <bpf/libbpf.h>
 
 #include "uapi/linux/perf_event_aux.h"
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/perf_sys.h"
 #include "auxtrig/sys/pmu.h"
 #include "auxtrig/sys/probe.h"
+#include "auxtrig/sys/tracefs.h"
 #include "skel/probe.skel.h"
 
 #ifndef CAP_PERFMON
@@ -273,43 +275,43 @@ static int read_long(const char *path, long *val)
 	return err;
 }
 
-/* tracefs mount point: /sys/kernel/tracing preferred, then debugfs' tracing, then any. */
+/* tracefs mount point (tracefs__find_mount()), "" when not mounted. */
 static void probe__tracefs(struct probe_report *r)
 {
-	static const char *const preferred[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char dev[256], dir[256], type[64];
-	char found[2][256] = { "", "" };
-	char other[256] = "";
-	FILE *f = fopen("/proc/mounts", "re");
+	if (tracefs__find_mount(r->tracefs, sizeof(r->tracefs)))
+		r->tracefs[0] = '\0';
+}
 
-	r->tracefs[0] = '\0';
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (strcmp(type, "tracefs"))
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (!strcmp(dir, preferred[i]))
-				snprintf(found[i], sizeof(found[i]), "%s", dir);
-		}
-		if (!other[0])
-			snprintf(other, sizeof(other), "%s", dir);
-	}
-	fclose(f);
-	snprintf(r->tracefs, sizeof(r->tracefs), "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other);
+int probe__effective_caps(__u64 *eff)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	*eff = data[0].effective | (__u64)data[1].effective << 32;
+	return 0;
+}
+
+bool probe__may_record(void)
+{
+	__u64 eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (probe__effective_caps(&eff))
+		return false;
+	return (eff & (1ull << CAP_SYS_ADMIN)) || ((eff & (1ull << CAP_BPF)) && (eff & (1ull << CAP_PERFMON)));
 }
 
 static void kernel_privileges(struct probe_report *r)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-	struct __user_cap_data_struct data[2] = { 0 };
 	long paranoid, mlock;
 	struct rlimit rl;
+	__u64 eff;
 
 	r->euid = geteuid();
-	if (!syscall(SYS_capget, &hdr, data)) {
-		__u64 eff = data[0].effective | (__u64)data[1].effective << 32;
-
+	if (!probe__effective_caps(&eff)) {
 		r->cap_perfmon = eff & (1ull << CAP_PERFMON);
 		r->cap_bpf = eff & (1ull << CAP_BPF);
 		r->cap_sys_admin = eff & (1ull << CAP_SYS_ADMIN);
@@ -319,6 +321,11 @@ static void kernel_privileges(struct probe_report *r)
 	r->rlimit_memlock = getrlimit(RLIMIT_MEMLOCK, &rl) ? 0 : (unsigned long long)rl.rlim_cur;
 }
 
+static bool kernel_btf(void)
+{
+	return !access("/sys/kernel/btf/vmlinux", R_OK);
+}
+
 const struct probe_ops probe_ops__kernel = {
 	.event_open = kernel_event_open,
 	.event_read = kernel_event_read,
@@ -326,6 +333,8 @@ const struct probe_ops probe_ops__kernel = {
 	.event_close = kernel_event_close,
 	.bpf_try = kernel_bpf_try,
 	.privileges = kernel_privileges,
+	.btf = kernel_btf,
+	.cgroup2_mount = caps__cgroup2_mount,
 };
 
 static void attr__init(struct perf_event_attr *attr, __u32 type, __u64 config)
@@ -456,6 +465,11 @@ bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind)
 	return res.attached && res.hits;
 }
 
+bool probe_report__aux_switched_off(const struct probe_report *r)
+{
+	return r->caps_off & 1u << CAPS_AUX_PMU && !strcmp(r->sysfs_root, PMU_SYSFS_ROOT_DEFAULT);
+}
+
 int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 			  const struct probe_ops *ops)
 {
@@ -470,13 +484,22 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 	}
 	snprintf(r->sysfs_root, sizeof(r->sysfs_root), "%s",
 		 opts->sysfs_root ? opts->sysfs_root : PMU_SYSFS_ROOT_DEFAULT);
-	r->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	r->caps_off = opts->caps_off & CAPS_ALL;
+	r->btf = !(r->caps_off & 1u << CAPS_BTF) && ops->btf && ops->btf();
 	probe__tracefs(r);
-	for (int k = 0; k < PROBE_BPF_NR; k++)
+	for (int k = 0; k < PROBE_BPF_NR; k++) {
+		if ((k == PROBE_BPF_KPROBE && r->caps_off & 1u << CAPS_KPROBE) ||
+		    (k == PROBE_BPF_FENTRY && r->caps_off & 1u << CAPS_FENTRY))
+			continue; /* reported missing by the switch, not tried */
 		ops->bpf_try(k, &r->bpf[k]);
+	}
 	ops->privileges(r);
 	probe__aux_action(r, ops);
-	probe__hw_breakpoint(r, ops);
+	if (!(r->caps_off & 1u << CAPS_HW_BREAKPOINT))
+		probe__hw_breakpoint(r, ops);
+	r->cgroup2_err = 1;
+	if (!(r->caps_off & 1u << CAPS_CGROUP2) && ops->cgroup2_mount)
+		r->cgroup2_err = ops->cgroup2_mount(r->cgroup2, sizeof(r->cgroup2));
 
 	err = pmu__scan(r->sysfs_root, &r->pmus);
 	if (err == -ENOMEM)
@@ -492,7 +515,7 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 	for (size_t i = 0; i < r->pmus->nr; i++) {
 		struct probe_aux_pmu *a = &r->aux[r->nr_aux];
 
-		if (!r->pmus->pmus[i]->aux)
+		if (!r->pmus->pmus[i]->aux || probe_report__aux_switched_off(r))
 			continue;
 		a->pmu = r->pmus->pmus[i];
 		probe__aux_pause(a, ops);

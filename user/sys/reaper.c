@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auxtrig/sys/caps.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/reaper.h"
 
@@ -250,7 +251,9 @@ int reaper__start(bool cgroup)
 		return 0;
 	reaper.cg[0] = '\0';
 	reaper.nr_owned = 0;
-	if (cgroup && !cgroup_own_dir(own, sizeof(own))) {
+	if (cgroup && !caps__allowed(CAPS_CGROUP2)) {
+		pr_debug("cgroup v2 reported missing by %s: only the command itself dies with auxtrig\n", CAPS_OFF_ENV);
+	} else if (cgroup && !cgroup_own_dir(own, sizeof(own))) {
 		snprintf(reaper.cg, sizeof(reaper.cg), "%s/auxtrig-%d", own, (int)getpid());
 		/* a leftover of an earlier auxtrig of this pid whose reaper was killed too: empty, take it */
 		if (mkdir(reaper.cg, 0755) && !(errno == EEXIST && !rmdir(reaper.cg) && !mkdir(reaper.cg, 0755))) {

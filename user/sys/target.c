@@ -124,6 +124,58 @@ int target__fork_command(struct target *t, char **argv)
 	return 0;
 }
 
+/* The state letter of the task whose stat file is @path ('R', 'S', 'Z'...), 0 when it is gone. */
+static char task_state(const char *path)
+{
+	char buf[512], *rp;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');	/* the comm may hold anything, ')' too */
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/*
+ * Does @pid run: with @thread the thread itself, else any thread of the
+ * process (one whose leader called pthread_exit() is a zombie leader with
+ * threads that run). A zombie (Z) or dead (X) task keeps its /proc entry
+ * until its parent reaps it: it has exited all the same.
+ */
+static bool target_runs(pid_t pid, bool thread)
+{
+	char path[96];
+	struct dirent *de;
+	bool runs = false;
+	DIR *d;
+	char st;
+
+	if (thread) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		st = task_state(path);
+		return st && st != 'Z' && st != 'X';
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!runs && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stat", pid, de->d_name);
+		st = task_state(path);
+		runs = st && st != 'Z' && st != 'X';
+	}
+	closedir(d);
+	return runs;
+}
+
 int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool threads)
 {
 	char path[64];
@@ -135,6 +187,8 @@ int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool thread
 		snprintf(path, sizeof(path), "/proc/%d", pids[i]);
 		if (access(path, F_OK))
 			return -ESRCH;
+		if (!target_runs(pids[i], threads))
+			return -ECHILD;	/* exited, not reaped yet */
 	}
 	t->pids = malloc(nr * sizeof(pid_t));
 	if (!t->pids)
@@ -183,8 +237,6 @@ static void reap_all(struct target *t)
 
 bool target__poll_exit(struct target *t)
 {
-	char path[64];
-
 	if (t->exited)
 		return true;
 	if (t->all && !t->is_command)
@@ -195,8 +247,7 @@ bool target__poll_exit(struct target *t)
 		return t->exited;
 	}
 	for (size_t i = 0; i < t->nr_pids; i++) {
-		snprintf(path, sizeof(path), "/proc/%d", t->pids[i]);
-		if (!access(path, F_OK))
+		if (target_runs(t->pids[i], t->threads))
 			return false;
 	}
 	t->exited = true;

@@ -18,28 +18,43 @@ void tracefs__set_root(const char *root)
 	snprintf(root_found, sizeof(root_found), "%s", root ? root : "");
 }
 
-const char *tracefs__root(void)
+int tracefs__find_mount(char *buf, size_t size)
 {
+	static const char *const preferred[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char found[2][PATH_MAX] = { "", "" }, other[PATH_MAX] = "", debugfs[PATH_MAX] = "";
 	struct mntent *m;
 	FILE *f;
 
-	if (root_found[0])
-		return root_found;
-	f = setmntent("/proc/mounts", "r");
+	f = setmntent("/proc/mounts", "re");
 	if (!f)
-		return NULL;
+		return -errno;
 	while ((m = getmntent(f))) {
-		if (!strcmp(m->mnt_type, "tracefs")) {
-			snprintf(root_found, sizeof(root_found), "%s", m->mnt_dir);
-			break;
-		}
 		/* Old systems: tracing under debugfs. A tracefs mount wins if both exist. */
-		if (!strcmp(m->mnt_type, "debugfs") && !root_found[0])
-			snprintf(root_found, sizeof(root_found), "%s/tracing", m->mnt_dir);
+		if (!strcmp(m->mnt_type, "debugfs") && !debugfs[0])
+			snprintf(debugfs, sizeof(debugfs), "%s/tracing", m->mnt_dir);
+		if (strcmp(m->mnt_type, "tracefs"))
+			continue;
+		for (int i = 0; i < 2; i++)
+			if (!strcmp(m->mnt_dir, preferred[i]))
+				snprintf(found[i], sizeof(found[i]), "%s", m->mnt_dir);
+		if (!other[0])
+			snprintf(other, sizeof(other), "%s", m->mnt_dir);
 	}
 	endmntent(f);
-	if (!root_found[0]) {
-		errno = ENOENT;
+	snprintf(buf, size, "%s", found[0][0] ? found[0] : found[1][0] ? found[1] : other[0] ? other : debugfs);
+	return buf[0] ? 0 : -ENOENT;
+}
+
+const char *tracefs__root(void)
+{
+	int err;
+
+	if (root_found[0])
+		return root_found;
+	err = tracefs__find_mount(root_found, sizeof(root_found));
+	if (err) {
+		root_found[0] = '\0';
+		errno = -err;
 		return NULL;
 	}
 	return root_found;

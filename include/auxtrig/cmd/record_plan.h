@@ -12,7 +12,6 @@
 
 #include "auxtrig/record/plan.h"
 
-struct probe_ops;
 
 /**
  * DOC: `auxtrig record`'s command line, into a plan
@@ -22,7 +21,7 @@ struct probe_ops;
  *   record_plan__build()   everything else, in one place: tracepoints and
  *                          files looked up, --where and --on compiled, -C,
  *                          -p/-t and --control parsed, every refusal made
- *   recorder__run()        records the plan (include/auxtrig/record/record.h)
+ *   recorder__run()        records the plan (include/auxtrig/record/recorder.h)
  */
 
 /**
@@ -60,8 +59,6 @@ struct record_args {
 	bool help;			/* -h: print the usage, nothing else */
 	int full_argc;
 	char **full_argv;
-	const struct probe_ops *probe;	/* not from argv: set between the two steps, what asks
-					 * the kernel whether probe points fire (NULL: probe_ops__kernel) */
 };
 
 /**

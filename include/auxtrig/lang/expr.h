@@ -4,7 +4,8 @@
 
 /*
  * lang/ layer: the condition language (user/lang/expr.c): --where and --on conditions
- * compiled by cmd/record_plan.c into programs bpf/expr.bpf.h interprets.
+ * compiled by cmd/record_plan.c into programs bpf/expr.bpf.h interprets. Evaluated
+ * in userspace: auxtrig/lang/expr_eval.h; printed: auxtrig/lang/expr_dump.h.
  */
 
 /**
@@ -92,6 +93,12 @@ struct expr_compile_opts {
  */
 int expr__resolve_builtin(const char *name, struct expr_field *field);
 
+/** expr__builtin_name() - the name of builtin field EXPR_F_@f ("pid", ...); "?" past them. */
+const char *expr__builtin_name(unsigned int f);
+
+/** expr__var_name() - the name of variable EXPR_VAR_@v ("$elapsed", ...); "?" past them. */
+const char *expr__var_name(unsigned int v);
+
 struct tp_format;
 
 /**
@@ -135,53 +142,12 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 		  size_t err_size);
 
 /**
- * struct expr_state - the state of one condition between evaluations in
- * userspace: its once/after/every hit counters and its per-thread $count
- * counters (in BPF: the expr_state and expr_counts maps, one slot per
- * condition). Opaque.
- */
-struct expr_state;
-
-/** expr_state__new() - a state with every counter at 0. NULL with errno set. */
-struct expr_state *expr_state__new(void);
-/** expr_state__delete() - free @st (NULL is fine). */
-void expr_state__delete(struct expr_state *st);
-
-/**
- * expr__eval() - evaluate a compiled condition in userspace.
- * @prog: from expr__compile().
- * @env: the environment; @env->rec (with @env->rec_size bytes, always
- *       checked here) and the str(argN) pointers in @env->args are addresses
- *       in the calling process. str(argN) is read with process_vm_readv(),
- *       so 0 or a garbage pointer is a failed read, as in BPF, not a crash.
- *       $elapsed is @env->vars[EXPR_VAR_ELAPSED] when @env->vars_set says so.
- * @st: the condition's state, updated by this evaluation ($count of
- *      @env->tid, hit counters); may be NULL for a program whose flags and
- *      nr_hits are 0. One state per condition, as one slot in BPF.
- *
- * Same semantics as the BPF expr_eval(): 64-bit wraparound arithmetic, signed
- * comparisons, division or modulo by zero or a failed read make the condition
- * false, strings are compared on at most 63 bytes.
- *
- * Return: 1 (true), 0 (false), -EINVAL for a malformed program or a stateful
- * one without @st, -ENOMEM when a thread's $count cannot be stored.
- */
-int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st);
-
-/**
  * expr__cast() - what EXPR_OP_CAST does to @x: keep its low @a &
  * EXPR_REC_SIZE_MASK bytes (1, 2 or 4; 8 or anything else: @x as it is) and
  * sign-extend them if @a has EXPR_REC_SIGNED, else zero-extend. The typed
  * return value of a function (ret at a return point) is narrowed the same.
  */
 __s64 expr__cast(__s64 x, unsigned int a);
-
-/**
- * expr__dump() - print a program's instructions, one a line (for -vv).
- * @prog: the program.
- * @f: where to print.
- */
-void expr__dump(const struct expr_prog *prog, FILE *f);
 
 /**
  * expr__builtins_used() - which builtin fields @prog reads: bit EXPR_F_x for

@@ -3,7 +3,7 @@
 #define AUXTRIG_GATE_H
 
 /*
- * record/ layer: the gate loader (user/record/gate.c): bpf/gate.bpf.c configured from
+ * record/ layer: the gate loader (user/record/gate.c): bpf/gate/ configured from
  * the plan and window map, loaded, attached, armed; run by the recorder.
  */
 
@@ -18,7 +18,7 @@
 /**
  * DOC: gate loader
  *
- * Loads bpf/gate.bpf.c, tells it what each tracepoint means, attaches it, and
+ * Loads the gate (bpf/gate/), tells it what each tracepoint means, attaches it, and
  * arms it last: the programs do nothing until gate__arm(), so no record can
  * reach a half-built pipeline.
  *

@@ -14,7 +14,7 @@
 
 #include "auxtrig/gate_abi.h"
 #include "auxtrig/lang/point.h"
-#include "auxtrig/lang/window.h"
+#include "auxtrig/lang/window_spec.h"
 #include "auxtrig/record/event_list.h"
 #include "auxtrig/sys/tracefs.h"
 

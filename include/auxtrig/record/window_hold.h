@@ -14,7 +14,7 @@
 /**
  * DOC: records of timed windows, held until their verdict
  *
- * With --min-duration/--max-duration the gate (bpf/gate.bpf.c) knows a
+ * With --min-duration/--max-duration the gate (bpf/gate/) knows a
  * window's duration only when the window closes, so the records of a window
  * cross to userspace tagged with the window's id and wait here. The window's
  * verdict (kept or dropped) writes or frees them. A verdict can arrive before

@@ -60,10 +60,16 @@ int func_type__from_elf(const char *path, const char *symbol, const char *debug_
 
 /**
  * func_type__from_kernel() - the return type of kernel function @symbol,
- * from the kernel's BTF.
+ * from the kernel's BTF (asked of the capabilities first: %CAPS_BTF).
  *
  * Return: 0; -ENODATA no kernel BTF; -ENOENT no such function in it.
  */
 int func_type__from_kernel(const char *symbol, struct func_type *t);
+
+/**
+ * func_type__set_kernel_btf() - read "the kernel's BTF" from the BTF or ELF
+ * file @path instead (tests, with %CAPS_BTF simulated); NULL: the kernel's.
+ */
+void func_type__set_kernel_btf(const char *path);
 
 #endif

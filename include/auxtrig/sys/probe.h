@@ -76,6 +76,9 @@ struct probe_bpf_result {
  * @bpf_try: load, attach and trigger the program for @kind, fill @res.
  * @privileges: fill @r's euid, cap_*, paranoid, mlock_kb and rlimit_memlock
  *              (capget(2), /proc/sys/kernel, getrlimit(2)).
+ * @btf: is the kernel's BTF readable? (NULL: reported missing)
+ * @cgroup2_mount: the cgroup v2 mount point into @out; 0 or -errno (NULL:
+ *                 not asked, reported unknown).
  */
 struct probe_ops {
 	int (*event_open)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -85,6 +88,8 @@ struct probe_ops {
 	void (*event_close)(int fd);
 	void (*bpf_try)(enum probe_bpf_kind kind, struct probe_bpf_result *res);
 	void (*privileges)(struct probe_report *r);
+	bool (*btf)(void);
+	int (*cgroup2_mount)(char *out, size_t size);
 };
 
 /** probe_ops__kernel - the real kernel. */
@@ -120,7 +125,10 @@ struct probe_aux_pmu {
  * aux_action), 0 (it does not) or -1 (could not tell); @aux_action_err is
  * the -errno the software dummy probe got. @bp_* is the hardware breakpoint
  * self-test: a write watchpoint on our own variable, written
- * %PROBE_BP_WRITES times.
+ * %PROBE_BP_WRITES times. @caps_off: the capabilities (1u << &enum caps_id)
+ * the switch (``AUXTRIG_CAPS_OFF``, caps.h) reported missing, not tried.
+ * @cgroup2 is the cgroup v2 mount ("" without one), @cgroup2_err why not
+ * (1: not asked).
  */
 struct probe_report {
 	char release[65];
@@ -141,6 +149,9 @@ struct probe_report {
 	bool bp_opened;
 	int bp_err;
 	__u64 bp_hits;
+	char cgroup2[256];
+	int cgroup2_err;
+	unsigned int caps_off;
 	struct pmu_set *pmus;
 	struct probe_aux_pmu *aux;
 	size_t nr_aux;
@@ -150,10 +161,13 @@ struct probe_report {
  * struct probe_opts - `auxtrig probe` options.
  * @sysfs_root: where PMU discovery looks (testing option), NULL for /sys.
  * @json: print JSON instead of text.
+ * @caps_off: capabilities to report missing without trying them, as the
+ *            switch asks (caps__off()); a mask of 1u << &enum caps_id.
  */
 struct probe_opts {
 	const char *sysfs_root;
 	bool json;
+	unsigned int caps_off;
 };
 
 /**
@@ -176,6 +190,16 @@ int probe_report__collect(struct probe_report *r, const struct probe_opts *opts,
 bool probe__hw_breakpoint_fires(const struct probe_ops *ops);
 
 /**
+ * probe__effective_caps() - the calling thread's effective capabilities.
+ * @eff: bit CAP_x for each capability held.
+ * Return: 0, or -errno (capget() failed).
+ */
+int probe__effective_caps(__u64 *eff);
+
+/** probe__may_record() - root, or CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON? (auxtrig record's check) */
+bool probe__may_record(void);
+
+/**
  * probe__aux_pmu_pause() - the pause/resume verdict on one AUX PMU alone (as
  * probe_report__collect() finds it for each), -errno behind it in @err.
  */
@@ -183,6 +207,12 @@ enum probe_pause probe__aux_pmu_pause(const struct pmu *pmu, const struct probe_
 
 /** probe__bpf_fires() - one BPF self-test alone: did it attach and run for our trigger? */
 bool probe__bpf_fires(const struct probe_ops *ops, enum probe_bpf_kind kind);
+
+/**
+ * probe_report__aux_switched_off() - are the machine's AUX PMUs reported
+ * missing by the switch? (Never a --sysfs-root fixture's.)
+ */
+bool probe_report__aux_switched_off(const struct probe_report *r);
 
 /** probe_report__exit() - free what probe_report__collect() allocated. */
 void probe_report__exit(struct probe_report *r);

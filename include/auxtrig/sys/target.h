@@ -41,7 +41,10 @@ struct target {
 int target__fork_command(struct target *t, char **argv);
 /**
  * target__set_pids() - running processes (or with @threads, running
- * threads) @pids: each must be in /proc. Return: 0, -ESRCH, -ENOMEM.
+ * threads) @pids: each must be in /proc and running. Return: 0, -ESRCH
+ * (none such), -ECHILD (it has exited: a zombie its parent has not reaped
+ * yet), -ENOMEM. target__poll_exit() then ends the run when every one of them
+ * has exited (zombies too: their /proc entry stays until they are reaped).
  */
 int target__set_pids(struct target *t, const pid_t *pids, size_t nr, bool threads);
 /**

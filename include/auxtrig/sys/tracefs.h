@@ -84,6 +84,14 @@ int tp_field__int_type(const struct tp_field *f, unsigned int *size, bool *is_si
  */
 void tracefs__set_root(const char *root);
 
+/**
+ * tracefs__find_mount() - where tracefs is mounted, from /proc/mounts:
+ * /sys/kernel/tracing, else /sys/kernel/debug/tracing, else the first
+ * tracefs mount, else debugfs's tracing directory (old systems).
+ * Return: 0 with the path in @buf, -ENOENT (@buf "") or -errno.
+ */
+int tracefs__find_mount(char *buf, size_t size);
+
 /** tracefs__root() - the tracefs mount point, or NULL with errno set (ENOENT: not mounted). */
 const char *tracefs__root(void);
 

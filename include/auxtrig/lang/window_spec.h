@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef AUXTRIG_WINDOW_H
-#define AUXTRIG_WINDOW_H
+#ifndef AUXTRIG_WINDOW_SPEC_H
+#define AUXTRIG_WINDOW_SPEC_H
 
 /*
  * lang/ layer: the -w window grammar (user/lang/window_spec.c), parsed for

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef AUXTRIG_RECORD_H
-#define AUXTRIG_RECORD_H
+#ifndef AUXTRIG_RECORDER_H
+#define AUXTRIG_RECORDER_H
 
 /*
  * record/ layer: the recorder (user/record/recorder.c), which runs a plan
@@ -26,9 +26,6 @@
  *   control, signals, timers; snapshots
  *   disarm, last drain, losses and counters, close, summary
  */
-
-/** recorder__privileged() - root, or CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON? */
-bool recorder__privileged(void);
 
 /** recorder__run() - record as @p says. Return: a process exit code (cmd.h). */
 int recorder__run(const struct record_plan *p);
