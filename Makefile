@@ -321,7 +321,7 @@ kernel-test: all
 # its tests). On an arm64 machine, plain make builds for arm64 natively.
 ARM64_OUTPUT ?= build-arm64
 arm64-build:
-	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ARM64_OUTPUT) ARCH=arm64 all
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ARM64_OUTPUT) ARCH=arm64 WERROR=$(WERROR) all
 
 asan-build:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CFLAGS="$(SAN_CFLAGS)" WERROR=$(WERROR) all
