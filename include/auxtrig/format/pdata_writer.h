@@ -10,7 +10,8 @@
 /**
  * DOC: perf.data writer
  *
- * Writes a file-mode perf.data that perf 6.1 reads without warnings:
+ * Writes a perf.data that perf 6.1 reads without warnings, in file mode
+ * (below) or pipe mode (pdata_writer__open_pipe()):
  *
  *   open -> add_attr... -> [set_tracing_data] [set_cmdline]
  *        -> begin_data -> { write | write_auxtrace }... finish_round ...
@@ -83,6 +84,24 @@ struct pdata_writer_stats {
 struct pdata_writer *pdata_writer__open(const char *path, bool force);
 
 /**
+ * pdata_writer__open_pipe() - write a pipe-mode stream to @fd (perf record -o -).
+ * @fd: where the stream goes, written in order and never sought (a pipe,
+ *	a socket, a file); closed by close(), salvage() or delete()
+ * @name: what messages call it ("standard output")
+ *
+ * begin_data() writes the 16-byte pipe header, the attrs as HEADER_ATTR
+ * records, the features known before recording as HEADER_FEATURE records
+ * and the tracing data after a HEADER_TRACING_DATA record (perf-aux.md
+ * §1.5), and flushes them. Records follow as in file mode, each round
+ * flushed whole; there is no AUXTRACE index, no SAMPLE_TIME and nothing at
+ * close. A writer killed mid-stream leaves whole records up to its last
+ * flush, and at most one record cut short after them.
+ *
+ * Return: the writer, or NULL with errno set (ENOMEM).
+ */
+struct pdata_writer *pdata_writer__open_pipe(int fd, const char *name);
+
+/**
  * pdata_writer__add_attr() - add an event to the attr section (before begin_data).
  * @w: writer
  * @attr: the attr as opened; copied with attr.size forced to 128
@@ -110,6 +129,15 @@ int pdata_writer__set_tracing_data(struct pdata_writer *w, const void *buf, size
  * Return: 0 or -ENOMEM.
  */
 int pdata_writer__set_cmdline(struct pdata_writer *w, int argc, char **argv);
+
+/**
+ * pdata_writer__add_build_id() - a build ID for feature HEADER_BUILD_ID, as
+ * perf record writes them: @name ("[kernel.kallsyms]" for the kernel, pid
+ * -1 and misc PERF_RECORD_MISC_KERNEL), @len (at most 20) bytes of @bid.
+ * Before pdata_writer__begin_data(). Return: 0, -EINVAL, or -ENOMEM.
+ */
+int pdata_writer__add_build_id(struct pdata_writer *w, __u16 misc, __s32 pid, const char *name, const __u8 *bid,
+			       size_t len);
 
 /**
  * pdata_writer__begin_data() - write the header, attr section and id arrays.
