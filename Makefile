@@ -24,12 +24,40 @@
 OUTPUT    ?= build
 prefix    ?= /usr/local
 DESTDIR   ?=
-ARCH      ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH      ?= $(HOST_ARCH)
 
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PKG_CONFIG ?= pkg-config
+
+# Cross build: ARCH=arm64 on a machine of another architecture (make arm64-build does it in
+# build-arm64/). Debian's cross compiler (CROSS_COMPILE, gcc-aarch64-linux-gnu) against a sysroot
+# of Debian's arm64 -dev packages that cross/sysroot.sh fetches and unpacks into
+# $(OUTPUT)/sysroot (never installed); BPF objects against the checked-in vmlinux/arm64/vmlinux.h,
+# since this machine's BTF describes another architecture's kernel.
+ifneq ($(ARCH),$(HOST_ARCH))
+ifneq ($(ARCH),arm64)
+$(error ARCH=$(ARCH): the cross build is for arm64 (ARCH=arm64))
+endif
+CROSS_COMPILE ?= aarch64-linux-gnu-
+SYSROOT   ?= $(OUTPUT)/sysroot
+ifeq ($(origin CC),default)
+CC        := $(CROSS_COMPILE)gcc
+endif
+CC        += --sysroot=$(SYSROOT)
+SYSROOT_STAMP := $(SYSROOT)/.stamp
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+              PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+VMLINUX_BTF :=
+endif
+
+# Intel PT decoding needs libipt, which Debian builds for x86 only: LIBIPT=0 (the default for
+# other architectures) builds auxtrig without it; `auxtrig script` then refuses Intel PT files with
+# one line saying so, and the PT decoder's tests and fuzz target are left out of the build.
+# LIBIPT=1 on arm64 needs a libipt built from its sources.
+LIBIPT    ?= $(if $(filter x86,$(ARCH)),1,0)
 
 # Debian 12 packages: build tools, libraries, the perf that tests read our files with,
 # bpftrace, which make bench measures trigger cost against; lld (arm64 binaries the symbol tests
@@ -45,6 +73,9 @@ DEB_PKGS  := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g
 # apt-get download and unpacked into $(OUTPUT)/lab by tests/lab/vm: installing linux-headers-6.12
 # would install its kernel image on this machine.
 DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
+# The arm64 lab and cross build: QEMU's arm64 system emulator and the arm64 cross compiler (its
+# sysroot and the guests' root are Debian arm64 packages unpacked under the build directory).
+DEB_PKGS  += qemu-system-arm gcc-aarch64-linux-gnu
 # The timeline viewer the browser test drives: speedscope from the npm registry (make deps
 # needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
 # the build directory, never into the tree. It runs offline from there.
@@ -74,11 +105,15 @@ WARN      := -Wall -Wextra $(WERROR_FLAG) -Wno-unused-parameter -Wno-missing-fie
 WARN      += $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-Wno-unknown-warning-option)
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(OUTPUT) $(LIBBPF_CFLAGS)
-LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz -lipt -lopencsd_c_api -lopencsd
+LDLIBS     = $(LIBBPF_LIBS) -ldw -lelf -lz $(if $(filter 1,$(LIBIPT)),-lipt) -lopencsd_c_api -lopencsd
+ALL_CFLAGS += $(if $(filter 1,$(LIBIPT)),,-DAUXTRIG_NO_LIBIPT)
 
 # The multiarch directory: <bpf/usdt.bpf.h> includes <linux/errno.h>, which needs <asm/errno.h>.
+# Kernels since 6.19 are built with -fms-extensions: their BTF has unnamed members of named struct
+# types, which bpftool 7.1 writes into vmlinux.h as `struct NAME;` (vmlinux/arm64/vmlinux.h, 7.3).
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -I$(OUTPUT)/vmlinux \
-             -idirafter /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
+             -fms-extensions -Wno-microsoft-anon-tag \
+             -idirafter $(SYSROOT)/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null) \
              -Wall $(WERROR_FLAG) -Wno-unused-function
 
 # vmlinux.h: from the running kernel's BTF when there is one, else the checked-in fallback.
@@ -100,14 +135,18 @@ SKELS      := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_NAMES))
 
 # user/ by layer: cmd/ (front-ends) -> record/, decode/ -> format/, lang/ -> sys/.
 USER_SRCS  := $(wildcard user/*/*.c)
+# Without libipt: no Intel PT decoder (script.c says so when asked to decode Intel PT).
+IPT_SRCS   := user/decode/ipt_decoder.c user/decode/script_pt.c
+USER_SRCS  := $(if $(filter 1,$(LIBIPT)),$(USER_SRCS),$(filter-out $(IPT_SRCS),$(USER_SRCS)))
 USER_OBJS  := $(patsubst user/%.c,$(OUTPUT)/obj/user/%.o,$(USER_SRCS))
 LIB_OBJS   := $(filter-out $(OUTPUT)/obj/user/cmd/main.o,$(USER_OBJS))
 LIB        := $(OUTPUT)/libauxtrig.a
 BIN        := $(OUTPUT)/auxtrig
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_SRCS  := $(if $(filter 1,$(LIBIPT)),$(UNIT_SRCS),$(filter-out tests/unit/test_decode.c,$(UNIT_SRCS)))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-TEST_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+TEST_HELPERS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c))
 
 KTEST_SRCS := $(wildcard tests/kernel/test_*.c)
 KTEST_BINS := $(patsubst tests/kernel/%.c,$(OUTPUT)/tests/kernel/%,$(KTEST_SRCS))
@@ -140,14 +179,15 @@ ASAN_UNIT_EXCLUDE ?= test_script_leaks test_script_cs
 
 # Fuzz targets: tests/fuzz/fuzz_<name>.c, libFuzzer + ASan + UBSan (conventions in tests/fuzz/README.md).
 FUZZ_SRCS    := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_SRCS    := $(if $(filter 1,$(LIBIPT)),$(FUZZ_SRCS),$(filter-out tests/fuzz/fuzz_ipt.c,$(FUZZ_SRCS)))
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_HELPERS := $(filter-out $(FUZZ_SRCS),$(wildcard tests/fuzz/*.c))
+FUZZ_HELPERS := $(filter-out tests/fuzz/fuzz_%,$(wildcard tests/fuzz/*.c))
 FUZZ_TIME    ?= 300
 FUZZ_TEST_TIME ?= 15
 FUZZ_TARGETS ?=
 
 .PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean \
-        asan-build asan-test fuzz-build fuzz-bins fuzz soak
+        asan-build asan-test fuzz-build fuzz-bins fuzz soak arm64-build
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(GATE_PARTS)
 
@@ -198,6 +238,14 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 
 # Every user object may include any skeleton: explicit edges, no guessing.
 $(USER_OBJS): $(SKELS)
+
+# The cross build's sysroot, made before anything is compiled against it.
+ifeq ($(SYSROOT),$(OUTPUT)/sysroot)
+$(SYSROOT_STAMP): cross/sysroot.sh cross/apt.sh
+	$(Q)cross/sysroot.sh $(OUTPUT)
+
+$(USER_OBJS) $(UNIT_BINS) $(KTEST_BINS) $(EXAMPLE_BINS) $(BENCH_BINS) $(VMLINUX_H): | $(SYSROOT_STAMP)
+endif
 
 $(OUTPUT)/obj/user/%.o: user/%.c
 	$(call msg,CC,$@)
@@ -258,15 +306,22 @@ run: deps all
 
 # Every test: the unit and kernel tests, the same on the ASan+UBSan build (unit tests and
 # ASAN_KTESTS), the fuzz targets' crashers replayed and each target fuzzed FUZZ_TEST_TIME seconds.
-test: all asan-build fuzz-build
+test: all asan-build fuzz-build $(if $(filter arm64,$(HOST_ARCH)),,arm64-build)
 	$(Q)./tests/run.sh --asan $(ASAN_OUTPUT) --asan-kernel-tests "$(ASAN_KTESTS)" \
-		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" --fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) $(OUTPUT)
+		--asan-exclude "$(ASAN_UNIT_EXCLUDE)" --fuzz $(FUZZ_OUTPUT) --fuzz-time $(FUZZ_TEST_TIME) \
+		--arm64 $(ARM64_OUTPUT) $(OUTPUT)
 
 unit-test: all
 	$(Q)./tests/run.sh --unit-only $(OUTPUT)
 
 kernel-test: all
 	$(Q)./tests/run.sh --kernel-only $(OUTPUT)
+
+# auxtrig for arm64, cross-built in $(ARM64_OUTPUT) (make test builds it; the arm64 lab guests run
+# its tests). On an arm64 machine, plain make builds for arm64 natively.
+ARM64_OUTPUT ?= build-arm64
+arm64-build:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ARM64_OUTPUT) ARCH=arm64 WERROR=$(WERROR) all
 
 asan-build:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CFLAGS="$(SAN_CFLAGS)" WERROR=$(WERROR) all
@@ -298,8 +353,8 @@ soak: all
 fuzz: fuzz-build
 	$(Q)./tests/fuzz/run.sh $(FUZZ_OUTPUT) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
-lab-test: all
-	$(Q)./tests/run.sh --lab-only $(OUTPUT)
+lab-test: all $(if $(filter arm64,$(HOST_ARCH)),,arm64-build)
+	$(Q)./tests/run.sh --lab-only --arm64 $(ARM64_OUTPUT) $(OUTPUT)
 
 bench: deps all
 	$(Q)./tests/bench/bench.sh $(OUTPUT)
@@ -327,8 +382,8 @@ uninstall:
 		$(patsubst man/%,$(DESTDIR)$(prefix)/share/man/man7/%,$(wildcard man/*.7))
 
 clean:
-	$(call msg,CLEAN,$(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT))
-	$(Q)rm -rf $(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT)
+	$(call msg,CLEAN,$(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT) $(ARM64_OUTPUT))
+	$(Q)rm -rf $(OUTPUT) $(ASAN_OUTPUT) $(FUZZ_OUTPUT) $(ARM64_OUTPUT)
 
 # gate.bpf.d: left by builds from before bpf/gate/ (it names bpf/gate.bpf.c, gone since).
 -include $(filter-out $(OUTPUT)/bpf/gate.bpf.d,$(wildcard $(OUTPUT)/obj/user/*/*.d $(OUTPUT)/bpf/*.d $(OUTPUT)/bpf/gate/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/kernel/*.d \

@@ -35,7 +35,7 @@
  *       pid N threads made" and start every thread's rounds only at
  *       SIGUSR2: a tracer that follows new threads has their trace open first
  *
- * x86-64 (the sites are inline syscall instructions); built statically.
+ * x86-64 and arm64 (the sites are inline syscall / svc instructions); built statically.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -49,9 +49,11 @@
 #include <unistd.h>
 
 /*
- * One syscall instruction per site, labelled after it. noinline and noclone:
+ * One system call instruction per site, labelled after it (the return address the kernel keeps:
+ * x86-64 syscall and arm64 svc both leave the user IP just past themselves). noinline and noclone:
  * the label must be emitted once.
  */
+#if defined(__x86_64__)
 #define SITE(name)									\
 	extern const char after_##name[];						\
 	static __attribute__((noinline, noclone)) long site_##name(long nr, long a0,	\
@@ -68,15 +70,34 @@
 				 : "rcx", "r11", "memory");				\
 		return ret;								\
 	}
+#elif defined(__aarch64__)
+/* arm64: number in x8, arguments in x0..x2, the result in x0. */
+#define SITE(name)									\
+	extern const char after_##name[];						\
+	static __attribute__((noinline, noclone)) long site_##name(long nr, long a0,	\
+								   long a1, long a2)	\
+	{										\
+		register long x8 __asm__("x8") = nr;					\
+		register long x0 __asm__("x0") = a0;					\
+		register long x1 __asm__("x1") = a1;					\
+		register long x2 __asm__("x2") = a2;					\
+											\
+		__asm__ volatile("svc #0\n\t"						\
+				 ".globl after_" #name "\n"				\
+				 "after_" #name ":"					\
+				 : "+r"(x0)						\
+				 : "r"(x8), "r"(x1), "r"(x2)				\
+				 : "memory");						\
+		return x0;								\
+	}
+#else
+#error "migrate_demo's sites are x86-64 syscall or arm64 svc instructions"
+#endif
 
-#if defined(__x86_64__)
 SITE(getppid)
 SITE(setaffinity)
 SITE(getuid)
 SITE(nanosleep)
-#else
-#error "migrate_demo's sites are x86-64 syscall instructions"
-#endif
 
 static int rounds = 3, spin_ms, wait_go;
 static int cpus[CPU_SETSIZE], nr_cpus;

@@ -20,9 +20,14 @@
 #
 # usage: tests/run.sh [--unit-only|--kernel-only|--lab-only|--lab-guest] [--sanitized-only] [--logs DIR]
 #                     [--asan DIR [--asan-kernel-tests "test_a.sh test_b ..."] [--asan-exclude "test_c ..."]]
-#                     [--fuzz DIR [--fuzz-time SECONDS]] BUILD_DIR
+#                     [--fuzz DIR [--fuzz-time SECONDS]] [--arm64 DIR] BUILD_DIR
+#   --arm64 DIR   the arm64 build (make arm64-build) the lab's arm64 guests run (default build-arm64)
 #   --sanitized-only  only the --asan and --fuzz parts
-#   --lab-guest   what runs inside a lab guest: the kernel tests, then tests/lab/test_*.sh
+#   --lab-guest   what runs inside a lab guest: the kernel tests, then the tests/lab/test_*.sh of the
+#                 guest's architecture ($AUXTRIG_LAB_ARCH: a lab test names the architectures it is
+#                 for on a line "# lab-arch: x86 arm64"; without one, x86); in an arm64 guest (the
+#                 cross build) the unit tests first, unless AUXTRIG_GUEST_UNIT_TESTS=0
+#   AUXTRIG_GUEST_KERNEL_TESTS="test_a test_b.sh ..."   in a guest, only these kernel tests
 #   AUXTRIG_TEST_FILTER=GLOB   only tests whose name matches GLOB (extglob: 'test_record_*', '@(test_a|test_b)')
 #   AUXTRIG_LAB=0              leave the lab out of a full run (a failure under CI=true)
 #   AUXTRIG_KNOWN_FAILURES=1   in the lab guests, also run tests/lab/known_*.sh (known failures)
@@ -30,7 +35,7 @@ set -u
 shopt -s extglob
 mode=all
 logs=
-plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=15
+plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=15 arm64=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit-only) mode=unit; shift ;;
@@ -44,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--asan-exclude) asan_exclude=$2; shift 2 ;;
 	--fuzz) fuzz=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--fuzz-time) fuzz_time=$2; shift 2 ;;
+	--arm64) arm64=$(cd "$2" 2>/dev/null && pwd) || arm64=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -137,7 +143,9 @@ kernel_tests() {
 	done
 }
 
-if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
+guest_arch=${AUXTRIG_LAB_ARCH:-x86}
+if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ] ||
+	{ [ $mode = guest ] && [ "$guest_arch" != x86 ] && [ "${AUXTRIG_GUEST_UNIT_TESTS:-1}" != 0 ]; }; }; then
 	echo "unit tests:"
 	unit_tests "$build" ""
 	# Once more with every optional capability (hardware breakpoints, kprobes, fentry, cgroup v2,
@@ -148,7 +156,12 @@ if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
 fi
 if [ -n "$plain" ] && { [ $mode = all ] || [ $mode = kernel ] || [ $mode = guest ]; }; then
 	echo "kernel tests:"
-	kernel_tests "$build" ""
+	if [ $mode = guest ] && [ -n "${AUXTRIG_GUEST_KERNEL_TESTS:-}" ]; then
+		echo "  (a subset: $AUXTRIG_GUEST_KERNEL_TESTS)"
+		kernel_tests "$build" "" "$AUXTRIG_GUEST_KERNEL_TESTS"
+	else
+		kernel_tests "$build" ""
+	fi
 fi
 if [ -n "$asan" ]; then
 	if [ $mode = all ] || [ $mode = unit ]; then
@@ -171,9 +184,11 @@ if [ -n "$fuzz" ] && { [ $mode = all ] || [ $mode = unit ]; }; then
 	done
 fi
 if [ $mode = guest ]; then
-	echo "lab tests:"
+	echo "lab tests ($guest_arch):"
 	for t in "$top"/tests/lab/test_*.sh; do
 		[ -f "$t" ] || continue
+		archs=$(sed -n 's/^# lab-arch: *//p' "$t" | head -1)
+		[[ " ${archs:-x86} " == *" $guest_arch "* ]] || continue
 		run_one "lab/$(basename "$t" .sh)" bash "$t"
 	done
 	# Tests of what the lab shows broken, until it is fixed (tests/lab/known_*.sh).
@@ -194,8 +209,8 @@ if [ $mode = lab ] || { [ $mode = all ] && [ -n "$plain" ] && [ "$(id -u)" = 0 ]
 			skipped=$((skipped + 1))
 		fi
 	else
-		echo "lab (tests/lab/run.sh: the kernel tests and the lab tests in Debian's 6.12 and 6.1 kernels):"
-		"$top/tests/lab/run.sh" "$build"
+		echo "lab (tests/lab/run.sh: the kernel tests and the lab tests in Debian's x86 6.12 and 6.1 kernels and arm64 6.12 and 7.x ones):"
+		"$top/tests/lab/run.sh" "$build" ${arm64:+"$arm64"}
 		if read -r lp lf <"$build/lab/totals" 2>/dev/null; then
 			passed=$((passed + lp)); failed=$((failed + lf))
 			[ "$lf" -eq 0 ] || failures+=(lab)

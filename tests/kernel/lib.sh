@@ -82,6 +82,11 @@ workload_running() {
 	[ "$(awk '{ print $20 }' <<<"$now")" = "$start" ] && [ "${now%% *}" != Z ] && [ "${now%% *}" != X ]
 }
 
+# syscall_nr NAME: the number of system call NAME on this machine's architecture, from its C
+# library's <sys/syscall.h> (x86-64 numbers its own table: openat 257, read 0; arm64 uses the
+# generic one: openat 56, read 63). What marks print as nr=.
+syscall_nr() { printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | ${CC:-cc} -E -P - | tail -1; }
+
 # How long a test waits for something that must happen (auxtrig armed, a workload's line, an ack):
 # a guard against hanging for ever, never a bound on speed. Generous, because the lab's guests
 # (tests/lab/vm) run 20-50 times slower than the machine under emulation (TCG).

@@ -11,9 +11,8 @@ need_perf
 UPD=$build/examples/uprobe_demo
 USDT=$build/examples/usdt_demo
 SEQ=$build/examples/seq_demo
-nr_of() { printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | ${CC:-cc} -E -P - | tail -1; }
-NR_getpid=$(nr_of getpid)
-NR_openat=$(nr_of openat)
+NR_getpid=$(syscall_nr getpid)
+NR_openat=$(syscall_nr openat)
 count() { grep -c -- "$1" "$2"; }
 rec() { local name=$1; shift
 	"$AUXTRIG" record -o "$tmp/$name.data" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
@@ -66,7 +65,7 @@ assert_eq "$(count 'auxtrig:mark: trigger=2 ' "$tmp/noargs.txt")" 5 "read() mark
 # machine and in the lab's emulated guests.
 rec anyel --on 'syscall:*:exit if $elapsed > 100ms:mark' -- "$build/examples/sleep_pattern" FLFLF
 assert_eq "$(count 'auxtrig:mark:' "$tmp/anyel.txt")" 2 "marks at syscalls longer than 100 ms"
-assert_eq "$(count "auxtrig:mark: trigger=1 nr=$(nr_of clock_nanosleep) " "$tmp/anyel.txt")" 2 "the long ones are the sleeps"
+assert_eq "$(count "auxtrig:mark: trigger=1 nr=$(syscall_nr clock_nanosleep) " "$tmp/anyel.txt")" 2 "the long ones are the sleeps"
 
 # 3. Windows between two points of different kinds.
 # From openat()'s exit to close()'s entry: per round the first openat's exit

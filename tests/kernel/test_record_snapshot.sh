@@ -103,7 +103,7 @@ assert_eq "$(seqs "$tmp/fd.data" | tail -1)" 1999 "the fd: snapshot's newest rec
 # no record is in two snapshots; a trigger that fires while another snapshot is being taken
 # (its call's records were held back) takes none and counts as suppressed; what no snapshot
 # holds is counted per snapshot (lost=), and nothing is lost to a full ring.
-NR_openat=$(printf '#include <sys/syscall.h>\nSYS_openat\n' | ${CC:-cc} -E -P - | tail -1)
+NR_openat=$(syscall_nr openat)
 "$AUXTRIG" record -S16K -w 'syscall:*' -e syscalls:sys_enter_close --on 'syscall:*:exit if ret == -ENOENT:snapshot' \
 	-o "$tmp/any.data" -- "$DEMO" -r 50 -t 3 >/dev/null 2>"$tmp/any.err" || fail "record failed: $(cat "$tmp/any.err")"
 assert_perf_reads_cleanly "$tmp/any.data"

@@ -27,7 +27,7 @@ marked() { marks_by_seq "$1" | awk -v t="$2" '$1 == t { printf "%s%s", sep, $2; 
 	-o "$tmp/c.data" -- "$DEMO" -r 5 -t 1 >/dev/null 2>"$tmp/c.err" || fail "record failed: $(cat "$tmp/c.err")"
 assert_perf_reads_cleanly "$tmp/c.data"
 grep -q 'evaluated 20, matched 8, fired 8' "$tmp/c.err" || fail "\$count counters: $(cat "$tmp/c.err")"
-pscript "$tmp/c.data" | awk '/auxtrig:mark: trigger=1 nr=257 ret=-2 / { n[$2]++ }
+pscript "$tmp/c.data" | awk "/auxtrig:mark: trigger=1 nr=$(syscall_nr openat) ret=-2 /"' { n[$2]++ }
 	END { for (t in n) print n[t] }' >"$tmp/c.per"
 assert_eq "$(sort "$tmp/c.per" | tr '\n' ' ')" "4 4 " "marks per thread"
 assert_eq "$(pscript "$tmp/c.data" | grep -c 'sys_enter_getpid:')" 10 "events recorded alongside"
@@ -57,7 +57,7 @@ grep -q 'if every 3:mark: evaluated 30, matched 10, fired 10' "$tmp/s.err" || fa
 "$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'syscall:openat:exit if ret < 0 && every 3:mark' \
 	-o "$tmp/e.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/e.err" || fail "record failed: $(cat "$tmp/e.err")"
 grep -q 'evaluated 20, matched 3, fired 3, suppressed 0' "$tmp/e.err" || fail "every 3 counters: $(cat "$tmp/e.err")"
-assert_eq "$(pscript "$tmp/e.data" | grep -c 'auxtrig:mark: trigger=1 nr=257 ret=-2 ')" 3 "marks of ret < 0 && every 3"
+assert_eq "$(pscript "$tmp/e.data" | grep -c "auxtrig:mark: trigger=1 nr=$(syscall_nr openat) ret=-2 ")" 3 "marks of ret < 0 && every 3"
 "$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'syscall:openat:exit if ret < 0 && after 2:mark' \
 	-o "$tmp/a.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/a.err" || fail "record failed: $(cat "$tmp/a.err")"
 grep -q 'evaluated 20, matched 9, fired 9' "$tmp/a.err" || fail "after 2 counters: $(cat "$tmp/a.err")"
@@ -81,14 +81,15 @@ assert_eq "$(pscript "$tmp/w2.data" | grep -c 'sys_exit_openat: 0xffffffffffffff
 	-o "$tmp/t.data" -- "$READS" 800 SWSFWSSW >/dev/null 2>"$tmp/t.err" || fail "record failed: $(cat "$tmp/t.err")"
 assert_perf_reads_cleanly "$tmp/t.data"
 # the close that follows each slow mark
+NR_read=$(syscall_nr read)
 perf script -F event,trace -i "$tmp/t.data" 2>/dev/null | while read -r ev rest; do
 	case $ev in
-	auxtrig:mark:) case $rest in "trigger=1 nr=0 ret=-11 "*) want=1 ;; "trigger=1 "*) echo "slow mark without EAGAIN" ;; esac ;;
+	auxtrig:mark:) case $rest in "trigger=1 nr=$NR_read ret=-11 "*) want=1 ;; "trigger=1 "*) echo "slow mark without EAGAIN" ;; esac ;;
 	syscalls:sys_enter_close:) [ -n "${want:-}" ] && echo $((${rest##* } - 1000000)); want= ;;
 	esac
 done | tr '\n' ' ' >"$tmp/t.slow"
 assert_eq "$(cat "$tmp/t.slow")" "100 400 700 " "the closes after the slow reads"
-assert_eq "$(pscript "$tmp/t.data" | grep -c 'auxtrig:mark: trigger=2 nr=0 ret=\(1\|-9\) ')" 5 "fast reads"
+assert_eq "$(pscript "$tmp/t.data" | grep -c "auxtrig:mark: trigger=2 nr=$NR_read ret=\\(1\\|-9\\) ")" 5 "fast reads"
 # With a window on read too: it has closed by the exit, the entry still times it.
 "$AUXTRIG" record -w syscall:read --on 'syscall:read:exit if $elapsed > 20ms:mark' \
 	-o "$tmp/t2.data" -- "$READS" 800 SWSFWSSW >/dev/null 2>"$tmp/t2.err" || fail "record failed: $(cat "$tmp/t2.err")"

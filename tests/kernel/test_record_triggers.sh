@@ -57,7 +57,7 @@ read -r fired supp <<<"$(counters "$tmp/a.err")"
 "$AUXTRIG" record -e syscalls:sys_enter_getpid --on 'syscall:openat:exit if ret == -ENOENT:mark,every:2' \
 	-o "$tmp/m.data" -- "$DEMO" -r 10 >/dev/null 2>"$tmp/m.err" || fail "record failed: $(cat "$tmp/m.err")"
 assert_perf_reads_cleanly "$tmp/m.data"
-assert_eq "$(pscript "$tmp/m.data" | grep -c 'auxtrig:mark: trigger=1 nr=257 ret=-2 ')" 5 "marks (every:2 of 10 failures)"
+assert_eq "$(pscript "$tmp/m.data" | grep -c "auxtrig:mark: trigger=1 nr=$(syscall_nr openat) ret=-2 ")" 5 "marks (every:2 of 10 failures)"
 assert_eq "$(pscript "$tmp/m.data" | grep -c 'sys_enter_getpid:')" 10 "events recorded alongside the marks"
 
 # 4. stop: the run ends at the first failure, long before the workload would.

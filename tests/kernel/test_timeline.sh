@@ -43,7 +43,7 @@ assert_eq "$(q sleep '[.traceEvents[] | select(.ph == "X") | .cat] | unique | jo
 
 # openat_demo, 3 threads x 3 rounds: 9 failed openat, each marked on its own thread
 timeline marks -w syscall:openat --on 'syscall:openat:exit if ret < 0:mark' -- "$DEMO" -r 3 -t 2
-assert_eq "$(q marks '[.traceEvents[] | select(.ph == "i" and .name == "mark: syscall:openat:exit if ret < 0:mark" and .args.ret == -2 and .args.nr == 257)] | length')" 9 \
+assert_eq "$(q marks '[.traceEvents[] | select(.ph == "i" and .name == "mark: syscall:openat:exit if ret < 0:mark" and .args.ret == -2 and .args.nr == '"$(syscall_nr openat)"')] | length')" 9 \
 	"marks with their values"
 assert_eq "$(q marks '[.traceEvents[] | select(.ph == "i") | .tid] | group_by(.) | map(length) | join(",")')" 3,3,3 \
 	"marks per thread"

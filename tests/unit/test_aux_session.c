@@ -1551,6 +1551,7 @@ static void test_aux_session_intel_pt_packets_decode_in_perf_script(void **state
  * later).
  */
 static size_t e2e_max_exited; /* aux_session_opts.max_exited of the next e2e_init_threads_mode() */
+static bool e2e_threads_cs;   /* the next e2e_init_threads_mode() on cs_etm (sysfs-cs_etm), not intel_pt */
 
 static void e2e_init_threads_mode(struct e2e *t, const pid_t *tids, size_t nr, size_t nr_initial,
 				  const struct aux_session_trigger *trig, size_t nr_trig, enum probe_pause pause,
@@ -1558,24 +1559,28 @@ static void e2e_init_threads_mode(struct e2e *t, const pid_t *tids, size_t nr, s
 {
 	static const int per_thread[] = { -1 };
 	size_t page = sysconf(_SC_PAGESIZE);
+	bool cs = e2e_threads_cs;
 	struct aux_session_opts o = {
-		.sysfs_root = test_fixture_path("sysfs-intel_pt"), .cpus = per_thread, .nr_cpus = 1,
+		.sysfs_root = test_fixture_path(cs ? "sysfs-cs_etm" : "sysfs-intel_pt"),
+		.cpus = per_thread, .nr_cpus = 1,
 		.pid = tids[0], .tids = tids, .nr_tids = nr_initial, .data_pages = 16, .aux_pages = 4,
 		.triggers = trig, .nr_triggers = nr_trig, .pause_support = pause,
 		.snapshot = snapshot, .snapshot_size = snapshot ? 4 * page : 0, .max_exited = e2e_max_exited,
 	};
 	struct aux_model_config mc = {
-		.pmu = AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4, .overwrite = snapshot,
-		.aux_watermark = snapshot ? 0 : 4 * page / 4,
+		.pmu = cs ? AUX_MODEL_CS_ETM : AUX_MODEL_INTEL_PT, .data_pages = 16, .aux_pages = 4,
+		.overwrite = snapshot, .aux_watermark = snapshot || cs ? 0 : 4 * page / 4,
 	};
+	const char *pmu = cs ? "cs_etm" : "intel_pt";
 	struct perf_sys ops;
 	struct aux_event ev;
 
+	e2e_threads_cs = false; /* this call only */
 	memset(t, 0, sizeof(*t));
-	t->pt = true;
+	t->pt = !cs;
 	t->per_thread = true;
-	resolve(&o, &ev, "intel_pt//u");
-	assert_int_equal(fake_kernel__init_threads(&t->k, pmu_set__find(o.pmus, "intel_pt")->type, &mc, tids, nr), 0);
+	resolve(&o, &ev, cs ? "cs_etm/@tmc_etr0/u" : "intel_pt//u");
+	assert_int_equal(fake_kernel__init_threads(&t->k, pmu_set__find(o.pmus, pmu)->type, &mc, tids, nr), 0);
 	ops = fake_kernel__sys(&t->k);
 	ops.event_open = checked_event_open;
 	ops.attach_bpf = fake_attach_bpf;
@@ -1611,6 +1616,75 @@ static struct fake_kernel_event *thread_event(struct fake_kernel *k, pid_t tid, 
 		    k->ev[i].config == config)
 			return &k->ev[i];
 	return NULL;
+}
+
+/*
+ * CoreSight per thread: a thread's trace comes from the ETM of whichever CPU
+ * it runs on, and the decoder knows a CPU's trace ID only from the
+ * AUXTRACE_INFO: it describes every CPU with an ETM (sysfs-cs_etm: cpu0..5),
+ * as perf's cs_etm_info_fill() does for the per-thread CPU map, not the
+ * session's CPU list { -1 } (which once made the recording fail: "no ETM
+ * registers for cpu-1"). Its PERF_RECORD_AUX name no CPU (-1), as in perf's
+ * per-thread files: perf 6.1 finds the buffer of a per-thread AUX record only
+ * so, and once found none ("CS ETM: Couldn't find auxtrace buffer").
+ */
+static void test_aux_session_cs_etm_per_thread_info_has_every_etm(void **state)
+{
+	static const pid_t tids[] = { 101, 102 };
+	const char *args[] = { "report", "-D", "-i", NULL, NULL };
+	struct e2e *t = calloc(1, sizeof(*t));
+	const struct pdata_file_header *fh;
+	size_t len, nr_aux = 0;
+	unsigned char *file;
+	char *out;
+	int rc;
+
+	(void)state;
+	assert_non_null(t);
+	e2e_threads_cs = true;
+	e2e_init_threads_mode(t, tids, 2, 2, NULL, 0, PROBE_PAUSE_YES, false);
+	assert_int_equal(hw(t, 0, 256), 256);
+	end(t, 0);
+	assert_int_equal(hw(t, 1, 128), 128);
+	end(t, 1);
+	assert_true(aux_session__drain(t->s, &t->sink) > 0);
+	assert_int_equal(aux_session__stop(t->s, &t->sink), 0);
+	assert_int_equal(pdata_writer__close(t->w), 0);
+	file = (unsigned char *)test_read_file(t->path, &len);
+	assert_non_null(file);
+	fh = (const void *)file;
+	for (size_t pos = fh->data.offset; pos < fh->data.offset + fh->data.size;) {
+		const struct perf_event_header *h = (const void *)(file + pos);
+		__u32 cpu;
+
+		assert_true(h->size >= 8);
+		if (h->type == PERF_RECORD_AUX) {
+			memcpy(&cpu, file + pos + h->size - 16, sizeof(cpu));
+			assert_int_equal(cpu, (__u32)-1);
+			nr_aux++;
+		}
+		if (h->type == PDATA_RECORD_AUXTRACE)
+			pos += ((const struct pdata_record_auxtrace *)h)->size; /* its payload follows */
+		pos += h->size;
+	}
+	free(file);
+	assert_int_equal(nr_aux, 2);
+	if (perf_oracle__path()) {
+		args[3] = t->path;
+		rc = perf_oracle__run(NULL, args, &out);
+		if (rc || strstr(out, "Couldn't find") || strstr(out, "random file access"))
+			fail_msg("perf report -D (exit %d) does not find the per-thread pieces:\n%s", rc, out);
+		free(out);
+	}
+	assert_int_equal(auxtrace_info_priv(t->path, 1) & 0xffffffff, 6); /* CS_PMU_TYPE_CPUS: 6 CPUs */
+	for (size_t cpu = 0; cpu < 6; cpu++) {
+		/* ETMv4 blocks: magic, CPU, NR_TRC_PARAMS (7), then the 7 registers */
+		assert_int_equal(auxtrace_info_priv(t->path, 3 + 10 * cpu), 0x4040404040404040ULL);
+		assert_int_equal(auxtrace_info_priv(t->path, 3 + 10 * cpu + 1), cpu);
+		assert_int_equal(auxtrace_info_priv(t->path, 3 + 10 * cpu + 4), 0x10 + 2 * cpu); /* TRCTRACEIDR */
+	}
+	e2e_exit(t);
+	free(t);
 }
 
 /*
@@ -1894,6 +1968,7 @@ int main(void)
 		cmocka_unit_test(test_aux_session_errors_are_clear),
 		cmocka_unit_test(test_aux_session_intel_pt_full_trace_through_model),
 		cmocka_unit_test(test_aux_session_cs_etm_snapshots_through_model),
+		cmocka_unit_test(test_aux_session_cs_etm_per_thread_info_has_every_etm),
 		cmocka_unit_test(test_aux_session_switch_records_match_the_info),
 		cmocka_unit_test(test_aux_session_per_thread_through_model),
 		cmocka_unit_test(test_aux_session_per_thread_gate_switches_each_thread),

@@ -383,6 +383,7 @@ static size_t make_pt_stream(unsigned char *b)
 	return n;
 }
 
+#ifndef AUXTRIG_NO_LIBIPT
 struct rt_branches {
 	struct ipt_branch v[8];
 	int nr;
@@ -397,6 +398,7 @@ static int rt_branch(const struct ipt_branch *br, void *ctx)
 	b->nr++;
 	return 0;
 }
+#endif
 
 /* pdata_reader__event_names() callback: "id=name " appended to a string. */
 static int collect_name(void *ctx, __u64 id, const char *name)
@@ -423,7 +425,9 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	struct pdata_record_auxtrace rec = { .reference = 0x1234, .idx = 2, .tid = 77, .cpu = 2 };
 	struct pdata_auxtrace_index_entry *idx;
 	const struct pdata_record_auxtrace *at = NULL;
+#ifndef AUXTRIG_NO_LIBIPT
 	struct rt_branches br = { 0 };
+#endif
 	unsigned char stream[128];
 	char names[256];
 	const void *aux = NULL;
@@ -483,7 +487,8 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	assert_int_equal(at->reference, 0x1234);
 	assert_memory_equal(aux, stream, len);
 
-	/* And the decoder finds the three branches the stream states. */
+#ifndef AUXTRIG_NO_LIBIPT
+	/* And the decoder finds the three branches the stream states (a build with libipt). */
 	assert_int_equal(ipt_decoder__branches(aux, at->size, NULL, rt_branch, &br), 0);
 	assert_int_equal(br.nr, 3);
 	assert_int_equal(br.v[0].from, 0);
@@ -492,6 +497,7 @@ static void test_pdata_reader_reads_pdata_writer(void **state)
 	assert_int_equal(br.v[1].to, 0x7f0000001000ULL);
 	assert_int_equal(br.v[2].from, 0x7f0000001000ULL);
 	assert_int_equal(br.v[2].to, 0xffffffff81000100ULL);
+#endif
 	pdata_reader__delete(r);
 	unlink(path);
 	rmdir(dir);

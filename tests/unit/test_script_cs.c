@@ -224,14 +224,19 @@ static void test_script_cs_pieces_and_queues_as_perf(void **state)
 /*
  * RAW: the trace of ID 0x10 alone, unformatted as TRBE writes it, in a buffer
  * whose PERF_RECORD_AUX says so: the same samples as the formatted buffer
- * (and as perf). A RAW buffer of a CPU the AUXTRACE_INFO does not describe
- * cannot be decoded: exit 1 and one line naming its record, never silence.
+ * (and as perf). A per-thread RAW buffer (cpu -1: a thread's TRBE trace from
+ * whichever CPU it ran on) decodes with the first ETM block's parameters, as
+ * perf 6.1's one decoder of a raw queue does (perf report -D; perf 6.1's
+ * script exits with an error on this fixture): the same samples again
+ * (it once could not be decoded at all). A RAW buffer of a CPU the AUXTRACE_INFO
+ * does not describe cannot be decoded: exit 1 and one line naming its
+ * record, never silence.
  */
 static void test_script_cs_raw_buffer(void **state)
 {
 	struct cs_fixture_opts fmt = { .first_cpu = 0, .nr_cpus = 1 };
 	struct cs_fixture_opts raw = { .first_cpu = 0, .nr_cpus = 1, .aux_flags = 0x100 };
-	static const int cpu3[] = { 3 };
+	static const int cpu3[] = { 3 }, none[] = { -1 };
 	size_t len, n;
 	void *juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/cstrace.bin"), &len);
 	unsigned char *stream;
@@ -260,6 +265,11 @@ static void test_script_cs_raw_buffer(void **state)
 	assert_int_equal(run("-i fmt.data --itrace=i >fi.txt"), 0);
 	assert_int_equal(run("-i raw.data --itrace=i >ri.txt"), 0);
 	same("fi.txt", "ri.txt");
+	/* a per-thread RAW buffer: no CPU */
+	raw.cpu_of_buf = none;
+	write_fixture("rawt.data", &raw);
+	assert_int_equal(run("-i rawt.data >rt.txt"), 0);
+	same("r.txt", "rt.txt");
 	/* a RAW buffer on CPU 3, which has no ETM block */
 	raw.cpu_of_buf = cpu3;
 	write_fixture("raw3.data", &raw);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Symbols of the traced binaries, against perf 6.1: PLT entries are named
- * "NAME@plt" as perf synthesises them, on x86-64 (a program gcc links
- * against glibc here) and arm64 (a position-independent program and a
- * shared library clang and ld.lld build here; its text is not at its file
- * offset). The probe is Arm SPE: one load record per address of interest
+ * "NAME@plt" as perf synthesises them, in a program gcc links against glibc
+ * here (for the build's architecture: x86-64 or arm64) and in an arm64
+ * position-independent program and shared library clang and ld.lld build
+ * here (its text is not at its file offset). The probe is Arm SPE: one load record per address of interest
  * (perf names a record's PC the same way whatever the binary's
  * architecture), written into a perf.data file with the binary mapped as
  * perf records it. perf script and auxtrig script must print the same lines.
@@ -283,10 +283,11 @@ static int teardown(void **state)
 }
 
 /*
- * x86-64: gcc's PIE against glibc, .plt entries of 16 bytes after a 16-byte
- * header. perf 6.1 names the first entry _init (see compare_lines()).
+ * The build's own architecture: gcc's PIE against glibc (x86-64: .plt entries
+ * of 16 bytes after a 16-byte header; arm64: after a 32-byte one). perf 6.1
+ * names the first entry _init (see compare_lines()).
  */
-static void test_script_syms_plt_x86_64(void **state)
+static void test_script_syms_plt_cc(void **state)
 {
 	static const char *const want[] = { "calloc@plt", "free@plt", "printf@plt", " main", NULL };
 
@@ -294,8 +295,8 @@ static void test_script_syms_plt_x86_64(void **state)
 	perf_oracle__need();
 	assert_int_equal(sh("printf '#include <stdio.h>\\n#include <stdlib.h>\\n"
 			    "int main(int argc, char **argv) { void *p = calloc(1, argc); printf(\"%%%%p\\\\n\", p); "
-			    "free(p); return 0; }\\n' >x.c && cc -O1 -o x86_plt x.c"), 0);
-	check_binary("x86_plt", "main", 0x555555554000ULL, want);
+			    "free(p); return 0; }\\n' >x.c && cc -O1 -o cc_plt x.c"), 0);
+	check_binary("cc_plt", "main", 0x555555554000ULL, want);
 }
 
 /*
@@ -321,7 +322,7 @@ static void test_script_syms_plt_arm64(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_script_syms_plt_x86_64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_syms_plt_cc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_syms_plt_arm64, setup, teardown),
 	};
 

@@ -46,6 +46,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("auxtrig %s\n", AUXTRIG_VERSION);
+#ifdef AUXTRIG_NO_LIBIPT
+		printf("built without libipt: no Intel PT decoding (auxtrig script)\n");
+#endif
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {

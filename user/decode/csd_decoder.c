@@ -67,6 +67,7 @@ struct csd_decoder {
 	ocsd_datapath_resp_t prev_return;	/* of the last csd_decoder__feed() */
 	char last_error[256];
 	__u8 ids[128];		/* trace IDs with a decoder */
+	bool ete[128];		/* ...an ETE decoder */
 	int nr_ids;
 	int nr_maps;		/* 1 once the memory accessor is attached */
 	int nr_buffers;		/* buffer accessors (csd_decoder__add_mem_buffer()) */
@@ -323,6 +324,7 @@ int csd_decoder__add_ete(struct csd_decoder *d, const struct csd_etmv4_regs *reg
 	csd_decoder__no_own(d, "ETE trace");
 	if (d->nr_ids < (int)sizeof(d->ids))
 		d->ids[d->nr_ids++] = id;
+	d->ete[id & 0x7f] = true;
 	return 0;
 }
 
@@ -417,7 +419,20 @@ int csd_decoder__set_packet_fn(struct csd_decoder *d, csd_packet_fn fn, void *ct
 	csd_decoder__no_own(d, "packets are listed");
 	for (int i = 0; i < d->nr_ids; i++) {
 		__u8 id = d->ids[i] & 0x7f;
+		static bool said;
 
+		/*
+		 * OpenCSD's C API makes packet monitors for ETMv3/4, PTM and STM only
+		 * (ocsd_create_pkt_mon_cb(): OCSD_ERR_NO_PROTOCOL for ETE): an ETE
+		 * trace's elements are listed, its packets cannot be.
+		 */
+		if (d->ete[id]) {
+			if (!said)
+				pr_warn("OpenCSD lists no ETE packets (its C API has no packet monitor for ETE): "
+					"the ETE trace's elements only\n");
+			said = true;
+			continue;
+		}
 		d->mon[id].d = d;
 		d->mon[id].trace_id = id;
 		if (ocsd_dt_attach_packet_callback(d->tree, id, OCSD_C_API_CB_PKT_MON,

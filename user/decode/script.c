@@ -201,7 +201,14 @@ int script__run(const struct script_opts *o)
 	}
 	switch (s.info->type) {
 	case PDATA_AUXTRACE_INTEL_PT:
+#ifdef AUXTRIG_NO_LIBIPT
+		/* Debian builds libipt for x86 only: the Makefile's LIBIPT=0. */
+		pr_err("%s: holds Intel PT trace, and this auxtrig was built without libipt (LIBIPT=0), which decodes it\n",
+		       o->input);
+		rc = EXIT_UNSUPPORTED;
+#else
 		rc = script_pt__run(&s);
+#endif
 		break;
 	case PDATA_AUXTRACE_CS_ETM:
 		rc = script_cs__run(&s);

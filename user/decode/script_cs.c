@@ -255,6 +255,21 @@ static const struct script_cs_etm *script_cs__etm_of_cpu(const struct script_cs 
 	return NULL;
 }
 
+/*
+ * The ETM whose parameters decode an unformatted (RAW, TRBE) piece: its CPU's.
+ * A per-thread piece (cpu -1) names none: the thread's TRBE trace from every
+ * CPU shares its buffer, with no trace ID; perf 6.1 decodes a raw queue with
+ * one decoder made from the first ETM block (cs_etm__alloc_queue()), and so
+ * does auxtrig, which the CPUs' identical registers but for the trace ID
+ * allow (the thread is named by the trace's context IDs, not the CPU).
+ */
+static const struct script_cs_etm *script_cs__raw_etm(const struct script_cs *cs, int cpu)
+{
+	const struct script_cs_etm *e = script_cs__etm_of_cpu(cs, cpu);
+
+	return e || cpu >= 0 || !cs->nr_etms ? e : &cs->etms[0];
+}
+
 /* ---- the pieces ----------------------------------------------------------- */
 
 static int script_cs__add_job(struct script_cs *cs, const struct script_cs_job *job)
@@ -643,7 +658,7 @@ static int script_cs__add_decoders(struct script_cs *cs, struct csd_decoder *d, 
 		const struct script_cs_etm *e = &cs->etms[i];
 		int err;
 
-		if (job->raw && e != script_cs__etm_of_cpu(cs, job->cpu))
+		if (job->raw && e != script_cs__raw_etm(cs, job->cpu))
 			continue;
 		err = e->ete ? csd_decoder__add_ete(d, &e->regs, e->devarch, 1) : csd_decoder__add_etmv4(d, &e->regs, 1);
 		if (err)
@@ -675,7 +690,7 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	memset(cs->why_of_id, 0, sizeof(cs->why_of_id));
 	cs->printer.number = script_cs__w_win_num;
 	cs->printer.number_ctx = cs;
-	if (job->raw && !script_cs__etm_of_cpu(cs, job->cpu)) {
+	if (job->raw && !script_cs__raw_etm(cs, job->cpu)) {
 		snprintf(msg, sizeof(msg), "an unformatted (RAW) buffer of CPU %d, whose ETM the AUXTRACE_INFO does "
 			 "not describe", job->cpu);
 		script_cs__send(cs, CS_REC_ERR, msg, strlen(msg));

@@ -714,6 +714,37 @@ static int aux_session__switch_mode(const struct aux_session *s, const struct au
 	return s->o.pid < 0 ? 3 : 2;
 }
 
+/*
+ * CoreSight: one block of ETM registers per CPU whose trace the file holds.
+ * A thread's event (per thread) traces it on whichever CPU it runs, and the
+ * decoder finds each CPU's trace ID in these blocks: every CPU with an ETM,
+ * as perf's cs_etm_info_fill() describes every online CPU when the event's
+ * CPU map is the per-thread one. Per CPU, the session's CPUs.
+ */
+static int aux_session__cs_etm_info(const struct aux_session *s, struct pdata_record_auxtrace_info **rec,
+				    size_t *len)
+{
+	const struct pmu *pmu = s->ev.pmu;
+	int *cpus;
+	int err;
+
+	if (!s->per_thread)
+		return auxtrace_info__cs_etm(pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, rec, len);
+	if (!pmu->nr_etm_cpus) {
+		pr_err("%s: no cpuN/ under %s: no CPU has an ETM perf could trace a thread with\n", s->ev.name,
+		       pmu->name);
+		return -ENOENT;
+	}
+	cpus = calloc(pmu->nr_etm_cpus, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (size_t i = 0; i < pmu->nr_etm_cpus; i++)
+		cpus[i] = pmu->etm_cpus[i].cpu;
+	err = auxtrace_info__cs_etm(pmu, &s->ev.attr, cpus, pmu->nr_etm_cpus, s->o.snapshot, rec, len);
+	free(cpus);
+	return err;
+}
+
 int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 {
 	struct pdata_record_auxtrace_info *rec = NULL;
@@ -738,7 +769,7 @@ int aux_session__write_info(struct aux_session *s, struct pdata_writer *w)
 		break;
 	}
 	case AUX_PMU_CS_ETM:
-		err = auxtrace_info__cs_etm(s->ev.pmu, &s->ev.attr, s->o.cpus, s->o.nr_cpus, s->o.snapshot, &rec, &len);
+		err = aux_session__cs_etm_info(s, &rec, &len);
 		break;
 	case AUX_PMU_ARM_SPE:
 		err = auxtrace_info__arm_spe(s->ev.pmu, !s->per_thread, &rec, &len);
@@ -1074,6 +1105,32 @@ static const struct perf_event_header *aux_session__file_ids(struct aux_session 
 	return (const struct perf_event_header *)s->scratch;
 }
 
+/*
+ * perf 6.1 matches a per-thread buffer (AUXTRACE cpu -1) to a CoreSight
+ * PERF_RECORD_AUX only when the record's sample CPU is -1 too
+ * (cs_etm__queue_aux_fragment() compares the AUXTRACE's cpu with the
+ * sample's even per thread), as in its own per-thread files, whose cs_etm
+ * event has no PERF_SAMPLE_CPU. auxtrig's records carry the CPU (one sample
+ * layout for every attr): perf found no buffer for any of them ("CS ETM:
+ * Couldn't find auxtrace buffer") and decoded whole buffers instead of the
+ * pieces the kernel published. A per-thread CoreSight session's AUX records
+ * name no CPU in the file: its trace IDs say which CPU traced what.
+ */
+static const struct perf_event_header *aux_session__file_cpu(struct aux_session *s,
+							     const struct perf_event_header *h)
+{
+	const size_t cpu_at = h->size - 2 * sizeof(__u64); /* { u32 cpu, res; } { u64 identifier; } */
+	const __u32 none = (__u32)-1;
+
+	if (!s->per_thread || s->ev.kind != AUX_PMU_CS_ETM || h->type != PERF_RECORD_AUX ||
+	    h->size < sizeof(*h) + 3 * sizeof(__u64) + 2 * sizeof(__u64))
+		return h;
+	if ((const unsigned char *)h != s->scratch)
+		memcpy(s->scratch, h, h->size);
+	memcpy(s->scratch + cpu_at, &none, sizeof(none));
+	return (const struct perf_event_header *)s->scratch;
+}
+
 static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu *c, struct record_sink *k)
 {
 	const struct perf_event_header *h;
@@ -1082,7 +1139,7 @@ static int aux_session__drain_data(struct aux_session *s, struct aux_session_cpu
 	data_ring__read_init(&c->data);
 	while ((h = data_ring__read_event(&c->data))) {
 		aux_session__note(s, c, h);
-		err = record_sink__write(k, aux_session__file_ids(s, c, h));
+		err = record_sink__write(k, aux_session__file_cpu(s, aux_session__file_ids(s, c, h)));
 		if (err)
 			return err;
 		n++;

@@ -94,6 +94,8 @@ static int compile(const char *src, char *out, size_t out_size)
 #elif defined(__aarch64__)
 		       "-D__TARGET_ARCH_arm64",
 #endif
+		       /* vmlinux.h of kernels since 6.19 (see the Makefile's BPF_CFLAGS) */
+		       "-fms-extensions", "-Wno-microsoft-anon-tag",
 		       incflag, vmlflag, "-c", src, "-o", "-", (char *)NULL);
 		_exit(127);
 	}
