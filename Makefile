@@ -76,6 +76,11 @@ DEB_PKGS  += qemu-system-x86 busybox-static pahole gcc-12
 # The arm64 lab and cross build: QEMU's arm64 system emulator and the arm64 cross compiler (its
 # sysroot and the guests' root are Debian arm64 packages unpacked under the build directory).
 DEB_PKGS  += qemu-system-arm gcc-aarch64-linux-gnu
+# Debian's arm64 archive has neither libipt (Intel PT's decoder: x86 only, LIBIPT above) nor a
+# cross compiler for arm64 itself: make deps on an arm64 machine leaves them out.
+ifeq ($(HOST_ARCH),arm64)
+DEB_PKGS  := $(filter-out libipt-dev gcc-aarch64-linux-gnu,$(DEB_PKGS))
+endif
 # The timeline viewer the browser test drives: speedscope from the npm registry (make deps
 # needs to reach it; npm from Debian's nodejs/npm when the machine has no npm), installed into
 # the build directory, never into the tree. It runs offline from there.

@@ -273,7 +273,15 @@ int gate_fire_return(struct pt_regs *ctx)
 	return probe_fire(ctx, 1);
 }
 
-/* mem: a hardware breakpoint's perf event; the IP is the instruction that touched it. */
+/*
+ * mem: a hardware breakpoint's perf event. Its IP, and what the memory holds
+ * while this runs, differ by architecture (include/auxtrig/sys/arch.h,
+ * bp_reports_before_access): x86's data breakpoints trap after the access,
+ * so the IP is the next instruction and a write is done; arm64's watchpoints
+ * are taken before it, so the IP is the accessing instruction and the write
+ * is still to come (the kernel steps over it after this program). Execute
+ * breakpoints report before the instruction on both.
+ */
 SEC("?perf_event")
 int gate_point_mem(struct bpf_perf_event_data *ctx)
 {

@@ -18,6 +18,7 @@
 
 #include "auxtrig/lang/point.h"
 #include "auxtrig/lang/window_spec.h"
+#include "auxtrig/sys/arch.h"
 
 static struct point p;
 static char why[256];
@@ -130,7 +131,7 @@ static void test_point_mem(void **state)
 	assert_int_equal(p.access, POINT_MEM_W);
 	assert_int_equal(parse("mem:0x401000:x"), 0);
 	assert_int_equal(p.access, POINT_MEM_X);
-	assert_int_equal(p.len, sizeof(long));
+	assert_int_equal(p.len, arch__host()->bp_exec_len); /* x86-64: sizeof(long); arm64: one instruction */
 	assert_int_equal(parse("mem:/bin/x:counter/2:rw"), 0);
 	assert_string_equal(p.path, "/bin/x");
 	assert_string_equal(p.symbol, "counter");
@@ -140,7 +141,8 @@ static void test_point_mem(void **state)
 	assert_int_equal(p.access, POINT_MEM_R | POINT_MEM_W);
 	assert_int_equal(parse("mem:0x10/3"), -EINVAL);
 	assert_int_equal(parse("mem:0x10:q"), -EINVAL);
-	assert_int_equal(parse("mem:0x10/4:x"), sizeof(long) == 4 ? 0 : -EINVAL);
+	assert_int_equal(parse("mem:0x10/4:x"), arch__host()->bp_exec_len == 4 ? 0 : -EINVAL);
+	assert_int_equal(parse("mem:0x10/8:x"), arch__host()->bp_exec_len == 8 ? 0 : -EINVAL);
 	assert_int_equal(parse("mem:0"), -EINVAL);
 	assert_int_equal(parse("mem:/bin/x"), -EINVAL);
 	assert_int_equal(parse("mem:/bin/x:a:w:z"), -EINVAL);
@@ -165,11 +167,21 @@ static void test_point_mem_read_only(void **state)
 	assert_int_equal(parse("mem:0x601041:rw"), -EINVAL);
 	assert_int_equal(parse("mem:0x601041/1:rw"), 0);
 	assert_int_equal(parse("mem:0x601044/4:w"), 0);
+	assert_int_equal(parse("mem:0x401003:x"), 0); /* x86 instructions start anywhere */
+	assert_int_equal(p.len, 8);
 #else
 	assert_true(point__mem_read_only_ok());
 	assert_int_equal(parse("mem:/bin/x:counter/2:r"), 0);
 	assert_int_equal(p.access, POINT_MEM_R);
 	assert_int_equal(p.len, 2);
+	/* arm64 (sys/arch.h): inside one aligned doubleword; an instruction is 4 bytes at a 4-aligned address */
+	assert_int_equal(parse("mem:0x601042/4:w"), 0);
+	assert_int_equal(parse("mem:0x601044/8:w"), -EINVAL);
+	assert_string_equal(why, "address 0x601044: arm64 watches 8 bytes only inside one aligned block of 8");
+	assert_int_equal(parse("mem:0x401000:x"), 0);
+	assert_int_equal(p.len, 4);
+	assert_int_equal(parse("mem:0x401002:x"), -EINVAL);
+	assert_string_equal(why, "address 0x401002: arm64 instructions start at addresses aligned to 4");
 #endif
 }
 
@@ -187,16 +199,19 @@ static void test_point_format_round_trip(void **state)
 	static const char *const texts[] = {
 		"tp:sched:sched_switch", "uprobe:/bin/x:f+0x10", "uretprobe:/bin/x:f", "usdt:/bin/x:demo:done",
 		"kprobe:vfs_read+0x8", "kretprobe:vfs_read", "mem:0x601040/8:w", "mem:/bin/x:counter/2:rw",
-		"mem:0x401000/8:x",
+		NULL, /* an execute breakpoint, as long as this architecture's (sys/arch.h) */
 	};
 	struct point again;
-	char text[512];
+	char text[512], exec[64];
 
 	(void)state;
+	snprintf(exec, sizeof(exec), "mem:0x401000/%u:x", arch__host()->bp_exec_len);
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		assert_int_equal(parse(texts[i]), 0);
+		const char *t = texts[i] ? texts[i] : exec;
+
+		assert_int_equal(parse(t), 0);
 		point__format(&p, text, sizeof(text));
-		assert_string_equal(text, texts[i]);
+		assert_string_equal(text, t);
 		assert_int_equal(point__parse(&again, text, why, sizeof(why)), 0);
 		assert_memory_equal(&again, &p, sizeof(p));
 	}

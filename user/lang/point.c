@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "auxtrig/lang/point.h"
+#include "auxtrig/sys/arch.h"
 
 static const char *const kind_names[] = {
 	[POINT_TP] = "tracepoint", [POINT_UPROBE] = "uprobe", [POINT_URETPROBE] = "uretprobe",
@@ -147,16 +148,15 @@ bad:
 
 bool point__mem_read_only_ok(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	return false; /* DR7 has no read-only condition: reads are watched only with writes (RW) */
-#else
-	return true;
-#endif
+	const struct arch *a = arch__host();
+
+	return !a || a->bp_read_only; /* x86's DR7 has no read-only condition: reads are watched only with writes */
 }
 
 /* "ADDR[/LEN][:ACCESS]" or "PATH:SYMBOL[/LEN][:ACCESS]" */
 static int parse_mem(struct point *p, const char *s, char *why, size_t why_size)
 {
+	const struct arch *arch = arch__host();
 	char part[3][4096], *slash, *end;
 	const char *at = s, *acc = NULL;
 	int n = 0;
@@ -223,23 +223,18 @@ static int parse_mem(struct point *p, const char *s, char *why, size_t why_size)
 			 "x86 has no read-only hardware breakpoints: it offers w (writes) and rw (reads and writes)");
 		return -EINVAL;
 	}
-	p->len = p->access == POINT_MEM_X ? sizeof(long) : 4;
+	/* an execute breakpoint watches one instruction's worth, as the architecture counts it */
+	p->len = p->access == POINT_MEM_X ? (arch ? arch->bp_exec_len : sizeof(long)) : 4;
 	if (slash) {
 		p->len = strtoul(slash + 1, &end, 0);
 		if (*end || (p->len != 1 && p->len != 2 && p->len != 4 && p->len != 8)) {
 			snprintf(why, why_size, "length '%s': expected 1, 2, 4 or 8", slash + 1);
 			return -EINVAL;
 		}
-		if (p->access == POINT_MEM_X && p->len != sizeof(long)) {
-			snprintf(why, why_size, "an execute breakpoint watches %zu bytes", sizeof(long));
-			return -EINVAL;
-		}
 	}
-	if (!p->path[0] && !point__mem_read_only_ok() && (p->offset & (p->len - 1))) {
-		snprintf(why, why_size, "address 0x%lx: x86 watches %u bytes only at an address aligned to %u",
-			 p->offset, p->len, p->len);
+	/* a symbol's address is known only later: its length alone is checked here, the kernel checks the rest */
+	if (arch && arch__check_watch(arch, p->path[0] ? 0 : p->offset, p->len, p->access == POINT_MEM_X, why, why_size))
 		return -EINVAL;
-	}
 	return 0;
 bad:
 	snprintf(why, why_size, "expected mem:ADDR[/LEN][:r|w|rw|x] or mem:PATH:SYMBOL[/LEN][:r|w|rw|x]");

@@ -8,6 +8,7 @@
 
 #include "auxtrig/lang/expr_bpf.h"
 #include "auxtrig/record/gate_front.h"
+#include "auxtrig/sys/arch.h"
 #include "auxtrig/sys/log.h"
 
 #define R0 BPF_REG_0
@@ -31,16 +32,15 @@
 /*
  * Where struct pt_regs keeps the instruction pointer, a function's first six
  * arguments and its return value, as the kernel lays it out (and as a
- * kprobe program's context is): PT_REGS_PARM1..6 and PT_REGS_RC of libbpf.
+ * kprobe program's context is): PT_REGS_PARM1..6 and PT_REGS_RC of libbpf,
+ * from the architecture's table (sys/arch.h). Unset on an architecture
+ * auxtrig does not know: the programs that read them are refused.
  */
-#if defined(__x86_64__)
-#define PT_REGS_IP_OFF (16 * 8)		/* r15 .. orig_ax, then ip */
-static const short parm_off[EXPR_NR_ARGS] = { 14 * 8, 13 * 8, 12 * 8, 11 * 8, 9 * 8, 8 * 8 }; /* di si dx cx r8 r9 */
-#define PT_REGS_RC_OFF (10 * 8)		/* ax */
-#elif defined(__aarch64__)
-#define PT_REGS_IP_OFF (31 * 8 + 8)	/* regs[31], sp, then pc */
-static const short parm_off[EXPR_NR_ARGS] = { 0, 8, 16, 24, 32, 40 }; /* x0 .. x5 */
-#define PT_REGS_RC_OFF 0		/* x0 */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define PT_REGS_IP_OFF (arch__host()->regs_ip)
+#define PT_REGS_ARG_OFF(n) (arch__host()->regs_arg[n])
+#define PT_REGS_RC_OFF (arch__host()->regs_ret)
+_Static_assert(ARCH_NR_REG_ARGS == EXPR_NR_ARGS, "a register per argument of a condition");
 #endif
 
 /* What the ops read values with (their ctx). */
@@ -231,7 +231,7 @@ static int src_field(struct bpf_asm *a, void *ctx, unsigned int f, int fail, cha
 	}
 #ifdef PT_REGS_RC_OFF
 	if (s->probe == GATE_FRONT_ENTRY) {
-		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_CTX, parm_off[n]));
+		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R0, R_CTX, PT_REGS_ARG_OFF(n)));
 		return 0;
 	}
 #endif
@@ -309,7 +309,7 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		} else
 #ifdef PT_REGS_RC_OFF
 		if (s->probe == GATE_FRONT_ENTRY && arg < EXPR_NR_ARGS) {
-			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, parm_off[arg]));
+			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, PT_REGS_ARG_OFF(arg)));
 		} else
 #endif
 		if (arg < EXPR_NR_ARGS && (s->tp_flags & GATE_TP_SYSCALL_EXIT) && s->entry_args) {
