@@ -105,6 +105,17 @@ void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max)
 	}
 }
 
+void expr_bpf__user_str(struct bpf_asm *a, int buf_off, int need_len, int fail)
+{
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
+	bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+	if (need_len)
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R0, -1));
+}
+
 void expr_bpf__data_loc_str(struct bpf_asm *a, int rec_reg, unsigned int off, unsigned int rec_max, int buf_off,
 			    int need_len, int fail)
 {
@@ -938,14 +949,8 @@ static int env_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 	case EXPR_S_USER:
 		if (arg >= EXPR_NR_ARGS)
 			return -EINVAL;
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, e->env_reg, offsetof(struct expr_env, args) + 8 * arg));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		if (need_len)
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R0, -1));
+		expr_bpf__user_str(a, buf_off, need_len, fail);
 		return 0;
 	case EXPR_S_REC_ARRAY:
 		if (e->rec_fd < 0 || off + size > e->rec_size) {
