@@ -311,6 +311,44 @@ __s64 expr__cast(__s64 x, unsigned int a)
 	return x;
 }
 
+static __u64 uabs(__s64 x)
+{
+	return x < 0 ? -(__u64)x : (__u64)x;
+}
+
+int expr__binary(unsigned int op, __s64 x, __s64 y, __s64 *v)
+{
+	__u64 q;
+
+	switch (op) {
+	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
+	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
+	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
+	case EXPR_OP_DIV:
+		if (!y)
+			return 0;
+		q = uabs(x) / uabs(y);
+		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
+		return 1;
+	case EXPR_OP_MOD:
+		if (!y)
+			return 0;
+		q = uabs(x) % uabs(y);
+		*v = (__s64)(x < 0 ? 0 - q : q);
+		return 1;
+	case EXPR_OP_AND: *v = x & y; return 1;
+	case EXPR_OP_OR: *v = x | y; return 1;
+	case EXPR_OP_XOR: *v = x ^ y; return 1;
+	case EXPR_OP_EQ: *v = x == y; return 1;
+	case EXPR_OP_NE: *v = x != y; return 1;
+	case EXPR_OP_LT: *v = x < y; return 1;
+	case EXPR_OP_LE: *v = x <= y; return 1;
+	case EXPR_OP_GT: *v = x > y; return 1;
+	case EXPR_OP_GE: *v = x >= y; return 1;
+	}
+	return -EINVAL;
+}
+
 __u32 expr__builtins_used(const struct expr_prog *prog)
 {
 	__u32 used = 0;

@@ -197,43 +197,10 @@ static int why(struct cc *c, int err, const char *fmt, const char *arg)
 	return err;
 }
 
-static __u64 uabs64(__s64 x)
-{
-	return x < 0 ? -(__u64)x : (__u64)x;
-}
-
 /* x op y at compile time, as the interpreters compute it; 0 if it cannot be folded. */
 static int fold(unsigned int op, __s64 x, __s64 y, __s64 *v)
 {
-	__u64 q;
-
-	switch (op) {
-	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
-	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
-	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
-	case EXPR_OP_DIV:
-		if (!y)
-			return 0;
-		q = uabs64(x) / uabs64(y);
-		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
-		return 1;
-	case EXPR_OP_MOD:
-		if (!y)
-			return 0;
-		q = uabs64(x) % uabs64(y);
-		*v = (__s64)(x < 0 ? 0 - q : q);
-		return 1;
-	case EXPR_OP_AND: *v = x & y; return 1;
-	case EXPR_OP_OR: *v = x | y; return 1;
-	case EXPR_OP_XOR: *v = x ^ y; return 1;
-	case EXPR_OP_EQ: *v = x == y; return 1;
-	case EXPR_OP_NE: *v = x != y; return 1;
-	case EXPR_OP_LT: *v = x < y; return 1;
-	case EXPR_OP_LE: *v = x <= y; return 1;
-	case EXPR_OP_GT: *v = x > y; return 1;
-	case EXPR_OP_GE: *v = x >= y; return 1;
-	}
-	return 0;
+	return expr__binary(op, x, y, v) == 1;
 }
 
 static void binary(struct cc *c, unsigned int op)

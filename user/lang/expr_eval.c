@@ -177,11 +177,6 @@ static int match(const char *str, const char *pat, int glob)
 	return -1;
 }
 
-static __u64 uabs(__s64 x)
-{
-	return x < 0 ? -(__u64)x : (__u64)x;
-}
-
 static int field_value(const struct expr_env *env, unsigned int f, __s64 *v)
 {
 	switch (f) {
@@ -296,43 +291,6 @@ static int eval_operand(const struct expr_prog *prog, const struct expr_env *env
 	return -EINVAL;
 }
 
-/*
- * @x OP @y in @v. Return: 1, 0 when the condition is false (division by
- * zero), -EINVAL for an unknown operator.
- */
-static int eval_binary(__u8 op, __s64 x, __s64 y, __s64 *v)
-{
-	__u64 q;
-
-	switch (op) {
-	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
-	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
-	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
-	case EXPR_OP_DIV:
-		if (!y)
-			return 0;
-		q = uabs(x) / uabs(y);
-		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
-		return 1;
-	case EXPR_OP_MOD:
-		if (!y)
-			return 0;
-		q = uabs(x) % uabs(y);
-		*v = (__s64)(x < 0 ? 0 - q : q);
-		return 1;
-	case EXPR_OP_AND: *v = x & y; return 1;
-	case EXPR_OP_OR: *v = x | y; return 1;
-	case EXPR_OP_XOR: *v = x ^ y; return 1;
-	case EXPR_OP_EQ: *v = x == y; return 1;
-	case EXPR_OP_NE: *v = x != y; return 1;
-	case EXPR_OP_LT: *v = x < y; return 1;
-	case EXPR_OP_LE: *v = x <= y; return 1;
-	case EXPR_OP_GT: *v = x > y; return 1;
-	case EXPR_OP_GE: *v = x >= y; return 1;
-	}
-	return -EINVAL;
-}
-
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st)
 {
 	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
@@ -403,7 +361,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			return -EINVAL;
 		x = stack[sp - 2];
 		y = stack[sp - 1];
-		r = eval_binary(insn->op, x, y, &v);
+		r = expr__binary(insn->op, x, y, &v);
 		if (r <= 0)
 			return r;
 		stack[sp - 2] = v;

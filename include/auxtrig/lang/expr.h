@@ -150,6 +150,15 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 __s64 expr__cast(__s64 x, unsigned int a);
 
 /**
+ * expr__binary() - @x OP @y in @v for the binary EXPR_OP_* @op, as both
+ * interpreters compute it: 64-bit wraparound arithmetic, signed division
+ * and modulo truncated toward zero, signed comparisons giving 0 or 1.
+ * Return: 1; 0 for a division or modulo by zero (the condition is false);
+ * -EINVAL for an operator that is not binary.
+ */
+int expr__binary(unsigned int op, __s64 x, __s64 y, __s64 *v);
+
+/**
  * expr__builtins_used() - which builtin fields @prog reads: bit EXPR_F_x for
  * each EXPR_F_x it pushes, bit EXPR_F_COMM if it compares comm. The gate
  * fetches only these (ppid, uid, gid, cgroup and comm cost helper calls).
