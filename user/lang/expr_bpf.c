@@ -652,84 +652,6 @@ static int str_op(struct cc *c, const struct expr_insn *in)
 	return 0;
 }
 
-/*
- * The stack depth before each instruction, and which are jump targets; a
- * program the interpreters would reject at run time is refused here.
- */
-static int check(struct cc *c, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1])
-{
-	const struct expr_prog *p = c->prog;
-	unsigned int sp = 0;
-
-	if (!p->nr_insns || p->nr_insns > EXPR_MAX_INSNS || p->nr_hits > EXPR_MAX_HITS)
-		return why(c, -EINVAL, "%s", "a malformed program");
-	for (unsigned int i = 0; i <= p->nr_insns; i++)
-		depth[i] = -1;
-	memset(target, 0, EXPR_MAX_INSNS + 1);
-	for (unsigned int pc = 0; pc < p->nr_insns; pc++) {
-		const struct expr_insn *in = &p->insns[pc];
-
-		if (depth[pc] >= 0 && (unsigned int)depth[pc] != sp)
-			return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at a join)");
-		depth[pc] = sp;
-		switch (in->op) {
-		case EXPR_OP_PUSH:
-		case EXPR_OP_FIELD:
-		case EXPR_OP_REC:
-		case EXPR_OP_STR:
-		case EXPR_OP_VAR:
-		case EXPR_OP_HIT:
-			if (sp >= EXPR_MAX_STACK)
-				return why(c, -EINVAL, "%s", "a malformed program (stack overflow)");
-			if (in->op == EXPR_OP_VAR && (in->a >= EXPR_NR_VAR_NAMES ||
-						      (in->a == EXPR_VAR_COUNT && !(p->flags & EXPR_PROG_COUNT))))
-				return why(c, -EINVAL, "%s", "a malformed program (unknown variable)");
-			if (in->op == EXPR_OP_HIT && (in->a >= p->nr_hits || in->imm < 1 || in->b > EXPR_HIT_EVERY))
-				return why(c, -EINVAL, "%s", "a malformed program (bad once/after/every)");
-			if (in->op == EXPR_OP_FIELD && in->a >= EXPR_F_COUNT)
-				return why(c, -EINVAL, "%s", "a malformed program (unknown field)");
-			if (in->op == EXPR_OP_REC) {
-				unsigned int size = in->a & EXPR_REC_SIZE_MASK;
-
-				if (size != 1 && size != 2 && size != 4 && size != 8)
-					return why(c, -EINVAL, "%s", "a malformed program (record field size)");
-			}
-			sp++;
-			break;
-		case EXPR_OP_NEG:
-		case EXPR_OP_BNOT:
-		case EXPR_OP_LNOT:
-		case EXPR_OP_BOOL:
-		case EXPR_OP_CAST:
-			if (sp < 1)
-				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
-			break;
-		case EXPR_OP_JFALSE:
-		case EXPR_OP_JTRUE:
-			if (sp < 1 || in->b <= pc || in->b > p->nr_insns)
-				return why(c, -EINVAL, "%s", "a malformed program (bad jump)");
-			if (depth[in->b] >= 0 && (unsigned int)depth[in->b] != sp)
-				return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at a join)");
-			depth[in->b] = sp;
-			target[in->b] = 1;
-			sp--;
-			break;
-		default:
-			if (in->op < EXPR_OP_ADD || in->op > EXPR_OP_GE)
-				return why(c, -EINVAL, "%s", "a malformed program (unknown instruction)");
-			if (sp < 2)
-				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
-			sp--;
-			break;
-		}
-	}
-	if (depth[p->nr_insns] >= 0 && (unsigned int)depth[p->nr_insns] != sp)
-		return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at the end)");
-	if (sp < 1)
-		return why(c, -EINVAL, "%s", "a malformed program (no result)");
-	return 0;
-}
-
 int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const struct expr_bpf_opts *o, char *whyb,
 		      size_t why_size)
 {
@@ -741,7 +663,7 @@ int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const str
 		whyb[0] = 0;
 	if (o->stack_off > -EXPR_BPF_FRAME || o->stack_off % 8 || o->slot >= EXPR_MAX_SLOTS)
 		return why(&c, -EINVAL, "%s", "a bad stack offset or slot");
-	err = check(&c, depth, target);
+	err = expr__check(prog, depth, target, whyb, why_size);
 	if (err)
 		return err;
 	c.fail = bpf_asm__label(a);

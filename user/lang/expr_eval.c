@@ -295,9 +295,11 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 {
 	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
 	unsigned int sp = 0, pc = 0;
-	int r;
+	int depth[EXPR_MAX_INSNS + 1], r;
+	char target[EXPR_MAX_INSNS + 1];
 
-	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS || prog->nr_hits > EXPR_MAX_HITS)
+	/* Its stack depths and jumps checked once: the loop below relies on them. */
+	if (!prog || !env || expr__check(prog, depth, target, NULL, 0))
 		return -EINVAL;
 	if ((prog->flags & EXPR_PROG_COUNT || prog->nr_hits) && !st)
 		return -EINVAL;
@@ -311,7 +313,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		const struct expr_insn *insn;
 
 		if (pc >= prog->nr_insns)
-			return sp >= 1 ? stack[sp - 1] != 0 : -EINVAL;
+			return stack[sp - 1] != 0;
 		insn = &prog->insns[pc++];
 		switch (insn->op) {
 		case EXPR_OP_PUSH:
@@ -329,8 +331,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		case EXPR_OP_LNOT:
 		case EXPR_OP_BOOL:
 		case EXPR_OP_CAST:
-			if (sp < 1)
-				return -EINVAL;
 			x = stack[sp - 1];
 			if (insn->op == EXPR_OP_NEG)
 				stack[sp - 1] = (__s64)(0 - (__u64)x);
@@ -345,8 +345,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			continue;
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:
-			if (sp < 1 || insn->b < pc)
-				return -EINVAL;
 			x = stack[sp - 1];
 			if ((insn->op == EXPR_OP_JFALSE) == (x == 0)) {
 				stack[sp - 1] = x != 0;
@@ -357,8 +355,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			continue;
 		}
 
-		if (sp < 2)
-			return -EINVAL;
 		x = stack[sp - 2];
 		y = stack[sp - 1];
 		r = expr__binary(insn->op, x, y, &v);
@@ -368,8 +364,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		sp--;
 		continue;
 push:
-		if (sp >= EXPR_MAX_STACK)
-			return -EINVAL;
 		stack[sp++] = v;
 	}
 }

@@ -150,6 +150,23 @@ int expr__compile(const char *src, const struct expr_compile_opts *opts, struct 
 __s64 expr__cast(__s64 x, unsigned int a);
 
 /**
+ * expr__check() - the one check of a program's shape, made before either
+ * back end runs it (expr__eval(), expr_bpf__compile()): at most
+ * EXPR_MAX_INSNS instructions and EXPR_MAX_HITS counters, known
+ * instructions, fields, variables and record sizes, forward jumps inside
+ * the program, a stack that never underflows nor exceeds EXPR_MAX_STACK,
+ * the same depth wherever paths join, and a result at the end.
+ * @depth: receives the stack depth before each instruction and at the end
+ *	   (-1 where nothing reaches)
+ * @target: receives 1 for each instruction a jump lands on, else 0
+ * @why: if not NULL, receives the reason for a refusal ("a malformed
+ *	 program (stack underflow)")
+ * Return: 0, or -EINVAL for a malformed program.
+ */
+int expr__check(const struct expr_prog *prog, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1],
+		char *why, size_t why_size);
+
+/**
  * expr__binary() - @x OP @y in @v for the binary EXPR_OP_* @op, as both
  * interpreters compute it: 64-bit wraparound arithmetic, signed division
  * and modulo truncated toward zero, signed comparisons giving 0 or 1.
