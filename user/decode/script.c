@@ -12,7 +12,7 @@
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/chrome_trace.h"
 #include "auxtrig/decode/script.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/summary.h"
 #include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
