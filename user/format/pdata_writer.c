@@ -23,6 +23,13 @@
 #endif
 
 #define WRITE_BUF_SIZE	(4u << 20)
+/*
+ * Room kept allocated past the data for what a salvage writes there: the
+ * record that counts the losses and the small feature table. Without it, a
+ * disk that fills up to within a few bytes of the last whole record leaves no
+ * room for them, and the cut file could not say what it holds.
+ */
+#define SALVAGE_ROOM	4096u
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 
 struct attr_entry {
@@ -58,6 +65,7 @@ struct pdata_writer {
 
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
+	bool no_reserve;		/* the file system cannot preallocate (fallocate) */
 	__u64 buf_records, buf_samples;	/* records (samples) in buf, not on disk yet */
 	char *buf;
 	size_t buf_len;
@@ -113,6 +121,24 @@ static int writer_fail(struct pdata_writer *w, int err, const char *what)
 	return w->err;
 }
 
+/*
+ * Before @len bytes of data go to the file at the end of its data: allocate
+ * them and SALVAGE_ROOM after them, without changing the file's size. A full
+ * disk then fails here, before anything is written, and the room reserved by
+ * the previous call still holds what pdata_writer__salvage() writes.
+ */
+static int writer_reserve(struct pdata_writer *w, size_t len)
+{
+	if (w->no_reserve)
+		return 0;
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->flushed, len + SALVAGE_ROOM))
+		return 0;
+	if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO)
+		return -errno;
+	w->no_reserve = true; /* EOPNOTSUPP and the like: write as before */
+	return 0;
+}
+
 static int writer_flush(struct pdata_writer *w)
 {
 	int err;
@@ -121,7 +147,9 @@ static int writer_flush(struct pdata_writer *w)
 		return w->err;
 	if (!w->buf_len)
 		return 0;
-	err = pwrite_all(w->fd, w->buf, w->buf_len, w->flushed);
+	err = writer_reserve(w, w->buf_len);
+	if (!err)
+		err = pwrite_all(w->fd, w->buf, w->buf_len, w->flushed);
 	if (err)
 		return writer_fail(w, err, "data");
 	w->flushed += w->buf_len;
@@ -151,7 +179,9 @@ static int writer_append(struct pdata_writer *w, const void *p, size_t len)
 			return err;
 	}
 	if (len >= WRITE_BUF_SIZE) {
-		err = pwrite_all(w->fd, p, len, w->flushed);
+		err = writer_reserve(w, len);
+		if (!err)
+			err = pwrite_all(w->fd, p, len, w->flushed);
 		if (err)
 			return writer_fail(w, err, "data");
 		w->flushed += len;
@@ -519,6 +549,9 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 		return err;
 	w->data_offset = ids_off;
 	w->flushed = ids_off;
+	err = writer_reserve(w, 0);
+	if (err)
+		return writer_fail(w, err, "data");
 	w->begun = true;
 	header_fill(w, &h);
 	err = pwrite_all(w->fd, &h, sizeof(h), 0);
@@ -714,6 +747,15 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 	if (!err && pad)
 		err = writer_append(w, zeros, pad);
 	if (err) {
+		__u64 start = w->aux_index[w->nr_aux].file_offset;
+
+		/* What is on disk or buffered still ends at the record before this one. */
+		if (start < w->flushed) {
+			w->flushed = start;
+			w->buf_len = 0;
+		} else {
+			w->buf_len = start - w->flushed;
+		}
 		writer_lose(w, 1, 0, total);
 		return err;
 	}
@@ -757,6 +799,7 @@ int pdata_writer__flush(struct pdata_writer *w)
 
 int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len)
 {
+	__u64 data_end;
 	int err;
 
 	if (!w->begun || w->closed || w->fd < 0)
@@ -766,19 +809,32 @@ int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_
 	w->buf_records = w->buf_samples = 0;
 	w->buf_len = 0;
 	w->stats.bytes = w->flushed - w->data_offset;
-	if (ftruncate(w->fd, w->flushed))
-		return -errno;
 	w->err = 0;
-	/* Cutting back freed room: the record that says what was lost goes in first, if it fits. */
+	data_end = w->flushed;
+	/*
+	 * The record that says what was lost, then the table, go into the room
+	 * writer_reserve() kept past the data; the file is cut to them after, as
+	 * cutting first could free that room. Without the room (a file system
+	 * that cannot preallocate), cut first and try the table alone.
+	 */
 	w->stats.salvage_record = false;
 	if (last && last_len && !pwrite_all(w->fd, last, last_len, w->flushed)) {
 		w->flushed += last_len;
-		w->stats.bytes += last_len;
 		w->stats.salvage_record = true;
-	} else if (last && last_len && ftruncate(w->fd, w->flushed)) {
-		return -errno;
 	}
 	err = write_early_table(w);
+	if (err && w->stats.salvage_record) {
+		w->err = 0;
+		w->flushed = data_end;
+		w->stats.salvage_record = false;
+		if (ftruncate(w->fd, data_end))
+			return -errno;
+		err = write_early_table(w);
+	}
+	if (w->stats.salvage_record)
+		w->stats.bytes += last_len;
+	if (!err && ftruncate(w->fd, w->flushed + w->nr_early * sizeof(w->early[0])))
+		err = -errno;
 	w->closed = true;
 	close(w->fd);
 	w->fd = -1;

@@ -164,8 +164,9 @@ int pdata_writer__flush(struct pdata_writer *w);
  * table and header), and close it. What the file holds stays readable by perf.
  * The records dropped from the buffer count in the stats' lost_* fields.
  * @w: the writer
- * @last: a record to append first if it fits (the room the cut freed), such
- *	as a PERF_RECORD_LOST_SAMPLES counting what was lost; NULL for none.
+ * @last: a record to append first if it fits (the writer keeps room past the
+ *	data allocated for it where the file system can preallocate), such as
+ *	a PERF_RECORD_LOST_SAMPLES counting what was lost; NULL for none.
  *	The stats' salvage_record says whether it went in.
  * @last_len: its size
  * Return: 0, or -errno if even that could not be written.
