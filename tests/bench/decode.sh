@@ -12,7 +12,7 @@
 # Modes, each checked before it is timed:
 #   branches   CoreSight: perf script --itrace=b -F cpu,ip,addr,sym,symoff,dso against
 #              auxtrig script -F cpu,ip,addr,sym,symoff,dso: the same bytes;
-#              Intel PT: --itrace=b -F ip,addr,cpu against auxtrig script: the same
+#              Intel PT: --itrace=b -F ip,addr,cpu against auxtrig script -F the same: the same
 #              samples (compared sorted: the repeated buffers repeat timestamps, and ties
 #              are ordered differently)
 #   timed      CoreSight with timestamps: perf script --itrace=b -F cpu,ip,addr,sym,symoff,dso
@@ -137,7 +137,7 @@ ni=$(wc -l <"$tmp/p.txt")
 
 # Intel PT branch samples (one process)
 cmd_p=(perf script -i "$tmp/pt.data" --itrace=b -F ip,addr,cpu)
-cmd_a=("$auxtrig" script -i "$tmp/pt.data")
+cmd_a=("$auxtrig" script -i "$tmp/pt.data" -F ip,addr,cpu)
 rounds p a || exit 1
 cmp -s <(sort "$tmp/p.txt") <(sort "$tmp/a.txt") || { echo "decode bench: Intel PT samples differ from perf's"; exit 1; }
 row "Intel PT" branches "perf script" p p

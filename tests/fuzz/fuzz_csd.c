@@ -8,7 +8,8 @@
  * formatted or, one input in three, as a RAW (TRBE) buffer of CPU 0; and,
  * one formatted input in two, with the cs_etm timestamp option, each trace
  * ID's bytes given a TIMESTAMP packet every 97 bytes and framed again, for
- * perf's timed order (csd_timed).
+ * perf's timed order (csd_timed); one branch input in two printed with
+ * -F flags,callindent (perf's branch kinds, the column the parent pads).
  *
  * OpenCSD 1.3.3 dereferences NULL on some buffers: the decode must survive
  * that (a worker dies, one line says so) and never hang.
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "auxtrig/decode/script.h"
+#include "auxtrig/decode/script_fields.h"
 #include "auxtrig/sys/log.h"
 #include "cs_fixture.h"
 #include "cs_fixture.c"
@@ -87,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	o.input = path;
 	o.windows = !timed && (size / 3) % 2;
+	/* one branch input in two with perf's flags and callindent (the parent pads the workers' columns) */
+	if (!o.windows && (size / 5) % 2 && script_fields__parse(&o.fields, "cpu,flags,callindent,ip,sym,addr,dso"))
+		abort();
 	o.buildid_dir = "/nonexistent";
 	rc = script__run(&o);
 	if (rc < 0 || rc > 3)

@@ -469,7 +469,7 @@ static void test_juno_script_branches_match_perf(void **state)
 	__u64 trace_id[NR_ETMS];
 	char *dir, path[4300], *out;
 	const char *pargs[] = { "script", "-i", path, "--itrace=b", "-F", "ip,addr,sym,symoff,dso", NULL };
-	const char *aargs[] = { "-i", path, NULL };
+	const char *aargs[] = { "-i", path, "-F", "ip,addr,sym,symoff,dso", NULL };
 	const char *bad;
 
 	(void)state;

@@ -24,7 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 # samples placed among them by the MTC-refined TSC time.
 pt=$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14
 ref=$data/reference/intel_pt-skylake-itrace-b.txt
-"$auxtrig" script -i "$pt" >"$tmp/pt.txt" || fail "script on the Intel PT capture exited $?"
+"$auxtrig" script -i "$pt" -F ip,addr,cpu >"$tmp/pt.txt" || fail "script on the Intel PT capture exited $?"
 [ "$(wc -l <"$tmp/pt.txt")" -eq 634 ] || fail "Intel PT: $(wc -l <"$tmp/pt.txt") lines, perf has 634"
 [ "$(grep -c '=>' "$tmp/pt.txt")" -eq 619 ] || fail "Intel PT: not 619 branch samples"
 cmp -s "$tmp/pt.txt" "$ref" || { fail "Intel PT samples differ from perf's:"; diff "$tmp/pt.txt" "$ref" | head; }
@@ -38,7 +38,8 @@ n=$(grep -vc -e '^#' -e ' PAD$' "$tmp/pt.pkt")
 # --- CoreSight (simpleperf perf.data): byte-identical to perf's 208 samples.
 etm=$data/perf/cs_etm-arm64
 ref=$data/reference/cs_etm-arm64-perf_etm-itrace-b.txt
-"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" >"$tmp/cs.txt" || fail "script on the ETM capture exited $?"
+"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" -F ip,addr,sym,symoff,dso >"$tmp/cs.txt" ||
+	fail "script on the ETM capture exited $?"
 cmp -s "$tmp/cs.txt" "$ref" || { fail "CoreSight branch samples differ from perf's:"; diff "$tmp/cs.txt" "$ref" | head; }
 [ "$(wc -l <"$tmp/cs.txt")" -eq 208 ] || fail "CoreSight: not 208 samples"
 "$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" --packets >"$tmp/cs.pkt" || fail "script --packets on ETM exited $?"
@@ -57,7 +58,8 @@ mkdir -p "$tmp/symfs/data/local/tmp"
 if objcopy -I elf64-little -O elf64-little --add-symbol start_loop=.text:0x0,function,global \
 	--add-symbol body=.text:0x54,function,global "$etm/symfs/data/local/tmp/etm_test_loop" \
 	"$tmp/symfs/data/local/tmp/etm_test_loop"; then
-	"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$tmp/symfs" >"$tmp/cs.sym" || fail "script with symbols exited $?"
+	"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$tmp/symfs" -F ip,addr,sym,symoff,dso >"$tmp/cs.sym" ||
+		fail "script with symbols exited $?"
 	sed -n 3p "$tmp/cs.sym" | grep -qx '       582b2b1050 start_loop+0x50 (/data/local/tmp/etm_test_loop) =>       582b2b10e0 body+0x8c (/data/local/tmp/etm_test_loop)' ||
 		fail "symbols: line 3 is '$(sed -n 3p "$tmp/cs.sym")'"
 	[ "$(grep -c 'body+0x' "$tmp/cs.sym")" -ge 200 ] || fail "symbols: body+ offsets missing"
@@ -70,6 +72,39 @@ if objcopy -I elf64-little -O elf64-little --add-symbol start_loop=.text:0x0,fun
 else
 	fail "objcopy could not add symbols (binutils missing?)"
 fi
+
+# --- The lines perf script prints by default (comm, tid, cpu, time, period, event, ip sym+off
+# (dso) => addr sym+off (dso)), and with perf's -F field names, byte for byte: perf 6.1 is the
+# oracle (--itrace=b: auxtrig's default selection).
+if command -v perf >/dev/null; then
+	same_as_perf() {	# FILE SYMFS FIELDS
+		local f=$1 symfs=$2 fields=$3 args=() pargs=()
+		[ -n "$symfs" ] && args+=(--symfs "$symfs")
+		[ -n "$fields" ] && pargs+=(-F "$fields")
+		perf script -i "$f" "${args[@]}" --itrace=b "${pargs[@]}" >"$tmp/perf.lines" 2>/dev/null
+		"$auxtrig" script -i "$f" "${args[@]}" "${pargs[@]}" >"$tmp/ours.lines" 2>/dev/null ||
+			fail "script -F '$fields' on $(basename "$f") exited $?"
+		[ -s "$tmp/perf.lines" ] || fail "perf printed nothing for -F '$fields' on $(basename "$f")"
+		cmp -s "$tmp/perf.lines" "$tmp/ours.lines" ||
+			{ fail "-F '$fields' on $(basename "$f") differs from perf's:"; diff "$tmp/perf.lines" "$tmp/ours.lines" | head -4; }
+	}
+	for fields in "" +flags +callindent +flags,+callindent,+insnlen "-time" +cpu,+pid comm,tid,pid,time,cpu,event,period,ip,addr,sym,symoff,dso \
+		tid,ip,addr,flags "+callindent,-ip" addr; do
+		same_as_perf "$pt" "" "$fields"
+	done
+	grep -q '^            echo  3174   641.256912:          1   branches:      7fb36d08bd60 \[unknown\] (/lib64/ld-2.23.so) => ffffffffba001340 \[unknown\] (\[kernel.kallsyms\])$' \
+		<("$auxtrig" script -i "$pt") || fail "Intel PT: the default line of the first system call is not perf's"
+	for fields in "" +insn,+insnlen +pid -cpu tid,ip comm,tid,pid,cpu,event,period,ip,addr,sym,symoff,dso; do
+		same_as_perf "$etm/perf_etm.data" "$etm/symfs" "$fields"
+	done
+elif [ "${CI:-}" = true ]; then
+	fail "perf is not installed: the sample lines cannot be checked against perf script"
+fi
+# What the file cannot give is refused in one line: no time without the ETM's timestamps.
+"$auxtrig" script -i "$etm/perf_etm.data" --symfs "$etm/symfs" -F time,ip >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "-F time on a timeless CoreSight file: not a usage error"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "time: the samples of 'branches:u' in this file do not record it" "$tmp/err" ||
+	fail "-F time refusal: $(cat "$tmp/err")"
 
 # --- Exit codes: 2 usage, 1 unreadable.
 expect() {
@@ -85,6 +120,8 @@ expect 2 --itrace=i -i "$pt"
 expect 2 -i "$pt" extra-argument
 expect 2 -i "$pt" --windows --call-trace		# documented as exclusive
 expect 2 -i "$pt" -F cpu,nosuchfield
+expect 2 -i "$pt" -F +ip,time			# +/- and a list do not mix
+expect 2 -i "$pt" -F ip,symoff			# symoff needs sym
 expect 2 -i "$pt" -j 0
 expect 1 -i "$tmp/does-not-exist"
 expect 1 -i "$data/README.md"

@@ -173,8 +173,8 @@ static void test_script_cs_trace_ids_in_one_buffer_as_perf(void **state)
 	assert_int_equal(lines(s), 4440);
 	free(s);
 	same("p.txt", "a.txt");
-	/* the default fields too (no CPU column) */
-	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F ip,addr,sym,symoff,dso >p2.txt 2>/dev/null"), 0);
+	/* the default lines too: perf script's (comm, tid, cpu, period, event, ip sym+off (dso) => addr ...) */
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b >p2.txt 2>/dev/null"), 0);
 	assert_int_equal(run("-i all.data >a2.txt"), 0);
 	same("p2.txt", "a2.txt");
 	/* every CPU of the capture that traced is there */
@@ -251,7 +251,7 @@ static void test_script_cs_raw_buffer(void **state)
 	assert_int_equal(run("-i fmt.data >f.txt"), 0);
 	assert_int_equal(run("-i raw.data >r.txt 2>r.err"), 0);
 	same("f.txt", "r.txt");
-	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F ip,addr,sym,symoff,dso >p.txt 2>/dev/null"), 0);
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b >p.txt 2>/dev/null"), 0);
 	same("p.txt", "r.txt");
 	err = slurp("f.txt");
 	assert_int_equal(lines(err), 4184);
@@ -334,6 +334,12 @@ static void test_script_cs_kernel_module(void **state)
 	assert_non_null(strstr(s, "[000]  ffffffc000096a0c juno_fn+0xc ([juno]) => ffffffc000083280 juno_text+0x2280 ([juno])\n"));
 	assert_non_null(strstr(s, "init_module+0x0 ([juno].init.text)"));	/* perf's map of .init.text at 0 */
 	free(s);
+	/* callindent names the callee (call, trace start) and the function left (return, trace end) */
+	assert_int_equal(perf("/nonexistent", "script -i mod.data --symfs symfs --itrace=b -F flags,callindent,ip,sym,addr,dso "
+			      ">pc.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i mod.data --symfs symfs -F flags,callindent,ip,sym,addr,dso >ac.txt 2>/dev/null"), 0);
+	same("pc.txt", "ac.txt");
+	assert_int_equal(sh("grep -q '  call  *juno_fn  ' ac.txt"), 0);
 	s = slurp("a.err");
 	if (strstr(s, "none of"))
 		fail_msg("the module was not found: %s", s);
@@ -790,7 +796,7 @@ static void test_script_cs_timed_queues_as_perf(void **state)
 	snprintf(path, sizeof(path), "%s/raw.data", dir);
 	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
 	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F ip,addr,sym,symoff,dso >p.txt 2>/dev/null"), 0);
-	assert_int_equal(run("-i raw.data >a.txt"), 0);
+	assert_int_equal(run("-i raw.data -F ip,addr,sym,symoff,dso >a.txt"), 0);
 	s = slurp("p.txt");
 	assert_true(lines(s) > 3500);
 	free(s);
@@ -799,6 +805,52 @@ static void test_script_cs_timed_queues_as_perf(void **state)
 	assert_int_equal(sh("grep -vq '^\\[000\\]' pc.txt"), 1);	/* none: perf's CPU 0 everywhere */
 	assert_int_equal(run("-i raw.data -F cpu,ip,addr >ac.txt"), 0);
 	assert_true(cpu_changes("ac.txt") > 20);
+}
+
+/*
+ * perf's branch kinds (-F flags, cs_etm__set_sample_flags()) on the Juno
+ * capture: calls, returns, conditional jumps, interrupts and their returns,
+ * trace start and end, the same as perf 6.1 prints them, timeless (one
+ * element stream) and timed (the queues by timestamp), formatted and RAW;
+ * and callindent, whose column depends on every line before.
+ */
+static void test_script_cs_flags_as_perf(void **state)
+{
+	struct cs_fixture_timed t = { .every = 9, .ts0 = 1000, .tsk = 50, .step = 2, .nr_bufs = 2, .raw = true,
+				      .ts_option = true };
+	struct cs_fixture_opts o = { 0 };
+	char path[4300];
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_fixture("all.data", &o);
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F cpu,flags," FIELDS " >p.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data -F cpu,flags," FIELDS " >a.txt"), 0);
+	same("p.txt", "a.txt");
+	/* each kind is there, so the comparison can fail */
+	assert_int_equal(sh("grep -q ' call ' a.txt && grep -q ' return ' a.txt && grep -q ' jcc ' a.txt && "
+			    "grep -q ' hw int ' a.txt && grep -q ' iret ' a.txt && grep -q ' tr strt ' a.txt && "
+			    "grep -q ' tr end ' a.txt"), 0);
+	write_timed_formatted("timed.data", 20, 1000, 7, 100, 3, true);
+	assert_int_equal(perf("/nonexistent", "script -i timed.data --itrace=b -F flags,ip,addr,sym >pt.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timed.data -F flags,ip,addr,sym >at.txt"), 0);
+	same("pt.txt", "at.txt");
+	assert_int_equal(run("-i timed.data -F flags,ip,addr,sym -j 2 >at2.txt"), 0);
+	same("at.txt", "at2.txt");
+	snprintf(path, sizeof(path), "%s/raw.data", dir);
+	assert_int_equal(cs_fixture__write_timed(path, &t), 0);
+	assert_int_equal(perf("/nonexistent", "script -i raw.data --itrace=b -F flags,ip,addr >pr.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i raw.data -F flags,ip,addr >ar.txt"), 0);
+	same("pr.txt", "ar.txt");
+	/* callindent: its column moves as perf moves it, across the workers' pieces (-j 2) and timed */
+	assert_int_equal(perf("/nonexistent", "script -i all.data --itrace=b -F flags,callindent,ip,addr >pc.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i all.data -F flags,callindent,ip,addr -j 2 >ac.txt"), 0);
+	same("pc.txt", "ac.txt");
+	assert_true(sh("awk '{ print index($0, $2) }' ac.txt | sort -u | wc -l | grep -qx 4") == 0);
+	assert_int_equal(perf("/nonexistent", "script -i timed.data --itrace=b -F +callindent >pc2.txt 2>/dev/null"), 0);
+	assert_int_equal(run("-i timed.data -F +callindent >ac2.txt"), 0);
+	same("pc2.txt", "ac2.txt");
 }
 
 /*
@@ -827,10 +879,11 @@ static void test_script_cs_timed_crash_costs_one_buffer(void **state)
 	bufs[0] = (struct cs_fixture_buf){ .data = f, .len = n, .cpu = 0 };
 	bufs[1] = (struct cs_fixture_buf){ .data = bad, .len = len, .cpu = 1 };
 	write_fixture("alone.data", &o);
-	assert_int_equal(run("-i alone.data >alone.txt"), 0);
+	/* (the branches only: a timed sample's time is the last PERF_RECORD_AUX's, as perf prints it) */
+	assert_int_equal(run("-i alone.data -F " FIELDS " >alone.txt"), 0);
 	o.nr_given = 2;
 	write_fixture("both.data", &o);
-	assert_int_equal(run("-i both.data >both.txt 2>both.err"), 1);
+	assert_int_equal(run("-i both.data -F " FIELDS " >both.txt 2>both.err"), 1);
 	same("alone.txt", "both.txt");
 	err = slurp("both.err");
 	if (!strstr(err, "crashed") || !strstr(err, "PERF_RECORD_AUX #2 (cpu 1, offset 0, size 0x10000)") ||
@@ -861,6 +914,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_code_from_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_order_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_queues_as_perf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_flags_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_timed_crash_costs_one_buffer, setup, teardown),
 	};
 

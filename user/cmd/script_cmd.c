@@ -48,8 +48,10 @@ static void script_cmd__usage(FILE *f)
 		"      --symfs DIR    look for the traced binaries under DIR\n"
 		"      --buildid-dir DIR  the build-ID cache to look in first (default:\n"
 		"                     $PERF_BUILDID_DIR, else ~/.debug)\n"
-		"  -F, --fields LIST  fields of CoreSight branch samples, of cpu,ip,addr,sym,symoff,dso\n"
-		"                     (default: ip,addr,sym,symoff,dso)\n"
+		"  -F, --fields LIST  the fields of the sample lines, perf script's names: comm,\n"
+		"                     tid, pid, time, cpu, event, period, ip, sym, symoff, dso,\n"
+		"                     addr, flags, callindent, insn, insnlen; +FIELD,-FIELD\n"
+		"                     change the default, which is perf script's for the file\n"
 		"      --packets      list the trace packets instead of samples\n"
 		"      --windows      every instruction with its symbol, per window (from trace\n"
 		"                     enable to disable), under a header naming the thread, what\n"
@@ -74,40 +76,11 @@ static void script_cmd__usage(FILE *f)
 		"with OpenCSD instead of auxtrig's own decoder (the same output, slower).\n");
 }
 
-/* -F: a comma-separated list of field names into SCRIPT_F_* bits, 0 if one is unknown. */
-static unsigned int script_cmd__fields(const char *arg)
-{
-	static const struct { const char *name; unsigned int bit; } names[] = {
-		{ "cpu", SCRIPT_F_CPU }, { "ip", SCRIPT_F_IP }, { "addr", SCRIPT_F_ADDR },
-		{ "sym", SCRIPT_F_SYM }, { "symoff", SCRIPT_F_SYMOFF }, { "dso", SCRIPT_F_DSO },
-	};
-	unsigned int f = 0;
-	char *copy = strdup(arg), *save = NULL;
-
-	if (!copy)
-		return 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(t, names[i].name))
-				break;
-		if (i == sizeof(names) / sizeof(names[0])) {
-			pr_err("script: -F %s: unknown field '%s' (cpu, ip, addr, sym, symoff, dso)\n", arg, t);
-			f = 0;
-			break;
-		}
-		f |= names[i].bit;
-	}
-	free(copy);
-	return f;
-}
-
 int cmd_script(int argc, char **argv)
 {
 	struct script_opts o = { .input = "auxtrig.data", .itrace = 'b', .jobs = 1 };
 	int c, verbose = 0;
-	bool windows = false, call_trace = false;
+	bool windows = false, call_trace = false, fields = false;
 	char *end;
 	long n;
 
@@ -131,9 +104,9 @@ int cmd_script(int argc, char **argv)
 			o.buildid_dir = optarg;
 			break;
 		case 'F':
-			o.fields = script_cmd__fields(optarg);
-			if (!o.fields)
+			if (script_fields__parse(&o.fields, optarg))
 				return EXIT_USAGE;
+			fields = true;
 			break;
 		case OPT_PACKETS:
 			o.packets = true;
@@ -187,11 +160,11 @@ int cmd_script(int argc, char **argv)
 		pr_err("script: --windows/--call-trace list instructions, --packets packets: choose one\n");
 		return EXIT_USAGE;
 	}
-	if (o.fields && (o.windows || o.packets || o.itrace != 'b')) {
+	if (fields && (o.windows || o.packets || o.itrace != 'b')) {
 		pr_err("script: -F chooses the fields of branch samples: not with --itrace=i, --packets or --windows\n");
 		return EXIT_USAGE;
 	}
-	if ((o.chrome || o.summary) && (o.windows || o.packets || o.fields)) {
+	if ((o.chrome || o.summary) && (o.windows || o.packets || fields)) {
 		pr_err("script: --format=chrome and --summary show the whole recording; not with --windows, --call-trace, --packets or -F\n");
 		return EXIT_USAGE;
 	}

@@ -15,6 +15,7 @@
 #include "auxtrig/sys/input_file.h"
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/sys/elf_image.h"
+#include "auxtrig/sys/kcore.h"
 #include "auxtrig/sys/log.h"
 
 struct binary {
@@ -47,6 +48,11 @@ struct binaries {
 	struct binaries_ksym *ksyms;	/* binaries__add_kallsyms(): by address */
 	size_t nr_ksyms;
 	char *ksym_names;
+	bool ksym_modules;		/* take the modules' symbols too (with the kernel's code) */
+	struct kcore_piece *kcode;	/* binaries__add_kernel_code(): the kernel's code, by address */
+	size_t nr_kcode;
+	unsigned char *kcode_bytes;
+	struct binary_map kcode_map;	/* what an address in it is: [kernel.kallsyms] */
 };
 
 /* One kallsyms symbol: its name at @name in ksym_names. */
@@ -87,6 +93,8 @@ void binaries__delete(struct binaries *b)
 		return;
 	free(b->ksyms);
 	free(b->ksym_names);
+	free(b->kcode);
+	free(b->kcode_bytes);
 	for (size_t i = 0; i < b->nr_bins; i++) {
 		elf_image__delete(b->bins[i]->img);
 		free(b->bins[i]->name);
@@ -166,10 +174,31 @@ int binaries__add_build_id(struct binaries *b, const char *filename, const __u8 
 }
 
 /* Insert a mapping into its space; it replaces the mappings it overlaps (later records win). */
+static int binaries__reserve(struct binaries_space *sp, size_t more)
+{
+	while (sp->nr + more > sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 64;
+		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sp->maps = v;
+		sp->cap = cap;
+	}
+	return 0;
+}
+
+/*
+ * A new mapping replaces what it overlaps; the parts of an older mapping
+ * outside it stay, as perf's maps__fixup_overlappings() keeps them (a
+ * library mapped whole, then its data segment mapped over a part of it,
+ * keeps its code).
+ */
 static int binaries__insert(struct binaries *b, const struct binary_map *m)
 {
 	struct binaries_space *sp = &b->space[m->kernel];
-	size_t lo = 0, hi = sp->nr, at;
+	struct binary_map before = { 0 }, after = { 0 };
+	size_t lo = 0, hi = sp->nr, at, n = 0;
 
 	/* the first mapping ending after m->start, and those after it that m overlaps */
 	while (lo < hi) {
@@ -185,21 +214,29 @@ static int binaries__insert(struct binaries *b, const struct binary_map *m)
 	while (hi < sp->nr && sp->maps[hi].start < m->end)
 		hi++;
 	if (hi > at) {
+		if (sp->maps[at].start < m->start) {
+			before = sp->maps[at];
+			before.end = m->start;
+		}
+		if (sp->maps[hi - 1].end > m->end) {
+			after = sp->maps[hi - 1];
+			after.pgoff += m->end - after.start;
+			after.start = m->end;
+		}
 		memmove(&sp->maps[at], &sp->maps[hi], (sp->nr - hi) * sizeof(*sp->maps));
 		sp->nr -= hi - at;
 	}
-	if (sp->nr == sp->cap) {
-		size_t cap = sp->cap ? 2 * sp->cap : 64;
-		struct binary_map *v = realloc(sp->maps, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sp->maps = v;
-		sp->cap = cap;
-	}
-	memmove(&sp->maps[at + 1], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
-	sp->maps[at] = *m;
-	sp->nr++;
+	if (binaries__reserve(sp, 3))
+		return -ENOMEM;
+	memmove(&sp->maps[at + 3], &sp->maps[at], (sp->nr - at) * sizeof(*sp->maps));
+	if (before.end)
+		sp->maps[at + n++] = before;
+	sp->maps[at + n++] = *m;
+	if (after.end)
+		sp->maps[at + n++] = after;
+	if (n < 3)
+		memmove(&sp->maps[at + n], &sp->maps[at + 3], (sp->nr - at) * sizeof(*sp->maps));
+	sp->nr += n;
 	sp->last = NULL;
 	return 0;
 }
@@ -264,14 +301,42 @@ static const struct binary_map *binaries__space_find(const struct binaries *b, i
 	return NULL;
 }
 
+/* The piece of the kernel's code @addr is in, or NULL. */
+static const struct kcore_piece *binaries__kcode_find(const struct binaries *b, __u64 addr)
+{
+	size_t lo = 0, hi = b->nr_kcode;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < b->kcode[mid].addr)
+			hi = mid;
+		else if (addr - b->kcode[mid].addr >= b->kcode[mid].len)
+			lo = mid + 1;
+		else
+			return &b->kcode[mid];
+	}
+	return NULL;
+}
+
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
 {
+	if (b->nr_kcode && binaries__is_kernel(b, addr))
+		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
 	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
 }
 
 const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback)
 {
-	const struct binary_map *m = binaries__space_find(b, kernel, addr);
+	const struct binary_map *m;
+
+	/*
+	 * With the kernel's code, perf's kernel maps are its pieces (modules'
+	 * too, as [kernel.kallsyms]) and nothing else (dso__load_kcore()).
+	 */
+	if (b->nr_kcode && binaries__is_kernel(b, addr) && (kernel || fallback))
+		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
+	m = binaries__space_find(b, kernel, addr);
 
 	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
 		m = binaries__space_find(b, !kernel, addr);
@@ -304,7 +369,7 @@ static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap
 	name = end + 3;
 	len = strcspn(name, "\t\n ");
 	/* perf's symbol_type__filter() keeps data too; a stack holds code: text and weak text */
-	if (!addr || !len || name[len] == '\t' || !strchr("TtWw", type))
+	if (!addr || !len || (name[len] == '\t' && !b->ksym_modules) || !strchr("TtWw", type))
 		return 0;
 	if (b->nr_ksyms == *cap) {
 		size_t n = *cap ? 2 * *cap : 4096;
@@ -391,12 +456,12 @@ static const struct binaries_ksym *binaries__ksym_find(const struct binaries *b,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return NULL;
-	/* equal addresses: the first one of the file, as an alias comes after */
-	while (lo > 1 && b->ksyms[lo - 2].addr == b->ksyms[lo - 1].addr)
-		lo--;
-	return &b->ksyms[lo - 1];
+	/*
+	 * equal addresses: the last one of the file, as perf 6.1 chooses: its
+	 * symbols__fixup_end() gives only the last of them a length, and
+	 * symbols__fixup_duplicate() then keeps the one with a length
+	 */
+	return lo ? &b->ksyms[lo - 1] : NULL;
 }
 
 /* @img if its build ID is @bin's (or @bin has none recorded), else NULL (freed). */
@@ -605,6 +670,16 @@ size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
 	for (int k = 0; k < 2; k++) {
 		const struct binaries_space *sp = &b->space[k];
 
+		if (k && b->nr_kcode) {
+			/* the kernel's code replaces the kernel's maps (sorted, above every user span) */
+			for (size_t i = 0; i < b->nr_kcode; i++) {
+				if (n < max)
+					out[n] = (struct binary_span){ b->kcode[i].addr, b->kcode[i].len,
+								       b->kcode_bytes + b->kcode[i].dst_offset };
+				n++;
+			}
+			continue;
+		}
 		for (size_t i = 0; i < sp->nr; i++) {
 			const struct binary_map *m = &sp->maps[i];
 			struct binary *own = m->bin->parent ? m->bin->parent : m->bin;
@@ -653,12 +728,20 @@ size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
 
 size_t binaries__read(struct binaries *b, __u64 addr, void *buf, size_t len)
 {
-	const struct binary_map *m = binaries__find(b, addr);
+	const struct kcore_piece *k = b->nr_kcode ? binaries__kcode_find(b, addr) : NULL;
+	const struct binary_map *m;
 	const unsigned char *bytes;
 	__u64 off, avail;
 	size_t flen;
 
-	if (!m)
+	if (k) {
+		if (len > k->len - (addr - k->addr))
+			len = k->len - (addr - k->addr);
+		memcpy(buf, b->kcode_bytes + k->dst_offset + (addr - k->addr), len);
+		return len;
+	}
+	m = binaries__find(b, addr);
+	if (!m || m == &b->kcode_map)
 		return 0;
 	off = binaries__file_offset(b, m, addr, &avail);
 	if (!avail)
@@ -734,3 +817,67 @@ const char *binaries__dso_name(const struct binaries *b, __u64 addr)
 	return binaries__map_dso_name(addr ? binaries__find(b, addr) : NULL);
 }
 
+
+static int binaries__piece_cmp(const void *x, const void *y)
+{
+	const struct kcore_piece *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms)
+{
+	struct binary *kbin = NULL;
+	__u64 kend = 0;
+	size_t k = 0;
+	int n, err;
+
+	b->ksym_modules = true;
+	err = binaries__add_kallsyms(b, kallsyms);
+	if (err)
+		return err;
+	n = kcore__read_code(kcore, kallsyms, &b->kcode, &b->kcode_bytes);
+	if (n < 0)
+		return n;
+	for (size_t i = 0; i < b->space[1].nr && !kbin; i++)
+		if (b->kmap_start && b->space[1].maps[i].start == b->kmap_start) {
+			kbin = b->space[1].maps[i].bin;
+			kend = b->space[1].maps[i].end;
+		}
+	/*
+	 * perf 6.1's dso__load_kcore() merges the other kcore maps in while the
+	 * file's kernel map still has its recorded extent, and drops what lies
+	 * inside it: a kernel map recorded up to ~0 (not up to the first module,
+	 * as perf record writes it) hides the modules' code. The same here.
+	 */
+	for (int i = 0; i < n; i++) {
+		struct kcore_piece *p = &b->kcode[i];
+		bool text = b->kmap_start >= p->addr && b->kmap_start - p->addr < p->len;
+
+		if (text || !kbin || p->addr >= kend || p->addr + p->len <= b->kmap_start)
+			continue;
+		if (p->addr >= b->kmap_start && p->addr + p->len <= kend) {
+			p->len = 0;
+		} else if (p->addr < b->kmap_start) {
+			p->len = b->kmap_start - p->addr;
+		} else {
+			p->dst_offset += kend - p->addr;
+			p->src_offset += kend - p->addr;
+			p->len -= kend - p->addr;
+			p->addr = kend;
+		}
+	}
+	/* overlapping pieces (a trampoline page inside the text) are one: keep the first of each address */
+	qsort(b->kcode, (size_t)n, sizeof(*b->kcode), binaries__piece_cmp);
+	for (int i = 0; i < n; i++)
+		if (b->kcode[i].len && (!k || b->kcode[i].addr >= b->kcode[k - 1].addr + b->kcode[k - 1].len))
+			b->kcode[k++] = b->kcode[i];
+	b->nr_kcode = k;
+	if (!kbin) {
+		kbin = binaries__get(b, "[kernel.kallsyms]", true);
+		if (!kbin)
+			return -ENOMEM;
+	}
+	b->kcode_map = (struct binary_map){ .start = 0, .end = ~0ULL, .kernel = true, .bin = kbin };
+	return 0;
+}

@@ -15,6 +15,7 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/script_line.h"
 #include "auxtrig/decode/csd_heap.h"
 #include "auxtrig/decode/etm4_decoder.h"
 #include "auxtrig/sys/log.h"
@@ -169,6 +170,15 @@ void csd_el__from(struct csd_el *el, const struct csd_elem *elem)
 	el->last_i_subtype = e->last_i_subtype;
 	el->last_instr_sz = e->last_instr_sz;
 	el->last_instr_exec = e->last_instr_exec;
+	el->last_instr_cond = e->last_instr_cond;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_EXCEPTION)
+		el->exc_num = (__u16)e->exception_number;
+	if (e->elem_type == OCSD_GEN_TRC_ELEM_PE_CONTEXT) {
+		el->ctxt_id_valid = e->context.ctxt_id_valid;
+		el->vmid_valid = e->context.vmid_valid;
+		el->context_id = e->context.context_id;
+		el->vmid = e->context.vmid;
+	}
 }
 
 static enum csd_resp csd_decoder__own_elem(const struct csd_elem *e, void *ctx)
@@ -631,9 +641,64 @@ char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size
 
 enum { CSD_PREV_NONE, CSD_PREV_RANGE, CSD_PREV_DISCONT };
 
+__u32 csd_flags__range(__u8 type, __u8 subtype, __u8 cond)
+{
+	if (type == OCSD_INSTR_BR && subtype == OCSD_S_INSTR_NONE)
+		return SCRIPT_IP_FLAG_BRANCH | (cond ? SCRIPT_IP_FLAG_CONDITIONAL : 0);
+	if ((type == OCSD_INSTR_BR || type == OCSD_INSTR_BR_INDIRECT) && subtype == OCSD_S_INSTR_BR_LINK)
+		return SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_CALL;
+	if (type == OCSD_INSTR_BR_INDIRECT && (subtype == OCSD_S_INSTR_V7_IMPLIED_RET ||
+					       subtype == OCSD_S_INSTR_NONE || subtype == OCSD_S_INSTR_V8_RET))
+		return SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN;
+	return 0;
+}
+
+/* ETMv4 exception numbers (perf's CS_ETMV4_EXC_*) */
+enum { CSD_EXC_RESET, CSD_EXC_DEBUG_HALT, CSD_EXC_CALL, CSD_EXC_TRAP, CSD_EXC_SYSTEM_ERROR,
+       CSD_EXC_INST_DEBUG = 6, CSD_EXC_DATA_DEBUG, CSD_EXC_ALIGNMENT = 10, CSD_EXC_INST_FAULT,
+       CSD_EXC_DATA_FAULT, CSD_EXC_IRQ = 14, CSD_EXC_FIQ, CSD_EXC_END = 31 };
+
+__u32 csd_flags__exception(unsigned int n, bool svc)
+{
+	if (n == CSD_EXC_CALL && svc)
+		return SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_SYSCALLRET;
+	if (n == CSD_EXC_RESET || n == CSD_EXC_DEBUG_HALT || n == CSD_EXC_SYSTEM_ERROR || n == CSD_EXC_INST_DEBUG ||
+	    n == CSD_EXC_DATA_DEBUG || n == CSD_EXC_IRQ || n == CSD_EXC_FIQ)
+		return SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_ASYNC | SCRIPT_IP_FLAG_INTERRUPT;
+	if (n == CSD_EXC_TRAP || n == CSD_EXC_ALIGNMENT || n == CSD_EXC_INST_FAULT || n == CSD_EXC_DATA_FAULT ||
+	    n == CSD_EXC_CALL || (n > CSD_EXC_FIQ && n <= CSD_EXC_END))
+		return SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_INTERRUPT;
+	return 0;
+}
+
+bool csd_flags__is_svc(size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len), void *ctx, __u8 isa,
+		       __u64 end)
+{
+	__u16 i16 = 0;
+	__u32 i32 = 0;
+
+	if (!read)
+		return false;
+	switch (isa) {
+	case ocsd_isa_thumb2:
+		read(ctx, end - 2, &i16, 2);
+		return (i16 & 0xff00) == 0xdf00;
+	case ocsd_isa_arm:
+		read(ctx, end - 4, &i32, 4);
+		return (i32 & 0x0f000000) == 0x0f000000 && (i32 & 0xf0000000) != 0xf0000000;
+	case ocsd_isa_aarch64:
+		read(ctx, end - 4, &i32, 4);
+		return (i32 & 0xffe0001f) == 0xd4000001;
+	default:
+		return false;
+	}
+}
+
 static void csd_branches__emit(struct csd_branches *b, __u64 from, __u64 to)
 {
-	struct csd_branch br = { .from = from, .to = to };
+	struct csd_branch br = {
+		.from = from, .to = to, .from_size = from ? b->prev_last_size : 0, .flags = b->prev_flags,
+	};
 
 	b->nr_branches++;
 	if (b->fn)
@@ -645,18 +710,30 @@ void csd_branches__elem(struct csd_branches *b, const struct csd_el *e)
 	switch (e->type) {
 	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
 		b->nr_ranges++;
+		/* perf's cs_etm__set_sample_flags(): the sample's flags are the previous packet's */
+		if (b->prev_type == CSD_PREV_DISCONT)
+			b->prev_flags |= SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_TRACE_BEGIN;
+		if (b->prev_flags == (SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_INTERRUPT) &&
+		    csd_flags__is_svc(b->read, b->read_ctx, e->isa, e->st_addr))
+			b->prev_flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_SYSCALLRET;
 		if (b->prev_type == CSD_PREV_DISCONT || (b->prev_type == CSD_PREV_RANGE && b->prev_taken))
 			csd_branches__emit(b, b->prev_type == CSD_PREV_RANGE ? b->prev_last_instr : 0, e->st_addr);
 		b->prev_type = CSD_PREV_RANGE;
 		b->prev_last_instr = e->en_addr - e->last_instr_sz;
+		b->prev_last_size = e->last_instr_sz;
+		b->prev_isa = e->isa;
+		b->prev_flags = csd_flags__range(e->last_i_type, e->last_i_subtype, e->last_instr_cond);
 		b->prev_taken = (e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT) &&
 				e->last_instr_exec;
 		break;
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
 	case OCSD_GEN_TRC_ELEM_TRACE_ON:
-		if (b->prev_type == CSD_PREV_RANGE)
+		if (b->prev_type == CSD_PREV_RANGE) {
+			b->prev_flags |= SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_TRACE_END;
 			csd_branches__emit(b, b->prev_last_instr, 0);
+		}
 		b->prev_type = CSD_PREV_DISCONT;
+		b->prev_flags = 0;
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
@@ -664,10 +741,17 @@ void csd_branches__elem(struct csd_branches *b, const struct csd_el *e)
 		 * perf's cs_etm__exception(): the range before an exception (or its
 		 * return) ends in a taken branch whatever its last instruction was,
 		 * and stays the previous packet: the next range gives {its last
-		 * instruction, the new start}.
+		 * instruction, the new start}, with the exception's flags.
 		 */
-		if (b->prev_type == CSD_PREV_RANGE)
+		if (b->prev_type == CSD_PREV_RANGE) {
 			b->prev_taken = 1;
+			if (e->type == OCSD_GEN_TRC_ELEM_EXCEPTION_RET)
+				b->prev_flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_INTERRUPT;
+			else
+				b->prev_flags = csd_flags__exception(e->exc_num,
+					csd_flags__is_svc(b->read, b->read_ctx, b->prev_isa,
+							  b->prev_last_instr + b->prev_last_size));
+		}
 		break;
 	default:
 		break;

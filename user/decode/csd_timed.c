@@ -22,6 +22,7 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "auxtrig/decode/csd_timed.h"
+#include "auxtrig/decode/script_line.h"
 #include "auxtrig/sys/log.h"
 
 #define CT_PKT_MAX	1024			/* CS_ETM_PACKET_MAX_BUFFER */
@@ -43,6 +44,9 @@ struct ct_pkt {
 	__u8 type;
 	__u8 last_size;
 	bool taken;
+	__u8 last_type, last_subtype, last_cond, isa;
+	__u16 exc_num;
+	__u32 flags;		/* perf's cs_etm__set_sample_flags() */
 };
 
 /* struct cs_etm_traceid_queue with its struct cs_etm_packet_queue */
@@ -52,7 +56,8 @@ struct ct_tidq {
 	__u32 head, tail, count;
 	__u32 instr_count;
 	__u64 cs_ts, next_ts;
-	int tid;
+	int tid;			/* from a context ID, -1 before one */
+	int queue_tid;			/* the queue's (its first buffer's) */
 	struct ct_pkt buf[CT_PKT_MAX];
 };
 
@@ -167,6 +172,7 @@ static struct ct_tidq *ct_tidq(struct ct_run *r, struct ct_queue *q, __u8 id)
 	t->packet = &t->slot[0];
 	t->prev = &t->slot[1];
 	t->tid = -1;
+	t->queue_tid = q->q->tid;
 	q->tidq[id & 0x7f] = t;
 	(void)r;
 	return t;
@@ -227,6 +233,10 @@ static enum csd_resp ct_on_elem(const struct csd_elem *elem, void *ctx)
 		p->last_size = e->last_instr_sz;
 		p->taken = (e->last_i_type == OCSD_INSTR_BR || e->last_i_type == OCSD_INSTR_BR_INDIRECT) &&
 			   e->last_instr_exec;
+		p->last_type = e->last_i_type;
+		p->last_subtype = e->last_i_subtype;
+		p->last_cond = e->last_instr_cond;
+		p->isa = e->isa;
 		if (resp == CSD_WAIT)	/* a full queue, which a timestamp would have emptied */
 			return resp;
 		t->instr_count += e->num_instr_range;
@@ -240,7 +250,10 @@ static enum csd_resp ct_on_elem(const struct csd_elem *elem, void *ctx)
 		return CSD_WAIT;
 	}
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
-		return ct_buffer(r, t, id, CT_EXC);
+		resp = ct_buffer(r, t, id, CT_EXC);
+		if (resp != CSD_FATAL)
+			t->buf[t->tail].exc_num = (__u16)e->exception_number;
+		return resp;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
 		return ct_buffer(r, t, id, CT_EXC_RET);
 	case OCSD_GEN_TRC_ELEM_TIMESTAMP:
@@ -319,7 +332,8 @@ static void ct_sample(struct ct_run *r, struct ct_tidq *t)
 	__u64 from = t->prev->type == CT_DISCONT ? 0 : t->prev->end - t->prev->last_size;
 	__u64 to = t->packet->type == CT_DISCONT ? 0 : t->packet->start;
 
-	r->ops->branch(r->ctx, from, to, t->packet->cpu);
+	r->ops->branch(r->ctx, from, to, from ? t->prev->last_size : 0, t->prev->flags, t->packet->cpu,
+		       t->tid != -1 ? t->tid : t->queue_tid);
 }
 
 /* cs_etm__flush(), at a discontinuity */
@@ -330,6 +344,39 @@ static void ct_flush(struct ct_run *r, struct ct_tidq *t)
 	ct_swap(t);
 }
 
+/* perf's cs_etm__set_sample_flags(): the packet's flags, and the previous packet's it implies */
+static void ct_flags(struct ct_run *r, struct ct_tidq *t)
+{
+	const __u32 exc_ret = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_INTERRUPT;
+	struct ct_pkt *p = t->packet, *prev = t->prev;
+
+	switch (p->type) {
+	case CT_RANGE:
+		p->flags = csd_flags__range(p->last_type, p->last_subtype, p->last_cond);
+		if (prev->type == CT_DISCONT)
+			prev->flags |= SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_TRACE_BEGIN;
+		if (prev->flags == exc_ret && csd_flags__is_svc(r->ops->read, r->ctx, p->isa, p->start))
+			prev->flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_SYSCALLRET;
+		break;
+	case CT_DISCONT:
+		if (prev->type == CT_RANGE)
+			prev->flags |= SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_TRACE_END;
+		break;
+	case CT_EXC:
+		p->flags = csd_flags__exception(p->exc_num, prev->type == CT_RANGE &&
+				csd_flags__is_svc(r->ops->read, r->ctx, prev->isa, prev->end));
+		if (prev->type == CT_RANGE)
+			prev->flags = p->flags;
+		break;
+	case CT_EXC_RET:
+		if (prev->type == CT_RANGE)
+			prev->flags = exc_ret;
+		break;
+	default:
+		break;
+	}
+}
+
 /* cs_etm__process_traceid_queue() */
 static void ct_process(struct ct_run *r, struct ct_tidq *t)
 {
@@ -337,6 +384,7 @@ static void ct_process(struct ct_run *r, struct ct_tidq *t)
 		t->head = (t->head + 1) & (CT_PKT_MAX - 1);
 		*t->packet = t->buf[t->head];
 		t->count--;
+		ct_flags(r, t);
 		switch (t->packet->type) {
 		case CT_RANGE:
 			/* cs_etm__sample() */

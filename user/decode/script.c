@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/chrome_trace.h"
@@ -17,6 +20,7 @@
 #include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
 #include "auxtrig/format/pdata_reader.h"
+#include "auxtrig/sys/kcore.h"
 #include "auxtrig/sys/log.h"
 
 /* The first AUXTRACE_INFO record, or NULL. */
@@ -40,19 +44,102 @@ static __u64 script__aux_type(const struct pdata_record_auxtrace_info *info, siz
 	return npriv ? info->priv[0] : 0;
 }
 
+/*
+ * -i DIR: a recording of kernel trace in perf record --kcore's layout
+ * (kcore_copy.h): the perf.data file is DIR/data, the kernel's code in
+ * DIR/kcore_dir (when it holds kallsyms). Return: the file to read.
+ */
+static const char *script__input(const char *in, char *data, size_t size, char *kdir, size_t ksize)
+{
+	struct stat st;
+
+	kdir[0] = '\0';
+	if (strcmp(in, "-") && !stat(in, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(data, size, "%s/data", in);
+		snprintf(kdir, ksize, "%s/kcore_dir/kallsyms", in);
+		if (access(kdir, R_OK))
+			kdir[0] = '\0';
+		else
+			snprintf(kdir, ksize, "%s/kcore_dir", in);
+		return data;
+	}
+	return in;
+}
+
+/* Is the file's kernel the running one: its release, and its build ID when it recorded one? */
+static bool script__same_kernel(struct pdata_reader *r)
+{
+	const char *release = pdata_reader__feature_string(r, PDATA_HEADER_OSRELEASE);
+	const unsigned char *p, *end;
+	__u8 bid[20];
+	size_t len, size;
+	const void *body;
+	struct utsname u;
+
+	if (!release || uname(&u) || strcmp(release, u.release))
+		return false;
+	if (pdata_reader__feature(r, PDATA_HEADER_BUILD_ID, &body, &size) || kcore__build_id("/sys/kernel/notes", bid, &len))
+		return true;
+	for (p = body, end = p + size; end - p >= 37;) {
+		struct perf_event_header h;
+		size_t blen = 20;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < 37 || h.size > end - p)
+			break;
+		if (h.misc & (1 << 15))
+			blen = p[32] <= 20 ? p[32] : 20;
+		if (memchr(p + 36, 0, h.size - 36) && !strcmp((const char *)p + 36, "[kernel.kallsyms]"))
+			return blen == len && !memcmp(p + 12, bid, len);
+		p += h.size;
+	}
+	return true;
+}
+
+/*
+ * The kernel's code and symbols, for trace that enters the kernel: the
+ * copy kept with the recording; else, when the file was recorded on the
+ * running kernel, /proc/kcore and /proc/kallsyms (perf does the same), or
+ * the symbols alone when /proc/kcore cannot be read.
+ */
+static void script__kernel(struct script_session *s, const char *kdir)
+{
+	char kcore[4200], kallsyms[4200];
+	int err;
+
+	if (!binaries__kernel_map_start(s->bins))
+		return;
+	if (kdir[0]) {
+		snprintf(kcore, sizeof(kcore), "%s/kcore", kdir);
+		snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", kdir);
+		err = binaries__add_kernel_code(s->bins, kcore, kallsyms);
+		if (err)
+			pr_warn("%s: cannot read the kernel's code kept in %s: %s\n", s->o->input, kdir, strerror(-err));
+		return;
+	}
+	if (!script__same_kernel(s->r))
+		return;
+	err = binaries__add_kernel_code(s->bins, "/proc/kcore", s->o->kallsyms ?: "/proc/kallsyms");
+	if (err) {
+		pr_debug("%s: the running kernel's code: %s\n", s->o->input, strerror(-err));
+		binaries__add_kallsyms(s->bins, s->o->kallsyms ?: "/proc/kallsyms");
+	}
+}
+
 int script__run(const struct script_opts *o)
 {
 	struct script_session s = { .o = o, .out = stdout };
 	struct script_opts chrome_opts;
 	static char outbuf[1 << 16];
 	static bool buffered;
+	char data[4200], kdir[4200];
 	const char *arch;
 	int rc = EXIT_RUNTIME, err;
 
 	if (!buffered)	/* once, before anything is printed */
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	buffered = true;
-	s.r = pdata_reader__open(o->input);
+	s.r = pdata_reader__open(script__input(o->input, data, sizeof(data), kdir, sizeof(kdir)));
 	if (!s.r)
 		return EXIT_RUNTIME;
 	s.info = script__find_info(s.r);
@@ -73,6 +160,12 @@ int script__run(const struct script_opts *o)
 		chrome_opts.packets = false;
 		s.o = o = &chrome_opts;
 	} else if (!s.info) {
+		if (o->fields.given || o->fields.flags) {
+			pr_err("%s: -F chooses the fields of hardware-trace samples; this file has no hardware trace\n",
+			       o->input);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		/* no hardware trace: the events, as perf script prints them */
 		rc = tp_script__print(s.r, o, stdout) ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
@@ -94,10 +187,10 @@ int script__run(const struct script_opts *o)
 	arch = pdata_reader__feature_string(s.r, PDATA_HEADER_ARCH);
 	if (binaries__kernel_map_start(s.bins) && !(arch && !strcmp(arch, "x86_64")))
 		binaries__set_kernel_start(s.bins, binaries__kernel_map_start(s.bins));
-	if (o->fields && s.info->type != PDATA_AUXTRACE_CS_ETM) {
-		pr_err("%s: -F chooses the fields of CoreSight branch samples; this file holds %s trace\n", o->input,
-		       s.info->type == PDATA_AUXTRACE_INTEL_PT ? "Intel PT" :
-		       s.info->type == PDATA_AUXTRACE_ARM_SPE ? "Arm SPE" : "other");
+	script__kernel(&s, kdir);
+	if (o->fields.given && s.info->type == PDATA_AUXTRACE_ARM_SPE) {
+		pr_err("%s: -F chooses the fields of Intel PT and CoreSight branch samples; this file holds Arm SPE "
+		       "trace\n", o->input);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -127,6 +220,7 @@ out:
 		rc = EXIT_RUNTIME;
 	}
 	sideband__free(&s.sd);
+	tp_formats__exit(&s.tp_formats);
 	binaries__delete(s.bins);
 	pdata_reader__delete(s.r);
 	return rc;

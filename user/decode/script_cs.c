@@ -34,6 +34,7 @@
 #include "auxtrig/decode/csd_timed.h"
 #include "auxtrig/decode/decode_pool.h"
 #include "auxtrig/decode/internal/script.h"
+#include "auxtrig/decode/thread_table.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/sys/log.h"
 #include "uapi/linux/perf_event_aux.h"
@@ -82,6 +83,7 @@ struct script_cs_job {
 	bool raw;
 	const struct sideband_ev *aux;	/* the PERF_RECORD_AUX that published it, or NULL */
 	const struct sideband_buf *buf;	/* the AUXTRACE record it is in */
+	int queue_tid;			/* perf's queue->tid: the thread of the queue's first buffer */
 };
 
 struct script_cs {
@@ -95,13 +97,18 @@ struct script_cs {
 	struct decode_out *out;
 	const struct script_cs_job *job;
 	FILE *wfile;			/* the worker's output, sent as text records */
-	bool w_known;			/* the branch state is known (see the worker side) */
+	bool w_known;			/* the branch state and thread are known (see the worker side) */
+	bool w_br_known, w_tid_known;
 	__u64 w_packets[128], w_elems[128], w_ranges[128];
 	/* parent side */
 	__u32 queue;			/* of the branch state */
 	bool have_queue;
 	struct csd_branches br;
 	int br_cpu;			/* CPU of the element being fed */
+	int tid;			/* the thread of the samples (perf's traceid queue's tid) */
+	int pid_fmt;			/* what a context element's thread is: 0 none, 1 CONTEXTIDR, 2 VMID */
+	struct thread_table *threads;	/* the threads as the file's records leave them */
+	__u64 latest_time;		/* timed: the last PERF_RECORD_AUX's time (perf's sample time) */
 	__u64 packets[128], elems[128], ranges[128];
 	struct script_win **wins;	/* this job's windows, in open order; [win_head, nr_wins) not printed */
 	size_t win_head, nr_wins, cap_wins;
@@ -359,6 +366,17 @@ static int script_cs__plan(struct script_cs *cs, bool whole_buffers)
 	}
 	if (!err && cs->nr_jobs && !whole_buffers)
 		qsort(cs->jobs, cs->nr_jobs, sizeof(*cs->jobs), script_cs__job_cmp);
+	/* perf's queue->tid: that of the first buffer queued */
+	for (size_t i = 0; i < cs->nr_jobs; i++) {
+		const struct script_cs_job *first = &cs->jobs[i];
+
+		for (size_t k = 0; k < i; k++)
+			if (cs->jobs[k].idx == cs->jobs[i].idx) {
+				first = &cs->jobs[k];
+				break;
+			}
+		cs->jobs[i].queue_tid = first->buf ? (int)first->buf->tid : -1;
+	}
 	return err;
 }
 
@@ -392,6 +410,9 @@ struct cs_rec_state {
 	__s32 prev_type;
 	__u64 prev_last_instr;
 	__s32 prev_taken;
+	__s32 tid;
+	__u8 prev_last_size, prev_isa, pad2[2];
+	__u32 prev_flags;
 };
 
 static size_t script_cs__read_code(void *ctx, __u64 addr, void *buf, size_t len)
@@ -481,6 +502,22 @@ static void script_cs__w_packet(const struct csd_packet *pkt, void *ctx)
 static int script_cs__window_el(struct script_cs *cs, const struct script_cs_job *job, const struct csd_el *e);
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx);
 
+/*
+ * A context element: the thread from its context ID (CONTEXTIDR_EL1), or
+ * from its VMID when the kernel runs at EL2 and traces CONTEXTIDR_EL2
+ * (perf's cs_etm_decoder__set_tid()). Return: whether it said a thread.
+ */
+static bool script_cs__context(struct script_cs *cs, const struct csd_el *el)
+{
+	if (cs->pid_fmt == 1 && el->ctxt_id_valid)
+		cs->tid = (int)el->context_id;
+	else if (cs->pid_fmt == 2 && el->vmid_valid)
+		cs->tid = (int)el->vmid;
+	else
+		return false;
+	return true;
+}
+
 static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 {
 	struct script_cs *cs = ctx;
@@ -511,6 +548,10 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
 		break;
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		if (cs->s->o->windows || cs->s->o->itrace == 'i' || !cs->pid_fmt)
+			return;
+		break;
 	default:
 		return;
 	}
@@ -532,22 +573,33 @@ static void script_cs__w_elem(const struct csd_elem *elem, void *ctx)
 	if (!cs->w_known) {
 		unsigned char rec[1 + sizeof(el)];
 
-		/* the samples of the elements before the state is known are the parent's to make */
+		/*
+		 * The samples of the elements before the branch state and the
+		 * thread are known are the parent's to make; the worker follows
+		 * the state they set.
+		 */
 		script_cs__w_flush(cs);
 		rec[0] = CS_REC_HEAD;
 		memcpy(rec + 1, &el, sizeof(el));
 		decode_out__write(cs->out, rec, sizeof(rec));
-		if (el.type != OCSD_GEN_TRC_ELEM_INSTR_RANGE && el.type != OCSD_GEN_TRC_ELEM_NO_SYNC &&
-		    el.type != OCSD_GEN_TRC_ELEM_TRACE_ON)
-			return;
-		cs->br.fn = NULL;	/* take the state this element sets, without its sample */
-		cs->br.prev_type = 0;
-		csd_branches__elem(&cs->br, &el);
-		cs->br.fn = script_cs__on_branch;
-		cs->w_known = true;
+		if (el.type == OCSD_GEN_TRC_ELEM_PE_CONTEXT) {
+			cs->w_tid_known = script_cs__context(cs, &el) || cs->w_tid_known;
+		} else if (cs->w_br_known || el.type == OCSD_GEN_TRC_ELEM_INSTR_RANGE ||
+			   el.type == OCSD_GEN_TRC_ELEM_NO_SYNC || el.type == OCSD_GEN_TRC_ELEM_TRACE_ON) {
+			cs->br.fn = NULL;	/* take the state this element sets, without its sample */
+			if (!cs->w_br_known)
+				cs->br.prev_type = 0;
+			csd_branches__elem(&cs->br, &el);
+			cs->br.fn = script_cs__on_branch;
+			cs->w_br_known = true;
+		}
+		cs->w_known = cs->w_br_known && cs->w_tid_known;
 		return;
 	}
-	csd_branches__elem(&cs->br, &el);
+	if (el.type == OCSD_GEN_TRC_ELEM_PE_CONTEXT)
+		script_cs__context(cs, &el);
+	else
+		csd_branches__elem(&cs->br, &el);
 }
 
 /* In a worker: the session's output goes to the parent as text records. */
@@ -613,6 +665,9 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	cs->out = out;
 	cs->job = job;
 	cs->err = 0;
+	/* without context IDs in the trace, the thread is the queue's all along */
+	cs->w_br_known = false;
+	cs->w_tid_known = !cs->pid_fmt;
 	cs->w_known = false;
 	memset(cs->w_packets, 0, sizeof(cs->w_packets));
 	memset(cs->w_elems, 0, sizeof(cs->w_elems));
@@ -652,7 +707,8 @@ static int script_cs__run_job(size_t j, struct decode_out *out, void *ctx)
 	if (cs->w_known) {
 		struct cs_rec_state st = {
 			.kind = CS_REC_STATE, .prev_type = cs->br.prev_type, .prev_last_instr = cs->br.prev_last_instr,
-			.prev_taken = cs->br.prev_taken,
+			.prev_taken = cs->br.prev_taken, .tid = cs->tid, .prev_last_size = cs->br.prev_last_size,
+			.prev_isa = cs->br.prev_isa, .prev_flags = cs->br.prev_flags,
 		};
 
 		decode_out__write(out, &st, sizeof(st));
@@ -685,14 +741,11 @@ static void script_cs__put(char *line, size_t *n, const char *s)
 static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, const struct binary_map *m,
 				  __u64 addr)
 {
-	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
+	unsigned int f = cs->s->line.fields[PERF_TYPE_HARDWARE];
 	char sym[256];
 
-	if (f & SCRIPT_F_IP) {
-		line[(*n)++] = ' ';
-		script__hex16(line + *n, addr);
-		*n += 16;
-	}
+	script__hex16(line + *n, addr);
+	*n += 16;
 	if (f & SCRIPT_F_SYM) {
 		script_cs__put(line, n, " ");
 		script_cs__put(line, n, binaries__map_symoff(cs->s->bins, m, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
@@ -705,7 +758,7 @@ static void script_cs__print_addr(struct script_cs *cs, char *line, size_t *n, c
 }
 
 /*
- * The text of an address in a sample (" ip sym+off (dso)") depends on the
+ * The text of an address in a sample ("ip sym+off (dso)") depends on the
  * address, the sample's mode and whether the other mode is tried: branch
  * samples repeat their addresses (loops), so each text is made once. The
  * slots are small and the texts packed in one arena, so that the hits stay
@@ -762,6 +815,71 @@ static void script_cs__addr(struct script_cs *cs, char *line, size_t *n, __u64 a
 }
 
 /*
+ * perf's perf_sample__fprintf_callindent() for CoreSight: no call stack
+ * (perf 6.1 keeps none for it: depth 0), the callee of a call or trace
+ * start, the function a return or trace end leaves, "(dso)" first when no
+ * address is printed. The column that follows depends on every line before:
+ * a worker marks the callindent (CS_INDENT_START..CS_INDENT_END) and the
+ * parent pads it (script_cs__indent_text()).
+ */
+#define CS_INDENT_START '\x02'
+#define CS_INDENT_END '\x03'
+
+static size_t script_cs__callindent(struct script_cs *cs, const struct csd_branch *br, bool kernel, char *buf)
+{
+	struct script_line *l = &cs->s->line;
+	struct binaries *b = cs->s->bins;
+	struct script_sample smp = { 0 };
+	char name[256], *p = buf;
+	bool callee = br->flags & (SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_TRACE_BEGIN);
+	__u64 addr = 0;
+
+	if (callee)
+		addr = br->to;
+	else if (br->flags & (SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_TRACE_END))
+		addr = br->from;
+	name[0] = '\0';
+	if (callee || addr)
+		binaries__map_symoff(b, binaries__find_in(b, addr, kernel, callee), addr, false, name, sizeof(name));
+	smp.callee = name[0] && strcmp(name, "[unknown]") ? name : NULL;
+	smp.callee_ip = addr;
+	if (script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_DSO) && !script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_IP) &&
+	    !script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_ADDR))
+		p += sprintf(p, "(%.300s)\t", binaries__map_dso_name(binaries__find_in(b, br->from, kernel, false)));
+	if (!cs->lines)
+		return (size_t)(p - buf) + script_line__callindent(l, &smp, p);
+	*p++ = CS_INDENT_START;
+	if (smp.callee)
+		p += sprintf(p, "%.200s", smp.callee);
+	else if (smp.callee_ip)
+		p += sprintf(p, "%16" PRIx64, (uint64_t)smp.callee_ip);
+	*p++ = CS_INDENT_END;
+	return (size_t)(p - buf);
+}
+
+/* In the parent: a worker's sample lines with their callindent columns padded as perf pads them. */
+static void script_cs__indent_text(struct script_cs *cs, const char *t, size_t len)
+{
+	const char *end = t + len;
+
+	while (t < end) {
+		const char *s = memchr(t, CS_INDENT_START, (size_t)(end - t)), *e;
+
+		if (!s) {
+			fwrite(t, 1, (size_t)(end - t), cs->s->out);
+			return;
+		}
+		fwrite(t, 1, (size_t)(s - t), cs->s->out);
+		e = memchr(s, CS_INDENT_END, (size_t)(end - s));
+		if (!e)
+			e = end;
+		fwrite(s + 1, 1, (size_t)(e - s - 1), cs->s->out);
+		fprintf(cs->s->out, "%*s", script_line__indent_pad(&cs->s->line, (int)(e - s - 1)), "");
+		t = e < end ? e + 1 : end;
+	}
+}
+
+/*
  * A branch sample as perf script prints it: the sample's mode is that of its
  * ip (the "from" address, cs_etm__cpu_mode()); ip is looked up in that mode,
  * addr in that mode and then in its own (thread__find_map_fb()).
@@ -769,9 +887,12 @@ static void script_cs__addr(struct script_cs *cs, char *line, size_t *n, __u64 a
 static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 {
 	struct script_cs *cs = ctx;
-	unsigned int f = cs->s->o->fields ? cs->s->o->fields : SCRIPT_F_DEFAULT;
+	struct script_line *l = &cs->s->line;
 	bool kernel = binaries__is_kernel(cs->s->bins, br->from);
-	char buf[1100], *line = buf;
+	struct script_sample smp = {
+		.period = 1, .cpu = cs->br_cpu, .tid = cs->tid, .time = cs->latest_time, .flags = br->flags,
+	};
+	char buf[1700], comm[24], *line = buf;
 	size_t n = 0;
 
 	/* in a worker, the line is made in place in the lines sent to the parent */
@@ -782,8 +903,15 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 		}
 		line = (char *)cs->lines + cs->nr_lines;
 	}
-
-	if (f & SCRIPT_F_CPU) {
+	if (l->fields[PERF_TYPE_HARDWARE] & (SCRIPT_F_COMM | SCRIPT_F_PID)) {
+		smp.comm = cs->tid == -1 ? ":-1" : thread_table__comm(cs->threads, cs->tid, comm);
+		smp.pid = thread_table__pid(cs->threads, cs->tid);
+	}
+	if (l->fields[PERF_TYPE_HARDWARE] & ~(SCRIPT_F_CPU | SCRIPT_F_IP | SCRIPT_F_ADDR | SCRIPT_F_SYM |
+					      SCRIPT_F_SYMOFF | SCRIPT_F_DSO) || l->flags) {
+		n = script_line__head(l, PERF_TYPE_HARDWARE, NULL, &smp, line);
+	} else if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CPU) {
+		/* the common case of -F cpu,ip,addr,...: no formatting */
 		if (cs->br_cpu >= 0 && cs->br_cpu < 1000) {
 			line[0] = '[';
 			line[1] = '0' + cs->br_cpu / 100;
@@ -796,11 +924,26 @@ static void script_cs__on_branch(const struct csd_branch *br, void *ctx)
 			n = snprintf(line, sizeof(buf), "[%03d] ", cs->br_cpu);
 		}
 	}
-	script_cs__addr(cs, line, &n, br->from, kernel, false);
-	memcpy(line + n, " =>", 3);
-	n += 3;
-	script_cs__addr(cs, line, &n, br->to, kernel, true);
-	line[n++] = '\n';
+	if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT)
+		n += script_cs__callindent(cs, br, kernel, line + n);
+	if (l->fields[PERF_TYPE_HARDWARE] & SCRIPT_F_IP) {
+		line[n++] = ' ';
+		script_cs__addr(cs, line, &n, br->from, kernel, false);
+	}
+	if (script_line__branch_addr(l)) {
+		memcpy(line + n, " => ", 4);
+		n += 4;
+		script_cs__addr(cs, line, &n, br->to, kernel, true);
+	}
+	if (l->fields[PERF_TYPE_HARDWARE] & (SCRIPT_F_INSN | SCRIPT_F_INSNLEN)) {
+		/* perf's cs_etm__copy_insn(): the branch instruction's bytes, zeros if unreadable */
+		smp.insn_len = br->from_size <= sizeof(smp.insn) ? br->from_size : 0;
+		if (smp.insn_len)
+			binaries__read(cs->s->bins, br->from, smp.insn, smp.insn_len);
+		n += script_line__tail(l, PERF_TYPE_HARDWARE, &smp, line + n);
+	} else {
+		line[n++] = '\n';
+	}
 	if (cs->lines)
 		cs->nr_lines += n;
 	else
@@ -912,12 +1055,14 @@ static bool script_cs__t_is_kernel(void *ctx, __u64 addr)
 	return binaries__is_kernel(cs->s->bins, addr);
 }
 
-static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, int cpu)
+static void script_cs__t_branch(void *ctx, __u64 from, __u64 to, unsigned int from_size, __u32 flags, int cpu,
+				int tid)
 {
 	struct script_cs *cs = ctx;
-	struct csd_branch br = { .from = from, .to = to };
+	struct csd_branch br = { .from = from, .to = to, .from_size = from_size, .flags = flags };
 
 	cs->br_cpu = cpu;
+	cs->tid = tid;
 	script_cs__on_branch(&br, cs);
 }
 
@@ -983,6 +1128,7 @@ static int script_cs__run_timed(size_t j, struct decode_out *out, void *ctx)
 			queues[nr_queues].idx = job->idx;
 			queues[nr_queues].raw = job->raw;
 			queues[nr_queues].cpu = job->cpu;
+			queues[nr_queues].tid = job->queue_tid;
 			queues[nr_queues].pieces = p;
 			nr_queues++;
 		}
@@ -1018,6 +1164,50 @@ static bool script_cs__is_timed(const struct script_session *s)
 	return false;
 }
 
+/*
+ * What the sample lines need: their fields (script_line.h), the threads as
+ * the file leaves them (perf makes the samples at the end, timeless, or
+ * after the last record, timed), the time perf gives timed samples (that of
+ * the last PERF_RECORD_AUX, perf's latest_kernel_timestamp) and what a
+ * context element's thread is (the first trace unit's TRCCONFIGR).
+ */
+static int script_cs__lines(struct script_cs *cs)
+{
+	struct script_session *s = cs->s;
+	const struct perf_event_attr *aux = NULL;
+	__u32 pmu = s->npriv > 1 ? s->info->priv[1] >> 32 : 0;
+	struct pdata_event ev;
+	__u64 pos = 0;
+	int ret;
+
+	for (size_t i = 0; i < pdata_reader__nr_attrs(s->r); i++)
+		if (pdata_reader__attr(s->r, i)->attr.type == pmu)
+			aux = &pdata_reader__attr(s->r, i)->attr;
+	if (script_line__init(&s->line, &s->o->fields, s->r, &s->sd, aux, !(aux && (aux->config & CS_ETM_OPT_TS)),
+			      true))
+		return EXIT_USAGE;
+	cs->threads = thread_table__new();
+	if (!cs->threads)
+		return EXIT_RUNTIME;
+	while ((ret = pdata_reader__next(s->r, &pos, &ev)) > 0) {
+		struct pdata_sample smp;
+
+		if (pdata_reader__parse_sample(s->r, &ev, &smp))
+			memset(&smp, 0, sizeof(smp));
+		if (thread_table__add_record(cs->threads, &ev, &smp))
+			return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < s->sd.nr_aux; i++)
+		if (s->sd.aux[i].time > cs->latest_time)
+			cs->latest_time = s->sd.aux[i].time;
+	if (cs->nr_etms) {
+		__u32 cfg = cs->etms[0].regs.configr;
+
+		cs->pid_fmt = cfg & ((1u << 7) | (1u << 15)) ? 2 : cfg & (1u << 6) ? 1 : 0;
+	}
+	return EXIT_OK;
+}
+
 /* ---- parent side ----------------------------------------------------------- */
 
 /* write(2) all of @buf. Return: 0 or -errno (which stops the decoding). */
@@ -1048,6 +1238,10 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		return 0;
 	switch (p[0]) {
 	case CS_REC_TEXT:
+		if (cs->s->line.fields[PERF_TYPE_HARDWARE] & SCRIPT_F_CALLINDENT) {
+			script_cs__indent_text(cs, (const char *)p + 1, len - 1);
+			return 0;
+		}
 		/* a worker's full buffer goes out as it is, without a copy through stdio */
 		if (len - 1 >= 16384 && !fflush(cs->s->out))
 			return script_cs__write_all(fileno(cs->s->out), p + 1, len - 1);
@@ -1065,7 +1259,10 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		cs->br_cpu = cs->cpu_of_id[el.trace_id & 0x7f];
 		if (job->raw && cs->br_cpu < 0)
 			cs->br_cpu = job->cpu;
-		csd_branches__elem(&cs->br, &el);
+		if (el.type == OCSD_GEN_TRC_ELEM_PE_CONTEXT)
+			script_cs__context(cs, &el);
+		else
+			csd_branches__elem(&cs->br, &el);
 		return 0;
 	}
 	case CS_REC_STATE: {
@@ -1077,6 +1274,10 @@ static int script_cs__recv(size_t j, const void *rec, size_t len, void *ctx)
 		cs->br.prev_type = st.prev_type;
 		cs->br.prev_last_instr = st.prev_last_instr;
 		cs->br.prev_taken = st.prev_taken;
+		cs->br.prev_last_size = st.prev_last_size;
+		cs->br.prev_isa = st.prev_isa;
+		cs->br.prev_flags = st.prev_flags;
+		cs->tid = st.tid;
 		return 0;
 	}
 	case CS_REC_COUNT: {
@@ -1126,8 +1327,11 @@ static void script_cs__job_start(struct script_cs *cs, const struct script_cs_jo
 		memset(&cs->br, 0, sizeof(cs->br));
 		cs->br.fn = script_cs__on_branch;
 		cs->br.ctx = cs;
+		cs->br.read = script_cs__read_code;
+		cs->br.read_ctx = cs->s->bins;
 		cs->queue = job->idx;
 		cs->have_queue = true;
+		cs->tid = job->queue_tid;
 	}
 	if (cs->s->o->packets)
 		fprintf(cs->s->out, "# AUXTRACE idx %u cpu %d offset %#llx size %llu%s\n", job->idx, job->cpu,
@@ -1199,6 +1403,12 @@ int script_cs__run(struct script_session *s)
 	}
 	if (script_cs__plan(&cs, s->o->packets))
 		goto out;
+	if (!s->o->packets && !s->o->windows && s->o->itrace != 'i') {
+		rc = script_cs__lines(&cs);
+		if (rc)
+			goto out;
+		rc = EXIT_RUNTIME;
+	}
 	/* look for every binary once, before the workers fork: they share the mappings */
 	found = binaries__load_all(s->bins);
 	cs.nr_spans = binaries__spans(s->bins, cs.spans, CS_MAX_SPANS);
@@ -1254,6 +1464,7 @@ int script_cs__run(struct script_session *s)
 		script_win_printer__finish(&cs.printer);
 	rc = cs.failed ? EXIT_RUNTIME : EXIT_OK;
 out:
+	thread_table__delete(cs.threads);
 	for (size_t i = cs.win_head; i < cs.nr_wins; i++)
 		script_win__delete(cs.wins[i]);
 	free(cs.wins);

@@ -15,41 +15,76 @@
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/ipt_decoder.h"
 #include "auxtrig/decode/internal/script.h"
+#include "auxtrig/decode/thread_table.h"
 #include "auxtrig/format/pdata_reader.h"
+#include "auxtrig/format/tp_formats.h"
+#include "auxtrig/format/tp_print.h"
 #include "auxtrig/sys/log.h"
 
 /* Intel PT AUXTRACE_INFO priv[] indices (perf-aux.md §2.1). */
 #define IPT_PRIV_TIME_SHIFT	1
 #define IPT_PRIV_TIME_MULT	2
 #define IPT_PRIV_TIME_ZERO	3
+#define IPT_PRIV_CAP_USER_TIME_ZERO 4
+#define IPT_PRIV_TSC_BIT	5
+#define IPT_PRIV_HAVE_SCHED_SWITCH 7
+#define IPT_PRIV_PER_CPU_MMAPS	9
 #define IPT_PRIV_MIN		10
 #define IPT_PRIV_MTC_FREQ_BITS	11
 #define IPT_PRIV_TSC_CTC_N	12
 #define IPT_PRIV_TSC_CTC_D	13
 
-/* Intel PT samples and the file's other samples, merged by time in TSC units. */
-struct script_pt_sample {
+/* A queue's stream: buffers that continue each other in aux_head space. */
+struct script_pt_stream {
+	const struct sideband_buf *first;
+	const struct sideband_buf **bufs;	/* its buffers, @nr_bufs of them */
+	const unsigned char *data;
+	size_t len;
+	unsigned char *joined;	/* owned copy when several buffers */
+	size_t nr_bufs;
+};
+
+/*
+ * What perf delivers in time order, in TSC units: the branch samples of
+ * the trace, the file's other samples, and the records that say who runs
+ * (COMM, FORK, context switches, ITRACE_START).
+ */
+enum { PT_ITEM_BRANCH, PT_ITEM_SAMPLE, PT_ITEM_COMM, PT_ITEM_FORK, PT_ITEM_SWITCH, PT_ITEM_ITRACE };
+
+struct script_pt_item {
 	__u64 tsc;
-	__u64 from, to;
-	__s32 cpu;
-	int branch;	/* 0: a non-AUX sample (ip only) */
 	__u64 seq;
+	__u8 kind;
+	__s32 cpu;
+	union {
+		struct {			/* BRANCH */
+			__u64 from, to;
+			__u32 flags;
+			const struct sideband_buf *buf;	/* the AUXTRACE record it is in */
+		} br;
+		struct {			/* SAMPLE */
+			__u64 file_pos;
+		} smp;
+		const struct sideband_ev *ev;	/* COMM, FORK, SWITCH, ITRACE */
+	};
 };
 
 struct script_pt_samples {
-	struct script_pt_sample *v;
+	struct script_pt_item *v;
 	size_t nr, cap;
 	__u64 time_shift, time_mult, time_zero;
-	int cpu;
+	const struct script_pt_stream *st;	/* the stream being decoded */
+	__u64 last_tsc;			/* its decoder's time so far (perf's ptq->timestamp) */
 	int have_time;
+	bool timeless;
 	struct ipt_timing timing;
 };
 
-static int script_pt_samples__add(struct script_pt_samples *s, const struct script_pt_sample *one)
+static int script_pt_samples__add(struct script_pt_samples *s, const struct script_pt_item *one)
 {
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct script_pt_sample *v = realloc(s->v, cap * sizeof(*v));
+		struct script_pt_item *v = realloc(s->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -64,13 +99,14 @@ static int script_pt_samples__add(struct script_pt_samples *s, const struct scri
 
 /*
  * perf time to TSC, the inverse of the mmap page's conversion: perf's
- * decoder compares a sample's time with its own TSC-based timestamps this way.
+ * decoder compares a record's time with its own TSC-based timestamps this
+ * way. A record of time 0 (synthesized) comes first.
  */
 static __u64 script_pt_samples__time_to_tsc(const struct script_pt_samples *s, __u64 ns)
 {
 	__u64 t, quot, rem;
 
-	if (!s->have_time)
+	if (!s->have_time || !ns)
 		return 0;
 	t = ns - s->time_zero;
 	quot = t / s->time_mult;
@@ -78,13 +114,48 @@ static __u64 script_pt_samples__time_to_tsc(const struct script_pt_samples *s, _
 	return (quot << s->time_shift) + (rem << s->time_shift) / s->time_mult;
 }
 
+/* perf's tsc_to_perf_time() */
+static __u64 script_pt_samples__tsc_to_time(const struct script_pt_samples *s, __u64 tsc)
+{
+	__u64 quot, rem;
+
+	if (!s->have_time)
+		return 0;
+	quot = tsc >> s->time_shift;
+	rem = tsc & ((1ULL << s->time_shift) - 1);
+	return s->time_zero + quot * s->time_mult + ((rem * s->time_mult) >> s->time_shift);
+}
+
+/*
+ * A branch of the decode without the code: after a loss of sync the walk
+ * starts again ({0, ip}: perf's "tr strt"); a FUP and the TIP after it are
+ * an asynchronous event ("hw int"), or its end ("tr end async") when the
+ * trace stops there.
+ */
 static int script_pt__branch(const struct ipt_branch *br, void *ctx)
 {
 	struct script_pt_samples *s = ctx;
-	struct script_pt_sample one = {
-		.tsc = br->tsc, .from = br->from, .to = br->to, .cpu = s->cpu, .branch = 1,
-	};
+	const struct script_pt_stream *st = s->st;
+	struct script_pt_item one = { .kind = PT_ITEM_BRANCH, .cpu = st->first->cpu };
+	__u64 at = 0;
+	size_t k = 0;
 
+	while (k + 1 < st->nr_bufs && br->offset >= at + st->bufs[k]->size)
+		at += st->bufs[k++]->size;
+	one.br.from = br->from;
+	one.br.to = br->to;
+	one.br.buf = st->bufs[k];
+
+	if (br->tsc > s->last_tsc)
+		s->last_tsc = br->tsc;
+	one.tsc = s->last_tsc;
+	if (!br->from)
+		one.br.flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_TRACE_BEGIN;
+	else if (br->to)
+		one.br.flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_ASYNC |
+			       SCRIPT_IP_FLAG_INTERRUPT;
+	else
+		one.br.flags = SCRIPT_IP_FLAG_BRANCH | SCRIPT_IP_FLAG_ASYNC | SCRIPT_IP_FLAG_TRACE_END;
 	return script_pt_samples__add(s, &one);
 }
 
@@ -98,28 +169,21 @@ static int script_pt__packet(const struct pt_packet *pkt, __u64 offset, void *ct
 }
 
 /*
- * perf decodes a queue up to the time of the next other event: a branch
- * whose timestamp is not below that event's comes after it.
+ * perf decodes a queue up to the time of the next other record: a branch
+ * whose timestamp is not below that record's comes after it; records of the
+ * same time come in file order.
  */
-static int script_pt_sample__cmp(const void *a, const void *b)
+static int script_pt_item__cmp(const void *a, const void *b)
 {
-	const struct script_pt_sample *x = a, *y = b;
+	const struct script_pt_item *x = a, *y = b;
+	int bx = x->kind == PT_ITEM_BRANCH, by = y->kind == PT_ITEM_BRANCH;
 
 	if (x->tsc != y->tsc)
 		return x->tsc < y->tsc ? -1 : 1;
-	if (x->branch != y->branch)
-		return x->branch - y->branch;
+	if (bx != by)
+		return bx - by;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
-
-/* A queue's stream: buffers that continue each other in aux_head space. */
-struct script_pt_stream {
-	const struct sideband_buf *first;
-	const unsigned char *data;
-	size_t len;
-	unsigned char *joined;	/* owned copy when several buffers */
-	size_t nr_bufs;
-};
 
 static int script_pt__buf_cmp(const void *a, const void *b)
 {
@@ -161,6 +225,14 @@ static int script_pt__streams(struct script_session *ss, struct script_pt_stream
 			total += bufs[i + n++]->size;
 		st->first = first;
 		st->nr_bufs = n;
+		st->bufs = malloc(n * sizeof(*st->bufs));
+		if (!st->bufs) {
+			*out = v;
+			*nr_out = nr;
+			free(bufs);
+			return -ENOMEM;
+		}
+		memcpy(st->bufs, &bufs[i], n * sizeof(*st->bufs));
 		st->len = total;
 		st->data = first->data;
 		if (n > 1) {
@@ -189,9 +261,319 @@ static int script_pt__streams(struct script_session *ss, struct script_pt_stream
 
 static void script_pt__streams_free(struct script_pt_stream *v, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		free(v[i].joined);
+		free(v[i].bufs);
+	}
 	free(v);
+}
+
+/* The intel_pt event's attr in the file, or NULL. */
+static const struct perf_event_attr *script_pt__aux_attr(const struct script_session *ss)
+{
+	for (size_t i = 0; i < pdata_reader__nr_attrs(ss->r); i++) {
+		const struct pdata_reader_attr *a = pdata_reader__attr(ss->r, i);
+
+		if (a->attr.type == ss->info->priv[0] && a->nr_ids)
+			return &a->attr;
+	}
+	return NULL;
+}
+
+/* perf's intel_pt_timeless_decoding(): no TSC packets, or an event without time. */
+static bool script_pt__timeless(const struct script_session *ss)
+{
+	__u64 tsc_bit = ss->info->priv[IPT_PRIV_TSC_BIT];
+	bool timeless = true;
+
+	if (!tsc_bit || !ss->info->priv[IPT_PRIV_CAP_USER_TIME_ZERO])
+		return true;
+	for (size_t i = 0; i < pdata_reader__nr_attrs(ss->r); i++) {
+		const struct pdata_reader_attr *a = pdata_reader__attr(ss->r, i);
+
+		if (!(a->attr.sample_type & PERF_SAMPLE_TIME))
+			return true;
+		if (a->attr.type == ss->info->priv[0]) {
+			if (!(a->attr.config & tsc_bit))
+				return true;
+			timeless = false;
+		}
+	}
+	return timeless;
+}
+
+/*
+ * The file's other samples and the records that say who runs, as items to
+ * merge with the branches (their position in the file kept, read again
+ * when their turn comes); the fields decided.
+ */
+static int script_pt__collect(struct script_session *ss, struct script_pt_samples *s)
+{
+	const struct pdata_record_auxtrace_info *info = ss->info;
+	struct pdata_event ev;
+	__u64 pos = 0, at;
+	int ret;
+
+	s->timeless = script_pt__timeless(ss);
+	/* the tracepoints' formats, for their samples' trace (none: a file without tracepoints) */
+	if (tp_formats__read(ss->r, &ss->tp_formats))
+		tp_formats__exit(&ss->tp_formats);
+	if (script_line__init(&ss->line, &ss->o->fields, ss->r, &ss->sd, script_pt__aux_attr(ss), s->timeless,
+			      info->priv[IPT_PRIV_PER_CPU_MMAPS]))
+		return -EINVAL;
+	for (at = pos; (ret = pdata_reader__next(ss->r, &pos, &ev)) > 0; at = pos) {
+		struct script_pt_item one = { .smp = { .file_pos = at } };
+		struct pdata_sample smp;
+
+		switch (ev.header->type) {
+		case PERF_RECORD_SAMPLE:
+			one.kind = PT_ITEM_SAMPLE;
+			break;
+		case PERF_RECORD_COMM:
+			one.kind = PT_ITEM_COMM;
+			break;
+		case PERF_RECORD_FORK:
+			one.kind = PT_ITEM_FORK;
+			break;
+		case PERF_RECORD_SWITCH:
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			one.kind = PT_ITEM_SWITCH;
+			break;
+		case PERF_RECORD_ITRACE_START:
+			one.kind = PT_ITEM_ITRACE;
+			break;
+		default:
+			continue;
+		}
+		if (pdata_reader__parse_sample(ss->r, &ev, &smp)) {
+			if (one.kind == PT_ITEM_SAMPLE)
+				continue;
+			memset(&smp, 0, sizeof(smp));	/* a synthesized record: no sample_id */
+		}
+		/*
+		 * The other events' samples are listed among the branches, as perf
+		 * script does; not those of the intel_pt event itself (its PMU type
+		 * is priv[0]) nor of the sideband dummy.
+		 */
+		if (one.kind == PT_ITEM_SAMPLE &&
+		    (!smp.attr || smp.attr->attr.type == info->priv[0] ||
+		     (smp.attr->attr.type == PERF_TYPE_SOFTWARE && smp.attr->attr.config == PERF_COUNT_SW_DUMMY)))
+			continue;
+		one.tsc = script_pt_samples__time_to_tsc(s, (smp.present & PERF_SAMPLE_TIME) ? smp.time : 0);
+		one.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1;
+		ret = script_pt_samples__add(s, &one);
+		if (ret)
+			return ret;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* " ip sym+off (dso)" of a sample's @addr (perf's sample__fprintf_sym()), looked up in @kernel's maps. */
+static size_t script_pt__addr(struct script_session *ss, int ot, __u64 addr, bool kernel, bool fallback,
+			      char *buf)
+{
+	const struct binary_map *m = binaries__find_in(ss->bins, addr, kernel, fallback);
+	unsigned int f = ss->line.fields[ot];
+	char sym[256], *p = buf;
+
+	p += sprintf(p, "%16" PRIx64, (uint64_t)addr);
+	if (f & SCRIPT_F_SYM)
+		p += sprintf(p, " %s", binaries__map_symoff(ss->bins, m, addr, f & SCRIPT_F_SYMOFF, sym, sizeof(sym)));
+	if (f & SCRIPT_F_DSO)
+		p += sprintf(p, " (%.300s)", binaries__map_dso_name(m));
+	return (size_t)(p - buf);
+}
+
+/* The thread a branch of buffer @b is perf's: the buffer's, or who runs on its CPU (perf's intel_pt_set_pid_tid_cpu()). */
+static __s32 script_pt__branch_tid(const struct script_session *ss, struct thread_table *tt,
+				   const struct sideband_buf *b)
+{
+	if ((__s32)b->tid == -1 || ss->info->priv[IPT_PRIV_HAVE_SCHED_SWITCH])
+		return b->cpu >= 0 ? thread_table__current(tt, b->cpu) : (__s32)b->tid;
+	return (__s32)b->tid;
+}
+
+/*
+ * perf's perf_sample__fprintf_callindent(): the thread's depth (a return
+ * already popped, so one more), the callee of a call or trace start, the
+ * function a return or trace end leaves; "(dso)" first when no address is
+ * printed.
+ */
+static size_t script_pt__callindent(struct script_session *ss, struct thread_table *tt,
+				    const struct script_pt_item *it, struct script_sample *smp, bool kernel, char *buf)
+{
+	const struct binary_map *m;
+	__u32 flags = it->br.flags;
+	char name[256], *p = buf;
+	int depth;
+
+	/* perf's buffer number, counted from 1: a new buffer empties the stack */
+	thread_table__stack_event(tt, smp->tid, flags, it->br.from, it->br.to, 0, it->br.buf->seq + 1);
+	depth = thread_table__stack_depth(tt, smp->tid);
+	smp->depth = depth < 0 ? 0 : depth + (depth >= 0 && (flags & SCRIPT_IP_FLAG_RETURN));
+	if (flags & (SCRIPT_IP_FLAG_CALL | SCRIPT_IP_FLAG_TRACE_BEGIN)) {
+		m = binaries__find_in(ss->bins, it->br.to, kernel, true);
+		binaries__map_symoff(ss->bins, m, it->br.to, false, name, sizeof(name));
+		smp->callee_ip = it->br.to;
+	} else if (flags & (SCRIPT_IP_FLAG_RETURN | SCRIPT_IP_FLAG_TRACE_END)) {
+		m = binaries__find_in(ss->bins, it->br.from, kernel, false);
+		binaries__map_symoff(ss->bins, m, it->br.from, false, name, sizeof(name));
+		smp->callee_ip = it->br.from;
+	} else {
+		name[0] = '\0';
+	}
+	smp->callee = name[0] && strcmp(name, "[unknown]") ? name : NULL;
+	if (script_line__has(&ss->line, PERF_TYPE_HARDWARE, SCRIPT_F_DSO) &&
+	    !script_line__has(&ss->line, PERF_TYPE_HARDWARE, SCRIPT_F_IP) &&
+	    !script_line__has(&ss->line, PERF_TYPE_HARDWARE, SCRIPT_F_ADDR)) {
+		m = binaries__find_in(ss->bins, it->br.from, kernel, false);
+		p += sprintf(p, "(%.300s)\t", binaries__map_dso_name(m));
+	}
+	p += script_line__callindent(&ss->line, smp, p);
+	return (size_t)(p - buf);
+}
+
+static void script_pt__print_branch(struct script_session *ss, struct thread_table *tt,
+				    const struct script_pt_samples *s, const struct script_pt_item *it)
+{
+	struct script_line *l = &ss->line;
+	struct script_sample smp = { .period = 1, .flags = it->br.flags, .cpu = it->cpu };
+	char line[2048], comm[24], *p = line;
+	bool kernel = binaries__is_kernel(ss->bins, it->br.from);
+
+	smp.tid = script_pt__branch_tid(ss, tt, it->br.buf);
+	smp.pid = smp.tid == -1 ? -1 : thread_table__pid(tt, smp.tid);
+	smp.comm = thread_table__comm(tt, smp.tid, comm);
+	smp.time = script_pt_samples__tsc_to_time(s, it->tsc);
+	p += script_line__head(l, PERF_TYPE_HARDWARE, NULL, &smp, p);
+	if (script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_CALLINDENT))
+		p += script_pt__callindent(ss, tt, it, &smp, kernel, p);
+	if (script_line__has(l, PERF_TYPE_HARDWARE, SCRIPT_F_IP)) {
+		*p++ = ' ';
+		p += script_pt__addr(ss, PERF_TYPE_HARDWARE, it->br.from, kernel, false, p);
+	}
+	if (script_line__branch_addr(l)) {
+		p += sprintf(p, " => ");
+		p += script_pt__addr(ss, PERF_TYPE_HARDWARE, it->br.to, kernel, true, p);
+	}
+	p += script_line__tail(l, PERF_TYPE_HARDWARE, &smp, p);
+	fwrite(line, 1, (size_t)(p - line), ss->out);
+}
+
+/* Another event's sample, as perf's process_event() prints it. */
+static void script_pt__print_sample(struct script_session *ss, struct thread_table *tt, const struct pdata_sample *smp)
+{
+	const struct perf_event_attr *a = &smp->attr->attr;
+	int ot = script_line__output_type(a->type);
+	struct script_line *l = &ss->line;
+	struct script_sample one = {
+		.pid = (__s32)smp->pid, .tid = (__s32)smp->tid, .time = smp->time, .period = smp->period,
+		.cpu = (smp->present & PERF_SAMPLE_CPU) ? (__s32)smp->cpu : -1,
+	};
+	char line[2048], name[128], comm[24], *p = line;
+	bool kernel = binaries__is_kernel(ss->bins, smp->ip);
+
+	if (!l->fields[ot])
+		return;
+	one.comm = thread_table__comm(tt, one.tid, comm);
+	script_line__evsel_name(&ss->sd, a, smp->id, name, sizeof(name));
+	p += script_line__head(l, ot, name, &one, p);
+	if (script_line__has(l, ot, SCRIPT_F_TRACE) && smp->raw && ss->tp_formats.nr) {
+		const struct tp_format *fmt = tp_formats__find(&ss->tp_formats, (unsigned int)a->config);
+		char trace[1024];
+
+		if (fmt) {
+			if (tp_print__format(fmt, smp->raw, smp->raw_size, trace, sizeof(trace)))
+				tp_print__fields(fmt, smp->raw, smp->raw_size, trace, sizeof(trace));
+			p += sprintf(p, "%s", trace);
+		}
+	}
+	if (script_line__has(l, ot, SCRIPT_F_ADDR))
+		p += sprintf(p, "%16" PRIx64, (uint64_t)smp->addr);
+	if (script_line__has(l, ot, SCRIPT_F_IP)) {
+		*p++ = ' ';
+		p += script_pt__addr(ss, ot, smp->ip, kernel, false, p);
+	}
+	p += script_line__tail(l, ot, &one, p);
+	fwrite(line, 1, (size_t)(p - line), ss->out);
+}
+
+/* One record that says who runs, replayed as perf's Intel PT decoder and its machine take it. */
+static int script_pt__replay_record(struct script_session *ss, struct thread_table *tt, const struct pdata_event *ev,
+				    const struct pdata_sample *smp)
+{
+	const struct perf_event_header *h = ev->header;
+	__u64 have_sched_switch = ss->info->priv[IPT_PRIV_HAVE_SCHED_SWITCH];
+	int cpu = (smp->present & PERF_SAMPLE_CPU) ? (int)smp->cpu : -1;
+
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+		return thread_table__add_record(tt, ev, smp);
+	case PERF_RECORD_ITRACE_START:
+		if (h->size >= 16 && ss->info->priv[IPT_PRIV_PER_CPU_MMAPS]) {
+			__u32 pt[2];
+
+			memcpy(pt, (const char *)h + 8, 8);
+			thread_table__set_current(tt, cpu, (__s32)pt[0], (__s32)pt[1]);
+		}
+		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: {
+		bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+
+		/* perf's intel_pt_context_switch() */
+		if (have_sched_switch == 3) {
+			__u32 np[2];
+
+			if (!out || h->type != PERF_RECORD_SWITCH_CPU_WIDE || h->size < 16)
+				return 0;
+			memcpy(np, (const char *)h + 8, 8);
+			thread_table__set_current(tt, cpu, (__s32)np[0], (__s32)np[1]);
+		} else if (!out) {
+			thread_table__set_current(tt, cpu, (__s32)smp->pid, (__s32)smp->tid);
+		}
+		return 0;
+	}
+	case PERF_RECORD_SAMPLE:
+		if (thread_table__add_record(tt, ev, smp))
+			return -ENOMEM;
+		script_pt__print_sample(ss, tt, smp);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The items in perf's order: the records replayed, the samples printed. */
+static int script_pt__replay(struct script_session *ss, const struct script_pt_samples *s)
+{
+	struct thread_table *tt = thread_table__new();
+	int err = 0;
+
+	if (!tt)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr && !err; i++) {
+		const struct script_pt_item *it = &s->v[i];
+		struct pdata_event ev;
+		struct pdata_sample smp;
+		__u64 pos = it->smp.file_pos;
+
+		if (it->kind == PT_ITEM_BRANCH) {
+			script_pt__print_branch(ss, tt, s, it);
+			continue;
+		}
+		if (pdata_reader__next(ss->r, &pos, &ev) <= 0)
+			continue;
+		if (pdata_reader__parse_sample(ss->r, &ev, &smp)) {
+			if (it->kind == PT_ITEM_SAMPLE)
+				continue;
+			memset(&smp, 0, sizeof(smp));
+		}
+		err = script_pt__replay_record(ss, tt, &ev, &smp);
+	}
+	thread_table__delete(tt);
+	return err;
 }
 
 static int script_pt__windows(struct script_session *ss);
@@ -203,9 +585,7 @@ int script_pt__run(struct script_session *ss)
 	struct script_pt_samples s = { 0 };
 	struct script_pt_stream *streams = NULL;
 	size_t nr_streams = 0;
-	struct pdata_event ev;
-	__u64 pos = 0;
-	int err = 0, ret;
+	int err = 0;
 
 	if (ss->npriv < IPT_PRIV_MIN) {
 		pr_err("%s: Intel PT AUXTRACE_INFO has %zu fields, at least %d expected\n", o->input, ss->npriv,
@@ -235,30 +615,11 @@ int script_pt__run(struct script_session *ss)
 		s.timing.tsc_ctc_n = info->priv[IPT_PRIV_TSC_CTC_N];
 		s.timing.tsc_ctc_d = info->priv[IPT_PRIV_TSC_CTC_D];
 	}
-	while (!o->packets && (ret = pdata_reader__next(ss->r, &pos, &ev)) > 0) {
-		struct pdata_sample smp;
-
-		if (ev.header->type != PERF_RECORD_SAMPLE)
-			continue;
-		if (pdata_reader__parse_sample(ss->r, &ev, &smp) || !smp.attr)
-			continue;
-		/*
-		 * The other events' samples are listed among the branches, as perf
-		 * script does; not those of the intel_pt event itself (its PMU type
-		 * is priv[0]) nor of the sideband dummy.
-		 */
-		if (smp.attr->attr.type == info->priv[0] ||
-		    (smp.attr->attr.type == PERF_TYPE_SOFTWARE && smp.attr->attr.config == PERF_COUNT_SW_DUMMY))
-			continue;
-		{
-			struct script_pt_sample one = {
-				.tsc = script_pt_samples__time_to_tsc(&s, smp.time), .from = smp.ip, .to = smp.addr,
-				.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1,
-			};
-
-			err = script_pt_samples__add(&s, &one);
-			if (err)
-				break;
+	if (!o->packets) {
+		err = script_pt__collect(ss, &s);
+		if (err == -EINVAL) {
+			free(s.v);
+			return EXIT_USAGE;
 		}
 	}
 	if (!err)
@@ -280,7 +641,8 @@ int script_pt__run(struct script_session *ss)
 					(unsigned long long)stats.packets, (unsigned long long)stats.pads,
 					(unsigned long long)stats.errors);
 		} else {
-			s.cpu = st->first->cpu;
+			s.st = st;
+			s.last_tsc = 0;
 			s.timing.ref_tsc = st->first->reference;
 			err = ipt_decoder__branches(st->data, st->len, &s.timing, script_pt__branch, &s);
 		}
@@ -292,17 +654,14 @@ int script_pt__run(struct script_session *ss)
 		return EXIT_RUNTIME;
 	}
 	if (s.nr)
-		qsort(s.v, s.nr, sizeof(*s.v), script_pt_sample__cmp);
-	for (size_t i = 0; i < s.nr; i++) {
-		const struct script_pt_sample *x = &s.v[i];
-
-		fprintf(ss->out, "[%03d] ", x->cpu);	/* perf: [-01] for samples without a CPU */
-		if (x->branch)
-			fprintf(ss->out, " %16" PRIx64 " => %16" PRIx64 "\n", (uint64_t)x->from, (uint64_t)x->to);
-		else
-			fprintf(ss->out, "%16" PRIx64 " %16" PRIx64 "\n", (uint64_t)x->to, (uint64_t)x->from);
-	}
+		qsort(s.v, s.nr, sizeof(*s.v), script_pt_item__cmp);
+	if (!o->packets)
+		err = script_pt__replay(ss, &s);
 	free(s.v);
+	if (err) {
+		pr_err("%s: %s\n", o->input, strerror(-err));
+		return EXIT_RUNTIME;
+	}
 	return EXIT_OK;
 }
 

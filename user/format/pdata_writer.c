@@ -62,6 +62,8 @@ struct pdata_writer {
 	size_t tracing_len;
 	char **cmdline;
 	int cmdline_argc;
+	unsigned char *build_ids;	/* HEADER_BUILD_ID records (pdata_writer__add_build_id()) */
+	size_t build_ids_len;
 
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
@@ -411,6 +413,31 @@ static void free_cmdline(struct pdata_writer *w)
 	w->cmdline_argc = 0;
 }
 
+int pdata_writer__add_build_id(struct pdata_writer *w, __u16 misc, __s32 pid, const char *name, const __u8 *bid,
+			       size_t len)
+{
+	/* perf's struct perf_record_header_build_id, the name padded to 64 bytes (write_buildid()) */
+	size_t name_len = (strlen(name) + 1 + 63) / 64 * 64, size = 8 + 4 + 24 + name_len;
+	unsigned char *v;
+	struct perf_event_header h = { .type = 0, .misc = misc | (1 << 15), .size = (__u16)size };
+
+	if (w->begun || len > 20 || size > 0xffff)
+		return -EINVAL;
+	v = realloc(w->build_ids, w->build_ids_len + size);
+	if (!v)
+		return -ENOMEM;
+	w->build_ids = v;
+	v += w->build_ids_len;
+	memset(v, 0, size);
+	memcpy(v, &h, sizeof(h));
+	memcpy(v + 8, &pid, 4);
+	memcpy(v + 12, bid, len);
+	v[12 + 20] = (__u8)len;
+	memcpy(v + 36, name, strlen(name));
+	w->build_ids_len += size;
+	return 0;
+}
+
 int pdata_writer__set_cmdline(struct pdata_writer *w, int argc, char **argv)
 {
 	free_cmdline(w);
@@ -451,7 +478,7 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 
 /* Features whose bodies are known before recording; ascending bit order. */
 static const int early_feats[] = {
-	PDATA_HEADER_TRACING_DATA, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
+	PDATA_HEADER_TRACING_DATA, PDATA_HEADER_BUILD_ID, PDATA_HEADER_HOSTNAME, PDATA_HEADER_OSRELEASE,
 	PDATA_HEADER_VERSION, PDATA_HEADER_ARCH, PDATA_HEADER_NRCPUS, PDATA_HEADER_CPUDESC,
 	PDATA_HEADER_CPUID, PDATA_HEADER_TOTAL_MEM, PDATA_HEADER_CMDLINE,
 	PDATA_HEADER_EVENT_DESC,
@@ -977,6 +1004,11 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 			return false;
 		membuf__add(b, w->tracing_data, w->tracing_len);
 		return true;
+	case PDATA_HEADER_BUILD_ID:
+		if (!w->build_ids_len)
+			return false;
+		membuf__add(b, w->build_ids, w->build_ids_len);
+		return true;
 	case PDATA_HEADER_HOSTNAME:
 	case PDATA_HEADER_OSRELEASE:
 	case PDATA_HEADER_ARCH:
@@ -1154,6 +1186,7 @@ void pdata_writer__delete(struct pdata_writer *w)
 	free(w->ids);
 	free(w->tracing_data);
 	free_cmdline(w);
+	free(w->build_ids);
 	free(w->buf);
 	free(w->aux_index);
 	free(w->path);

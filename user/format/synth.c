@@ -296,6 +296,25 @@ int synth__threads(struct pdata_writer *w, pid_t pid)
 	return err;
 }
 
+/* The lowest module address above @text in the modules file beside @kallsyms, else ~0. */
+static unsigned long long synth__first_module(const char *kallsyms, unsigned long long text)
+{
+	unsigned long long first = ~0ULL, addr;
+	const char *slash = strrchr(kallsyms, '/');
+	char path[4096], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*smodules", slash ? (int)(slash - kallsyms + 1) : 0, kallsyms);
+	f = fopen(path, "re");
+	if (!f)
+		return first;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %*s %*s %*s %llx", &addr) == 1 && addr > text && addr < first)
+			first = addr;
+	fclose(f);
+	return first;
+}
+
 int synth__kernel_mmap(struct pdata_writer *w, const char *kallsyms)
 {
 	const char *path = kallsyms ?: "/proc/kallsyms";
@@ -336,7 +355,13 @@ int synth__kernel_mmap(struct pdata_writer *w, const char *kallsyms)
 	rec.pid = (__u32)-1;
 	rec.tid = 0;
 	rec.start = text;
-	rec.len = ~0ULL - text; /* perf: map->end (~0) - start */
+	/*
+	 * perf: map->end - start, the end being the first module's address
+	 * (machine__create_kernel_maps()), else ~0. A kernel map over the
+	 * modules would swallow their kcore maps when perf loads a kept kcore
+	 * (maps__merge_in() drops a map inside another).
+	 */
+	rec.len = synth__first_module(path, text) - text;
 	rec.pgoff = text;	  /* perf: ref_reloc_sym address */
 	memcpy(buf, &rec, sizeof(rec));
 	put_name(buf + sizeof(rec), SYNTH_KERNEL_MAP_NAME);

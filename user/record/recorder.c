@@ -30,6 +30,7 @@
 
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/record/gate.h"
+#include "auxtrig/record/kcore_copy.h"
 #include "auxtrig/record/recorder.h"
 #include "auxtrig/record/trigger_prog.h"
 #include "auxtrig/record/window_hold.h"
@@ -661,7 +662,9 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	size_t nr_tids = 0;
 	int err;
 
-	if (check_output_path(p->output, p->force))
+	s->kcore = kcore_copy__wanted(p->aux);
+	if (s->kcore ? kcore_copy__open_dir(p->output, p->force, s->data_path, sizeof(s->data_path)) :
+		       check_output_path(p->output, p->force))
 		return -1;
 
 	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
@@ -733,10 +736,12 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
 		return -1;
 
-	s->w = pdata_writer__open(p->output, p->force);
+	s->w = pdata_writer__open(s->kcore ? s->data_path : p->output, p->force);
 	if (!s->w)
 		return -1;	/* pdata_writer__open() said why */
 	s->created_file = true;
+	if (p->aux && !p->aux->attr.exclude_kernel)
+		kcore_copy__keep(s->w, s->kcore ? p->output : NULL);
 	record_sink__init(&s->sink, s->w, s->hold, p->snapshot);
 	s->sink.callchain = p->callchain;
 	err = recorder__write_header(s);

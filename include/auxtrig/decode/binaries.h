@@ -185,6 +185,17 @@ const char *binaries__dso_name(const struct binaries *b, __u64 addr);
  */
 int binaries__add_kallsyms(struct binaries *b, const char *path);
 
+/**
+ * binaries__add_kernel_code() - the kernel's code from kcore file @kcore (a
+ * kept copy, or /proc/kcore of the running kernel), its symbols, modules'
+ * too, from kallsyms file @kallsyms, as perf 6.1 takes a --kcore recording
+ * (dso__load_kcore()): every kernel address in that code reads from it and
+ * is named in [kernel.kallsyms], module code too, replacing the kernel's
+ * and the modules' maps.
+ * Return: 0, or -errno (-ENODATA: kallsyms shows no addresses).
+ */
+int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms);
+
 /** binaries__map_dso_name() - the name of mapping @m's binary, "[unknown]" for NULL. */
 const char *binaries__map_dso_name(const struct binary_map *m);
 

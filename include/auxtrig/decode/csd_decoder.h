@@ -32,6 +32,7 @@
  */
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct csd_decoder;
@@ -81,7 +82,11 @@ struct csd_el {
 	__u8 isa;
 	__u8 last_i_type, last_i_subtype;
 	__u8 last_instr_sz, last_instr_exec;
-	__u8 pad;
+	__u8 ctxt_id_valid, vmid_valid;	/* PE_CONTEXT: which of these it carries */
+	__u32 context_id, vmid;
+	__u8 last_instr_cond;		/* INSTR_RANGE: its last instruction is conditional */
+	__u8 pad2;
+	__u16 exc_num;			/* EXCEPTION: its number */
 };
 
 /** csd_el__from() - @e's fields into @el. */
@@ -246,7 +251,22 @@ char *csd_decoder__elem_line(const struct csd_elem *elem, char *out, size_t size
 struct csd_branch {
 	__u64 from;
 	__u64 to;
+	__u8 from_size;		/* bytes of the instruction at @from, 0 when @from is 0 */
+	__u32 flags;		/* SCRIPT_IP_FLAG_* (script_line.h): perf's branch kind */
 };
+
+/*
+ * perf 6.1's cs_etm__set_sample_flags() in pieces, for the samples' flags:
+ * csd_flags__range() is an instruction range's kind by its last instruction
+ * (a conditional branch, a call, a return...), csd_flags__exception() an
+ * exception's (a system call, an interrupt, a trap) by its number and
+ * whether the instruction before it is SVC; csd_flags__is_svc() reads the
+ * instruction of @isa that ends at @end through @read.
+ */
+__u32 csd_flags__range(__u8 last_i_type, __u8 last_i_subtype, __u8 cond);
+__u32 csd_flags__exception(unsigned int exc_num, bool svc);
+bool csd_flags__is_svc(size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len), void *ctx, __u8 isa,
+		       __u64 end);
 
 /** typedef csd_branch_fn - receives each branch sample. */
 typedef void (*csd_branch_fn)(const struct csd_branch *br, void *ctx);
@@ -270,6 +290,11 @@ struct csd_branches {
 	int prev_type;		/* private: 0 none, 1 range, 2 discontinuity */
 	__u64 prev_last_instr;
 	int prev_taken;
+	__u8 prev_last_size;
+	__u8 prev_isa;
+	__u32 prev_flags;
+	size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len);	/* code, for the SVC checks (or NULL) */
+	void *read_ctx;
 	__u64 nr_ranges;	/* instruction ranges seen */
 	__u64 nr_branches;	/* samples given to @fn */
 };

@@ -69,11 +69,14 @@ struct csd_timed_piece {
  * @idx: the index (perf's queue number: the heap's tie order depends on it)
  * @raw: unformatted trace (TRBE): one source, the ETM of @cpu
  * @cpu: the buffers' CPU
+ * @tid: the thread of its first buffer (its AUXTRACE record's), the samples'
+ *       until a context ID says another
  */
 struct csd_timed_queue {
 	__u32 idx;
 	bool raw;
 	int cpu;
+	int tid;
 	const struct csd_timed_piece *pieces;
 	size_t nr_pieces;
 };
@@ -82,7 +85,9 @@ struct csd_timed_queue {
  * struct csd_timed_ops - what the decode calls.
  * @read: copy up to @len bytes of code at @addr; return how many
  * @is_kernel: is @addr a kernel address (perf's machine__kernel_start())
- * @branch: one branch sample, in output order: from @from to @to on @cpu
+ * @branch: one branch sample, in output order: from @from (an instruction of
+ *          @from_size bytes, 0 when @from is 0) to @to on @cpu, of thread
+ *          @tid (perf's traceid queue's), perf's flags (SCRIPT_IP_FLAG_*)
  * @progress: decoding has reached AUX offset @aux_offset of piece @piece
  * @error: piece @piece could not be decoded past @aux_offset: @msg
  * @code, @nr_code: if set, and all of it kernel code (which perf reads for
@@ -92,7 +97,7 @@ struct csd_timed_queue {
 struct csd_timed_ops {
 	size_t (*read)(void *ctx, __u64 addr, void *buf, size_t len);
 	bool (*is_kernel)(void *ctx, __u64 addr);
-	void (*branch)(void *ctx, __u64 from, __u64 to, int cpu);
+	void (*branch)(void *ctx, __u64 from, __u64 to, unsigned int from_size, __u32 flags, int cpu, int tid);
 	void (*progress)(void *ctx, size_t piece, __u64 aux_offset);
 	void (*error)(void *ctx, size_t piece, __u64 aux_offset, const char *msg);
 	const struct csd_timed_code {

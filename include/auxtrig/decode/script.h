@@ -18,10 +18,9 @@
  * perf 6.1's perf script prints it, so that the two can be compared line for
  * line:
  *
- * - Intel PT: branch samples as -F cpu,ip,addr --itrace=b;
- * - CoreSight: branch samples as -F ip,addr,sym,symoff,dso --itrace=b (the
- *   fields can be chosen, see &struct script_opts), instruction ranges with
- *   --itrace=i;
+ * - Intel PT and CoreSight: branch samples as perf script --itrace=b prints
+ *   them (its default fields, or those -F names: script_line.h); CoreSight
+ *   instruction ranges with --itrace=i;
  * - Arm SPE: its samples as -F tid,event,addr,ip,sym;
  *
  * or the trace packets (--packets, as perf report -D and OpenCSD's
@@ -36,17 +35,9 @@
 
 #include <stdbool.h>
 
+#include "auxtrig/decode/script_fields.h"
 #include "auxtrig/sys/exit_code.h"
 
-
-/* Fields of a CoreSight branch sample (-F); 0 means the default set. */
-#define SCRIPT_F_CPU	(1u << 0)
-#define SCRIPT_F_IP	(1u << 1)
-#define SCRIPT_F_ADDR	(1u << 2)
-#define SCRIPT_F_SYM	(1u << 3)
-#define SCRIPT_F_SYMOFF	(1u << 4)
-#define SCRIPT_F_DSO	(1u << 5)
-#define SCRIPT_F_DEFAULT (SCRIPT_F_IP | SCRIPT_F_ADDR | SCRIPT_F_SYM | SCRIPT_F_SYMOFF | SCRIPT_F_DSO)
 
 /**
  * struct script_opts - what to decode and how to print it.
@@ -60,7 +51,7 @@
  * @packets: list packets instead of samples
  * @windows: instructions per trace window
  * @call_trace: with @windows: calls and returns only
- * @fields: SCRIPT_F_* for CoreSight branch samples, 0 for the default
+ * @fields: -F: the fields of the sample lines (script_fields.h)
  * @jobs: CoreSight decode worker processes (at least 1; 0 is taken as 1)
  * @chrome: the timeline as Trace Event JSON (timeline.h, chrome_trace.h):
  *          the file's events, and its trace windows with their calls nested
@@ -75,7 +66,7 @@ struct script_opts {
 	bool packets;
 	bool windows;
 	bool call_trace;
-	unsigned int fields;
+	struct script_fields fields;
 	unsigned int jobs;
 	bool chrome;
 	bool summary;

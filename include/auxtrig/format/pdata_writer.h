@@ -112,6 +112,15 @@ int pdata_writer__set_tracing_data(struct pdata_writer *w, const void *buf, size
 int pdata_writer__set_cmdline(struct pdata_writer *w, int argc, char **argv);
 
 /**
+ * pdata_writer__add_build_id() - a build ID for feature HEADER_BUILD_ID, as
+ * perf record writes them: @name ("[kernel.kallsyms]" for the kernel, pid
+ * -1 and misc PERF_RECORD_MISC_KERNEL), @len (at most 20) bytes of @bid.
+ * Before pdata_writer__begin_data(). Return: 0, -EINVAL, or -ENOMEM.
+ */
+int pdata_writer__add_build_id(struct pdata_writer *w, __u16 misc, __s32 pid, const char *name, const __u8 *bid,
+			       size_t len);
+
+/**
  * pdata_writer__begin_data() - write the header, attr section and id arrays.
  * Records can be written after this. A tracepoint attr needs tracing data
  * set before (perf cannot read the file otherwise).

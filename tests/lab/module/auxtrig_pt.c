@@ -15,7 +15,9 @@
  * What it writes is a valid Intel PT packet stream of what it knows happened,
  * and nothing else: trace is "on" between a start/resume and the next
  * pause/stop. At each switch-on: PSB+ (PSB, TSC, CBR, MODE.Exec 64-bit,
- * PSBEND), then TIP.PGE with the thread's interrupted user IP; at each
+ * PSBEND), then TIP.PGE with the thread's interrupted user IP (kernel mode,
+ * //k: the kernel IP the switch interrupted, the first return address on the
+ * stack outside perf's, the tracing and the unit's own functions); at each
  * switch-off: TSC, then TIP.PGD. With ptw=1 a PTWRITE packet follows each
  * PGE and precedes each PGD, its payload (sequence << 32 | why << 24 | thread
  * id), the sequence counting switches over the whole unit and "why" naming
@@ -41,7 +43,10 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/kallsyms.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/stacktrace.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
@@ -73,6 +78,7 @@ struct ept_buf {
 struct ept_cpu {
 	struct perf_output_handle handle;
 	bool on;	/* trace on: between PGE and PGD */
+	bool injected;	/* the window's packets were the injected ones (they closed it) */
 	u64 pge_ip;
 };
 
@@ -84,6 +90,40 @@ static unsigned int collision_every;
 module_param(collision_every, uint, 0644);
 MODULE_PARM_DESC(collision_every, "set PERF_AUX_FLAG_COLLISION on every Nth AUX record (0: never, as Intel PT)");
 static atomic_t ept_aux_records;
+
+/*
+ * inject=HEX (kernel mode only, written before a recording starts): the
+ * packets of every window from then on, after the unit's PSB+, instead of
+ * its own TIP.PGE and PTWRITE: a test that walked real kernel code writes
+ * the TIP.PGE, TNTs and TIP.PGD of that walk, and a decoder must find its
+ * instructions. Empty: the unit's own packets.
+ */
+#define EPT_INJECT_MAX	2048
+static u8 ept_inject[EPT_INJECT_MAX];
+static int ept_inject_len;
+
+static int ept_inject_set(const char *val, const struct kernel_param *kp)
+{
+	size_t n = strcspn(val, "\n");
+	int len = n / 2;
+
+	if (n % 2 || len > EPT_INJECT_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ept_inject_len, 0);
+	if (hex2bin(ept_inject, val, len))
+		return -EINVAL;
+	WRITE_ONCE(ept_inject_len, len);
+	return 0;
+}
+
+static int ept_inject_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d bytes\n", READ_ONCE(ept_inject_len));
+}
+
+static const struct kernel_param_ops ept_inject_ops = { .set = ept_inject_set, .get = ept_inject_get };
+module_param_cb(inject, &ept_inject_ops, NULL, 0644);
+MODULE_PARM_DESC(inject, "hex packets for each kernel-mode window (after PSB+), instead of the unit's own");
 
 /* ---- sysfs: as the driver exposes it ---------------------------------------------------------- */
 
@@ -344,6 +384,56 @@ static u64 ept_user_ip(void)
 	return instruction_pointer(task_pt_regs(current));
 }
 
+/*
+ * Is @name a function of the machinery that switches the trace (perf's
+ * overflow and aux_pause path, tracepoints, BPF, kprobes, the unit itself)
+ * rather than of what the kernel was doing?
+ */
+static bool ept_machinery(const char *name)
+{
+	static const char *const prefixes[] = {
+		"perf_", "__perf", "ept_", "event_", "__event", "trace_", "__trace", "bpf_", "__bpf", "tracing_",
+		"kprobe", "__kprobe", "opt_pre_handler", "optimized_callback", "aggr_pre_handler", "pre_handler_kretprobe",
+		"kretprobe", "__kretprobe", "arch_rethook", "rethook", "__rethook", "exc_int3", "asm_exc_int3",
+		"do_int3", "ftrace", "fprobe", "__x64_sys_trace", "stack_trace", "arch_stack_walk",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Kernel mode (//k): the IP the kernel was at when the trace switched, as
+ * a real unit reports it: the first return address on the stack that is
+ * not the switching machinery's (for a syscall window, the syscall path; for
+ * a kprobe window, the probed function, through the int3 frame).
+ */
+static u64 ept_kernel_ip(void)
+{
+	unsigned long entries[48];
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (within_module(entries[i], THIS_MODULE))
+			continue;
+		sprint_symbol_no_offset(name, entries[i]);
+		/* an address kallsyms cannot name is a trampoline's (ftrace's, a kprobe's): machinery too */
+		if (strncmp(name, "0x", 2) && !ept_machinery(name))
+			return entries[i];
+	}
+	return 0;
+}
+
+/* The IP a switch of @event's trace reports: the kernel's (//k), else the thread's user IP. */
+static u64 ept_ip(struct perf_event *event)
+{
+	if (event->attr.exclude_user && !event->attr.exclude_kernel)
+		return ept_kernel_ip();
+	return ept_user_ip();
+}
+
 /* Why the trace went on or off: bits 24..31 of the PTWRITE payload (a thread id fits in 22 bits). */
 enum ept_why {
 	EPT_WHY_START = 1,
@@ -363,8 +453,15 @@ static void ept_trace_on(struct ept_cpu *c, struct perf_event *event, enum ept_w
 	u64 cfg = event->attr.config;
 	struct ept_pkts k = { .n = 0 };
 
-	c->pge_ip = ept_user_ip();
+	c->pge_ip = ept_ip(event);
 	pkt_psb_plus(&k, rdtsc_ordered());
+	c->injected = READ_ONCE(ept_inject_len) && event->attr.exclude_user && !event->attr.exclude_kernel;
+	if (c->injected) {
+		ept_emit(c, k.b, k.n);
+		ept_emit(c, ept_inject, READ_ONCE(ept_inject_len));
+		c->on = true;
+		return;
+	}
 	pkt_tip(&k, 0x11, c->pge_ip, c->pge_ip != 0);
 	if (cfg & EPT_PTW)
 		pkt_ptw(&k, ept_ptw_payload(why));
@@ -374,11 +471,16 @@ static void ept_trace_on(struct ept_cpu *c, struct perf_event *event, enum ept_w
 
 static void ept_trace_off(struct ept_cpu *c, struct perf_event *event, enum ept_why why)
 {
-	u64 cfg = event->attr.config, ip = ept_user_ip();
+	u64 cfg = event->attr.config, ip = ept_ip(event);
 	struct ept_pkts k = { .n = 0 };
 	bool with_ip = ip && (!(cfg & EPT_BRANCH) || ip == c->pge_ip);
 
 	pkt_tsc(&k, rdtsc_ordered());
+	if (c->injected) {	/* the injected packets disabled the trace already */
+		ept_emit(c, k.b, k.n);
+		c->on = false;
+		return;
+	}
 	if (cfg & EPT_PTW)
 		pkt_ptw(&k, ept_ptw_payload(why));
 	pkt_tip(&k, 0x01, ip, with_ip);

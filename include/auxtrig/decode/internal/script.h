@@ -26,6 +26,8 @@
 #include <stdio.h>
 
 #include "auxtrig/decode/script.h"
+#include "auxtrig/decode/script_line.h"
+#include "auxtrig/format/tp_formats.h"
 #include "auxtrig/decode/sideband.h"
 
 struct binaries;
@@ -43,6 +45,8 @@ struct pdata_record_auxtrace_info;
  * @out: where the decode goes (stdout)
  * @status: the worst &enum exit_code met so far while decoding
  * @ct: --format=chrome: where the windows go, instead of @out's listing
+ * @line: the fields of the sample lines (script_line__init() by the driver)
+ * @tp_formats: the file's tracepoint formats, for their samples' trace
  */
 struct script_session {
 	const struct script_opts *o;
@@ -54,6 +58,8 @@ struct script_session {
 	FILE *out;
 	int status;
 	struct chrome_trace *ct;
+	struct script_line line;
+	struct tp_formats tp_formats;
 };
 
 int script_pt__run(struct script_session *s);

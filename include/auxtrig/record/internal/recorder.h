@@ -64,6 +64,8 @@ struct recorder {
 	bool have_target;
 	struct cpu_events ce;
 	struct pdata_writer *w;
+	bool kcore;			/* kernel trace: a directory, the kernel's code in it (kcore_copy.h) */
+	char data_path[4096];
 	struct record_sink sink;
 	struct window_hold *hold;	/* --min/--max-duration: records of open windows */
 	int epfd, sigfd;
