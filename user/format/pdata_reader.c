@@ -170,10 +170,12 @@ static int pdata_reader__align_pipe(struct pdata_reader *r)
 		__u64 payload = 0, rsz, psz;
 
 		if (r->len - off < sizeof(h))
-			goto bad;
+			goto cut;
 		memcpy(&h, r->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > r->len - off)
+		if (h.size < sizeof(h))
 			goto bad;
+		if (h.size > r->len - off)
+			goto cut;
 		if (h.type == PDATA_RECORD_AUXTRACE && h.size >= AUXTRACE_RECORD_MIN)
 			memcpy(&payload, r->buf + off + 8, sizeof(payload));
 		else if (h.type == PDATA_RECORD_HEADER_TRACING_DATA && h.size >= 16) {
@@ -183,7 +185,7 @@ static int pdata_reader__align_pipe(struct pdata_reader *r)
 			payload = sz;
 		}
 		if (payload > r->len - off - h.size)
-			goto bad;
+			goto cut;
 		rsz = (h.size + 7) & ~7ULL;
 		psz = (payload + 7) & ~7ULL;
 		if (rsz > 0xffff)
@@ -213,6 +215,7 @@ static int pdata_reader__align_pipe(struct pdata_reader *r)
 		}
 		out += rsz + psz;
 	}
+done:
 	if (r->mapped)
 		munmap(r->buf, r->len);
 	else
@@ -221,6 +224,15 @@ static int pdata_reader__align_pipe(struct pdata_reader *r)
 	r->buf = n;
 	r->len = out;
 	return 0;
+cut:
+	/*
+	 * The stream ends inside its last record: the writer was killed in the
+	 * middle of a write (a pipe takes a long write in parts). What came
+	 * before is whole: read that, as perf does.
+	 */
+	pr_warn("%s: the stream ends inside a record at %#zx (only %zu of its bytes came; its writer was stopped?): "
+		"reading the records before it\n", r->name, off, r->len - off);
+	goto done;
 bad:
 	free(n);
 	pr_err("%s: pipe-mode record at %#zx does not fit: corrupt or truncated stream\n", r->name, off);
@@ -253,6 +265,13 @@ static int pdata_reader__parse_pipe(struct pdata_reader *r)
 				r->feat[feat].size = ev.header->size - 16;
 				r->hdr.adds_features[feat / 64] |= 1ULL << (feat % 64);
 			}
+		} else if (ev.header->type == PDATA_RECORD_HEADER_TRACING_DATA && ev.header->size >= 16) {
+			__u32 size;	/* the body follows the record; pdata_reader__next() checked it fits */
+
+			memcpy(&size, rec + 8, sizeof(size));
+			r->feat[PDATA_HEADER_TRACING_DATA].offset = ev.file_offset + ev.header->size;
+			r->feat[PDATA_HEADER_TRACING_DATA].size = size;
+			r->hdr.adds_features[0] |= 1ULL << PDATA_HEADER_TRACING_DATA;
 		}
 	}
 	if (err)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * perf.data writer (file mode). Formats follow perf 6.1's reader
- * (tools/perf/util/header.c); see include/auxtrig/format/pdata_writer.h.
+ * perf.data writer, file mode and pipe mode. Formats follow perf 6.1's
+ * reader (tools/perf/util/header.c); see include/auxtrig/format/pdata_writer.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +45,7 @@ struct attr_entry {
 struct pdata_writer {
 	int fd;
 	char *path;
+	bool pipe;			/* pipe mode: written in order, never sought back */
 	bool begun;
 	bool closed;
 	int err;			/* sticky first write error */
@@ -114,6 +115,32 @@ static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
 	return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* @len bytes at file offset @off; a pipe is written in order, where the stream stands. */
+static int writer_put(const struct pdata_writer *w, const void *buf, size_t len, __u64 off)
+{
+	return w->pipe ? write_all(w->fd, buf, len) : pwrite_all(w->fd, buf, len, off);
+}
+
 static int writer_fail(struct pdata_writer *w, int err, const char *what)
 {
 	if (!w->err) {
@@ -151,7 +178,7 @@ static int writer_flush(struct pdata_writer *w)
 		return 0;
 	err = writer_reserve(w, w->buf_len);
 	if (!err)
-		err = pwrite_all(w->fd, w->buf, w->buf_len, w->flushed);
+		err = writer_put(w, w->buf, w->buf_len, w->flushed);
 	if (err)
 		return writer_fail(w, err, "data");
 	w->flushed += w->buf_len;
@@ -183,7 +210,7 @@ static int writer_append(struct pdata_writer *w, const void *p, size_t len)
 	if (len >= WRITE_BUF_SIZE) {
 		err = writer_reserve(w, len);
 		if (!err)
-			err = pwrite_all(w->fd, p, len, w->flushed);
+			err = writer_put(w, p, len, w->flushed);
 		if (err)
 			return writer_fail(w, err, "data");
 		w->flushed += len;
@@ -279,6 +306,34 @@ err_nomem:
 	pr_err("cannot create %s: out of memory\n", path);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct pdata_writer *pdata_writer__open_pipe(int fd, const char *name)
+{
+	struct pdata_writer *w = calloc(1, sizeof(*w));
+
+	if (w) {
+		w->path = strdup(name);
+		w->buf = malloc(WRITE_BUF_SIZE);
+	}
+	if (!w || !w->path || !w->buf) {
+		if (w) {
+			free(w->path);
+			free(w->buf);
+			free(w);
+		}
+		pr_err("cannot write to %s: out of memory\n", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->pipe = true;
+	w->no_reserve = true;	/* nothing to keep room in */
+	w->sample_id_off = -1;
+	w->trailer_id_from_end = -1;
+	w->trailer_time_from_end = -1;
+	w->sample_time_off = -1;
+	return w;
 }
 
 /* perf 6.1 evsel.c: __perf_evsel__calc_id_pos() / __perf_evsel__calc_is_pos(). */
@@ -536,6 +591,78 @@ static int write_early_table(struct pdata_writer *w)
 	return err ? writer_fail(w, err, "the header") : 0;
 }
 
+/* A HEADER_* record of the pipe-mode header: @hdr, then @body, padded with zeros to 8 bytes. */
+static int pipe_put_record(struct pdata_writer *w, __u32 type, const void *head, size_t head_len,
+			   const void *body, size_t body_len)
+{
+	static const char zeros[8];
+	size_t size = ALIGN8(sizeof(struct perf_event_header) + head_len + body_len);
+	struct perf_event_header hdr = { .type = type, .size = size };
+	int err;
+
+	if (size > 0xffff)
+		return -E2BIG;
+	err = writer_append(w, &hdr, sizeof(hdr));
+	if (!err && head_len)
+		err = writer_append(w, head, head_len);
+	if (!err && body_len)
+		err = writer_append(w, body, body_len);
+	if (!err && size - sizeof(hdr) - head_len - body_len)
+		err = writer_append(w, zeros, size - sizeof(hdr) - head_len - body_len);
+	return err;
+}
+
+/*
+ * Pipe mode (perf-aux.md §1.5, perf 6.1's perf_event__synthesize_for_pipe()):
+ * the 16-byte pipe header, a HEADER_ATTR per event with its ids, a
+ * HEADER_FEATURE per feature known now and the end mark, then
+ * HEADER_TRACING_DATA with the tracing data after it, outside the record.
+ */
+static int pipe_begin(struct pdata_writer *w)
+{
+	static const char zeros[8];
+	const __u64 pipe_hdr[2] = { PDATA_MAGIC, 16 };
+	int err = writer_append(w, pipe_hdr, sizeof(pipe_hdr));
+
+	for (size_t i = 0; !err && i < w->nr_attrs; i++)
+		err = pipe_put_record(w, PDATA_RECORD_HEADER_ATTR, &w->attrs[i].attr, PDATA_ATTR_SIZE,
+				      w->attrs[i].ids, w->attrs[i].nr_ids * sizeof(__u64));
+	for (size_t i = 1; !err && i < sizeof(early_feats) / sizeof(early_feats[0]); i++) {
+		__u64 feat = early_feats[i];	/* [0], TRACING_DATA, is a record of its own */
+		struct membuf b = {};
+
+		if (feat_build(w, feat, &b) && !b.err)
+			err = pipe_put_record(w, PDATA_RECORD_HEADER_FEATURE, &feat, sizeof(feat), b.p, b.len);
+		else
+			err = b.err;
+		free(b.p);
+	}
+	if (!err) {
+		__u64 last = PDATA_HEADER_LAST_FEATURE;
+
+		err = pipe_put_record(w, PDATA_RECORD_HEADER_FEATURE, &last, sizeof(last), NULL, 0);
+	}
+	if (!err && w->tracing_data) {
+		__u32 td[2] = { ALIGN8(w->tracing_len), 0 };
+
+		err = pipe_put_record(w, PDATA_RECORD_HEADER_TRACING_DATA, td, sizeof(td), NULL, 0);
+		if (!err)
+			err = writer_append(w, w->tracing_data, w->tracing_len);
+		if (!err && td[0] != w->tracing_len)
+			err = writer_append(w, zeros, td[0] - w->tracing_len);
+	}
+	if (err == -E2BIG || err == -ENOMEM) {
+		pr_err("cannot write the stream's header to %s: %s\n", w->path, strerror(-err));
+		return err;
+	}
+	if (!err)
+		err = writer_flush(w);	/* the header goes out now: a reader can start */
+	w->data_offset = w->flushed;
+	w->stats.bytes = 0;	/* counts the records after the header, as in file mode */
+	w->begun = true;
+	return err;
+}
+
 int pdata_writer__begin_data(struct pdata_writer *w)
 {
 	struct pdata_file_header h;
@@ -556,6 +683,8 @@ int pdata_writer__begin_data(struct pdata_writer *w)
 			       w->attrs[i].name, w->path);
 			return -EINVAL;
 		}
+	if (w->pipe)
+		return pipe_begin(w);
 	ids_off = sizeof(h) + w->nr_attrs * sizeof(fa);
 	for (size_t i = 0; i < w->nr_attrs; i++) {
 		struct attr_entry *e = &w->attrs[i];
@@ -750,7 +879,7 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 		pr_err("internal error: AUXTRACE before AUXTRACE_INFO; perf 6.1 would reject %s\n", w->path);
 		return -EINVAL;
 	}
-	if (w->nr_aux == w->cap_aux) {
+	if (!w->pipe && w->nr_aux == w->cap_aux) {	/* a pipe has no index */
 		size_t cap = w->cap_aux ? 2 * w->cap_aux : 256;
 		void *n = realloc(w->aux_index, cap * sizeof(*w->aux_index));
 
@@ -764,8 +893,10 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 	rec.header.size = sizeof(rec);
 	rec.size = total + pad;
 
-	w->aux_index[w->nr_aux].file_offset = writer_offset(w);
-	w->aux_index[w->nr_aux].sz = sizeof(rec);
+	if (!w->pipe) {
+		w->aux_index[w->nr_aux].file_offset = writer_offset(w);
+		w->aux_index[w->nr_aux].sz = sizeof(rec);
+	}
 	err = writer_append(w, &rec, sizeof(rec));
 	if (!err && len1)
 		err = writer_append(w, data1, len1);
@@ -786,7 +917,7 @@ int pdata_writer__write_auxtrace(struct pdata_writer *w, const void *auxtrace_re
 		writer_lose(w, 1, 0, total);
 		return err;
 	}
-	w->nr_aux++;
+	w->nr_aux += !w->pipe;
 	w->stats.records++;
 	w->stats.nr_by_type[PDATA_RECORD_AUXTRACE]++;
 	w->stats.auxtrace_bytes += total + pad;
@@ -819,9 +950,26 @@ int pdata_writer__flush(struct pdata_writer *w)
 	if (!w->begun || w->closed)
 		return -EINVAL;
 	err = writer_flush(w);
-	if (err)
+	if (err || w->pipe)
 		return err;
 	return write_early_table(w);
+}
+
+/*
+ * A pipe cannot be cut back: what went out stays, whole records up to the
+ * last write that ended (a reader gone or a full disk behind the pipe drops
+ * the rest). @last goes out if the pipe still takes it.
+ */
+static int pipe_salvage(struct pdata_writer *w, const void *last, size_t last_len)
+{
+	w->err = 0;
+	w->stats.salvage_record = last && last_len && !write_all(w->fd, last, last_len);
+	if (w->stats.salvage_record)
+		w->stats.bytes += last_len;
+	w->closed = true;
+	close(w->fd);
+	w->fd = -1;
+	return 0;
 }
 
 int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len)
@@ -836,6 +984,8 @@ int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_
 	w->buf_records = w->buf_samples = 0;
 	w->buf_len = 0;
 	w->stats.bytes = w->flushed - w->data_offset;
+	if (w->pipe)
+		return pipe_salvage(w, last, last_len);
 	w->err = 0;
 	data_end = w->flushed;
 	/*
@@ -1136,8 +1286,8 @@ int pdata_writer__close(struct pdata_writer *w)
 			goto out;
 	}
 	err = writer_flush(w);
-	if (err)
-		goto out;
+	if (err || w->pipe)
+		goto out;	/* a pipe ends with its last record */
 	err = write_features(w, features);
 	if (err)
 		goto out;
@@ -1167,6 +1317,8 @@ int pdata_writer__unlink(struct pdata_writer *w)
 		w->fd = -1;
 	}
 	w->closed = true;
+	if (w->pipe)
+		return 0;	/* nothing to remove: the reader has what was sent */
 	if (unlink(w->path))
 		return -errno;
 	return 0;

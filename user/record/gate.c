@@ -6,7 +6,6 @@
  * gate_load.c, gate_attach.c (gate_probe.c) and gate_describe.c.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +29,7 @@ struct gate *gate__open(const struct gate_opts *opts)
 
 	if (!g)
 		return NULL;
+	g->detach_sigfd = -1;
 	g->skel = gate_bpf__open();
 	if (!g->skel) {
 		err = -errno;
@@ -728,80 +728,6 @@ void gate__stats(const struct gate *g, struct gate_stats *sum)
 	sum->windows_closed += ps.windows_closed;
 }
 
-/*
- * Threads that detach side by side. Thread k of n destroys links k, k + n...
- * and closes the kept descriptors of chunk k, last first: a point's event
- * and its program's link were kept one after the other, so one thread
- * closes both and the program's detach and the event's removal of
- * different points overlap.
- */
-struct detacher {
-	struct bpf_link **links;
-	size_t nr_links;
-	const int *fds;
-	size_t nr_fds;
-	const struct perf_sys *sys;
-	size_t k, n;
-	size_t *done;
-};
-
-static void *detacher__run(void *arg)
-{
-	struct detacher *d = arg;
-	size_t chunk = (d->nr_fds + d->n - 1) / d->n;
-	size_t lo = d->k * chunk < d->nr_fds ? d->k * chunk : d->nr_fds;
-	size_t hi = lo + chunk < d->nr_fds ? lo + chunk : d->nr_fds;
-
-	for (size_t i = d->k; i < d->nr_links; i += d->n) {
-		bpf_link__destroy(d->links[i]);
-		__atomic_add_fetch(d->done, 1, __ATOMIC_RELAXED);
-	}
-	for (size_t i = hi; i-- > lo;) {
-		perf_sys__close(d->sys, d->fds[i]);
-		__atomic_add_fetch(d->done, 1, __ATOMIC_RELAXED);
-	}
-	return NULL;
-}
-
-/*
- * Each tracepoint's detach waits for RCU grace periods in the kernel, tens
- * of milliseconds each on a small machine, once when its program is
- * detached and once when its last perf event goes; detaching side by side
- * lets the waits overlap. Destroys @g's links and closes its kept fds.
- */
-static void detach_all(struct gate *g)
-{
-	enum { DETACHERS = 16 };
-	struct detacher d[DETACHERS];
-	pthread_t t[DETACHERS];
-	size_t nr = g->nr_links + g->nr_fds, n = nr < DETACHERS ? nr : DETACHERS, started = 0, done = 0;
-
-	if (nr < 8) {
-		for (size_t i = 0; i < g->nr_links; i++)
-			bpf_link__destroy(g->links[i]);
-		for (size_t i = g->nr_fds; i-- > 0;)
-			perf_sys__close(g->sys, g->fds[i]);
-		return;
-	}
-	for (size_t k = 0; k < n; k++) {
-		d[k] = (struct detacher){ .links = g->links, .nr_links = g->nr_links, .fds = g->fds,
-					  .nr_fds = g->nr_fds, .sys = g->sys, .k = k, .n = n, .done = &done };
-		if (pthread_create(&t[k], NULL, detacher__run, &d[k]))
-			break;
-		started++;
-	}
-	for (size_t k = started; k < n; k++)
-		detacher__run(&d[k]);	/* no thread: this one does its share */
-	for (bool first = true; g->progress && __atomic_load_n(&done, __ATOMIC_RELAXED) < nr; first = false) {
-		progress__show(g->progress, first, "auxtrig: detaching: %zu of %zu (the kernel waits for each)",
-			       __atomic_load_n(&done, __ATOMIC_RELAXED), nr);
-		usleep(50 * 1000);
-	}
-	for (size_t k = 0; k < started; k++)
-		pthread_join(t[k], NULL);
-	progress__clear(g->progress);
-}
-
 void gate__set_progress(struct gate *g, struct progress *p)
 {
 	g->progress = p;
@@ -811,7 +737,7 @@ void gate__close(struct gate *g)
 {
 	if (!g)
 		return;
-	detach_all(g);
+	gate__detach_all(g);
 	free(g->links);
 	free(g->fds);
 	ring_buffer__free(g->ctl);

@@ -663,9 +663,21 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	int err;
 
 	s->kcore = kcore_copy__wanted(p->aux);
-	if (s->kcore ? kcore_copy__open_dir(p->output, p->force, s->data_path, sizeof(s->data_path)) :
-		       check_output_path(p->output, p->force))
+	if (recorder__output_is_stdout(p)) {
+		if (s->kcore) {
+			pr_err("-o -: kernel trace is written to a directory (the kernel's code beside the data); name one with -o\n");
+			*ret = EXIT_USAGE;
+			return -1;
+		}
+		err = recorder__claim_stdout(s);
+		if (err) {
+			*ret = err == -ENOTTY ? EXIT_USAGE : EXIT_RUNTIME;
+			return -1;
+		}
+	} else if (s->kcore ? kcore_copy__open_dir(p->output, p->force, s->data_path, sizeof(s->data_path)) :
+			      check_output_path(p->output, p->force)) {
 		return -1;
+	}
 
 	if (!p->all) /* -a: the sideband is per CPU, bound to no task */
 		sched_primer__start(primer);
@@ -732,11 +744,12 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 		pr_err("cannot set up the event loop: %s\n", strerror(errno));
 		return -1;
 	}
+	gate__set_detach_watch(s->gate, s->sigfd, !p->quiet);
 	/* -p: threads created after they were listed and before the gate followed the process */
 	if (hw_trace__per_thread(p) && !s->target.is_command && !s->target.threads && add_current_threads(s))
 		return -1;
 
-	s->w = pdata_writer__open(s->kcore ? s->data_path : p->output, p->force);
+	s->w = s->kcore ? pdata_writer__open(s->data_path, p->force) : recorder__open_output(s);
 	if (!s->w)
 		return -1;	/* pdata_writer__open() said why */
 	s->created_file = true;
@@ -746,7 +759,7 @@ static int session_prepare(struct recorder *s, const struct perf_sys *aux_sys, s
 	s->sink.callchain = p->callchain;
 	err = recorder__write_header(s);
 	if (err) {
-		pr_err("cannot write %s: %s\n", p->output, strerror(-err));
+		pr_err("cannot write %s: %s\n", recorder__output_name(p), strerror(-err));
 		return -1;
 	}
 	/* recorder__synthesize() names its cause (a target's /proc unreadable, gone; the writer's own) */
@@ -849,19 +862,23 @@ static void session_salvage(struct recorder *s, int err)
 	ws = pdata_writer__stats(s->w);
 	s->salvaged = true;
 	if (serr)
-		pr_err("recording stopped: %s could not be completed: %s\n", p->output, strerror(-serr));
+		pr_err("recording stopped: %s could not be completed: %s\n", recorder__output_name(p), strerror(-serr));
+	else if (err == -EPIPE)
+		pr_err("recording stopped: the reader of %s went away; it had what was written before\n",
+		       recorder__output_name(p));
 	else
 		pr_err("recording stopped: %s (%s); %s holds what was written before it\n",
-		       strerror(-err), err == -ENOSPC ? "disk full" : "write error", p->output);
+		       strerror(-err), err == -ENOSPC ? "disk full" : "write error", recorder__output_name(p));
 	if (!serr && s->lost_disk)
 		pr_err("%llu samples recorded never reached %s (%s)\n", (unsigned long long)s->lost_disk,
-		       p->output, ws->salvage_record ? "the file counts them as lost samples"
-						      : "no room left in the file to count them there");
+		       recorder__output_name(p), ws->salvage_record ? "the file counts them as lost samples"
+				       : recorder__output_is_stdout(p) ? "the stream could not take their count either"
+				       : "no room left in the file to count them there");
 }
 
 int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_sys)
 {
-	struct recorder s = { .plan = p, .epfd = -1, .sigfd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
+	struct recorder s = { .plan = p, .epfd = -1, .sigfd = -1, .out_fd = -1, .target = { .go_fd = -1, .err_fd = -1 } };
 	struct window_map_aux maux;
 	struct sched_primer primer = { .fd = -1 };
 	int err, ret = EXIT_RUNTIME;
@@ -917,6 +934,8 @@ out:
 	if (s.have_target && !s.target.exited)
 		target__stop_tree(&s.target, TARGET_STOP_GRACE_MS);
 	pdata_writer__delete(s.w);
+	if (s.out_fd >= 0)
+		close(s.out_fd);
 	session_exit(&s);
 	reaper__stop();
 	progress__set_global(NULL);

@@ -4,7 +4,9 @@
  * the synthesized records of what already runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,55 @@
 #include "auxtrig/sys/log.h"
 #include "auxtrig/record/internal/recorder.h"
 /* ---- the output file ------------------------------------------------------ */
+
+bool recorder__output_is_stdout(const struct record_plan *p)
+{
+	return !strcmp(p->output, "-");
+}
+
+const char *recorder__output_name(const struct record_plan *p)
+{
+	return recorder__output_is_stdout(p) ? "standard output" : p->output;
+}
+
+int recorder__claim_stdout(struct recorder *s)
+{
+	int fd, err;
+
+	if (isatty(STDOUT_FILENO)) {
+		pr_err("-o -: standard output is a terminal; pipe it into a reader (auxtrig script -i -) or name a file\n");
+		return -ENOTTY;
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		err = -errno;
+		pr_err("-o -: cannot write to standard output: %s\n",
+		       err == -EBADF ? "it is closed" : strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	s->out_fd = fd;
+	return 0;
+}
+
+struct pdata_writer *recorder__open_output(struct recorder *s)
+{
+	struct pdata_writer *w;
+
+	if (!recorder__output_is_stdout(s->plan))
+		return pdata_writer__open(s->plan->output, s->plan->force);
+	/*
+	 * A reader that goes away ends the run with EPIPE (a write error, said
+	 * and counted) instead of killing auxtrig. Set now, after the command
+	 * was forked: it keeps the default.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	w = pdata_writer__open_pipe(s->out_fd, recorder__output_name(s->plan));
+	if (w)
+		s->out_fd = -1;	/* the writer's now */
+	return w;
+}
 
 int recorder__write_header(struct recorder *s)
 {

@@ -100,8 +100,8 @@ void recorder__print_summary(struct recorder *s)
 		"[ auxtrig record: %llu window%s, %llu event%s %s, %.1f KiB %s %s; lost %llu record%s ]\n",
 		(unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
 		(unsigned long long)s->written, s->written == 1 ? "" : "s",
-		s->salvaged ? "recorded" : "written", bytes / 1024.0, s->salvaged ? "kept in" : "to",
-		p->output, (unsigned long long)lost, lost == 1 ? "" : "s");
+		s->salvaged ? "recorded" : "written", bytes / 1024.0, s->salvaged && !recorder__output_is_stdout(p) ? "kept in" : "to",
+		recorder__output_name(p), (unsigned long long)lost, lost == 1 ? "" : "s");
 	if (lost - (hs ? hs->records_lost : 0) - s->lost_disk)
 		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
 			(unsigned long long)(lost - (hs ? hs->records_lost : 0) - s->lost_disk),

@@ -10,7 +10,8 @@
 /**
  * DOC: perf.data writer
  *
- * Writes a file-mode perf.data that perf 6.1 reads without warnings:
+ * Writes a perf.data that perf 6.1 reads without warnings, in file mode
+ * (below) or pipe mode (pdata_writer__open_pipe()):
  *
  *   open -> add_attr... -> [set_tracing_data] [set_cmdline]
  *        -> begin_data -> { write | write_auxtrace }... finish_round ...
@@ -81,6 +82,24 @@ struct pdata_writer_stats {
  * Return: the writer, or NULL with errno set.
  */
 struct pdata_writer *pdata_writer__open(const char *path, bool force);
+
+/**
+ * pdata_writer__open_pipe() - write a pipe-mode stream to @fd (perf record -o -).
+ * @fd: where the stream goes, written in order and never sought (a pipe,
+ *	a socket, a file); closed by close(), salvage() or delete()
+ * @name: what messages call it ("standard output")
+ *
+ * begin_data() writes the 16-byte pipe header, the attrs as HEADER_ATTR
+ * records, the features known before recording as HEADER_FEATURE records
+ * and the tracing data after a HEADER_TRACING_DATA record (perf-aux.md
+ * §1.5), and flushes them. Records follow as in file mode, each round
+ * flushed whole; there is no AUXTRACE index, no SAMPLE_TIME and nothing at
+ * close. A writer killed mid-stream leaves whole records up to its last
+ * flush, and at most one record cut short after them.
+ *
+ * Return: the writer, or NULL with errno set (ENOMEM).
+ */
+struct pdata_writer *pdata_writer__open_pipe(int fd, const char *name);
 
 /**
  * pdata_writer__add_attr() - add an event to the attr section (before begin_data).

@@ -186,6 +186,16 @@ struct progress;
  */
 void gate__set_progress(struct gate *g, struct progress *p);
 
+/**
+ * gate__set_detach_watch() - while gate__close() waits for the kernel to
+ * detach (tens of milliseconds per tracepoint, under a lock the kernel
+ * holds, so hundreds take tens of seconds), a SIGINT, SIGTERM or SIGHUP read
+ * from @sigfd (a signalfd, -1: none) leaves the rest to a background process
+ * and returns at once. With @note, a long detach not shown on a terminal is
+ * said in one line.
+ */
+void gate__set_detach_watch(struct gate *g, int sigfd, bool note);
+
 /** gate__attach() - attach to every declared tracepoint and probe point, and to fork/exit. */
 int gate__attach(struct gate *g);
 void gate__arm(struct gate *g);

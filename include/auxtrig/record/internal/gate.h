@@ -32,6 +32,8 @@ struct gate_tp_entry {
 
 struct gate {
 	struct progress *progress;	/* a terminal's status line, or NULL */
+	int detach_sigfd;		/* a signalfd whose SIGINT/TERM/HUP ends the wait for the detach, -1: none */
+	bool detach_note;		/* not on a terminal: say a long detach in one line */
 	struct gate_bpf *skel;
 	struct gate_tp_entry *tps;
 	size_t nr_tps;
@@ -80,6 +82,8 @@ bool gate__tp_record_eligible(const struct gate *g, const struct gate_tp *tp);
 
 /* gate_attach.c: links and fds the gate closes; the own programs' common spec, task offsets, load. */
 int gate__add_link(struct gate *g, struct bpf_link *link);
+/* user/record/gate_detach.c: destroys @g's links and closes its kept fds. */
+void gate__detach_all(struct gate *g);
 int gate__keep_fd(struct gate *g, int fd);
 void gate__front_spec_init(const struct gate *g, struct gate_front_spec *spec);
 int gate__front_task(struct gate *g, struct gate_front_spec *spec, char *why, size_t why_size);

@@ -64,6 +64,7 @@ struct recorder {
 	bool have_target;
 	struct cpu_events ce;
 	struct pdata_writer *w;
+	int out_fd;			/* -o -: the stream's fd (standard output, moved) */
 	bool kcore;			/* kernel trace: a directory, the kernel's code in it (kcore_copy.h) */
 	char data_path[4096];
 	struct record_sink sink;
@@ -113,6 +114,19 @@ int recorder__process_record(void *ctx, const struct perf_event_header *h);
 int recorder__drain(struct recorder *s);
 /* A thread or process the target created gets its AUX group (per-thread hardware trace). */
 int recorder__on_new_thread(struct recorder *s, pid_t tid, __u64 created_ns);
+
+/*
+ * -o -: the stream goes to standard output, in pipe mode, as perf record's
+ * does. recorder__claim_stdout() refuses a terminal, moves standard output
+ * to a descriptor of its own (s->out_fd) and points fd 1 at standard error,
+ * so that the command's output (forked later) and auxtrig's own never mix
+ * into the stream. Return: 0, or -errno (said why).
+ */
+bool recorder__output_is_stdout(const struct record_plan *p);
+const char *recorder__output_name(const struct record_plan *p);
+int recorder__claim_stdout(struct recorder *s);
+/* The writer for the plan's output: the file, or the stream on s->out_fd; NULL: said why. */
+struct pdata_writer *recorder__open_output(struct recorder *s);
 
 /* recorder_file.c: the file's header, the synthesized records. */
 int recorder__write_header(struct recorder *s);
