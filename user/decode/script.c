@@ -15,7 +15,7 @@
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/chrome_trace.h"
 #include "auxtrig/decode/script.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/summary.h"
 #include "auxtrig/decode/syscall_view.h"
 #include "auxtrig/decode/timeline.h"

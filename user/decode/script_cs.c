@@ -33,7 +33,7 @@
 #include "auxtrig/decode/csd_decoder.h"
 #include "auxtrig/decode/csd_timed.h"
 #include "auxtrig/decode/decode_pool.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/thread_table.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/sys/log.h"

@@ -14,7 +14,7 @@
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/ipt_decoder.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/thread_table.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/format/tp_formats.h"

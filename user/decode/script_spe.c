@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "auxtrig/decode/binaries.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/spe_decoder.h"
 #include "auxtrig/format/pdata_reader.h"
 #include "auxtrig/sys/log.h"

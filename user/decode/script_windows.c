@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `auxtrig script --windows`: one window at a time, from trace enable to
- * disable, headed by whose it was and why (see script_session.h).
+ * disable, headed by whose it was and why (see internal/script.h).
  *
  * A window is one stretch of trace between the hardware starting to trace
  * and stopping: with aux_resume/aux_pause (or the userspace gate) every
@@ -19,7 +19,7 @@
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/chrome_trace.h"
-#include "auxtrig/decode/script_session.h"
+#include "auxtrig/decode/internal/script.h"
 #include "uapi/linux/perf_event_aux.h"
 
 struct script_win *script_win__new(int cpu, __u32 idx, __u64 aux_offset, __u64 tsc, __u64 ip, const char *why)

@@ -8,6 +8,7 @@
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/callchain.h"
 #include "auxtrig/decode/event_walk.h"
+#include "auxtrig/decode/script.h"
 #include "auxtrig/decode/sideband.h"
 #include "auxtrig/decode/tp_script.h"
 #include "auxtrig/format/tp_print.h"

@@ -107,6 +107,19 @@ int tracing_data__find_tracefs(char *buf, size_t size)
 	return 0;
 }
 
+/* *@tracefs, or when it is NULL this machine's tracefs root, copied into @root. */
+static int tracefs_or_found(const char **tracefs, char *root, size_t size)
+{
+	int err;
+
+	if (*tracefs)
+		return 0;
+	err = tracing_data__find_tracefs(root, size);
+	if (!err)
+		*tracefs = root;
+	return err;
+}
+
 static bool name_ok(const char *s)
 {
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
@@ -155,12 +168,9 @@ int tracing_data__build(const char *tracefs, const struct tracing_event *events,
 	__u32 n;
 	int err;
 
-	if (!tracefs) {
-		err = tracing_data__find_tracefs(root, sizeof(root));
-		if (err)
-			return err;
-		tracefs = root;
-	}
+	err = tracefs_or_found(&tracefs, root, sizeof(root));
+	if (err)
+		return err;
 	for (size_t i = 0; i < nr_events; i++) {
 		err = check_event(&events[i]);
 		if (err)
@@ -256,12 +266,9 @@ int tracing_data__event_id(const char *tracefs, const struct tracing_event *even
 	unsigned long long v;
 	int err;
 
-	if (!tracefs) {
-		err = tracing_data__find_tracefs(root, sizeof(root));
-		if (err)
-			return err;
-		tracefs = root;
-	}
+	err = tracefs_or_found(&tracefs, root, sizeof(root));
+	if (err)
+		return err;
 	err = check_event(event);
 	if (err)
 		return err;

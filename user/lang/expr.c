@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,6 +352,136 @@ __s64 expr__cast(__s64 x, unsigned int a)
 	case 4: return sgn ? (__s64)(__s32)x : (__s64)(__u32)x;
 	}
 	return x;
+}
+
+/* -EINVAL, and "a malformed program@what" in @why. */
+static int malformed(char *why, size_t why_size, const char *what)
+{
+	if (why && why_size)
+		snprintf(why, why_size, "a malformed program%s", what);
+	return -EINVAL;
+}
+
+int expr__check(const struct expr_prog *p, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1],
+		char *why, size_t why_size)
+{
+	unsigned int sp = 0;
+
+	if (!p->nr_insns || p->nr_insns > EXPR_MAX_INSNS || p->nr_hits > EXPR_MAX_HITS)
+		return malformed(why, why_size, "");
+	for (unsigned int i = 0; i <= p->nr_insns; i++)
+		depth[i] = -1;
+	memset(target, 0, EXPR_MAX_INSNS + 1);
+	for (unsigned int pc = 0; pc < p->nr_insns; pc++) {
+		const struct expr_insn *in = &p->insns[pc];
+
+		if (depth[pc] >= 0 && (unsigned int)depth[pc] != sp)
+			return malformed(why, why_size, " (stack depths differ at a join)");
+		depth[pc] = sp;
+		switch (in->op) {
+		case EXPR_OP_PUSH:
+		case EXPR_OP_FIELD:
+		case EXPR_OP_REC:
+		case EXPR_OP_STR:
+		case EXPR_OP_VAR:
+		case EXPR_OP_HIT:
+			if (sp >= EXPR_MAX_STACK)
+				return malformed(why, why_size, " (stack overflow)");
+			if (in->op == EXPR_OP_VAR && (in->a >= EXPR_NR_VAR_NAMES ||
+						      (in->a == EXPR_VAR_COUNT && !(p->flags & EXPR_PROG_COUNT))))
+				return malformed(why, why_size, " (unknown variable)");
+			if (in->op == EXPR_OP_HIT && (in->a >= p->nr_hits || in->imm < 1 || in->b > EXPR_HIT_EVERY))
+				return malformed(why, why_size, " (bad once/after/every)");
+			if (in->op == EXPR_OP_FIELD && in->a >= EXPR_F_COUNT)
+				return malformed(why, why_size, " (unknown field)");
+			if (in->op == EXPR_OP_REC) {
+				unsigned int size = in->a & EXPR_REC_SIZE_MASK;
+
+				if (size != 1 && size != 2 && size != 4 && size != 8)
+					return malformed(why, why_size, " (record field size)");
+			}
+			sp++;
+			break;
+		case EXPR_OP_NEG:
+		case EXPR_OP_BNOT:
+		case EXPR_OP_LNOT:
+		case EXPR_OP_BOOL:
+		case EXPR_OP_CAST:
+			if (sp < 1)
+				return malformed(why, why_size, " (stack underflow)");
+			break;
+		case EXPR_OP_UGET:
+			if (sp >= EXPR_MAX_STACK || in->a >= EXPR_MAX_UVARS)
+				return malformed(why, why_size, " (bad variable)");
+			sp++;
+			break;
+		case EXPR_OP_USET:
+			if (sp < 1 || in->a >= EXPR_MAX_UVARS)
+				return malformed(why, why_size, " (bad variable)");
+			sp--;
+			break;
+		case EXPR_OP_JFALSE:
+		case EXPR_OP_JTRUE:
+			if (sp < 1 || in->b <= pc || in->b > p->nr_insns)
+				return malformed(why, why_size, " (bad jump)");
+			if (depth[in->b] >= 0 && (unsigned int)depth[in->b] != sp)
+				return malformed(why, why_size, " (stack depths differ at a join)");
+			depth[in->b] = sp;
+			target[in->b] = 1;
+			sp--;
+			break;
+		default:
+			if (in->op < EXPR_OP_ADD || in->op > EXPR_OP_GE)
+				return malformed(why, why_size, " (unknown instruction)");
+			if (sp < 2)
+				return malformed(why, why_size, " (stack underflow)");
+			sp--;
+			break;
+		}
+	}
+	if (depth[p->nr_insns] >= 0 && (unsigned int)depth[p->nr_insns] != sp)
+		return malformed(why, why_size, " (stack depths differ at the end)");
+	if (sp < 1)
+		return malformed(why, why_size, " (no result)");
+	return 0;
+}
+
+static __u64 uabs(__s64 x)
+{
+	return x < 0 ? -(__u64)x : (__u64)x;
+}
+
+int expr__binary(unsigned int op, __s64 x, __s64 y, __s64 *v)
+{
+	__u64 q;
+
+	switch (op) {
+	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
+	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
+	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
+	case EXPR_OP_DIV:
+		if (!y)
+			return 0;
+		q = uabs(x) / uabs(y);
+		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
+		return 1;
+	case EXPR_OP_MOD:
+		if (!y)
+			return 0;
+		q = uabs(x) % uabs(y);
+		*v = (__s64)(x < 0 ? 0 - q : q);
+		return 1;
+	case EXPR_OP_AND: *v = x & y; return 1;
+	case EXPR_OP_OR: *v = x | y; return 1;
+	case EXPR_OP_XOR: *v = x ^ y; return 1;
+	case EXPR_OP_EQ: *v = x == y; return 1;
+	case EXPR_OP_NE: *v = x != y; return 1;
+	case EXPR_OP_LT: *v = x < y; return 1;
+	case EXPR_OP_LE: *v = x <= y; return 1;
+	case EXPR_OP_GT: *v = x > y; return 1;
+	case EXPR_OP_GE: *v = x >= y; return 1;
+	}
+	return -EINVAL;
 }
 
 __u32 expr__builtins_used(const struct expr_prog *prog)

@@ -105,6 +105,17 @@ void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max)
 	}
 }
 
+void expr_bpf__user_str(struct bpf_asm *a, int buf_off, int need_len, int fail)
+{
+	bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
+	bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
+	bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
+	bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
+	bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
+	if (need_len)
+		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R0, -1));
+}
+
 void expr_bpf__data_loc_str(struct bpf_asm *a, int rec_reg, unsigned int off, unsigned int rec_max, int buf_off,
 			    int need_len, int fail)
 {
@@ -186,43 +197,10 @@ static int why(struct cc *c, int err, const char *fmt, const char *arg)
 	return err;
 }
 
-static __u64 uabs64(__s64 x)
-{
-	return x < 0 ? -(__u64)x : (__u64)x;
-}
-
 /* x op y at compile time, as the interpreters compute it; 0 if it cannot be folded. */
 static int fold(unsigned int op, __s64 x, __s64 y, __s64 *v)
 {
-	__u64 q;
-
-	switch (op) {
-	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
-	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
-	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
-	case EXPR_OP_DIV:
-		if (!y)
-			return 0;
-		q = uabs64(x) / uabs64(y);
-		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
-		return 1;
-	case EXPR_OP_MOD:
-		if (!y)
-			return 0;
-		q = uabs64(x) % uabs64(y);
-		*v = (__s64)(x < 0 ? 0 - q : q);
-		return 1;
-	case EXPR_OP_AND: *v = x & y; return 1;
-	case EXPR_OP_OR: *v = x | y; return 1;
-	case EXPR_OP_XOR: *v = x ^ y; return 1;
-	case EXPR_OP_EQ: *v = x == y; return 1;
-	case EXPR_OP_NE: *v = x != y; return 1;
-	case EXPR_OP_LT: *v = x < y; return 1;
-	case EXPR_OP_LE: *v = x <= y; return 1;
-	case EXPR_OP_GT: *v = x > y; return 1;
-	case EXPR_OP_GE: *v = x >= y; return 1;
-	}
-	return 0;
+	return expr__binary(op, x, y, v) == 1;
 }
 
 static void binary(struct cc *c, unsigned int op)
@@ -741,94 +719,6 @@ static int str_op(struct cc *c, const struct expr_insn *in)
 	return 0;
 }
 
-/*
- * The stack depth before each instruction, and which are jump targets; a
- * program the interpreters would reject at run time is refused here.
- */
-static int check(struct cc *c, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1])
-{
-	const struct expr_prog *p = c->prog;
-	unsigned int sp = 0;
-
-	if (!p->nr_insns || p->nr_insns > EXPR_MAX_INSNS || p->nr_hits > EXPR_MAX_HITS)
-		return why(c, -EINVAL, "%s", "a malformed program");
-	for (unsigned int i = 0; i <= p->nr_insns; i++)
-		depth[i] = -1;
-	memset(target, 0, EXPR_MAX_INSNS + 1);
-	for (unsigned int pc = 0; pc < p->nr_insns; pc++) {
-		const struct expr_insn *in = &p->insns[pc];
-
-		if (depth[pc] >= 0 && (unsigned int)depth[pc] != sp)
-			return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at a join)");
-		depth[pc] = sp;
-		switch (in->op) {
-		case EXPR_OP_PUSH:
-		case EXPR_OP_FIELD:
-		case EXPR_OP_REC:
-		case EXPR_OP_STR:
-		case EXPR_OP_VAR:
-		case EXPR_OP_HIT:
-			if (sp >= EXPR_MAX_STACK)
-				return why(c, -EINVAL, "%s", "a malformed program (stack overflow)");
-			if (in->op == EXPR_OP_VAR && (in->a >= EXPR_NR_VAR_NAMES ||
-						      (in->a == EXPR_VAR_COUNT && !(p->flags & EXPR_PROG_COUNT))))
-				return why(c, -EINVAL, "%s", "a malformed program (unknown variable)");
-			if (in->op == EXPR_OP_HIT && (in->a >= p->nr_hits || in->imm < 1 || in->b > EXPR_HIT_EVERY))
-				return why(c, -EINVAL, "%s", "a malformed program (bad once/after/every)");
-			if (in->op == EXPR_OP_FIELD && in->a >= EXPR_F_COUNT)
-				return why(c, -EINVAL, "%s", "a malformed program (unknown field)");
-			if (in->op == EXPR_OP_REC) {
-				unsigned int size = in->a & EXPR_REC_SIZE_MASK;
-
-				if (size != 1 && size != 2 && size != 4 && size != 8)
-					return why(c, -EINVAL, "%s", "a malformed program (record field size)");
-			}
-			sp++;
-			break;
-		case EXPR_OP_NEG:
-		case EXPR_OP_BNOT:
-		case EXPR_OP_LNOT:
-		case EXPR_OP_BOOL:
-		case EXPR_OP_CAST:
-			if (sp < 1)
-				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
-			break;
-		case EXPR_OP_UGET:
-			if (sp >= EXPR_MAX_STACK || in->a >= EXPR_MAX_UVARS)
-				return why(c, -EINVAL, "%s", "a malformed program (bad variable)");
-			sp++;
-			break;
-		case EXPR_OP_USET:
-			if (sp < 1 || in->a >= EXPR_MAX_UVARS)
-				return why(c, -EINVAL, "%s", "a malformed program (bad variable)");
-			sp--;
-			break;
-		case EXPR_OP_JFALSE:
-		case EXPR_OP_JTRUE:
-			if (sp < 1 || in->b <= pc || in->b > p->nr_insns)
-				return why(c, -EINVAL, "%s", "a malformed program (bad jump)");
-			if (depth[in->b] >= 0 && (unsigned int)depth[in->b] != sp)
-				return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at a join)");
-			depth[in->b] = sp;
-			target[in->b] = 1;
-			sp--;
-			break;
-		default:
-			if (in->op < EXPR_OP_ADD || in->op > EXPR_OP_GE)
-				return why(c, -EINVAL, "%s", "a malformed program (unknown instruction)");
-			if (sp < 2)
-				return why(c, -EINVAL, "%s", "a malformed program (stack underflow)");
-			sp--;
-			break;
-		}
-	}
-	if (depth[p->nr_insns] >= 0 && (unsigned int)depth[p->nr_insns] != sp)
-		return why(c, -EINVAL, "%s", "a malformed program (stack depths differ at the end)");
-	if (sp < 1)
-		return why(c, -EINVAL, "%s", "a malformed program (no result)");
-	return 0;
-}
-
 int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const struct expr_bpf_opts *o, char *whyb,
 		      size_t why_size)
 {
@@ -840,7 +730,7 @@ int expr_bpf__compile(struct bpf_asm *a, const struct expr_prog *prog, const str
 		whyb[0] = 0;
 	if (o->stack_off > -EXPR_BPF_FRAME || o->stack_off % 8 || o->slot >= EXPR_MAX_SLOTS)
 		return why(&c, -EINVAL, "%s", "a bad stack offset or slot");
-	err = check(&c, depth, target);
+	err = expr__check(prog, depth, target, whyb, why_size);
 	if (err)
 		return err;
 	c.fail = bpf_asm__label(a);
@@ -1028,14 +918,8 @@ static int env_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 	case EXPR_S_USER:
 		if (arg >= EXPR_NR_ARGS)
 			return -EINVAL;
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
 		bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, e->env_reg, offsetof(struct expr_env, args) + 8 * arg));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		if (need_len)
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R0, -1));
+		expr_bpf__user_str(a, buf_off, need_len, fail);
 		return 0;
 	case EXPR_S_REC_ARRAY:
 		if (e->rec_fd < 0 || off + size > e->rec_size) {

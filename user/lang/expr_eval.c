@@ -191,11 +191,6 @@ static int match(const char *str, const char *pat, int glob)
 	return -1;
 }
 
-static __u64 uabs(__s64 x)
-{
-	return x < 0 ? -(__u64)x : (__u64)x;
-}
-
 static int field_value(const struct expr_env *env, unsigned int f, __s64 *v)
 {
 	switch (f) {
@@ -323,50 +318,15 @@ static int eval_operand(const struct expr_prog *prog, const struct expr_env *env
 	return -EINVAL;
 }
 
-/*
- * @x OP @y in @v. Return: 1, 0 when the condition is false (division by
- * zero), -EINVAL for an unknown operator.
- */
-static int eval_binary(__u8 op, __s64 x, __s64 y, __s64 *v)
-{
-	__u64 q;
-
-	switch (op) {
-	case EXPR_OP_ADD: *v = (__s64)((__u64)x + (__u64)y); return 1;
-	case EXPR_OP_SUB: *v = (__s64)((__u64)x - (__u64)y); return 1;
-	case EXPR_OP_MUL: *v = (__s64)((__u64)x * (__u64)y); return 1;
-	case EXPR_OP_DIV:
-		if (!y)
-			return 0;
-		q = uabs(x) / uabs(y);
-		*v = (__s64)((x < 0) != (y < 0) ? 0 - q : q);
-		return 1;
-	case EXPR_OP_MOD:
-		if (!y)
-			return 0;
-		q = uabs(x) % uabs(y);
-		*v = (__s64)(x < 0 ? 0 - q : q);
-		return 1;
-	case EXPR_OP_AND: *v = x & y; return 1;
-	case EXPR_OP_OR: *v = x | y; return 1;
-	case EXPR_OP_XOR: *v = x ^ y; return 1;
-	case EXPR_OP_EQ: *v = x == y; return 1;
-	case EXPR_OP_NE: *v = x != y; return 1;
-	case EXPR_OP_LT: *v = x < y; return 1;
-	case EXPR_OP_LE: *v = x <= y; return 1;
-	case EXPR_OP_GT: *v = x > y; return 1;
-	case EXPR_OP_GE: *v = x >= y; return 1;
-	}
-	return -EINVAL;
-}
-
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st)
 {
 	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
 	unsigned int sp = 0, pc = 0;
-	int r;
+	int depth[EXPR_MAX_INSNS + 1], r;
+	char target[EXPR_MAX_INSNS + 1];
 
-	if (!prog || !env || prog->nr_insns > EXPR_MAX_INSNS || prog->nr_hits > EXPR_MAX_HITS)
+	/* Its stack depths and jumps checked once: the loop below relies on them. */
+	if (!prog || !env || expr__check(prog, depth, target, NULL, 0))
 		return -EINVAL;
 	if ((prog->flags & (EXPR_PROG_COUNT | EXPR_PROG_UVARS) || prog->nr_hits) && !st)
 		return -EINVAL;
@@ -380,7 +340,7 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		const struct expr_insn *insn;
 
 		if (pc >= prog->nr_insns)
-			return sp >= 1 ? stack[sp - 1] != 0 : -EINVAL;
+			return stack[sp - 1] != 0;
 		insn = &prog->insns[pc++];
 		switch (insn->op) {
 		case EXPR_OP_PUSH:
@@ -399,8 +359,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 		case EXPR_OP_LNOT:
 		case EXPR_OP_BOOL:
 		case EXPR_OP_CAST:
-			if (sp < 1)
-				return -EINVAL;
 			x = stack[sp - 1];
 			if (insn->op == EXPR_OP_NEG)
 				stack[sp - 1] = (__s64)(0 - (__u64)x);
@@ -424,8 +382,6 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			continue;
 		case EXPR_OP_JFALSE:
 		case EXPR_OP_JTRUE:
-			if (sp < 1 || insn->b < pc)
-				return -EINVAL;
 			x = stack[sp - 1];
 			if ((insn->op == EXPR_OP_JFALSE) == (x == 0)) {
 				stack[sp - 1] = x != 0;
@@ -436,19 +392,15 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 			continue;
 		}
 
-		if (sp < 2)
-			return -EINVAL;
 		x = stack[sp - 2];
 		y = stack[sp - 1];
-		r = eval_binary(insn->op, x, y, &v);
+		r = expr__binary(insn->op, x, y, &v);
 		if (r <= 0)
 			return r;
 		stack[sp - 2] = v;
 		sp--;
 		continue;
 push:
-		if (sp >= EXPR_MAX_STACK)
-			return -EINVAL;
 		stack[sp++] = v;
 	}
 }

@@ -1254,6 +1254,21 @@ static bool aux_session__pauses_in_kernel(const struct aux_session *s)
 	return g->mode != AUX_GROUP_SNAPSHOT && !g->gate_by_ioctl;
 }
 
+/* Every open CPU's data ring into @k, as a snapshot's first step. Return: 0 or -errno. */
+static int aux_session__drain_all(struct aux_session *s, struct record_sink *k)
+{
+	int ret;
+
+	for (size_t i = 0; i < s->nr_slots; i++) {
+		if (s->cpus[i]->closed)
+			continue;
+		ret = aux_session__drain_data(s, s->cpus[i], k);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* perf's way (§4.1): stop every CPU, so each driver publishes its head and AUX record; copy; restart. */
 static int aux_session__snapshot_stopped(struct aux_session *s, struct record_sink *k)
 {
@@ -1264,13 +1279,8 @@ static int aux_session__snapshot_stopped(struct aux_session *s, struct record_si
 	for (size_t i = 0; i < s->nr_slots && !err; i++)
 		if (!s->cpus[i]->closed)
 			err = aux_ring__snapshot_start(&s->cpus[i]->aux);
-	for (size_t i = 0; i < s->nr_slots && !err; i++) {
-		if (s->cpus[i]->closed)
-			continue;
-		ret = aux_session__drain_data(s, s->cpus[i], k);
-		if (ret < 0)
-			err = ret;
-	}
+	if (!err)
+		err = aux_session__drain_all(s, k);
 	for (size_t i = 0; i < s->nr_slots && !err; i++) {
 		struct aux_session_cpu *c = s->cpus[i];
 
@@ -1333,13 +1343,8 @@ static int aux_session__snapshot_running(struct aux_session *s, struct record_si
 		free(copy);
 		return -EOPNOTSUPP;
 	}
-	for (size_t i = 0; i < s->nr_slots && !err; i++) {
-		if (s->cpus[i]->closed)
-			continue;
-		ret = aux_session__drain_data(s, s->cpus[i], k);
-		if (ret < 0)
-			err = ret;
-	}
+	if (!err)
+		err = aux_session__drain_all(s, k);
 	for (size_t i = 0; i < s->nr_slots && !err; i++) {
 		if (s->cpus[i]->closed)
 			continue;

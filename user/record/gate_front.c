@@ -321,13 +321,7 @@ static int src_str(struct bpf_asm *a, void *ctx, unsigned int src, unsigned int 
 		} else {
 			bpf_asm__emit(a, BA_LDX_MEM(BPF_DW, R3, R_CTX, SYS_ARGS_OFF + 8 * arg));
 		}
-		bpf_asm__emit(a, BA_MOV64_REG(R1, FP));
-		bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R1, buf_off));
-		bpf_asm__emit(a, BA_MOV64_IMM(R2, EXPR_STR_MAX));
-		bpf_asm__emit(a, BA_CALL(BPF_FUNC_probe_read_user_str));
-		bpf_asm__jmp_imm(a, BPF_JSLT, R0, 0, fail);
-		if (need_len)
-			bpf_asm__emit(a, BA_ALU64_IMM(BPF_ADD, R0, -1));
+		expr_bpf__user_str(a, buf_off, need_len, fail);
 		return 0;
 	case EXPR_S_REC_ARRAY:
 		if (off + size > s->rec_size) {

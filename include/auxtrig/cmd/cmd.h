@@ -5,6 +5,7 @@
 /*
  * cmd/ layer, the front-ends: one function per subcommand (a file each in user/cmd/),
  * called by main.c; each parses its command line and hands over to record/ or decode/.
+ * No cmd.c: one header for the six entry points, which only main.c calls.
  */
 
 /**

@@ -4,8 +4,9 @@
 
 #include <stdio.h>
 
-#include "auxtrig/decode/script.h"
 #include "auxtrig/format/pdata_reader.h"
+
+struct script_opts; /* auxtrig/decode/script.h: script.c calls this with its options */
 
 /**
  * tp_script__print() - every sample of @r as perf script prints it by

@@ -167,6 +167,32 @@ int expr__compile_action(const char *src, const struct expr_compile_opts *opts, 
 __s64 expr__cast(__s64 x, unsigned int a);
 
 /**
+ * expr__check() - the one check of a program's shape, made before either
+ * back end runs it (expr__eval(), expr_bpf__compile()): at most
+ * EXPR_MAX_INSNS instructions and EXPR_MAX_HITS counters, known
+ * instructions, fields, variables and record sizes, forward jumps inside
+ * the program, a stack that never underflows nor exceeds EXPR_MAX_STACK,
+ * the same depth wherever paths join, and a result at the end.
+ * @depth: receives the stack depth before each instruction and at the end
+ *	   (-1 where nothing reaches)
+ * @target: receives 1 for each instruction a jump lands on, else 0
+ * @why: if not NULL, receives the reason for a refusal ("a malformed
+ *	 program (stack underflow)")
+ * Return: 0, or -EINVAL for a malformed program.
+ */
+int expr__check(const struct expr_prog *prog, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1],
+		char *why, size_t why_size);
+
+/**
+ * expr__binary() - @x OP @y in @v for the binary EXPR_OP_* @op, as both
+ * interpreters compute it: 64-bit wraparound arithmetic, signed division
+ * and modulo truncated toward zero, signed comparisons giving 0 or 1.
+ * Return: 1; 0 for a division or modulo by zero (the condition is false);
+ * -EINVAL for an operator that is not binary.
+ */
+int expr__binary(unsigned int op, __s64 x, __s64 y, __s64 *v);
+
+/**
  * expr__builtins_used() - which builtin fields @prog reads: bit EXPR_F_x for
  * each EXPR_F_x it pushes, bit EXPR_F_COMM if it compares comm. The gate
  * fetches only these (ppid, uid, gid, cgroup and comm cost helper calls).

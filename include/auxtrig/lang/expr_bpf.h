@@ -120,6 +120,14 @@ void expr_bpf__zero(struct bpf_asm *a, int buf_off);
 void expr_bpf__strlen(struct bpf_asm *a, int buf_off, unsigned int max);
 
 /**
+ * expr_bpf__user_str() - the user string at the address in r3 into the
+ * EXPR_STR_MAX bytes at r10 + @buf_off, NUL-terminated
+ * (bpf_probe_read_user_str()); goto @fail if it cannot be read; r0 = its
+ * length if @need_len. Clobbers r0-r5.
+ */
+void expr_bpf__user_str(struct bpf_asm *a, int buf_off, int need_len, int fail);
+
+/**
  * expr_bpf__data_loc_str() - a tracepoint record's __data_loc string into the
  * EXPR_STR_MAX bytes at r10 + @buf_off, NUL-terminated: its u32 location is
  * at byte @off of the record at @rec_reg (offset in the low half, size in

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#ifndef AUXTRIG_SCRIPT_SESSION_H
-#define AUXTRIG_SCRIPT_SESSION_H
+#ifndef AUXTRIG_INTERNAL_SCRIPT_H
+#define AUXTRIG_INTERNAL_SCRIPT_H
 
 /*
- * decode/ layer: what script.c hands the per-format decoders
- * (script_pt.c, script_cs.c, script_spe.c) and their shared --windows printer.
+ * decode/ layer, inside `auxtrig script`: what script.c hands the per-format
+ * decoders (script_pt.c, script_cs.c, script_spe.c) and their shared --windows
+ * printer (script_windows.c). Only they include this, as libperf's
+ * include/internal/ headers.
  */
 
 /**
