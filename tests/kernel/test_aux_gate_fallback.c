@@ -898,7 +898,7 @@ static void test_syscall_where_gated(const char *build, const char *tmp, enum ga
 			 : by == GATED_BY_PROG ? "-w prog, a trigger program resuming every 2nd call"
 			 : "--where 'every 2' on syscall windows";
 	char prog[PATH_MAX];
-	char *cmd[] = { prog, "6", "20", "20", "spin", NULL };
+	char *cmd[] = { prog, "6", "20", "100", "spin", NULL }; /* a gap longer than a slow guest's round trip */
 	unsigned long long t[ROUNDS][2];
 	struct edge e[4 * ROUNDS];
 	struct sw sw[4 * ROUNDS];

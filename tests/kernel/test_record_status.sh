@@ -33,7 +33,7 @@ on_tty "'$AUXTRIG' record -e 'syscalls:sys_enter_[a-g]*' -o '$tmp/2.data' -- '$b
 	fail "record -e 'syscalls:sys_enter_[a-g]*' on a terminal failed"
 tr '\r' '\n' <"$tmp/tty2.txt" >"$tmp/lines2"
 grep -aqE '^auxtrig: attaching tracepoints: [0-9]+ of [0-9]+' "$tmp/lines2" || fail "no attach progress: $(cat -v "$tmp/tty2.txt" | head -5)"
-grep -aqE '^auxtrig: detaching: [0-9]+ of [0-9]+ \(the kernel waits for each\)' "$tmp/lines2" ||
+grep -aqE '^auxtrig: detaching: [0-9]+ of [0-9]+ \(the kernel waits for each[;)]' "$tmp/lines2" ||
 	fail "no detach progress: $(cat -v "$tmp/tty2.txt" | tail -5)"
 
 # not a terminal, or -q: nothing of it

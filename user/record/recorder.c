@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auxtrig/sys/fd_limit.h"
 #include "auxtrig/format/pdata_writer.h"
 #include "auxtrig/record/gate.h"
 #include "auxtrig/record/kcore_copy.h"
@@ -891,6 +892,8 @@ int recorder__run_with(const struct record_plan *p, const struct perf_sys *aux_s
 	 */
 	if (!p->dry_run)
 		reaper__start(p->command != NULL);
+	/* hundreds of tracepoints hold more descriptors than the usual soft limit of 1024 */
+	fd_limit__raise();
 	/* decided before the gate loads: it sends window edges only for the userspace-gated path */
 	hw_trace__decide(&s.hw, p, aux_sys);
 	hw_trace__map_aux(&s.hw, p, &maux);

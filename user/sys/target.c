@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "auxtrig/sys/fd_limit.h"
 #include "auxtrig/sys/log.h"
 #include "auxtrig/sys/reaper.h"
 #include "auxtrig/sys/target.h"
@@ -100,6 +101,7 @@ int target__fork_command(struct target *t, char **argv)
 		/* Wait for "go"; EOF means auxtrig gave up: leave quietly. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		fd_limit__restore();
 		execv(path, argv);
 		err = errno;
 		if (write(errp[1], &err, sizeof(err)) < 0)
