@@ -35,18 +35,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct csd_decoder;
+#include "auxtrig/decode/csd_types.h"
 
-/**
- * struct csd_etmv4_regs - the ETMv4 register values a decoder needs
- * (from a snapshot's device_N.ini or perf's AUXTRACE_INFO).
- */
-struct csd_etmv4_regs {
-	__u32 configr;
-	__u32 traceidr;
-	__u32 idr0, idr1, idr2, idr8;
-	__u32 idr9, idr10, idr11, idr12, idr13;
-};
+struct csd_decoder;
 
 /** struct csd_packet - one ETMv4 packet as the packet monitor saw it. */
 struct csd_packet {
@@ -56,13 +47,6 @@ struct csd_packet {
 	const __u8 *raw;	/* its bytes, @size of them */
 	__u32 size;
 	int eot;		/* 1 for the end-of-trace notification (no packet) */
-};
-
-/** struct csd_elem - one generic trace element. */
-struct csd_elem {
-	__u64 index;
-	__u8 trace_id;
-	const void *elem;	/* OpenCSD's ocsd_generic_trace_elem */
 };
 
 /**
@@ -190,12 +174,6 @@ int csd_decoder__decode(struct csd_decoder *d, const void *buf, size_t len);
  */
 int csd_decoder__decode_at(struct csd_decoder *d, const void *buf, size_t len, __u64 base, char *err_msg,
 			   size_t err_size);
-
-/** What an element callback of csd_decoder__set_elem_resp_fn() returns: OpenCSD's datapath responses. */
-enum csd_resp { CSD_CONT, CSD_WAIT, CSD_FATAL };
-
-/** typedef csd_elem_resp_fn - receives each generic element and says whether decoding goes on. */
-typedef enum csd_resp (*csd_elem_resp_fn)(const struct csd_elem *elem, void *ctx);
 
 /**
  * csd_decoder__set_elem_resp_fn() - call @fn for every generic element,

@@ -36,7 +36,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 
-#include "auxtrig/decode/csd_decoder.h"
+#include "auxtrig/decode/csd_types.h"
 
 struct etm4_decoder;
 
