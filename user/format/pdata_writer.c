@@ -69,6 +69,7 @@ struct pdata_writer {
 	__u64 data_offset;
 	__u64 flushed;			/* file offset up to which the data is on disk */
 	bool no_reserve;		/* the file system cannot preallocate (fallocate) */
+	char machine[65];		/* the ARCH feature, if not this machine's (uname) */
 	__u64 buf_records, buf_samples;	/* records (samples) in buf, not on disk yet */
 	char *buf;
 	size_t buf_len;
@@ -1018,6 +1019,11 @@ int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_
 	return err;
 }
 
+void pdata_writer__set_machine(struct pdata_writer *w, const char *machine)
+{
+	snprintf(w->machine, sizeof(w->machine), "%s", machine ?: "");
+}
+
 int pdata_writer__failed(const struct pdata_writer *w)
 {
 	return w->err;
@@ -1165,7 +1171,7 @@ static bool feat_build(const struct pdata_writer *w, int feat, struct membuf *b)
 		if (uname(&u))
 			return false;
 		header_string_add(b, feat == PDATA_HEADER_HOSTNAME ? u.nodename :
-			       feat == PDATA_HEADER_OSRELEASE ? u.release : u.machine);
+			       feat == PDATA_HEADER_OSRELEASE ? u.release : w->machine[0] ? w->machine : u.machine);
 		return true;
 	case PDATA_HEADER_VERSION:
 		header_string_add(b, "auxtrig " AUXTRIG_VERSION);

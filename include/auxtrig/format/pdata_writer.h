@@ -201,6 +201,13 @@ int pdata_writer__flush(struct pdata_writer *w);
  */
 int pdata_writer__salvage(struct pdata_writer *w, const void *last, size_t last_len);
 
+/**
+ * pdata_writer__set_machine() - the ARCH feature's machine name ("x86_64",
+ * "aarch64"), for a file made for another architecture (test fixtures);
+ * without it, this machine's (uname). Before pdata_writer__begin_data().
+ */
+void pdata_writer__set_machine(struct pdata_writer *w, const char *machine);
+
 /** pdata_writer__failed() - the sticky write error (-ENOSPC, -EIO...), or 0. */
 int pdata_writer__failed(const struct pdata_writer *w);
 
