@@ -131,6 +131,18 @@ record_bg() {
 	wait_for "$err" '^auxtrig: recording .*Ctrl-C to stop' $aux
 }
 
+# command_pid AUX: the pid of the command auxtrig (pid AUX) runs: its child that is not its reaper.
+# auxtrig forks the reaper (auxtrig-reaper, which ignores SIGTERM and SIGINT: it waits for auxtrig to
+# end) before the command, so /proc/AUX/task/AUX/children lists the reaper first: a test that took
+# the first child for the command signalled the reaper, and the command ran on. Empty when there
+# is none.
+command_pid() {
+	local c
+	for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = auxtrig-reaper ] || { echo "$c"; return 0; }
+	done
+}
+
 # perf_record_bg ERR ARGS...: `perf record ARGS` in the background (PID in $perf_pid) with a
 # workload that waits for perf_record_end, returning once perf answers a ping on its control
 # FIFO, which it reads only when recording.

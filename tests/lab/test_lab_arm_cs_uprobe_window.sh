@@ -141,7 +141,7 @@ mkfifo "$tmp/go"
 	-- sh -c 'read -r _ <"$0"; exec "$1" "$2" 2' "$tmp/go" "$ud" $rounds >/dev/null 2>"$tmp/mig.err" &
 aux=$!
 wait_for "$tmp/mig.err" '^auxtrig: recording .*Ctrl-C to stop' $aux
-read -r demo _ <"/proc/$aux/task/$aux/children"
+demo=$(command_pid $aux)
 [ -n "$demo" ] || fail "auxtrig ($aux) has no child"
 perl -e 'my ($pid, @m) = (0 + $ARGV[0], pack("Q", 1 << $ARGV[1]), pack("Q", 1 << $ARGV[2]));
 	my $n = 0; $n++ while syscall(122, $pid, 8, $m[$n % 2]) == 0; print "$n\n"' \

@@ -104,7 +104,7 @@ mkfifo "$tmp/go"
 	-- sh -c 'read -r _ <"$0"; exec "$1" "$2" 2' "$tmp/go" "$ud" $rounds >/dev/null 2>"$tmp/mig.err" &
 aux=$!
 wait_for "$tmp/mig.err" '^auxtrig: recording .*Ctrl-C to stop' $aux
-read -r demo _ <"/proc/$aux/task/$aux/children"
+demo=$(command_pid $aux)
 [ -n "$demo" ] || fail "auxtrig ($aux) has no child"
 # sched_setaffinity(2) is 203 on x86-64; it fails (ESRCH) once the demo has ended.
 perl -e 'my ($pid, @m) = (0 + $ARGV[0], pack("Q", 1 << $ARGV[1]), pack("Q", 1 << $ARGV[2]));
