@@ -41,12 +41,12 @@ arm_unit_load() {
 	[ -e "/sys/bus/event_source/devices/$pmu" ] || fail "$mod loaded, but there is no $pmu PMU"
 }
 
-# Why the emulated CoreSight unit switched its trace (the IMPLEMENTATION DEFINED exception it
-# writes, tests/lab/module/auxtrig_cs_etm.c): 0x10 start, 0x11 resume, 0x12 pause, 0x13 stop.
-cs_why() {
-	case $(($1)) in
-	16) echo start ;; 17) echo resume ;; 18) echo pause ;; 19) echo stop ;; *) echo "exc$1" ;;
-	esac
+# perf_dump FILE: perf 6.1's dump of FILE (perf report -D) in FILE.dump, its stderr in FILE.dump.err;
+# made once for a FILE that did not change since: perf starts slowly under TCG, and a test reads the
+# dump several times (switches, buffer sizes, flags, warnings).
+perf_dump() {
+	[ "$1.dump" -nt "$1" ] && [ -e "$1.dump.err" ] && return 0
+	perf report -D -i "$1" >"$1.dump" 2>"$1.dump.err" || fail "perf report -D failed: $(tail -3 "$1.dump.err")"
 }
 
 # cs_switches_perf FILE: the unit's switches in FILE as perf 6.1 dumps its packets (perf report
@@ -55,7 +55,8 @@ cs_why() {
 # stream last named ("-" before any). perf prints no exception type (IMPLEMENTATION DEFINED is
 # "Reserved" to it): cs_switches gives the why. A line "AUX TID CPU" at each AUXTRACE buffer.
 cs_switches_perf() {
-	perf report -D -i "$1" 2>/dev/null | gawk '
+	perf_dump "$1"
+	gawk '
 		function num(s) { sub(/;.*/, "", s); return s }
 		/PERF_RECORD_AUXTRACE / { t = c = ""
 			for (i = 1; i < NF; i++) { if ($i == "tid:") t = $(i + 1); if ($i == "cpu:") c = $(i + 1) }
@@ -66,7 +67,7 @@ cs_switches_perf() {
 		/I_ADDR_CTXT_L_64IS0/ { v = $0; sub(/.*CID=/, "", v); cid[id] = strtonum(num(v)); next }
 		/I_EXCEPT / { exc[id] = 1; next }
 		/I_ADDR_L_64IS0/ && exc[id] { v = $0; sub(/.*Addr=/, "", v)
-			printf "%s %d 0x%x %s\n", id, ts[id], strtonum(num(v)), (id in cid) ? cid[id] : "-"; exc[id] = 0 }'
+			printf "%s %d 0x%x %s\n", id, ts[id], strtonum(num(v)), (id in cid) ? cid[id] : "-"; exc[id] = 0 }' "$1.dump"
 }
 
 # cs_switches FILE [DECODER]: the unit's switches as auxtrig script decodes FILE (its own ETMv4
@@ -83,10 +84,11 @@ cs_switches() {
 		/OCSD_GEN_TRC_ELEM_PE_CONTEXT/ { v = $0; sub(/.*CTXTID=/, "", v); sub(/;.*/, "", v); cid[id] = strtonum(v); next }
 		/OCSD_GEN_TRC_ELEM_EXCEPTION\(/ { a = $0; sub(/.*pref ret addr:/, "", a); sub(/[ \]].*/, "", a)
 			n = $0; sub(/.*excep num \(/, "", n); sub(/\).*/, "", n)
-			printf "%s %d 0x%x %s %s\n", id, ts[id], strtonum(a), (id in cid) ? cid[id] : "-", n }' |
-		while read -r a b c d e; do
-			if [ "$a" = AUX ]; then echo "AUX $b $c"; else echo "$a $b $c $d $(cs_why "$e")"; fi
-		done
+			printf "%s %d 0x%x %s %s\n", id, ts[id], strtonum(a), (id in cid) ? cid[id] : "-", why(n) }
+		# Why the emulated unit switched its trace (the IMPLEMENTATION DEFINED exception it writes,
+		# tests/lab/module/auxtrig_cs_etm.c); in awk, as a subshell per switch took seconds under TCG.
+		function why(n, v) { v = strtonum(n)
+			return v == 16 ? "start" : v == 17 ? "resume" : v == 18 ? "pause" : v == 19 ? "stop" : "exc" n }'
 }
 
 # cs_spans SWITCHES: the spans of trace in SWITCHES (cs_switches' output) ordered by their
