@@ -146,13 +146,18 @@ reads_cleanly "$tmp/b.data"
 echo "A+B: ${SECONDS}s" >&2
 
 # --- C: full trace into 8 KiB while auxtrig is stopped ---------------------------------------------
-record_bg "$tmp/c.err" -e arm_spe//u -m 64,2 -o "$tmp/c.data" -- "$clock" 200 1 10 spin >/dev/null
-# 2.2 s of spinning (no more: every record is decoded twice below, slowly under TCG): auxtrig
-# stopped for half a second (the 8 KiB area holds 128 records, a fifth of a second of them here),
-# then sampling for the rest, over half a second unless the stop came a second after the start.
+record_bg "$tmp/c.err" -e arm_spe//u -m 64,2 -o "$tmp/c.data" -- "$clock" 100000 1 10 spin
+demo=$(command_pid $aux)
+[ -n "$demo" ] || fail "auxtrig ($aux) has no child"
+# auxtrig stopped for half a second: the 8 KiB area (128 records) fills in a fifth of one. Then the
+# sampling goes on: the workload ends once auxtrig has written 24 KiB more (the full area and 16 KiB
+# sampled after it), waited for rather than timed, as the loaded host gives the guest little CPU.
 kill -STOP $aux
 sleep 0.5
+size=$(stat -c %s "$tmp/c.data")
 kill -CONT $aux
+wait_size "$tmp/c.data" $((size + 24576)) $aux
+kill $demo
 wait $aux || fail "record failed: $(cat "$tmp/c.err")"
 cat "$tmp/c.err" >&2
 dump "$tmp/c.data"
