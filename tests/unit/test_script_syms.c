@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -319,11 +320,117 @@ static void test_script_syms_plt_arm64(void **state)
 	check_binary("arm64_plt", "local_fn", 0x5555550000ULL, want);
 }
 
+/* This process's vDSO (every process of the running kernel and this ABI maps the same). */
+static const void *own_vdso(size_t *len)
+{
+	unsigned long start = 0, end = 0;
+	char line[4400];
+	FILE *fp = fopen("/proc/self/maps", "r");
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, " [vdso]\n") && sscanf(line, "%lx-%lx", &start, &end) == 2)
+			break;
+	fclose(fp);
+	if (!end)
+		fail_msg("this process maps no [vdso]");
+	*len = end - start;
+	return (const void *)start;
+}
+
+/* Replace the file's OSRELEASE (the running kernel's release) by another of the same length. */
+static void other_release(const char *path)
+{
+	struct utsname u;
+	size_t len, n;
+	char *buf = test_read_file(path, &len), *p = NULL;
+	FILE *fp;
+
+	assert_non_null(buf);
+	assert_int_equal(uname(&u), 0);
+	n = strlen(u.release) + 1;
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(buf + i, u.release, n))
+			p = buf + i;
+	assert_non_null(p);
+	p[0] = p[0] == '0' ? '1' : '0';
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	fclose(fp);
+	free(buf);
+}
+
+/*
+ * [vdso]: no file to find by its path, no build ID recorded. For a file of
+ * the running kernel, auxtrig takes its own vDSO, as perf 6.1 does: both
+ * name the vDSO's functions the same. A file from another kernel (another
+ * release) leaves [vdso] without symbols: its vDSO was another.
+ */
+static void test_script_syms_vdso(void **state)
+{
+	const __u64 start = 0x7fff12340000ULL;
+	const struct elf_image_sym *sym;
+	struct elf_image *img;
+	struct spe_buf s = { 0 };
+	char path[4300], *p, *a, want[300];
+	const void *vdso;
+	size_t len, n = 0;
+
+	(void)state;
+	perf_oracle__need();
+	vdso = own_vdso(&len);
+	img = elf_image__new_mem(vdso, len, "[vdso]");
+	assert_non_null(img);
+	for (size_t k = 0; (sym = elf_image__sym(img, k)) && n < 8; k++) {
+		if (sym->offset >= len)
+			continue;
+		if (!n)
+			snprintf(want, sizeof(want), " %s\n", sym->name);
+		spe_load(&s, start + sym->offset + (sym->end - sym->offset) / 2, 1000 + n++);
+	}
+	elf_image__delete(img);
+	if (!n)
+		fail_msg("this process's vDSO has no function symbols");
+	snprintf(path, sizeof(path), "%s/vdso.data", dir);
+	write_spe_file(path, "[vdso]", start, len, &s);
+	assert_int_equal(sh("PAGER=cat PERF_CONFIG=/dev/null '%s' --buildid-dir /nonexistent script -i vdso.data "
+			    "--itrace=fmtbM -F tid,event,addr,ip,sym >vdso.p 2>/dev/null", perf_oracle__path()), 0);
+	assert_int_equal(sh("HOME=/nonexistent '%s' script -i vdso.data >vdso.a",
+			    auxtrig()), 0);
+	snprintf(path, sizeof(path), "%s/vdso.p", dir);
+	p = test_read_file(path, NULL);
+	snprintf(path, sizeof(path), "%s/vdso.a", dir);
+	a = test_read_file(path, NULL);
+	assert_non_null(p);
+	assert_non_null(a);
+	squeeze(p);
+	squeeze(a);
+	if (!strstr(a, want) && !strstr(a, want + 1))
+		fail_msg("auxtrig does not name the vDSO's%s", want);
+	assert_string_equal(a, p);
+	free(p);
+	free(a);
+
+	snprintf(path, sizeof(path), "%s/vdso.data", dir);
+	other_release(path);
+	assert_int_equal(sh("HOME=/nonexistent '%s' script -i vdso.data >vdso.o",
+			    auxtrig()), 0);
+	snprintf(path, sizeof(path), "%s/vdso.o", dir);
+	a = test_read_file(path, NULL);
+	assert_non_null(a);
+	if (strstr(a, want))
+		fail_msg("a file of another kernel: [vdso] named with this kernel's symbols:\n%s", a);
+	assert_non_null(strstr(a, "[unknown]"));
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_script_syms_plt_cc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_syms_plt_arm64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_syms_vdso, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

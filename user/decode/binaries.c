@@ -53,6 +53,8 @@ struct binaries {
 	size_t nr_kcode;
 	unsigned char *kcode_bytes;
 	struct binary_map kcode_map;	/* what an address in it is: [kernel.kallsyms] */
+	unsigned char *vdso;		/* binaries__add_vdso(): the image behind [vdso] */
+	size_t vdso_len;
 };
 
 /* One kallsyms symbol: its name at @name in ksym_names. */
@@ -95,6 +97,7 @@ void binaries__delete(struct binaries *b)
 	free(b->ksym_names);
 	free(b->kcode);
 	free(b->kcode_bytes);
+	free(b->vdso);
 	for (size_t i = 0; i < b->nr_bins; i++) {
 		elf_image__delete(b->bins[i]->img);
 		free(b->bins[i]->name);
@@ -545,6 +548,8 @@ static void binaries__look(struct binaries *b, struct binary *bin)
 			strncat(path, "/elf", sizeof(path) - strlen(path) - 1);
 		img = binaries__check_bid(bin, elf_image__open(path), path);
 	}
+	if (!img && b->vdso && !strcmp(bin->name, "[vdso]"))
+		img = binaries__check_bid(bin, elf_image__new_mem(b->vdso, b->vdso_len, "[vdso]"), "[vdso]");
 	if (!img && bin->name[0] != '[') {
 		/* perf's symbol__join_symfs(): SYMFS/NAME */
 		snprintf(path, sizeof(path), "%s%s%s", b->symfs, *b->symfs ? "/" : "", bin->name);
@@ -562,6 +567,58 @@ static void binaries__look(struct binaries *b, struct binary *bin)
 		if (binaries__add_section_maps(b, bin))
 			pr_debug("%s: its sections' maps: %s\n", bin->name, strerror(ENOMEM));
 	}
+}
+
+int binaries__add_vdso(struct binaries *b, const void *image, size_t len)
+{
+	unsigned char *copy = malloc(len);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, image, len);
+	free(b->vdso);
+	b->vdso = copy;
+	b->vdso_len = len;
+	return 0;
+}
+
+/* This process's vDSO: its start, its length in @len; NULL without one. */
+static const void *binaries__own_vdso(size_t *len)
+{
+	unsigned long start, end, pgoff, inode;
+	char line[4096 + 128], perms[8];
+	const void *p = NULL;
+	bool whole = true;	/* the last fgets() ended a line: this one starts one */
+	FILE *fp = fopen("/proc/self/maps", "re");
+	unsigned int maj, min;
+	int at = 0;
+
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		size_t n = strlen(line);
+		bool starts = whole;
+
+		whole = n && line[n - 1] == '\n';
+		/* start-end perms offset dev inode, then the name: exactly [vdso] */
+		if (!starts || !whole ||
+		    sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms, &pgoff, &maj, &min, &inode, &at) != 7 ||
+		    strcmp(line + at, "[vdso]\n") || end <= start)
+			continue;
+		p = (const void *)start;
+		*len = end - start;
+		break;
+	}
+	fclose(fp);
+	return p;
+}
+
+int binaries__add_own_vdso(struct binaries *b)
+{
+	size_t len;
+	const void *vdso = binaries__own_vdso(&len);
+
+	return vdso ? binaries__add_vdso(b, vdso, len) : -ENOENT;
 }
 
 static struct elf_image *binaries__image(struct binaries *b, struct binary *bin)

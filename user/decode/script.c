@@ -98,6 +98,22 @@ static bool script__same_kernel(struct pdata_reader *r)
 }
 
 /*
+ * [vdso]'s code and symbols: when the file was recorded on the running
+ * kernel, this process's vDSO is the image every process of its ABI mapped
+ * (perf 6.1 takes its own vDSO too; the build-ID cache comes first).
+ */
+static void script__vdso(struct script_session *s)
+{
+	int err;
+
+	if (!script__same_kernel(s->r))
+		return;
+	err = binaries__add_own_vdso(s->bins);
+	if (err)
+		pr_debug("%s: no image for [vdso]: %s\n", s->o->input, strerror(-err));
+}
+
+/*
  * The kernel's code and symbols, for trace that enters the kernel: the
  * copy kept with the recording; else, when the file was recorded on the
  * running kernel, /proc/kcore and /proc/kallsyms (perf does the same), or
@@ -193,6 +209,7 @@ int script__run(const struct script_opts *o)
 	if (binaries__kernel_map_start(s.bins) && !(arch && !strcmp(arch, "x86_64")))
 		binaries__set_kernel_start(s.bins, binaries__kernel_map_start(s.bins));
 	script__kernel(&s, kdir);
+	script__vdso(&s);
 	if (o->fields.given && s.info->type == PDATA_AUXTRACE_ARM_SPE) {
 		pr_err("%s: -F chooses the fields of Intel PT and CoreSight branch samples; this file holds Arm SPE "
 		       "trace\n", o->input);

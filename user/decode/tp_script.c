@@ -51,16 +51,23 @@ static struct binaries *tp_script__binaries(struct pdata_reader *r, const struct
 	if (binaries__kernel_map_start(b) && !(arch && !strcmp(arch, "x86_64")))
 		binaries__set_kernel_start(b, binaries__kernel_map_start(b));
 	/*
-	 * The kernel's symbols: perf takes this machine's kallsyms; only when
-	 * the file was recorded on the running kernel are they the right ones.
+	 * The kernel's symbols: perf takes this machine's kallsyms, and its own
+	 * vDSO for [vdso]; only when the file was recorded on the running kernel
+	 * are they the right ones.
 	 */
 	release = pdata_reader__feature_string(r, PDATA_HEADER_OSRELEASE);
-	if (binaries__kernel_map_start(b) && release && !uname(&u) && !strcmp(release, u.release)) {
+	if (!release || uname(&u) || strcmp(release, u.release))
+		return b;
+	if (binaries__kernel_map_start(b)) {
 		err = binaries__add_kallsyms(b, o->kallsyms ?: "/proc/kallsyms");
 		if (err)
 			pr_debug("%s: no kernel symbols from %s: %s\n", name, o->kallsyms ?: "/proc/kallsyms",
 				 err == -ENODATA ? "its addresses read 0 (kptr_restrict; run as root)" : strerror(-err));
 	}
+	/* and [vdso] is this process's vDSO, as perf takes it */
+	err = binaries__add_own_vdso(b);
+	if (err)
+		pr_debug("%s: no image for [vdso]: %s\n", name, strerror(-err));
 	return b;
 }
 

@@ -20,7 +20,8 @@
  *    or an MMAP2 record with one): BUILDID_DIR/.build-id/xx/yyyy... (a file,
  *    or a directory holding "elf"); BUILDID_DIR is $PERF_BUILDID_DIR, else
  *    $HOME/.debug, as for perf;
- * 2. at SYMFS + the recorded path (SYMFS "" without --symfs).
+ * 2. at SYMFS + the recorded path (SYMFS "" without --symfs);
+ * 3. for [vdso], the image binaries__add_vdso() gave (the running kernel's).
  *
  * A candidate whose build ID differs from the recorded one is not used
  * (perf refuses it too). Only regular files are opened.
@@ -195,6 +196,23 @@ int binaries__add_kallsyms(struct binaries *b, const char *path);
  * Return: 0, or -errno (-ENODATA: kallsyms shows no addresses).
  */
 int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms);
+
+/**
+ * binaries__add_vdso() - the image behind the file's [vdso] mappings: the
+ * vDSO of this process (@len bytes at @image, copied), for a file recorded
+ * on the running kernel, where every process of this ABI maps that same
+ * image (perf 6.1 takes its own vDSO for [vdso] too). Used only when the
+ * build-ID cache has no image for the recorded build ID.
+ * Return: 0, or -ENOMEM.
+ */
+int binaries__add_vdso(struct binaries *b, const void *image, size_t len);
+
+/**
+ * binaries__add_own_vdso() - binaries__add_vdso() with this process's vDSO,
+ * where /proc/self/maps says [vdso] is.
+ * Return: 0, -ENOENT without one, or -ENOMEM.
+ */
+int binaries__add_own_vdso(struct binaries *b);
 
 /** binaries__map_dso_name() - the name of mapping @m's binary, "[unknown]" for NULL. */
 const char *binaries__map_dso_name(const struct binary_map *m);
