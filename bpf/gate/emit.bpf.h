@@ -71,10 +71,43 @@ struct common_header {
 };
 
 /*
+ * One user string of a record: the string the pointer at record offset @off
+ * points to, copied to @at and cut at GATE_STR_MAX with "..." at its end (an
+ * unreadable one: empty), its u32 __data_loc stored at @loc. Returns where
+ * the next string goes. The masks show the verifier the bounds the callers
+ * know (the assertion after append_user_strings()): a pointer inside the
+ * fixed part, a __data_loc below 256, a string below 2048.
+ */
+static __always_inline __u32 append_user_str(struct record_buf *buf, __u32 off, __u32 loc, __u32 at)
+{
+	const char *ptr;
+	long len;
+
+	barrier_var(off);
+	off &= GATE_STR_FIXED_MAX - 1;
+	ptr = *(const char **)&buf->data[off];
+	barrier_var(at);
+	at &= 2047;
+	len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
+	if (len <= 0) {
+		buf->data[at] = 0; /* unreadable: an empty string */
+		len = 1;
+	} else if (len == GATE_STR_MAX) {
+		buf->data[at + GATE_STR_MAX - 4] = '.';
+		buf->data[at + GATE_STR_MAX - 3] = '.';
+		buf->data[at + GATE_STR_MAX - 2] = '.';
+	}
+	barrier_var(loc);
+	loc &= 255;
+	*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
+	return at + ((__u32)len & (GATE_STR_MAX * 2 - 1));
+}
+
+/*
  * A syscall entry's user strings (gate_tp.str_off, gate_abi.h): one u32
  * __data_loc per string from the record's fixed @size on, the strings after
- * them, each cut at GATE_STR_MAX with "..." at its end. Returns the record's
- * new end (@end when there are none).
+ * them (append_user_str()). Returns the record's new end (@end when there
+ * are none).
  */
 static __always_inline __u32 append_user_strings(struct record_buf *buf, const struct gate_tp *tp, __u32 size,
 						 __u32 end)
@@ -88,34 +121,13 @@ static __always_inline __u32 append_user_strings(struct record_buf *buf, const s
 			nr = i + 1;
 	at = size + 4 * nr;
 	for (int i = 0; i < GATE_MAX_STRS; i++) {
-		__u32 off = tp->str_off[i], loc;
-		const char *ptr;
-		long len;
+		__u32 off = tp->str_off[i];
 
 		if (!off)
 			break;
 		if (off + 8 > size)
 			break;
-		barrier_var(off);
-		off &= GATE_STR_FIXED_MAX - 1;
-		ptr = *(const char **)&buf->data[off];
-		/* below 2048 (the assertion after this function): the mask shows the verifier so */
-		barrier_var(at);
-		at &= 2047;
-		len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
-		if (len <= 0) {
-			buf->data[at] = 0; /* unreadable: an empty string */
-			len = 1;
-		} else if (len == GATE_STR_MAX) {
-			buf->data[at + GATE_STR_MAX - 4] = '.';
-			buf->data[at + GATE_STR_MAX - 3] = '.';
-			buf->data[at + GATE_STR_MAX - 2] = '.';
-		}
-		loc = size + 4 * i;
-		barrier_var(loc);
-		loc &= 255;
-		*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
-		at += (__u32)len & (GATE_STR_MAX * 2 - 1);
+		at = append_user_str(buf, off, size + 4 * i, at);
 	}
 	/*
 	 * Below 2048 (the assertion below), but the 6.1 verifier loses the bound on
@@ -126,14 +138,18 @@ static __always_inline __u32 append_user_strings(struct record_buf *buf, const s
 	return at & 2047;
 }
 _Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
-	       GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS <= 256, "the masks of append_user_strings()");
+	       GATE_STR_FIXED_MAX + 4 * GATE_MAX_STRS <= 256 &&
+	       GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
+	       GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS <= 256 &&
+	       GATE_RAW_ARGS_OFF + 8 * GATE_RAW_STR_ARGS <= GATE_STR_FIXED_MAX,
+	       "the masks of append_user_str()");
 
 /*
  * A raw_syscalls:sys_enter record's user strings (GATE_TP_RAW_STRS): one u32
  * __data_loc per argument from the record's fixed @size on (0 for those that
- * are no string), the strings after them, each cut at GATE_STR_MAX with
- * "..." as a syscall entry's are. Which arguments are strings, the syscall
- * number (the record's id) says (gate_raw_strs). Returns the record's new end.
+ * are no string), the strings after them, as a syscall entry's are. Which
+ * arguments are strings, the syscall number (the record's id) says
+ * (gate_raw_strs). Returns the record's new end.
  */
 static __always_inline __u32 append_raw_strings(struct record_buf *buf, __u32 size, __u32 end)
 {
@@ -156,37 +172,15 @@ static __always_inline __u32 append_raw_strings(struct record_buf *buf, __u32 si
 	if (!rs)
 		return at;
 	for (int i = 0; i < GATE_MAX_STRS; i++) {
-		__u32 off = rs->str_off[i], loc;
-		const char *ptr;
-		long len;
+		__u32 off = rs->str_off[i];
 
 		if (off < GATE_RAW_ARGS_OFF || off >= GATE_RAW_ARGS_OFF + 8 * GATE_RAW_STR_ARGS)
 			break;
-		loc = size + 4 * ((off - GATE_RAW_ARGS_OFF) / 8);
-		barrier_var(off);
-		off &= 63;
-		ptr = *(const char **)&buf->data[off];
-		barrier_var(at);
-		at &= 2047;
-		len = bpf_probe_read_user_str(&buf->data[at], GATE_STR_MAX, ptr);
-		if (len <= 0) {
-			buf->data[at] = 0; /* unreadable: an empty string */
-			len = 1;
-		} else if (len == GATE_STR_MAX) {
-			buf->data[at + GATE_STR_MAX - 4] = '.';
-			buf->data[at + GATE_STR_MAX - 3] = '.';
-			buf->data[at + GATE_STR_MAX - 2] = '.';
-		}
-		barrier_var(loc);
-		loc &= 255;
-		*(__u32 *)&buf->data[loc] = ((__u32)len << 16) | at;
-		at += (__u32)len & (GATE_STR_MAX * 2 - 1);
+		at = append_user_str(buf, off, size + 4 * ((off - GATE_RAW_ARGS_OFF) / 8), at);
 	}
 	barrier_var(at);
 	return at & 2047;
 }
-_Static_assert(GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS + GATE_MAX_STRS * GATE_STR_MAX <= 2048 &&
-	       GATE_STR_FIXED_MAX + 4 * GATE_RAW_STR_ARGS <= 256, "the masks of append_raw_strings()");
 
 /*
  * Copy the whole raw record, dynamic (__data_loc) payloads included, and emit

@@ -181,6 +181,9 @@ struct expr_insn {
 	__s64 imm;
 };
 
+/** EXPR_PROG_CHECKED - struct expr_prog.checked of a program expr__validate() accepted. */
+#define EXPR_PROG_CHECKED 0x6b636863u /* "chck" */
+
 /**
  * struct expr_prog - a compiled condition.
  * @nr_insns: instructions used in @insns (1..EXPR_MAX_INSNS).
@@ -188,6 +191,11 @@ struct expr_insn {
  * @strtab_len: bytes used in @strtab.
  * @flags: EXPR_PROG_*: the state and variables the program reads.
  * @nr_hits: hit counters the program uses (EXPR_OP_HIT a < @nr_hits).
+ * @checked: EXPR_PROG_CHECKED once expr__validate() (expr__compile() calls
+ *	     it) accepted the program, else 0. Userspace only: expr__eval()
+ *	     runs nothing else, BPF ignores it. A program changed afterwards
+ *	     must be validated again.
+ * @reserved: 0.
  * @insns: the bytecode.
  * @strtab: string literals, each NUL-terminated, referenced by offset.
  */
@@ -197,7 +205,8 @@ struct expr_prog {
 	__u32 strtab_len;
 	__u32 flags;
 	__u32 nr_hits;
-	__u32 reserved[3];
+	__u32 checked;
+	__u32 reserved[2];
 	struct expr_insn insns[EXPR_MAX_INSNS];
 	char strtab[EXPR_STRTAB_SIZE];
 };

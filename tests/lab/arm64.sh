@@ -17,7 +17,7 @@
 ARM64_ROOT_PKGS="base-files base-passwd bash dash coreutils util-linux procps iproute2 findutils grep sed
 	mawk gawk diffutils tar gzip xz-utils bzip2 file time kmod busybox-static jq strace binutils
 	mount bsdutils libc-bin libbpf1 libelf1 zlib1g libdw1 libopencsd1 libcmocka0 libzstd1 make
-	linux-perf bpftool valgrind clang lld gcc libc6-dev"
+	linux-perf bpftool valgrind clang lld gcc libc6-dev libbpf-dev"
 
 # arm64_kernel_dapt: the private package lists of SERIES' release.
 arm64_kernel_dapt() {

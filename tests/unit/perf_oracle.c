@@ -206,3 +206,28 @@ void perf_oracle__need(void)
 		fail_msg("perf is not installed, and CI=true requires the perf oracle");
 	skip();
 }
+
+int test_file_replace_last(const char *path, const void *from, size_t from_len, const void *to, size_t to_len)
+{
+	size_t len;
+	char *buf = test_read_file(path, &len), *p = NULL;
+	FILE *f;
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	for (size_t i = 0; i + from_len <= len; i++)
+		if (!memcmp(buf + i, from, from_len))
+			p = buf + i;
+	if (p && (size_t)(p - buf) + to_len <= len) {
+		memcpy(p, to, to_len);
+		f = fopen(path, "we");
+		if (f) {
+			ret = fwrite(buf, 1, len, f) == len ? 0 : -1;
+			if (fclose(f))
+				ret = -1;
+		}
+	}
+	free(buf);
+	return ret;
+}

@@ -58,4 +58,11 @@ const char *test_fixture_path(const char *rel);
 /** test_read_file() - whole file, malloc()ed; NULL on error. */
 char *test_read_file(const char *path, size_t *len);
 
+/**
+ * test_file_replace_last() - in file @path, write the @to_len bytes at @to
+ * over the last occurrence of the @from_len bytes at @from (a header string
+ * of the file, say). Return: 0, or -1 if it could not (not found, I/O).
+ */
+int test_file_replace_last(const char *path, const void *from, size_t from_len, const void *to, size_t to_len);
+
 #endif

@@ -548,6 +548,31 @@ static unsigned int nr_last(const struct expr_prog *prog)
 	return prog->nr_insns - 1;
 }
 
+/*
+ * @prog as a caller who built it by hand runs it: validated, then evaluated.
+ * A refusal says which malformation (@what, in parentheses after "a
+ * malformed program") and leaves the program unmarked, which expr__eval()
+ * refuses too. Return: expr__eval()'s answer, or the refusal.
+ */
+static int validated_eval(struct expr_prog *prog, const struct expr_env *env, struct expr_state *st,
+			  const char *what)
+{
+	char why[128], want[128];
+	int err = expr__validate(prog, why, sizeof(why));
+
+	if (!err) {
+		assert_null(what);
+		assert_int_equal(prog->checked, EXPR_PROG_CHECKED);
+		return expr__eval(prog, env, st);
+	}
+	assert_non_null(what);
+	snprintf(want, sizeof(want), "a malformed program%s", what);
+	assert_string_equal(why, want);
+	assert_int_equal(prog->checked, 0);
+	assert_int_equal(expr__eval(prog, env, st), -EINVAL);
+	return err;
+}
+
 static void test_expr_eval_rejects_malformed(void **state)
 {
 	struct expr_prog prog;
@@ -556,16 +581,70 @@ static void test_expr_eval_rejects_malformed(void **state)
 	memset(&prog, 0, sizeof(prog));
 	prog.nr_insns = 1;
 	prog.insns[0].op = 0x7f;
-	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (unknown instruction)"), -EINVAL);
 	prog.insns[0].op = EXPR_OP_ADD; /* stack underflow */
-	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (stack underflow)"), -EINVAL);
 	prog.nr_insns = EXPR_MAX_INSNS + 1;
-	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, NULL, ""), -EINVAL);
 	prog.nr_insns = 2; /* backward jump */
 	prog.insns[0].op = EXPR_OP_PUSH;
 	prog.insns[1].op = EXPR_OP_JTRUE;
 	prog.insns[1].b = 0;
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (bad jump)"), -EINVAL);
+}
+
+/*
+ * The check is made once, where a program is built (expr__compile(),
+ * expr__validate()), and expr__eval() runs only what passed it: a program
+ * built by hand is refused until it is validated, a bad one by the build
+ * API, not at its first evaluation, with the reason.
+ */
+static void test_expr_eval_runs_only_checked(void **state)
+{
+	struct expr_env env = { .pid = 7 };
+	struct expr_prog prog;
+	char err[256], why[128];
+
+	(void)state;
+	/* what the compiler built is checked already */
+	assert_int_equal(expr__compile("pid == 7", NULL, &prog, err, sizeof(err)), 0);
+	assert_int_equal(prog.checked, EXPR_PROG_CHECKED);
+	assert_int_equal(expr__eval(&prog, &env, NULL), 1);
+	assert_int_equal(expr__compile("pid ==", NULL, &prog, err, sizeof(err)), -EINVAL);
+	assert_int_equal(prog.checked, 0);
+
+	/* by hand: a well-formed program is run only once validated */
+	memset(&prog, 0, sizeof(prog));
+	prog.nr_insns = 1;
+	prog.insns[0].op = EXPR_OP_PUSH;
+	prog.insns[0].imm = 1;
 	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(expr__validate(&prog, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_int_equal(expr__eval(&prog, &env, NULL), 1);
+
+	/* changed into a bad one: validating it again refuses it and takes its mark away */
+	prog.insns[0].op = EXPR_OP_SUB;
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (stack underflow)"), -EINVAL);
+	assert_int_equal(expr__validate(NULL, why, sizeof(why)), -EINVAL);
+
+	/* a string pattern that does not end inside the string table is refused, not read past it */
+	prog.insns[0].op = EXPR_OP_STR;
+	prog.insns[0].a = EXPR_S_COMM;
+	prog.insns[0].imm = EXPR_STR_GLOB;
+	prog.insns[0].b = EXPR_STRTAB_SIZE - 8;
+	memset(prog.strtab, '*', sizeof(prog.strtab));
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (bad string)"), -EINVAL);
+	prog.strtab[EXPR_STRTAB_SIZE - 1] = 0;
+	assert_int_equal(validated_eval(&prog, &env, NULL, NULL), 1);	/* "*******" */
+	prog.insns[0].b = EXPR_STRTAB_SIZE; /* past the table */
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (bad string)"), -EINVAL);
+	prog.insns[0].b = 0; /* 511 stars: longer than any string it could match */
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (bad string)"), -EINVAL);
+	prog.insns[0].b = EXPR_STRTAB_SIZE - EXPR_STR_MAX; /* 63 stars: the longest */
+	assert_int_equal(validated_eval(&prog, &env, NULL, NULL), 1);
+	prog.insns[0].a = EXPR_S_REC_LOC + 1; /* no such source */
+	assert_int_equal(validated_eval(&prog, &env, NULL, " (bad string)"), -EINVAL);
 }
 
 /* State that the program does not declare, or a stateful program without a state. */
@@ -580,26 +659,28 @@ static void test_expr_eval_rejects_malformed_state(void **state)
 	prog.nr_insns = 1;
 	prog.insns[0].op = EXPR_OP_HIT;
 	prog.insns[0].imm = 1;
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL); /* counter 0 but nr_hits 0 */
+	/* counter 0 but nr_hits 0 */
+	assert_int_equal(validated_eval(&prog, &env, st, " (bad once/after/every)"), -EINVAL);
 	prog.nr_hits = 1;
-	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL); /* no state */
+	assert_int_equal(validated_eval(&prog, &env, NULL, NULL), -EINVAL); /* no state */
 	assert_int_equal(expr__eval(&prog, &env, st), 1);
 	prog.insns[0].imm = 0; /* every 0 */
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, st, " (bad once/after/every)"), -EINVAL);
 	prog.insns[0].imm = 1;
 	prog.insns[0].b = 7; /* no such kind */
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, st, " (bad once/after/every)"), -EINVAL);
+	prog.insns[0].b = 0;
 	prog.nr_hits = EXPR_MAX_HITS + 1;
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, st, ""), -EINVAL);
 	prog.nr_hits = 0;
 	prog.insns[0].op = EXPR_OP_VAR; /* $count without EXPR_PROG_COUNT */
 	prog.insns[0].a = EXPR_VAR_COUNT;
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, st, " (unknown variable)"), -EINVAL);
 	prog.flags = EXPR_PROG_COUNT;
-	assert_int_equal(expr__eval(&prog, &env, NULL), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, NULL, NULL), -EINVAL); /* no state */
 	assert_int_equal(expr__eval(&prog, &env, st), 1);
 	prog.insns[0].a = EXPR_MAX_VARS;
-	assert_int_equal(expr__eval(&prog, &env, st), -EINVAL);
+	assert_int_equal(validated_eval(&prog, &env, st, " (unknown variable)"), -EINVAL);
 	expr_state__delete(st);
 	expr_state__delete(NULL);
 }
@@ -897,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_expr_errno_table),
 		cmocka_unit_test(test_expr_dump),
 		cmocka_unit_test(test_expr_eval_rejects_malformed),
+		cmocka_unit_test(test_expr_eval_runs_only_checked),
 		cmocka_unit_test(test_expr_eval_rejects_malformed_state),
 		cmocka_unit_test(test_expr_sequences),
 		cmocka_unit_test(test_expr_var_sequences),

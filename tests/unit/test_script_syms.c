@@ -342,23 +342,12 @@ static const void *own_vdso(size_t *len)
 static void other_release(const char *path)
 {
 	struct utsname u;
-	size_t len, n;
-	char *buf = test_read_file(path, &len), *p = NULL;
-	FILE *fp;
+	char other[sizeof(u.release)];
 
-	assert_non_null(buf);
 	assert_int_equal(uname(&u), 0);
-	n = strlen(u.release) + 1;
-	for (size_t i = 0; i + n <= len; i++)
-		if (!memcmp(buf + i, u.release, n))
-			p = buf + i;
-	assert_non_null(p);
-	p[0] = p[0] == '0' ? '1' : '0';
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(buf, 1, len, fp), len);
-	fclose(fp);
-	free(buf);
+	memcpy(other, u.release, sizeof(other));
+	other[0] = other[0] == '0' ? '1' : '0';
+	assert_int_equal(test_file_replace_last(path, u.release, strlen(u.release) + 1, other, strlen(u.release) + 1), 0);
 }
 
 /*

@@ -454,25 +454,12 @@ static void test_syscall_view_snapshot_cut(void **state)
 /* Rewrite the file's architecture (HEADER_ARCH, "x86_64" as the fixture sets it) as @arch. */
 static void set_arch(const char *path, const char *arch)
 {
-	static const char fixture_arch[] = "x86_64";
-	size_t len, n = sizeof(fixture_arch);
-	char *buf = test_read_file(path, &len), *p;
-	FILE *fp;
+	char to[16] = { 0 };	/* within the string's 64 bytes */
 
-	assert_non_null(buf);
-	p = NULL;
-	for (size_t i = 0; i + n <= len; i++)
-		if (!memcmp(buf + i, fixture_arch, n))
-			p = buf + i;	/* the last one: the feature section follows the data */
-	assert_non_null(p);
-	memset(p, 0, n);
-	assert_true(strlen(arch) < 64);
-	memcpy(p, arch, strlen(arch) + 1);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(buf, 1, len, fp), len);
-	fclose(fp);
-	free(buf);
+	assert_true(strlen(arch) < sizeof(to));
+	memcpy(to, arch, strlen(arch));
+	/* the last one: the feature section follows the data */
+	assert_int_equal(test_file_replace_last(path, "x86_64", sizeof("x86_64"), to, sizeof(to)), 0);
 }
 
 /* The same numbers are other calls on arm64; without enter formats, six hex words. */

@@ -283,6 +283,7 @@ static int compile(const char *src, const struct expr_compile_opts *opts, struct
 		.err = err,
 		.err_size = err_size,
 	};
+	char why[64];
 	int root;
 
 	if (err && err_size)
@@ -323,6 +324,9 @@ static int compile(const char *src, const struct expr_compile_opts *opts, struct
 	prog->nr_insns = p.nr_emit;
 	prog->max_stack = p.max_sp;
 	prog->nr_hits = p.nr_hits;
+	/* Checked once, here, rather than at every evaluation: a refusal is a bug of the compiler. */
+	if (expr__validate(prog, why, sizeof(why)))
+		expr_parser__fail(&p, 0, "%s, from the compiler itself", why);
 out:
 	free(p.nodes);
 	if (p.error)
@@ -362,6 +366,21 @@ static int malformed(char *why, size_t why_size, const char *what)
 	return -EINVAL;
 }
 
+/*
+ * A string instruction names a source there is and a pattern that ends, NUL
+ * included, inside the string table, short enough for a string to match:
+ * what both matchers read stays inside the program.
+ */
+static bool str_ok(const struct expr_prog *p, const struct expr_insn *in)
+{
+	size_t len;
+
+	if (in->a > EXPR_S_REC_LOC || in->b >= EXPR_STRTAB_SIZE)
+		return false;
+	len = strnlen(p->strtab + in->b, EXPR_STRTAB_SIZE - in->b);
+	return len < (size_t)EXPR_STRTAB_SIZE - in->b && len < EXPR_STR_MAX;
+}
+
 int expr__check(const struct expr_prog *p, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1],
 		char *why, size_t why_size)
 {
@@ -394,6 +413,8 @@ int expr__check(const struct expr_prog *p, int depth[EXPR_MAX_INSNS + 1], char t
 				return malformed(why, why_size, " (bad once/after/every)");
 			if (in->op == EXPR_OP_FIELD && in->a >= EXPR_F_COUNT)
 				return malformed(why, why_size, " (unknown field)");
+			if (in->op == EXPR_OP_STR && !str_ok(p, in))
+				return malformed(why, why_size, " (bad string)");
 			if (in->op == EXPR_OP_REC) {
 				unsigned int size = in->a & EXPR_REC_SIZE_MASK;
 
@@ -444,6 +465,22 @@ int expr__check(const struct expr_prog *p, int depth[EXPR_MAX_INSNS + 1], char t
 	if (sp < 1)
 		return malformed(why, why_size, " (no result)");
 	return 0;
+}
+
+int expr__validate(struct expr_prog *prog, char *why, size_t why_size)
+{
+	int depth[EXPR_MAX_INSNS + 1], err;
+	char target[EXPR_MAX_INSNS + 1];
+
+	if (why && why_size)
+		why[0] = 0;
+	if (!prog)
+		return -EINVAL;
+	prog->checked = 0;
+	err = expr__check(prog, depth, target, why, why_size);
+	if (!err)
+		prog->checked = EXPR_PROG_CHECKED;
+	return err;
 }
 
 static __u64 uabs(__s64 x)

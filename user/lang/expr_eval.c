@@ -322,11 +322,15 @@ int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct 
 {
 	__s64 stack[EXPR_MAX_STACK], x, y, v = 0, count = 0;
 	unsigned int sp = 0, pc = 0;
-	int depth[EXPR_MAX_INSNS + 1], r;
-	char target[EXPR_MAX_INSNS + 1];
+	int r;
 
-	/* Its stack depths and jumps checked once: the loop below relies on them. */
-	if (!prog || !env || expr__check(prog, depth, target, NULL, 0))
+	/*
+	 * Its stack depths and jumps were checked once, by expr__validate(): the
+	 * loop below relies on them. What each instruction indexes is still
+	 * bounded here, as it costs a compare.
+	 */
+	if (!prog || !env || prog->checked != EXPR_PROG_CHECKED || prog->nr_insns > EXPR_MAX_INSNS ||
+	    prog->nr_hits > EXPR_MAX_HITS)
 		return -EINVAL;
 	if ((prog->flags & (EXPR_PROG_COUNT | EXPR_PROG_UVARS) || prog->nr_hits) && !st)
 		return -EINVAL;

@@ -167,12 +167,14 @@ int expr__compile_action(const char *src, const struct expr_compile_opts *opts, 
 __s64 expr__cast(__s64 x, unsigned int a);
 
 /**
- * expr__check() - the one check of a program's shape, made before either
- * back end runs it (expr__eval(), expr_bpf__compile()): at most
- * EXPR_MAX_INSNS instructions and EXPR_MAX_HITS counters, known
- * instructions, fields, variables and record sizes, forward jumps inside
- * the program, a stack that never underflows nor exceeds EXPR_MAX_STACK,
- * the same depth wherever paths join, and a result at the end.
+ * expr__check() - the one check of a program's shape, made once before a
+ * back end runs it (by expr__validate() for expr__eval(), by
+ * expr_bpf__compile()): at most EXPR_MAX_INSNS instructions and
+ * EXPR_MAX_HITS counters, known instructions, fields, variables, string
+ * sources and record sizes, string patterns that end inside the string
+ * table, forward jumps inside the program, a stack that never underflows
+ * nor exceeds EXPR_MAX_STACK, the same depth wherever paths join, and a
+ * result at the end.
  * @depth: receives the stack depth before each instruction and at the end
  *	   (-1 where nothing reaches)
  * @target: receives 1 for each instruction a jump lands on, else 0
@@ -182,6 +184,19 @@ __s64 expr__cast(__s64 x, unsigned int a);
  */
 int expr__check(const struct expr_prog *prog, int depth[EXPR_MAX_INSNS + 1], char target[EXPR_MAX_INSNS + 1],
 		char *why, size_t why_size);
+
+/**
+ * expr__validate() - check @prog once (expr__check()) and mark it checked
+ * (@prog->checked): expr__eval() runs only programs so marked, and relies on
+ * the check for its stack and jumps instead of repeating it at every
+ * evaluation. expr__compile() validates what it builds; a program built or
+ * changed by hand is validated before it is evaluated.
+ * @prog: the program; its mark is cleared when it is refused.
+ * @why: if not NULL, receives the reason for a refusal, as expr__check().
+ * @why_size: bytes at @why.
+ * Return: 0, or -EINVAL for a malformed program (or a NULL @prog).
+ */
+int expr__validate(struct expr_prog *prog, char *why, size_t why_size);
 
 /**
  * expr__binary() - @x OP @y in @v for the binary EXPR_OP_* @op, as both

@@ -35,7 +35,9 @@ __u64 expr_state__uvar_lost(const struct expr_state *st);
 
 /**
  * expr__eval() - evaluate a compiled condition in userspace.
- * @prog: from expr__compile().
+ * @prog: from expr__compile(), or built by hand and accepted by
+ *        expr__validate(): a program not so checked is refused (-EINVAL),
+ *        the check is not repeated here.
  * @env: the environment; @env->rec (with @env->rec_size bytes, always
  *       checked here) and the str(argN) pointers in @env->args are addresses
  *       in the calling process. str(argN) is read with process_vm_readv(),
@@ -49,8 +51,9 @@ __u64 expr_state__uvar_lost(const struct expr_state *st);
  * comparisons, division or modulo by zero or a failed read make the condition
  * false, strings are compared on at most 63 bytes.
  *
- * Return: 1 (true), 0 (false), -EINVAL for a malformed program or a stateful
- * one without @st, -ENOMEM when a thread's $count cannot be stored.
+ * Return: 1 (true), 0 (false), -EINVAL for an unchecked or malformed program
+ * or a stateful one without @st, -ENOMEM when a thread's $count cannot be
+ * stored.
  */
 int expr__eval(const struct expr_prog *prog, const struct expr_env *env, struct expr_state *st);
 
