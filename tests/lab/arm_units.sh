@@ -107,6 +107,25 @@ cs_spans() {
 		END { exit err }'
 }
 
+# cs_join_restarts: cs_spans lines prefixed with a buffer number ("B ID TID ON ONWHY OFF OFFWHY
+# ONA OFFA", spans_per_buffer's) on stdin, with each window whose thread the scheduler switched out
+# and back in as one line: the kernel stops a resumed window's trace when its thread sleeps and
+# starts it again, unpaused, when it runs (resume..stop, start..stop, ..., start..pause of one
+# thread in one buffer: one window, resume..pause). A window never paused stays as its first piece.
+cs_join_restarts() {
+	gawk '
+		{ k = $1 " " $3 }
+		$5 == "resume" && $7 == "stop" && !(k in open) { open[k] = $0; next }
+		$5 == "start" && (k in open) {
+			if ($7 == "stop") next
+			split(open[k], f, " ")
+			print f[1], f[2], f[3], f[4], f[5], $6, $7, f[8], $9
+			delete open[k]; next
+		}
+		{ print }
+		END { for (k in open) print open[k] }'
+}
+
 # cs_decoders_agree FILE: perf 6.1's packet dump, auxtrig's own ETMv4 decoder and OpenCSD (through
 # auxtrig script) see the same switches in FILE (same trace IDs, timestamps, addresses, context
 # IDs); leaves auxtrig's (with the whys) in $tmp/sw, and says how many on stderr.
