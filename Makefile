@@ -188,7 +188,7 @@ FUZZ_SRCS    := $(if $(filter 1,$(LIBIPT)),$(FUZZ_SRCS),$(filter-out tests/fuzz/
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_HELPERS := $(filter-out tests/fuzz/fuzz_%,$(wildcard tests/fuzz/*.c))
 FUZZ_TIME    ?= 300
-FUZZ_TEST_TIME ?= 15
+FUZZ_TEST_TIME ?= 10
 FUZZ_TARGETS ?=
 
 .PHONY: all deps run test unit-test kernel-test lab-test install uninstall bench clean \

@@ -36,7 +36,7 @@ set -u
 shopt -s extglob
 mode=all
 logs=
-plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=15 arm64=
+plain=1 asan= asan_ktests= asan_exclude= fuzz= fuzz_time=10 arm64=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit-only) mode=unit; shift ;;
