@@ -114,19 +114,31 @@ samples_agree "$tmp/a.data"
 reads_cleanly "$tmp/a.data"
 echo "A: ${SECONDS}s" >&2
 
+
+# spin_bg NAME ARGS...: auxtrig recording SPE (an 8 KiB area, ARGS added) of the endless spinning
+# workload into $tmp/NAME.data, in the background; the workload's pid in $demo.
+spin_bg() {
+	local name=$1; shift
+	record_bg "$tmp/$name.err" -e arm_spe//u -m 64,2 "$@" -o "$tmp/$name.data" -- "$clock" 100000 1 10 spin
+	demo=$(command_pid $aux)
+	[ -n "$demo" ] || fail "auxtrig ($aux) has no child"
+}
+
+# spin_end NAME: end the workload, then auxtrig's run (it must succeed); dump its file.
+spin_end() {
+	kill $demo
+	wait $aux || fail "record failed: $(cat "$tmp/$1.err")"
+	cat "$tmp/$1.err" >&2
+	dump "$tmp/$1.data"
+}
 # --- B: snapshots of an 8 KiB area ------------------------------------------------------------------
-record_bg "$tmp/b.err" -e arm_spe//u -m 64,2 -Se -o "$tmp/b.data" -- "$clock" 100000 1 10 spin
-demo=$(command_pid $aux)
-[ -n "$demo" ] || fail "auxtrig ($aux) has no child"
+spin_bg b -Se
 for n in 1 2 3 4; do
 	sleep 0.5
 	kill -USR2 $aux
 	wait_for "$tmp/b.err" "snapshot $n \(SIGUSR2\)" $aux
 done
-kill $demo
-wait $aux || fail "record failed: $(cat "$tmp/b.err")"
-cat "$tmp/b.err" >&2
-dump "$tmp/b.data"
+spin_end b
 sed -n 's/.*PERF_RECORD_AUXTRACE size: \(0x[0-9a-f]*\) .*/\1/p' "$tmp/b.data.dump" |
 	while read -r s; do echo $((s)); done >"$tmp/b.sizes"
 echo "snapshot sizes: $(tr '\n' ' ' <"$tmp/b.sizes")" >&2
@@ -146,9 +158,7 @@ reads_cleanly "$tmp/b.data"
 echo "A+B: ${SECONDS}s" >&2
 
 # --- C: full trace into 8 KiB while auxtrig is stopped ---------------------------------------------
-record_bg "$tmp/c.err" -e arm_spe//u -m 64,2 -o "$tmp/c.data" -- "$clock" 100000 1 10 spin
-demo=$(command_pid $aux)
-[ -n "$demo" ] || fail "auxtrig ($aux) has no child"
+spin_bg c
 # auxtrig stopped for half a second: the 8 KiB area (128 records) fills in a fifth of one. Then the
 # sampling goes on: the workload ends once auxtrig has written 24 KiB more (the full area and 16 KiB
 # sampled after it), waited for rather than timed, as the loaded host gives the guest little CPU.
@@ -157,10 +167,7 @@ sleep 0.5
 size=$(stat -c %s "$tmp/c.data")
 kill -CONT $aux
 wait_size "$tmp/c.data" $((size + 24576)) $aux
-kill $demo
-wait $aux || fail "record failed: $(cat "$tmp/c.err")"
-cat "$tmp/c.err" >&2
-dump "$tmp/c.data"
+spin_end c
 sed -n 's/.*PERF_RECORD_AUX offset: .* flags: \([0-9a-fx]*\) .*/\1/p' "$tmp/c.data.dump" |
 	while read -r f; do echo $((f)); done >"$tmp/c.flags"
 truncated=$(gawk '$1 % 2' "$tmp/c.flags" | wc -l)
