@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/chrome_trace.h"
+#include "auxtrig/decode/same_kernel.h"
 #include "auxtrig/decode/script.h"
 #include "auxtrig/decode/internal/script.h"
 #include "auxtrig/decode/summary.h"
@@ -21,7 +21,6 @@
 #include "auxtrig/decode/timeline.h"
 #include "auxtrig/decode/tp_script.h"
 #include "auxtrig/format/pdata_reader.h"
-#include "auxtrig/sys/kcore.h"
 #include "auxtrig/sys/log.h"
 
 /* The first AUXTRACE_INFO record, or NULL. */
@@ -67,36 +66,6 @@ static const char *script__input(const char *in, char *data, size_t size, char *
 	return in;
 }
 
-/* Is the file's kernel the running one: its release, and its build ID when it recorded one? */
-static bool script__same_kernel(struct pdata_reader *r)
-{
-	const char *release = pdata_reader__feature_string(r, PDATA_HEADER_OSRELEASE);
-	const unsigned char *p, *end;
-	__u8 bid[20];
-	size_t len, size;
-	const void *body;
-	struct utsname u;
-
-	if (!release || uname(&u) || strcmp(release, u.release))
-		return false;
-	if (pdata_reader__feature(r, PDATA_HEADER_BUILD_ID, &body, &size) || kcore__build_id("/sys/kernel/notes", bid, &len))
-		return true;
-	for (p = body, end = p + size; end - p >= 37;) {
-		struct perf_event_header h;
-		size_t blen = 20;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.size < 37 || h.size > end - p)
-			break;
-		if (h.misc & (1 << 15))
-			blen = p[32] <= 20 ? p[32] : 20;
-		if (memchr(p + 36, 0, h.size - 36) && !strcmp((const char *)p + 36, "[kernel.kallsyms]"))
-			return blen == len && !memcmp(p + 12, bid, len);
-		p += h.size;
-	}
-	return true;
-}
-
 /*
  * [vdso]'s code and symbols: when the file was recorded on the running
  * kernel, this process's vDSO is the image every process of its ABI mapped
@@ -106,7 +75,7 @@ static void script__vdso(struct script_session *s)
 {
 	int err;
 
-	if (!script__same_kernel(s->r))
+	if (!same_kernel__running(s->r))
 		return;
 	err = binaries__add_own_vdso(s->bins);
 	if (err)
@@ -134,7 +103,7 @@ static void script__kernel(struct script_session *s, const char *kdir)
 			pr_warn("%s: cannot read the kernel's code kept in %s: %s\n", s->o->input, kdir, strerror(-err));
 		return;
 	}
-	if (!script__same_kernel(s->r))
+	if (!same_kernel__running(s->r))
 		return;
 	err = binaries__add_kernel_code(s->bins, "/proc/kcore", s->o->kallsyms ?: "/proc/kallsyms");
 	if (err) {

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/callchain.h"
 #include "auxtrig/decode/event_walk.h"
+#include "auxtrig/decode/same_kernel.h"
 #include "auxtrig/decode/script.h"
 #include "auxtrig/decode/sideband.h"
 #include "auxtrig/decode/tp_script.h"
@@ -28,9 +28,8 @@ static struct binaries *tp_script__binaries(struct pdata_reader *r, const struct
 {
 	struct binaries *b = binaries__new(o->symfs, o->buildid_dir);
 	const char *name = o->input;
-	const char *arch, *release;
+	const char *arch;
 	struct sideband sd;
-	struct utsname u;
 	int err;
 
 	if (!b) {
@@ -55,8 +54,7 @@ static struct binaries *tp_script__binaries(struct pdata_reader *r, const struct
 	 * vDSO for [vdso]; only when the file was recorded on the running kernel
 	 * are they the right ones.
 	 */
-	release = pdata_reader__feature_string(r, PDATA_HEADER_OSRELEASE);
-	if (!release || uname(&u) || strcmp(release, u.release))
+	if (!same_kernel__running(r))
 		return b;
 	if (binaries__kernel_map_start(b)) {
 		err = binaries__add_kallsyms(b, o->kallsyms ?: "/proc/kallsyms");
