@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* spe_decoder: Arm SPE packets and records, read as perf 6.1 reads them. */
-#include <inttypes.h>
-#include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "auxtrig/decode/spe_decoder.h"
@@ -72,13 +71,44 @@ __u64 spe_packet__addr(const struct spe_packet *pkt)
 	return a;
 }
 
+/*
+ * The writer of spe_packet__desc(): words and numbers put by hand, cut as
+ * snprintf cuts them. The --packets listing describes every packet, and
+ * snprintf was most of what was left of its time once the hex was fast.
+ */
+struct spe_desc {
+	char *p, *end;	/* end: the last byte, kept for the NUL */
+};
+
+static void spe_desc__str(struct spe_desc *d, const char *str)
+{
+	while (*str && d->p < d->end)
+		*d->p++ = *str++;
+}
+
+/* @v in decimal, or as %#x prints it (0, or 0x and the digits) */
+static void spe_desc__num(struct spe_desc *d, __u64 v, bool hex)
+{
+	char digits[24], *q = digits + sizeof(digits);
+
+	*--q = 0;
+	do {
+		*--q = "0123456789abcdef"[hex ? v & 0xf : v % 10];
+		v = hex ? v >> 4 : v / 10;
+	} while (v);
+	if (hex && q[0] != '0')
+		spe_desc__str(d, "0x");
+	spe_desc__str(d, q);
+}
+
 const char *spe_packet__desc(const struct spe_packet *pkt, char *out, size_t size)
 {
 	static const char *const ev[] = {
 		"EXCEPTION-GEN", "RETIRED", "L1D-ACCESS", "L1D-REFILL", "TLB-ACCESS", "TLB-REFILL", "NOT-TAKEN",
 		"MISPRED", "LLC-ACCESS", "LLC-REFILL", "REMOTE-ACCESS",
 	};
-	size_t n;
+	static const char *const lat[] = { "TOT", "ISSUE", "XLAT" };
+	struct spe_desc d = { out, size ? out + size - 1 : out };
 
 	switch (pkt->type) {
 	case SPE_PKT_PAD:
@@ -88,46 +118,69 @@ const char *spe_packet__desc(const struct spe_packet *pkt, char *out, size_t siz
 	case SPE_PKT_BAD:
 		return "BAD";
 	case SPE_PKT_TIMESTAMP:
-		snprintf(out, size, "TS %" PRIu64, (uint64_t)pkt->payload);
-		return out;
+		spe_desc__str(&d, "TS ");
+		spe_desc__num(&d, pkt->payload, false);
+		break;
 	case SPE_PKT_EVENTS:
-		n = snprintf(out, size, "EV");
+		spe_desc__str(&d, "EV");
 		/* the second byte's events only when the packet has one */
-		for (unsigned int i = 0; i < sizeof(ev) / sizeof(ev[0]) && n < size; i++)
-			if ((pkt->payload & (1ULL << i)) && (i < 8 || pkt->size > 2))
-				n += snprintf(out + n, size - n, " %s", ev[i]);
-		return out;
+		for (unsigned int i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+			if ((pkt->payload & (1ULL << i)) && (i < 8 || pkt->size > 2)) {
+				spe_desc__str(&d, " ");
+				spe_desc__str(&d, ev[i]);
+			}
+		break;
 	case SPE_PKT_DATA_SOURCE:
-		snprintf(out, size, "SRC %" PRIu64, (uint64_t)pkt->payload);
-		return out;
+		spe_desc__str(&d, "SRC ");
+		spe_desc__num(&d, pkt->payload, false);
+		break;
 	case SPE_PKT_OP_TYPE:
-		if (pkt->index == 1)
-			snprintf(out, size, "%s%s", pkt->payload & 1 ? "ST" : "LD",
-				 (pkt->payload & 0xfe) == 0 ? " GP-REG" : "");
-		else if (pkt->index == 2)
-			snprintf(out, size, "B%s%s", pkt->payload & 1 ? " COND" : "", pkt->payload & 2 ? " IND" : "");
-		else
-			snprintf(out, size, "OTHER");
-		return out;
+		if (pkt->index == 1) {
+			spe_desc__str(&d, pkt->payload & 1 ? "ST" : "LD");
+			spe_desc__str(&d, (pkt->payload & 0xfe) == 0 ? " GP-REG" : "");
+		} else if (pkt->index == 2) {
+			spe_desc__str(&d, "B");
+			spe_desc__str(&d, pkt->payload & 1 ? " COND" : "");
+			spe_desc__str(&d, pkt->payload & 2 ? " IND" : "");
+		} else {
+			spe_desc__str(&d, "OTHER");
+		}
+		break;
 	case SPE_PKT_ADDRESS:
-		if (pkt->index <= 1)
-			snprintf(out, size, "%s %#" PRIx64 " el%u ns=%u", pkt->index ? "TGT" : "PC",
-				 (uint64_t)spe_packet__addr(pkt), (unsigned int)((pkt->payload >> 61) & 3),
-				 (unsigned int)(pkt->payload >> 63));
-		else if (pkt->index == 2)
-			snprintf(out, size, "VA %#" PRIx64, (uint64_t)spe_packet__addr(pkt));
-		else
-			snprintf(out, size, "ADDR %u %#" PRIx64, pkt->index, (uint64_t)pkt->payload);
-		return out;
+		if (pkt->index <= 1) {
+			spe_desc__str(&d, pkt->index ? "TGT " : "PC ");
+			spe_desc__num(&d, spe_packet__addr(pkt), true);
+			spe_desc__str(&d, " el");
+			spe_desc__num(&d, (pkt->payload >> 61) & 3, false);
+			spe_desc__str(&d, " ns=");
+			spe_desc__num(&d, pkt->payload >> 63, false);
+		} else if (pkt->index == 2) {
+			spe_desc__str(&d, "VA ");
+			spe_desc__num(&d, spe_packet__addr(pkt), true);
+		} else {
+			spe_desc__str(&d, "ADDR ");
+			spe_desc__num(&d, pkt->index, false);
+			spe_desc__str(&d, " ");
+			spe_desc__num(&d, pkt->payload, true);
+		}
+		break;
 	case SPE_PKT_COUNTER:
-		snprintf(out, size, "LAT %" PRIu64 " %s", (uint64_t)pkt->payload,
-			 pkt->index == 0 ? "TOT" : pkt->index == 1 ? "ISSUE" : pkt->index == 2 ? "XLAT" : "?");
-		return out;
+		spe_desc__str(&d, "LAT ");
+		spe_desc__num(&d, pkt->payload, false);
+		spe_desc__str(&d, " ");
+		spe_desc__str(&d, pkt->index < 3 ? lat[pkt->index] : "?");
+		break;
 	case SPE_PKT_CONTEXT:
-		snprintf(out, size, "CONTEXT %#" PRIx64 " el%u", (uint64_t)pkt->payload, pkt->index ? 2 : 1);
-		return out;
+		spe_desc__str(&d, "CONTEXT ");
+		spe_desc__num(&d, pkt->payload, true);
+		spe_desc__str(&d, pkt->index ? " el2" : " el1");
+		break;
+	default:
+		return "?";
 	}
-	return "?";
+	if (size)
+		*d.p = 0;
+	return out;
 }
 
 void spe_record__init(struct spe_record *rec)
