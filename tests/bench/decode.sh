@@ -8,7 +8,9 @@
 #   CoreSight  the Juno ETB (six ETMv4, 64 KiB) as BENCH_CS_REPEAT buffers;
 #   CoreSight timed  its six streams with timestamp packets, formatted again, as
 #              BENCH_CS_REPEAT buffers, the cs_etm timestamp option on (perf's timed order);
-#   Intel PT   the Skylake capture with its buffers repeated BENCH_PT_REPEAT times.
+#   Intel PT   the Skylake capture with its buffers repeated BENCH_PT_REPEAT times;
+#   Arm SPE    BENCH_SPE_REPEAT buffers of 64 KiB of load records padded to 64 bytes, made by
+#              gen_decode (there is no SPE capture in the shared data).
 # Modes, each checked before it is timed:
 #   branches   CoreSight: perf script --itrace=b -F cpu,ip,addr,sym,symoff,dso against
 #              auxtrig script -F cpu,ip,addr,sym,symoff,dso: the same bytes;
@@ -20,6 +22,10 @@
 #              interleaves all buffers)
 #   insns      CoreSight: every instruction: perf script --itrace=i1i -F cpu,ip against
 #              auxtrig script --windows (the same instructions, headed by windows)
+#   packets    Arm SPE: perf report -D against auxtrig script --packets: the same packets
+#              (offset, bytes, description; perf's dump joins PADs, so those are left out)
+#   samples    Arm SPE: perf script -F tid,event,addr,ip,sym against auxtrig script: the
+#              same samples (blanks between the fields aside)
 # Reported per tool: cpu = user+system seconds of the tool and its decode workers,
 # rss = peak resident set of its largest process (MiB), wall = elapsed seconds; each the
 # lowest of BENCH_RUNS runs (default 5). The runs are interleaved: every round runs each
@@ -35,6 +41,7 @@ data=$top/../shared/data
 runs=${BENCH_RUNS:-5}
 cs_repeat=${BENCH_CS_REPEAT:-100}
 pt_repeat=${BENCH_PT_REPEAT:-200}
+spe_repeat=${BENCH_SPE_REPEAT:-160}
 jobs=$(nproc)
 auxtrig=$build/auxtrig
 gen=$build/tests/bench/gen_decode
@@ -84,21 +91,23 @@ row() {	# format mode tool TAG base_TAG [wall_base_TAG]
 		jw=$(awk -v a="$(echo "${res[$6]}" | cut -d' ' -f3)" -v b="$w" 'BEGIN { printf "%.2fx", a / b }')
 	fi
 	awk -v f="$1" -v m="$2" -v t="$3" -v c="$c" -v r="$r" -v w="$w" -v b="$base" -v jw="$jw" \
-		'BEGIN { printf "| %-9s | %-8s | %-22s | %7.3f | %8.1f | %7.3f | %8s | %9s |\n", f, m, t, c, r, w,
+		'BEGIN { printf "| %-9s | %-8s | %-24s | %7.3f | %8.1f | %7.3f | %8s | %9s |\n", f, m, t, c, r, w,
 			 (t ~ /^perf/) ? "1.00x" : (c > 0 ? sprintf("%.2fx", b / c) : "-"), jw }'
 }
 
 "$gen" cs "$tmp/cs.data" "$cs_repeat" || exit 1
 "$gen" cstimed "$tmp/cst.data" "$cs_repeat" || exit 1
 "$gen" pt "$data/perf/intel_pt-skylake/perf.data.intel_pt-4.14" "$tmp/pt.data" "$pt_repeat" || exit 1
+"$gen" spe "$tmp/spe.data" "$spe_repeat" || exit 1
 echo "auxtrig decode bench: CoreSight $(du -h "$tmp/cs.data" | cut -f1) ($cs_repeat x 64 KiB, 6 trace IDs;" \
 	"timed $(du -h "$tmp/cst.data" | cut -f1))," \
-	"Intel PT $(du -h "$tmp/pt.data" | cut -f1) ($pt_repeat x 150 KiB); lowest of $runs interleaved runs"
+	"Intel PT $(du -h "$tmp/pt.data" | cut -f1) ($pt_repeat x 150 KiB)," \
+	"Arm SPE $(du -h "$tmp/spe.data" | cut -f1) ($spe_repeat x 64 KiB); lowest of $runs interleaved runs"
 echo "machine: $(nproc) CPUs, $(uname -r), $(perf version 2>/dev/null); load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 echo
-printf '| %-9s | %-8s | %-22s | %7s | %8s | %7s | %8s | %9s |\n' format mode tool "cpu(s)" "rss(MiB)" "wall(s)" \
+printf '| %-9s | %-8s | %-24s | %7s | %8s | %7s | %8s | %9s |\n' format mode tool "cpu(s)" "rss(MiB)" "wall(s)" \
 	"cpu gain" "wall gain"
-echo "|-----------|----------|------------------------|---------|----------|---------|----------|-----------|"
+echo "|-----------|----------|--------------------------|---------|----------|---------|----------|-----------|"
 
 F=cpu,ip,addr,sym,symoff,dso
 # CoreSight branch samples
@@ -143,8 +152,31 @@ cmp -s <(sort "$tmp/p.txt") <(sort "$tmp/a.txt") || { echo "decode bench: Intel 
 row "Intel PT" branches "perf script" p p
 row "Intel PT" branches "auxtrig script" a p
 np=$(wc -l <"$tmp/a.txt")
+
+# Arm SPE packets: perf's dump lines ".  OFFSET:  BYTES  DESC" and auxtrig's "OFFSET  BYTES  DESC", PADs left out
+cmd_p=(perf report -D -i "$tmp/spe.data")
+cmd_a=("$auxtrig" script --packets -i "$tmp/spe.data")
+rounds p a || exit 1
+cmp -s <(awk '/^\.  [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]:/ && !/ PAD$/ {
+		sub(/:/, "", $2); $1 = ""; print substr($0, 2) }' "$tmp/p.txt") \
+	<(awk '!/^#/ && !/ PAD$/ { $1 = $1; print }' "$tmp/a.txt") ||
+	{ echo "decode bench: Arm SPE packets differ from perf's dump"; exit 1; }
+row "Arm SPE" packets "perf report -D" p p
+row "Arm SPE" packets "auxtrig script --packets" a p
+ns=$(grep -c ' TS ' "$tmp/a.txt")
+
+# Arm SPE samples
+cmd_p=(perf script -i "$tmp/spe.data" -F tid,event,addr,ip,sym)
+cmd_a=("$auxtrig" script -i "$tmp/spe.data")
+rounds p a || exit 1
+cmp -s <(awk '{ $1 = $1; print }' "$tmp/p.txt") <(awk '{ $1 = $1; print }' "$tmp/a.txt") ||
+	{ echo "decode bench: Arm SPE samples differ from perf's"; exit 1; }
+row "Arm SPE" samples "perf script" p p
+row "Arm SPE" samples "auxtrig script" a p
+nss=$(wc -l <"$tmp/a.txt")
 echo
-echo "($n CoreSight branch samples, $nt timed, $ni instructions, $np Intel PT samples per run; outputs checked against perf's;"
+echo "($n CoreSight branch samples, $nt timed, $ni instructions, $np Intel PT samples, $ns SPE records," \
+	"$nss SPE samples per run; outputs checked against perf's;"
 echo " cpu gain = perf's cpu / the tool's, wall gain = -j 1's wall / -j $jobs's)"
 printf '%s\n' "${loads[@]}" | sort -n | awk '{ v[NR] = $1; s += $1 }
 	END { printf "load average (1 min) before each run: min %.2f, median %.2f, max %.2f over %d runs on %s CPUs\n",
