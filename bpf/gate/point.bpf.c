@@ -94,7 +94,7 @@ static __always_inline void point_hit(void *ctx, __u32 key, struct expr_env *env
 			windows_close(ctx, tid, open, tp->close_mask, st);
 	}
 	if (tp->trig_mask)
-		run_triggers(ctx, tp->trig_mask, env, ip, decided, verdict);
+		run_triggers(ctx, tp->trig_mask, env, ip, decided, verdict, GATE_NO_REC);
 }
 
 /*

@@ -32,7 +32,13 @@ const volatile __u32 have_snap_triggers = 0;
 /* --on set actions ({ $v = ... }) exist: trigger_fire() runs their statements (gate_trig_sets). */
 const volatile __u32 have_set_actions = 0;
 __u64 snap_points;	/* snapshot points emitted (GATE_OUT_POINT numbers) */
-__u64 snap_points;	/* snapshot points emitted (GATE_OUT_POINT numbers) */
+/*
+ * Snapshots the recorder began and finished (written by userspace only,
+ * through the mapped .bss): a trigger whose own record a snapshot may have
+ * taken meanwhile takes none (trigger_fire()).
+ */
+__u64 snaps_begun;
+__u64 snaps_done;
 
 /* Per uprobe window: the cast that types its function's return value (GATE_TP_RET_*), 0 none. */
 const volatile __u8 uprobe_window_ret[GATE_MAX_WINDOWS] = {};

@@ -49,6 +49,8 @@ extern const volatile __u32 aux_veto;
 extern const volatile struct gate_trigger gate_triggers[GATE_MAX_TRIGGERS];
 
 extern __u64 snap_points;
+extern __u64 snaps_begun;
+extern __u64 snaps_done;
 extern struct gate_stats stats[GATE_STATS_SLOTS];
 extern __u64 trig_policy[GATE_MAX_TRIGGERS];
 extern struct gate_edge_stats edge_stats;
@@ -58,8 +60,10 @@ extern __u64 thread_msgs_dropped;
 
 /*
  * Per thread, the syscall of its last record a snapshot's freeze held back
- * since its last recorded syscall entry: a snapshot trigger at the end of a
- * call of that syscall would find the call incomplete.
+ * since its last recorded syscall entry, or the entry a snapshot took but
+ * cut as later than its trigger (the recorder notes it, gate__hold_cut()): a
+ * snapshot trigger at the end of a call of that syscall would find the call
+ * incomplete.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -52,8 +52,11 @@ static __always_inline int any_inside(void *ctx, __u32 tid, const struct gate_tp
 	return m && m->closed && m->nr == syscall_nr(ctx);
 }
 
-/* The triggers at a tracepoint: its record and, for syscalls, number, args, ret. */
-static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp)
+/*
+ * The triggers at a tracepoint: its record and, for syscalls, number, args,
+ * ret. @rec_gen: the snap_generation() of the record this hit emitted.
+ */
+static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp, __u64 rec_gen)
 {
 	struct expr_env *env = fill_env(ctx, tp);
 	struct pt_regs *regs = 0;
@@ -63,7 +66,7 @@ static __always_inline int tp_triggers(void *ctx, const struct gate_tp *tp)
 	/* The IP of marks and of resume/pause edges: the user's, at a syscall tracepoint. */
 	if (tp->flags & GATE_TP_USER_REGS)
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0, 0, 0);
+	return run_triggers(ctx, tp->trig_mask, env, regs ? PT_REGS_IP_CORE(regs) : 0, 0, 0, rec_gen);
 }
 
 SEC("tracepoint")
@@ -74,7 +77,7 @@ int gate_tracepoint(void *ctx)
 	struct gate_thread *th;
 	struct gate_stats *st;
 	struct gate_tp *tp;
-	__u64 open = 0, opened = 0, open_before;
+	__u64 open = 0, opened = 0, open_before, rec_gen = GATE_NO_REC;
 	int emitted;
 
 	if (!armed() || !is_target(pid_tgid))
@@ -90,10 +93,12 @@ int gate_tracepoint(void *ctx)
 		stamp_syscall_entry(ctx, tp, tid);
 
 	if (no_windows) {
-		if (tp->flags & GATE_TP_RECORD)
+		if (tp->flags & GATE_TP_RECORD) {
+			rec_gen = snap_generation();
 			emit(ctx, key, tp, st);
+		}
 		if (tp->trig_mask)
-			tp_triggers(ctx, tp);
+			tp_triggers(ctx, tp, rec_gen);
 		return 1;
 	}
 
@@ -120,13 +125,15 @@ int gate_tracepoint(void *ctx)
 
 	emitted = opened || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open) ||
 		  any_inside(ctx, tid, tp, open_before, open);
-	if (emitted)
+	if (emitted) {
+		rec_gen = snap_generation();
 		emit(ctx, key, tp, st);
+	}
 
 	if (tp->close_mask & open)
 		open = windows_close(ctx, tid, open, tp->close_mask, st);
 	/* A resume that opened the thread's window: its hit starts the window. */
-	if (tp->trig_mask && tp_triggers(ctx, tp) && !emitted && (tp->flags & GATE_TP_RECORD))
+	if (tp->trig_mask && tp_triggers(ctx, tp, rec_gen) && !emitted && (tp->flags & GATE_TP_RECORD))
 		emit(ctx, key, tp, st);
 	return 1;
 }

@@ -99,14 +99,34 @@ static __always_inline int policy_fires(__u32 i, const volatile struct gate_trig
 	return 1;
 }
 
+/* rec_gen of a hit that emitted no record before its triggers: no snapshot can have taken one */
+#define GATE_NO_REC (~0ull)
+
+/*
+ * Called just before a hit emits the record its triggers may snapshot: the
+ * snapshots the recorder had begun by then, or one less while one was being
+ * taken (it may copy this CPU's ring before or after the record).
+ */
+static __always_inline __u64 snap_generation(void)
+{
+	__u64 begun;
+
+	if (!have_snap_triggers)
+		return GATE_NO_REC;
+	begun = *(volatile __u64 *)&snaps_begun;
+	barrier();
+	return begun == *(volatile __u64 *)&snaps_done ? begun : begun - 1;
+}
+
 /*
  * Trigger @i fires (condition and policy passed): the rate limit, then the
  * action. A snapshot trigger freezes the flight recorder at once, here in the
  * kernel, so the snapshot ends exactly at the record that fired it; the
- * recorder unfreezes it once the snapshot is taken.
+ * recorder unfreezes it once the snapshot is taken. @rec_gen: the hit's own
+ * record's snap_generation(), or GATE_NO_REC.
  * Return: 1 if a resume opened the thread's first window.
  */
-static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env, __u64 ip,
+static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env, __u64 ip, __u64 rec_gen,
 					struct gate_trigger_stats *ts)
 {
 	const volatile struct gate_trigger *t = &gate_triggers[i & (GATE_MAX_TRIGGERS - 1)];
@@ -142,6 +162,27 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 		    (!t->delay_ns && __sync_val_compare_and_swap(&rt->frozen, 0, 1))) {
 			ts->suppressed++;
 			return 0;
+		}
+		/*
+		 * The same for a snapshot begun after this hit emitted its record
+		 * (its CPU stalled in between, as a TCG guest's vCPU does): that
+		 * snapshot took the record, or cut it as later than its own
+		 * trigger; and for a call whose records the snapshot taken since
+		 * the check above cut (gate_held again). Read after the freeze, a
+		 * full barrier; the freeze, which no snapshot asked for then, is
+		 * let go.
+		 */
+		if (have_snap_triggers) {
+			held = bpf_map_lookup_elem(&gate_held, &tid);
+			if ((held && *held == env->nr) ||
+			    (rec_gen != GATE_NO_REC && *(volatile __u64 *)&snaps_begun != rec_gen)) {
+				if (held && *held == env->nr)
+					bpf_map_delete_elem(&gate_held, &tid);
+				if (!t->delay_ns)
+					rt->frozen = 0;
+				ts->suppressed++;
+				return 0;
+			}
 		}
 		if (t->delay_ns && !rt->freeze_at)
 			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
@@ -214,14 +255,15 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
  * The triggers in @trig_mask (bit i = trigger i), at a point whose values the
  * caller has put in @env (tracepoint, uprobe, usdt, kprobe: each fills it its
  * own way): condition, then rate policy, then the action (trigger_fire()).
- * @ip is the sample IP of marks and of resume/pause edges. The points that
+ * @ip is the sample IP of marks and of resume/pause edges; @rec_gen as for
+ * trigger_fire(). The points that
  * have their own program (gate_front.c) run the same steps with the
  * condition compiled, and gate_fire for the actions.
  * Return: 1 if a resume opened the thread's first window (the caller then
  * records this hit too, as a window's start is recorded).
  */
 static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_env *env, __u64 ip,
-					__u32 decided, __u32 verdict)
+					__u32 decided, __u32 verdict, __u64 rec_gen)
 {
 	struct gate_trig_pcpu *pc = trig_pcpu();
 	int resumed = 0;
@@ -257,7 +299,7 @@ static __always_inline int run_triggers(void *ctx, __u32 trig_mask, struct expr_
 			continue;
 		}
 		/* its action before the next trigger's condition: that one sees what a set action set */
-		resumed |= trigger_fire(ctx, i, env, ip, ts);
+		resumed |= trigger_fire(ctx, i, env, ip, rec_gen, ts);
 	}
 	return resumed;
 }
@@ -296,7 +338,7 @@ static __always_inline void fire_each(void *ctx, struct gate_trig_pcpu *pc, __u3
 			continue;
 		barrier_var(i);
 		i &= GATE_MAX_TRIGGERS - 1;
-		trigger_fire(ctx, i, env, ip, &pc->stats[i]);
+		trigger_fire(ctx, i, env, ip, GATE_NO_REC, &pc->stats[i]); /* the hit recorded nothing */
 	}
 }
 

@@ -523,6 +523,45 @@ void gate__unfreeze(struct gate *g)
 		pr_warn("cannot let the gate record again after the snapshot: %s\n", strerror(errno));
 }
 
+/* The .bss the gate mapped: a full barrier each, as BPF reads them around its record and its freeze. */
+void gate__snapshot_begin(struct gate *g)
+{
+	if (g)
+		__atomic_add_fetch(&g->skel->bss->snaps_begun, 1, __ATOMIC_SEQ_CST);
+}
+
+void gate__snapshot_end(struct gate *g)
+{
+	if (g)
+		__atomic_add_fetch(&g->skel->bss->snaps_done, 1, __ATOMIC_SEQ_CST);
+}
+
+void gate__hold_cut(struct gate *g, const void *rec, size_t size, __u32 tid)
+{
+	__u16 type;
+	__s32 nr;
+
+	if (!g || !g->skel->rodata->have_snap_triggers || size < 8 + sizeof(nr))
+		return;
+	memcpy(&type, rec, sizeof(type));
+	for (size_t i = 0; i < g->nr_tps; i++) {
+		if (g->tps[i].id != type)
+			continue;
+		/*
+		 * An entry only: the thread's next recorded entry clears the note
+		 * (emit()), so it cannot outlive the call. A cut exit is its own
+		 * trigger's hit, which snaps_begun tells (trigger_fire()).
+		 */
+		if (!(g->tps[i].tp.flags & GATE_TP_SYSCALL_ENTER))
+			return;
+		/* the syscall's number, as emit() reads it: after the 8 common bytes */
+		memcpy(&nr, (const char *)rec + 8, sizeof(nr));
+		if (bpf_map__update_elem(g->skel->maps.gate_held, &tid, sizeof(tid), &nr, sizeof(nr), BPF_ANY))
+			pr_debug("cannot note thread %u's cut call: %s\n", tid, strerror(errno));
+		return;
+	}
+}
+
 /* One loss counter of struct expr_slot_state (@uvar: uvar_lost, else count_lost), summed over the slots. */
 static __u64 slots_lost(const struct gate *g, bool uvar)
 {

@@ -88,6 +88,12 @@ static long snapshot_cut(struct recorder *s, __u32 point, __u32 tid)
 		if (pt)
 			continue; /* points are not records */
 		if (end && t > end) {
+			struct gate_sample g;
+
+			/* its thread's trigger at the end of this call, if any, is to take no snapshot */
+			if (gate_sample__parse(h, s->plan->callchain, &g) && g.raw_size > GATE_HDR_SIZE)
+				gate__hold_cut(s->gate, (const char *)h + g.raw_off + GATE_HDR_SIZE,
+					       g.raw_size - GATE_HDR_SIZE, ((const struct cpu_events_out_head *)h)->tid);
 			s->snap_after_point++;
 			continue;
 		}
@@ -151,6 +157,7 @@ int recorder__take_snapshot(struct recorder *s, const char *reason)
 		pr_warn("snapshot (%s) ignored: not in flight-recorder mode (-S)\n", reason);
 		return 0;
 	}
+	gate__snapshot_begin(s->gate);
 	err = recorder__drain(s); /* the sideband the snapshot's records refer to */
 	if (!err && s->hw.aux) {
 		int n = aux_session__snapshot(s->hw.aux, &s->sink); /* the AUXTRACE records it wrote */
@@ -164,6 +171,7 @@ int recorder__take_snapshot(struct recorder *s, const char *reason)
 	s->trigger.chain = NULL;
 	if (!err)
 		err = cpu_events__snapshot(&s->ce, snapshot_record, s);
+	gate__snapshot_end(s->gate);
 	if (!err) {
 		long n = snapshot_cut(s, s->firing ? s->firing->point : 0, s->firing ? s->firing->tid : 0);
 

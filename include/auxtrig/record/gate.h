@@ -116,6 +116,22 @@ int gate__ctl_fd(const struct gate *g);
 int gate__ctl_consume(struct gate *g);
 /** gate__unfreeze() - after a triggered snapshot: let records flow again. */
 void gate__unfreeze(struct gate *g);
+/**
+ * gate__snapshot_begin() / gate__snapshot_end() - around every snapshot
+ * (triggered or not), before its first ring is read and after its last: a
+ * trigger whose hit emitted its record before the snapshot took it, and
+ * fired after, then takes no snapshot of its own (it would lack that record).
+ */
+void gate__snapshot_begin(struct gate *g);
+void gate__snapshot_end(struct gate *g);
+/**
+ * gate__hold_cut() - a triggered snapshot took @rec (a gate record, its
+ * common fields first, @size bytes) of thread @tid but cut it as later
+ * than its trigger: if it is a system call's entry, the thread's snapshot
+ * trigger at the end of that call takes no snapshot (it would lack the
+ * entry), as for records a freeze held back. Before gate__unfreeze().
+ */
+void gate__hold_cut(struct gate *g, const void *rec, size_t size, __u32 tid);
 /** gate__expr_lost() - condition evaluations made false because a $count could not be stored. */
 __u64 gate__expr_lost(const struct gate *g);
 
