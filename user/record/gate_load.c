@@ -29,12 +29,17 @@ bool gate__tp_front_eligible(const struct gate_tp *tp)
  * Is the tracepoint recorded at every hit by a target (no windows), with no
  * triggers and no strings after its fixed fields (__data_loc fields, a
  * syscall entry's user string)? Its own program records it
- * (gate_front__build_record()).
+ * (gate_front__build_record()). Not a system call's when snapshot triggers
+ * exist: the shared emit() notes the calls a freeze held back (gate_held),
+ * so that a trigger at the end of such a call takes no snapshot lacking
+ * its entry.
  */
 bool gate__tp_record_eligible(const struct gate *g, const struct gate_tp *tp)
 {
 	const __u32 mine = GATE_TP_RECORD | GATE_TP_USER_REGS | GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT;
 
+	if (g->skel->rodata->have_snap_triggers && (tp->flags & (GATE_TP_SYSCALL_ENTER | GATE_TP_SYSCALL_EXIT)))
+		return false;
 	return !tp->trig_mask && g->skel->rodata->no_windows && !tp->nr_dyn && !tp->str_off[0] &&
 	       (tp->flags & GATE_TP_RECORD) && !(tp->flags & ~mine);
 }
