@@ -405,7 +405,7 @@ static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap
 int binaries__add_kallsyms(struct binaries *b, const char *path)
 {
 	size_t cap = 0, names_len = 0, names_cap = 0, linecap = 0;
-	char *line = NULL;
+	char *line = NULL, *vbuf;
 	struct stat st;
 	FILE *f;
 	int fd, err = 0;
@@ -428,10 +428,14 @@ int binaries__add_kallsyms(struct binaries *b, const char *path)
 		close(fd);
 		return err;
 	}
+	vbuf = malloc(KALLSYMS_READ_BUF);	/* glibc sizes a buffer of its own by st_blksize */
+	if (vbuf)
+		setvbuf(f, vbuf, _IOFBF, KALLSYMS_READ_BUF);
 	while (!err && getline(&line, &linecap, f) > 0)
 		err = binaries__ksym_line(b, line, &cap, &names_len, &names_cap);
 	free(line);
 	fclose(f);
+	free(vbuf);
 	if (!err && !b->nr_ksyms)
 		err = -ENODATA;
 	if (err) {

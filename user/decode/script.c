@@ -105,11 +105,10 @@ static void script__kernel(struct script_session *s, const char *kdir)
 	}
 	if (!same_kernel__running(s->r))
 		return;
+	/* without /proc/kcore, the symbols it read first stay */
 	err = binaries__add_kernel_code(s->bins, "/proc/kcore", s->o->kallsyms ?: "/proc/kallsyms");
-	if (err) {
+	if (err)
 		pr_debug("%s: the running kernel's code: %s\n", s->o->input, strerror(-err));
-		binaries__add_kallsyms(s->bins, s->o->kallsyms ?: "/proc/kallsyms");
-	}
 }
 
 int script__run(const struct script_opts *o)

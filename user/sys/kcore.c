@@ -70,7 +70,7 @@ int kcore__text(const char *kallsyms_path, const char *modules_path, struct kcor
 {
 	__u64 first_sym = 0, last_sym = 0, first_mod_sym = 0, last_mod_sym = 0, first_mod = 0;
 	const __u64 page = 4096;
-	char line[1024];
+	char line[1024], *vbuf;
 	FILE *f;
 	int err = 0;
 
@@ -78,6 +78,9 @@ int kcore__text(const char *kallsyms_path, const char *modules_path, struct kcor
 	f = fopen(kallsyms_path, "r");
 	if (!f)
 		return -errno;
+	vbuf = malloc(KALLSYMS_READ_BUF);	/* glibc sizes a buffer of its own by st_blksize */
+	if (vbuf)
+		setvbuf(f, vbuf, _IOFBF, KALLSYMS_READ_BUF);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[512];
@@ -103,6 +106,7 @@ int kcore__text(const char *kallsyms_path, const char *modules_path, struct kcor
 			t->tramp[t->nr_tramp++] = addr & ~(page - 1);
 	}
 	fclose(f);
+	free(vbuf);
 	if (!first_sym)
 		return -ENODATA;
 	f = fopen(modules_path, "r");
@@ -234,12 +238,15 @@ int kcore__read_code(const char *path, const char *kallsyms, struct kcore_piece 
 
 	*pieces = NULL;
 	*bytes = NULL;
-	err = kcore__text(kallsyms, "/dev/null", &t);
-	if (err)
-		return err;
+	/* kcore first: without it (no root, no /proc/kcore), kallsyms is not read for nothing */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	err = kcore__text(kallsyms, "/dev/null", &t);
+	if (err) {
+		close(fd);
+		return err;
+	}
 	nr = kcore__read_segs(fd, segs, &head, &head_len);
 	free(head);
 	if (nr < 0) {

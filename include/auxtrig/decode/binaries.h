@@ -192,7 +192,8 @@ int binaries__add_kallsyms(struct binaries *b, const char *path);
  * too, from kallsyms file @kallsyms, as perf 6.1 takes a --kcore recording
  * (dso__load_kcore()): every kernel address in that code reads from it and
  * is named in [kernel.kallsyms], module code too, replacing the kernel's
- * and the modules' maps.
+ * and the modules' maps. When @kcore cannot be opened or read, the symbols
+ * from @kallsyms stay.
  * Return: 0, or -errno (-ENODATA: kallsyms shows no addresses).
  */
 int binaries__add_kernel_code(struct binaries *b, const char *kcore, const char *kallsyms);

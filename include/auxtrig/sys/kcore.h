@@ -50,6 +50,12 @@ struct kcore_text {
 	__u64 modules_size;
 };
 
+/*
+ * The stdio buffer kallsyms is read with: /proc/kallsyms says 1 KiB as its
+ * block size, which made reading its ~200,000 lines 5,000 read() calls.
+ */
+#define KALLSYMS_READ_BUF (64 * 1024)
+
 /**
  * kcore__text() - read @kallsyms_path and @modules_path into @t.
  * Return: 0; -ENODATA when kallsyms shows no addresses (kptr_restrict, not
