@@ -101,33 +101,43 @@ assert_eq "$(seqs "$tmp/fd.data" | tail -1)" 1999 "the fd: snapshot's newest rec
 # holds its triggering call's exit (raw_syscalls) and nothing later than that exit, and its enter
 # unless an earlier snapshot, taken while the call was in progress, holds it (seen in a TCG guest);
 # no record is in two snapshots; a trigger that fires while another snapshot is being taken
-# (its call's records were held back) takes none and counts as suppressed; what no snapshot
-# holds is counted per snapshot (lost=), and nothing is lost to a full ring.
+# (its call's records were held back), or whose records one took meanwhile, takes none and counts
+# as suppressed; what no snapshot holds is counted per snapshot (lost=), and nothing is lost to a
+# full ring. Once with a syscall:* window, once with raw_syscalls recorded at every hit (no
+# window: those tracepoints could have had programs of their own, which noted no held-back call).
 NR_openat=$(syscall_nr openat)
-"$AUXTRIG" record -S16K -w 'syscall:*' -e syscalls:sys_enter_close --on 'syscall:*:exit if ret == -ENOENT:snapshot' \
-	-o "$tmp/any.data" -- "$DEMO" -r 50 -t 3 >/dev/null 2>"$tmp/any.err" || fail "record failed: $(cat "$tmp/any.err")"
-assert_perf_reads_cleanly "$tmp/any.data"
-perf script --ns -F tid,time,event,trace -i "$tmp/any.data" 2>/dev/null | grep -v 'auxtrig:trigger_stats:' >"$tmp/any.txt"
-awk -v nr="$NR_openat" '
-	/auxtrig:snapshot:/ {
-		n++; match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4)
-		if (!(enter[t] > prevexit[t])) { print "snapshot " n ": no enter of thread " t "'"'"'s failing openat"; bad++ }
-		if (!(exit_[t] > prev)) { print "snapshot " n ": no exit of thread " t "'"'"'s failing openat"; bad++ }
-		else if (maxt > exit_t[t]) { print "snapshot " n ": records after its trigger"; bad++ }
-		if ($0 !~ / lost=[0-9]+$/) { print "snapshot " n ": no loss count"; bad++ }
-		maxt = 0; prev = NR; next
-	}
-	{ tm = $2; sub(":", "", tm); tm += 0; if (tm > maxt) maxt = tm }
-	$3 == "raw_syscalls:sys_enter:" && $5 == nr { enter[$1] = NR }
-	$3 == "raw_syscalls:sys_exit:" && $5 == nr { prevexit[$1] = lastexit[$1]; lastexit[$1] = NR }
-	$3 == "raw_syscalls:sys_exit:" && $5 == nr && $7 == "-2" { exit_[$1] = NR; exit_t[$1] = tm }
-	END { print n + 0, "snapshots"; exit bad > 0 }' "$tmp/any.txt" >"$tmp/any.check" || fail "$(head -5 "$tmp/any.check")"
-snaps=$(tail -1 "$tmp/any.check" | cut -d' ' -f1)
-[ "$snaps" -ge 1 ] || fail "no snapshot taken: $(cat "$tmp/any.err")"
-assert_eq "$(grep -v 'auxtrig:snapshot:' "$tmp/any.txt" | sort | uniq -d | wc -l)" 0 "records in two snapshots"
-grep -q "^auxtrig: --on syscall:\*:exit if ret == -ENOENT:snapshot: evaluated [0-9]*, matched 200, fired $snaps, suppressed $((200 - snaps)), dropped 0$" \
-	"$tmp/any.err" || fail "every failure took a snapshot or counts as suppressed ($snaps snapshots): $(cat "$tmp/any.err")"
-grep -q 'lost 0 records' "$tmp/any.err" || fail "records lost to the ring: $(cat "$tmp/any.err")"
+any_snapshots() { # any_snapshots NAME RECORD-OPTIONS...
+	local name=$1 snaps
+	shift
+	"$AUXTRIG" record -S16K "$@" -e syscalls:sys_enter_close --on 'syscall:*:exit if ret == -ENOENT:snapshot' \
+		-o "$tmp/$name.data" -- "$DEMO" -r 50 -t 3 >/dev/null 2>"$tmp/$name.err" ||
+		fail "$name: record failed: $(cat "$tmp/$name.err")"
+	assert_perf_reads_cleanly "$tmp/$name.data"
+	perf script --ns -F tid,time,event,trace -i "$tmp/$name.data" 2>/dev/null | grep -v 'auxtrig:trigger_stats:' >"$tmp/$name.txt"
+	awk -v nr="$NR_openat" '
+		/auxtrig:snapshot:/ {
+			n++; match($0, /tid=[0-9]+/); t = substr($0, RSTART + 4, RLENGTH - 4)
+			if (!(enter[t] > prevexit[t])) { print "snapshot " n ": no enter of thread " t "'"'"'s failing openat"; bad++ }
+			if (!(exit_[t] > prev)) { print "snapshot " n ": no exit of thread " t "'"'"'s failing openat"; bad++ }
+			else if (maxt > exit_t[t]) { print "snapshot " n ": records after its trigger"; bad++ }
+			if ($0 !~ / lost=[0-9]+$/) { print "snapshot " n ": no loss count"; bad++ }
+			maxt = 0; prev = NR; next
+		}
+		{ tm = $2; sub(":", "", tm); tm += 0; if (tm > maxt) maxt = tm }
+		$3 == "raw_syscalls:sys_enter:" && $5 == nr { enter[$1] = NR }
+		$3 == "raw_syscalls:sys_exit:" && $5 == nr { prevexit[$1] = lastexit[$1]; lastexit[$1] = NR }
+		$3 == "raw_syscalls:sys_exit:" && $5 == nr && $7 == "-2" { exit_[$1] = NR; exit_t[$1] = tm }
+		END { print n + 0, "snapshots"; exit bad > 0 }' "$tmp/$name.txt" >"$tmp/$name.check" ||
+		fail "$name: $(head -5 "$tmp/$name.check")"
+	snaps=$(tail -1 "$tmp/$name.check" | cut -d' ' -f1)
+	[ "$snaps" -ge 1 ] || fail "$name: no snapshot taken: $(cat "$tmp/$name.err")"
+	assert_eq "$(grep -v 'auxtrig:snapshot:' "$tmp/$name.txt" | sort | uniq -d | wc -l)" 0 "$name: records in two snapshots"
+	grep -q "^auxtrig: --on syscall:\*:exit if ret == -ENOENT:snapshot: evaluated [0-9]*, matched 200, fired $snaps, suppressed $((200 - snaps)), dropped 0$" \
+		"$tmp/$name.err" || fail "$name: every failure took a snapshot or counts as suppressed ($snaps snapshots): $(cat "$tmp/$name.err")"
+	grep -q 'lost 0 records' "$tmp/$name.err" || fail "$name: records lost to the ring: $(cat "$tmp/$name.err")"
+}
+any_snapshots any -w 'syscall:*'
+any_snapshots raw -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit
 
 # Bad -S and --control values are usage errors.
 "$AUXTRIG" record -S1x -e syscalls:sys_enter_close -o "$tmp/x.data" -- true 2>/dev/null
