@@ -82,7 +82,7 @@ void recorder__print_summary(struct recorder *s)
 	const struct record_plan *p = s->plan;
 	const struct window_hold_stats *hs = s->hold ? window_hold__stats(s->hold) : NULL;
 	struct gate_stats st;
-	__u64 lost, bytes = pdata_writer__stats(s->w)->bytes;
+	__u64 lost, ring, paused = 0, bytes = pdata_writer__stats(s->w)->bytes;
 
 	gate__stats(s->gate, &st);
 	if (hs)
@@ -93,8 +93,17 @@ void recorder__print_summary(struct recorder *s)
 	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
 	 * the kernel's count may lag at exit, the gate's cannot.
 	 */
-	lost = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
-	lost += st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0) + s->lost_disk;
+	ring = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
+	/*
+	 * A flight recorder's rings overwrite, so they never fill: what they
+	 * refused came while a snapshot paused them (a hit that passed the
+	 * freeze before it was set), held back as the frozen ones are.
+	 */
+	if (p->snapshot) {
+		paused = ring;
+		ring = 0;
+	}
+	lost = ring + st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0) + s->lost_disk;
 	if (p->quiet && !lost && !st.threads_full && !st.vetoed_untracked)
 		return;
 	fprintf(stderr,
@@ -106,8 +115,7 @@ void recorder__print_summary(struct recorder *s)
 	if (lost - (hs ? hs->records_lost : 0) - s->lost_disk)
 		pr_warn("%llu records were lost (ring full: %llu, sideband: %llu, larger than %d bytes: %llu): try a larger -m\n",
 			(unsigned long long)(lost - (hs ? hs->records_lost : 0) - s->lost_disk),
-			(unsigned long long)(s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost),
-			(unsigned long long)s->lost_kernel_side, GATE_RECORD_MAX,
+			(unsigned long long)ring, (unsigned long long)s->lost_kernel_side, GATE_RECORD_MAX,
 			(unsigned long long)st.too_big);
 	if (st.threads_full)
 		pr_warn("%llu windows could not open: more than %d threads had windows open at once\n",
@@ -140,6 +148,9 @@ void recorder__print_summary(struct recorder *s)
 	if (st.frozen)
 		pr_info("%llu records after a snapshot trigger were held back until its snapshot was taken\n",
 			(unsigned long long)st.frozen);
+	if (paused)
+		pr_info("%llu records came while a snapshot paused the rings: they are in none\n",
+			(unsigned long long)paused);
 	if (s->stop_fired)
 		pr_info("stopped by %s%s (tid %u): the file ends at its auxtrig:stop record; %llu later record%s not written\n",
 			s->stop_msg.trigger >= GATE_USER_TRIGGER_BASE ? "a trigger program" : "--on ",
