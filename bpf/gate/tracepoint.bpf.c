@@ -94,7 +94,7 @@ int gate_tracepoint(void *ctx)
 
 	if (no_windows) {
 		if (tp->flags & GATE_TP_RECORD) {
-			rec_gen = snap_generation();
+			rec_gen = snap_generation(tp);
 			emit(ctx, key, tp, st);
 		}
 		if (tp->trig_mask)
@@ -126,7 +126,7 @@ int gate_tracepoint(void *ctx)
 	emitted = opened || (tp->close_mask & open) || ((tp->flags & GATE_TP_RECORD) && open) ||
 		  any_inside(ctx, tid, tp, open_before, open);
 	if (emitted) {
-		rec_gen = snap_generation();
+		rec_gen = snap_generation(tp);
 		emit(ctx, key, tp, st);
 	}
 

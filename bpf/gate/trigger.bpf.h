@@ -103,19 +103,35 @@ static __always_inline int policy_fires(__u32 i, const volatile struct gate_trig
 #define GATE_NO_REC (~0ull)
 
 /*
- * Called just before a hit emits the record its triggers may snapshot: the
- * snapshots the recorder had begun by then, or one less while one was being
- * taken (it may copy this CPU's ring before or after the record).
+ * Called just before a hit at @tp emits the record its triggers may
+ * snapshot: the snapshots the recorder had begun by then, or one less while
+ * one was being taken (it may copy this CPU's ring before or after the
+ * record); GATE_NO_REC where no snapshot trigger can fire at @tp.
  */
-static __always_inline __u64 snap_generation(void)
+static __always_inline __u64 snap_generation(const struct gate_tp *tp)
 {
 	__u64 begun;
 
-	if (!have_snap_triggers)
+	if (!have_snap_triggers || !tp->trig_mask)
 		return GATE_NO_REC;
 	begun = *(volatile __u64 *)&snaps_begun;
 	barrier();
 	return begun == *(volatile __u64 *)&snaps_done ? begun : begun - 1;
+}
+
+/*
+ * Is this call of thread @tid (syscall @nr) noted in gate_held, incomplete
+ * (records a freeze held back, or an entry a snapshot cut)? Then the note
+ * is taken.
+ */
+static __always_inline int held_call_take(__u32 tid, __s64 nr)
+{
+	__s32 *held = bpf_map_lookup_elem(&gate_held, &tid);
+
+	if (!held || *held != nr)
+		return 0;
+	bpf_map_delete_elem(&gate_held, &tid);
+	return 1;
 }
 
 /*
@@ -151,10 +167,7 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 		 * snapshot+T: the first record past the deadline freezes (a
 		 * pending one stays).
 		 */
-		__s32 *held = have_snap_triggers ? bpf_map_lookup_elem(&gate_held, &tid) : NULL;
-
-		if (held && *held == env->nr) {
-			bpf_map_delete_elem(&gate_held, &tid);
+		if (have_snap_triggers && held_call_take(tid, env->nr)) {
 			ts->suppressed++;
 			return 0;
 		}
@@ -172,17 +185,12 @@ static __always_inline int trigger_fire(void *ctx, __u32 i, struct expr_env *env
 		 * full barrier; the freeze, which no snapshot asked for then, is
 		 * let go.
 		 */
-		if (have_snap_triggers) {
-			held = bpf_map_lookup_elem(&gate_held, &tid);
-			if ((held && *held == env->nr) ||
-			    (rec_gen != GATE_NO_REC && *(volatile __u64 *)&snaps_begun != rec_gen)) {
-				if (held && *held == env->nr)
-					bpf_map_delete_elem(&gate_held, &tid);
-				if (!t->delay_ns)
-					rt->frozen = 0;
-				ts->suppressed++;
-				return 0;
-			}
+		if (have_snap_triggers && (held_call_take(tid, env->nr) ||
+					   (rec_gen != GATE_NO_REC && *(volatile __u64 *)&snaps_begun != rec_gen))) {
+			if (!t->delay_ns)
+				rt->frozen = 0;
+			ts->suppressed++;
+			return 0;
 		}
 		if (t->delay_ns && !rt->freeze_at)
 			rt->freeze_at = bpf_ktime_get_ns() + t->delay_ns;
