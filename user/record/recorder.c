@@ -404,13 +404,13 @@ static int handle_signals(struct recorder *s)
 static void status_show(struct recorder *s)
 {
 	struct gate_stats st;
-	__u64 lost, bytes;
+	__u64 lost, paused, bytes;
 
 	if (!progress__due(&s->status))
 		return;
 	gate__stats(s->gate, &st);
 	bytes = s->w ? pdata_writer__stats(s->w)->bytes : 0;
-	lost = (s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost) + st.too_big + s->lost_kernel_side;
+	lost = recorder__ring_lost(s, &st, &paused) + st.too_big + s->lost_kernel_side;
 	progress__show(&s->status, false, "auxtrig: recording: %llu window%s, %llu record%s, %.1f KiB, lost %llu",
 		       (unsigned long long)st.windows_opened, st.windows_opened == 1 ? "" : "s",
 		       (unsigned long long)s->written, s->written == 1 ? "" : "s", bytes / 1024.0,

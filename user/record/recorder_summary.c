@@ -33,6 +33,28 @@ void recorder__lost_samples_rec(struct recorder *s, __u64 lost, struct lost_samp
 	rec->sid.id = s->ce.cpus[0].out_id;
 }
 
+__u64 recorder__ring_lost(const struct recorder *s, const struct gate_stats *st, __u64 *paused)
+{
+	/*
+	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
+	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
+	 * the kernel's count may lag at exit, the gate's cannot.
+	 */
+	__u64 ring = s->lost_kernel > st->output_lost ? s->lost_kernel : st->output_lost;
+
+	*paused = 0;
+	/*
+	 * A flight recorder's rings overwrite, so they never fill: what they
+	 * refused came while a snapshot paused them (a hit that passed the
+	 * freeze before it was set), held back as the frozen ones are.
+	 */
+	if (s->plan->snapshot) {
+		*paused = ring;
+		ring = 0;
+	}
+	return ring;
+}
+
 /* What the gate lost that no PERF_RECORD_LOST of the kernel's in the file counts. */
 __u64 recorder__gate_losses(struct recorder *s)
 {
@@ -82,27 +104,13 @@ void recorder__print_summary(struct recorder *s)
 	const struct record_plan *p = s->plan;
 	const struct window_hold_stats *hs = s->hold ? window_hold__stats(s->hold) : NULL;
 	struct gate_stats st;
-	__u64 lost, ring, paused = 0, bytes = pdata_writer__stats(s->w)->bytes;
+	__u64 lost, ring, paused, bytes = pdata_writer__stats(s->w)->bytes;
 
 	gate__stats(s->gate, &st);
 	if (hs)
 		s->written -= hs->records_dropped + hs->records_unfinished + hs->records_early_dropped;
 	s->written -= s->lost_disk < s->written ? s->lost_disk : s->written;
-	/*
-	 * A full ring makes both the gate (bpf_perf_event_output() fails) and
-	 * the kernel (PERF_RECORD_LOST, emitted later) count the same loss;
-	 * the kernel's count may lag at exit, the gate's cannot.
-	 */
-	ring = s->lost_kernel > st.output_lost ? s->lost_kernel : st.output_lost;
-	/*
-	 * A flight recorder's rings overwrite, so they never fill: what they
-	 * refused came while a snapshot paused them (a hit that passed the
-	 * freeze before it was set), held back as the frozen ones are.
-	 */
-	if (p->snapshot) {
-		paused = ring;
-		ring = 0;
-	}
+	ring = recorder__ring_lost(s, &st, &paused);
 	lost = ring + st.too_big + s->lost_kernel_side + (hs ? hs->records_lost : 0) + s->lost_disk;
 	if (p->quiet && !lost && !st.threads_full && !st.vetoed_untracked)
 		return;

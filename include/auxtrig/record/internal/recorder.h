@@ -145,6 +145,12 @@ int recorder__take_snapshot(struct recorder *s, const char *reason);
 void recorder__dry_run(struct recorder *s);
 
 /* recorder_summary.c: losses and counters into the file, the summary on stderr. */
+/*
+ * Records the output rings refused (the gate's and the kernel's counts of
+ * one loss); with -S none: @paused gets them, refused while a snapshot
+ * paused the rings.
+ */
+__u64 recorder__ring_lost(const struct recorder *s, const struct gate_stats *st, __u64 *paused);
 __u64 recorder__gate_losses(struct recorder *s);
 void recorder__lost_samples_rec(struct recorder *s, __u64 lost, struct lost_samples_rec *rec);
 int recorder__write_gate_losses(struct recorder *s);
