@@ -213,9 +213,14 @@ static struct val element_val(struct eval *e, const char *name)
 static struct val string_lit(struct eval *e)
 {
 	struct val v = { .is_str = 1 };
-	char *out = arena_alloc(e, strlen(e->p) + 1);
+	const char *q = e->p + 1;
 	size_t n = 0;
+	char *out;
 
+	/* its length first: a print fmt has many literals (a flag table's names), the arena room for them */
+	while (*q && *q != '"')
+		q += q[0] == '\\' && q[1] ? 2 : 1;
+	out = arena_alloc(e, (size_t)(q - e->p));
 	if (!out)
 		return v;
 	e->p++;	/* the opening quote */
