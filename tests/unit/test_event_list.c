@@ -69,6 +69,58 @@ static void test_event_list_string_format(void **state)
 }
 
 /*
+ * A kernel that reads a syscall's user strings into its own records (6.19
+ * and later; the tracefs-linux7 fixture, from the arm64 lab's 7.x guest):
+ * "__data_loc char[] __filename_val", printed with __get_str(). A BPF
+ * program does not see it, so the gate appends its string as on any kernel;
+ * the file keeps the kernel's print fmt, and the recorder points the
+ * kernel's field at the gate's string (str_slot): it prints as perf prints
+ * it (perf 6.1 prints the same in the 7.x guest: test_record_callchain.sh).
+ */
+static void test_event_list_kernel_strings(void **state)
+{
+	struct event_list l = { 0 };
+	struct tp_format f = { 0 };
+	const struct tp_field *s[GATE_MAX_STRS];
+	unsigned char rec[52 + 4 + 16] = { 0 };
+	uint64_t ptr = 0x48d004, dfd = 0xffffff9c;
+	uint32_t loc = (10u << 16) | 56;
+	int32_t nr = 56;
+	char *text, out[256];
+
+	(void)state;
+	tracefs__set_root(test_fixture_path("tracefs-linux7"));
+	assert_true(event_list__add_tp(&l, "syscalls", "sys_enter_openat", 1) >= 0);
+	assert_int_equal(event_list__string_fields(&l.ev[0].fmt, s, GATE_MAX_STRS), 1);
+	assert_int_equal(l.ev[0].nr_str_slots, 1);
+	assert_int_equal(l.ev[0].str_slot[0], 48);	/* __filename_val */
+	assert_int_equal(event_list__file_format(&l.ev[0], &text), 0);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\tfield:__data_loc char[] filename_str;\toffset:52;\tsize:4;\tsigned:0;\n\nprint fmt:"));
+	assert_non_null(strstr(text, "print fmt: \"dfd: 0x%08lx, filename: 0x%08lx \\\"%s\\\", flags"));	/* the kernel's */
+	assert_int_equal(tp_format__parse(text, &f), 0);
+	/* as the recorder writes it: the gate's loc at 52 copied into the kernel's field at 48 */
+	memcpy(rec + 8, &nr, 4);
+	memcpy(rec + 16, &dfd, 8);
+	memcpy(rec + 24, &ptr, 8);
+	memcpy(rec + 48, &loc, 4);
+	memcpy(rec + 52, &loc, 4);
+	memcpy(rec + 56, "/dev/null", 10);
+	assert_int_equal(tp_print__format(&f, rec, sizeof(rec), out, sizeof(out)), 0);
+	assert_string_equal(out, "dfd: 0xffffff9c, filename: 0x0048d004 \"/dev/null\", flags: O_RDONLY, mode: 0000");
+	tp_format__exit(&f);
+	free(text);
+	/* older kernels have no such field: nothing to point */
+	event_list__exit(&l);
+	memset(&l, 0, sizeof(l));
+	tracefs__set_root(test_fixture_path("tracefs"));
+	assert_true(event_list__add_tp(&l, "syscalls", "sys_enter_openat", 1) >= 0);
+	assert_int_equal(l.ev[0].nr_str_slots, 0);
+	event_list__exit(&l);
+	tracefs__set_root(NULL);
+}
+
+/*
  * A record with several strings, as the gate writes it: the fixed fields
  * (pointers at @ptr_off), one __data_loc per string from the fixed size on,
  * then the strings.
@@ -214,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_event_list_string_format),
 		cmocka_unit_test(test_event_list_several_strings),
 		cmocka_unit_test(test_event_list_raw_strings),
+		cmocka_unit_test(test_event_list_kernel_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,9 +100,9 @@ static bool is_arg(const struct tp_field *f)
 
 /*
  * The user string recorded for argument @f in @raw: the __data_loc field
- * @strfield ("filename_str"; "arg1_str" in raw_syscalls records) of @fmt,
- * when it holds one (a recorded empty string has its NUL: an empty
- * __data_loc is no string).
+ * @strfield ("filename_str"; "arg1_str" in raw_syscalls records; the kernel's
+ * own "__filename_val" since Linux 6.19) of @fmt, when it holds one (a
+ * recorded empty string has its NUL: an empty __data_loc is no string).
  */
 static const char *arg_str(const struct tp_format *fmt, const char *strfield, const void *raw, size_t size, char *buf,
 			   size_t bufsize)
@@ -136,6 +136,10 @@ static void args_of_enter(const struct view *v, const struct walk_sample *ws, co
 		snprintf(name, sizeof(name), "%s_str", fl->name);
 		args[n] = (struct syscall_arg){ .field = fl, .value = (__u64)x };
 		args[n].str = arg_str(f, name, ws->s.raw, ws->s.raw_size, strs[n], sizeof(strs[n]));
+		if (!args[n].str) {
+			snprintf(name, sizeof(name), "__%s_val", fl->name);
+			args[n].str = arg_str(f, name, ws->s.raw, ws->s.raw_size, strs[n], sizeof(strs[n]));
+		}
 		n++;
 	}
 	syscall_args__format(call, v->arch, args, n, text, VIEW_TEXT);

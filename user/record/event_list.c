@@ -150,6 +150,7 @@ int event_list__add_tp(struct event_list *l, const char *sys, const char *name, 
 				return err;
 			}
 		}
+		event_list__string_slots(e);
 		e->id = EVENT_ID_BASE + l->nr;
 		l->nr++;
 	}
@@ -289,6 +290,31 @@ size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_fi
 	return n;
 }
 
+/* The kernel's own __data_loc field of string argument @f ("__filename_val"), if its format has one. */
+static const struct tp_field *kernel_string_field(const struct tp_format *fmt, const struct tp_field *f)
+{
+	char name[80];
+	const struct tp_field *k;
+
+	snprintf(name, sizeof(name), "__%s_val", f->name);
+	k = tp_format__field(fmt, name);
+	return k && k->is_dynamic && !k->is_rel && k->size == 4 ? k : NULL;
+}
+
+void event_list__string_slots(struct rec_event *e)
+{
+	const struct tp_field *fields[GATE_MAX_STRS], *k;
+	size_t nr = event_list__string_fields(&e->fmt, fields, GATE_MAX_STRS);
+
+	memset(e->str_slot, 0, sizeof(e->str_slot));
+	e->nr_str_slots = 0;
+	for (size_t i = 0; i < nr; i++)
+		if ((k = kernel_string_field(&e->fmt, fields[i])) && k->offset + 4 <= e->fmt.size) {
+			e->str_slot[i] = (__u16)k->offset;
+			e->nr_str_slots = (__u8)(i + 1);
+		}
+}
+
 /* Replace the first @from in *@s by @to. */
 static int replace_once(char **s, const char *from, const char *to)
 {
@@ -359,7 +385,8 @@ int event_list__file_format(const struct rec_event *e, char **text)
 		 * opening quote or ", "), so "name" is not found inside "pathname".
 		 */
 		pf = err ? NULL : strstr(t, "print fmt:");
-		if (!pf)
+		/* a kernel that prints the string itself (__get_str(__NAME_val)) keeps its print fmt */
+		if (!pf || kernel_string_field(&e->fmt, f))
 			continue;
 		snprintf(from, sizeof(from), "\"%s: 0x%%08lx", f->name);
 		snprintf(to, sizeof(to), "\"%s: \\\"%%s\\\"", f->name);

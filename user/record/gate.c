@@ -84,7 +84,13 @@ int gate__add_tp(struct gate *g, const struct tp_format *fmt, __u64 open_mask, _
 		snprintf(e->system, sizeof(e->system), "%s", fmt->system);
 		snprintf(e->name, sizeof(e->name), "%s", fmt->name);
 		e->tp.size = fmt->size;
-		for (size_t i = 0; i < fmt->nr_fields; i++) {
+		/*
+		 * A syscall tracepoint's BPF context holds its fixed fields only
+		 * (perf_call_bpf_enter()/perf_call_bpf_exit()): the kernel's own
+		 * __data_loc strings (Linux 6.19+) are not there, their words are
+		 * garbage; the gate appends its own strings (event_list.h).
+		 */
+		for (size_t i = 0; i < fmt->nr_fields && strcmp(fmt->system, "syscalls"); i++) {
 			if (!fmt->fields[i].is_dynamic)
 				continue;
 			if (nr_dyn == GATE_MAX_DYN) {

@@ -264,6 +264,10 @@ int recorder__process_record(void *ctx, const struct perf_event_header *h)
 		memcpy(buf + sizeof(*out), (const char *)h + sizeof(*in), chain);
 		memcpy(buf + off, &rec_size, sizeof(rec_size));
 		memcpy(buf + off + 4, (const char *)h + g.raw_off + GATE_HDR_SIZE, rec_size);
+		/* the kernel's own string fields point at the gate's strings (event_list__string_slots()) */
+		for (size_t i = 0; i < e->nr_str_slots; i++)
+			if (e->str_slot[i] && e->fmt.size + 4 * (i + 1) <= rec_size)
+				memcpy(buf + off + 4 + e->str_slot[i], buf + off + 4 + e->fmt.size + 4 * i, 4);
 		out->header.size = (off + 4 + rec_size + 7) & ~7u;
 		memset(buf + off + 4 + rec_size, 0, out->header.size - off - 4 - rec_size);
 		s->written++;

@@ -42,6 +42,9 @@ struct rec_event {
 	__u64 id;
 	__u32 flags;
 	char *own_format;
+	/* the kernel's own __data_loc of each recorded string (event_list__string_slots()), 0: none */
+	__u16 str_slot[GATE_MAX_STRS];
+	__u8 nr_str_slots;	/* how many of str_slot to look at: 0 when none is set */
 };
 
 /**
@@ -151,6 +154,19 @@ static inline const struct rec_event *event_list__by_type(const struct event_lis
  * Return: how many; 0 for other events.
  */
 size_t event_list__string_fields(const struct tp_format *fmt, const struct tp_field **fields, size_t max);
+
+/**
+ * event_list__string_slots() - since Linux 6.19 a syscall entry's format has
+ * a "__data_loc char[] __NAME_val" field per user string, which the kernel
+ * fills in the records it writes, and prints with __get_str(). A BPF
+ * program's context is not that record (perf_call_bpf_enter(): the fixed
+ * arguments only), so the gate's copy has garbage there: the recorder points
+ * each such field at the string the gate appended for NAME. Fills
+ * @e->str_slot[i] with the offset of the field for the i-th string of
+ * event_list__string_fields(), 0 where the format has none, and
+ * @e->nr_str_slots (0 when there is none at all).
+ */
+void event_list__string_slots(struct rec_event *e);
 
 /**
  * event_list__file_format() - the format the file gives @e when its records
