@@ -35,7 +35,7 @@ mkdir -p "$build/lab"
 # 90 minutes beside the x86 guests. AUXTRIG_ARM64_KERNEL_TESTS="..." runs those in both, "all"
 # every one.
 ARM64_KERNEL_TESTS_6_12="test_probe test_gate_points test_record_points.sh test_record_uprobe.sh"
-ARM64_KERNEL_TESTS_7_X="test_aux_group_kernel"
+ARM64_KERNEL_TESTS_7_X="test_aux_group_kernel test_trigger_prog.sh test_record_callchain.sh test_record_strings.sh"
 if [ -n "${AUXTRIG_ARM64_KERNEL_TESTS:-}" ]; then
 	ARM64_KERNEL_TESTS_6_12=$AUXTRIG_ARM64_KERNEL_TESTS ARM64_KERNEL_TESTS_7_X=$AUXTRIG_ARM64_KERNEL_TESTS
 fi
