@@ -12,6 +12,7 @@
 
 #include <intel-pt.h>
 
+#include "auxtrig/decode/auxtrace_heap.h"
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/ipt_decoder.h"
 #include "auxtrig/decode/internal/script.h"
@@ -584,62 +585,6 @@ static int script_pt__replay(struct script_session *ss, const struct script_pt_s
 	return err;
 }
 
-/*
- * perf's auxtrace heap (util/auxtrace.c): queues by the time of their next
- * sample. Its ties fall as that heap's sifting leaves them, which decides
- * which of two queues with samples of the same time goes first.
- */
-struct script_pt_heap {
-	struct { __u64 ordinal; size_t q; } *v;
-	size_t nr;
-};
-
-static void script_pt_heap__place(struct script_pt_heap *h, size_t pos, size_t q, __u64 ordinal)
-{
-	while (pos) {
-		size_t parent = (pos - 1) >> 1;
-
-		if (h->v[parent].ordinal <= ordinal)
-			break;
-		h->v[pos] = h->v[parent];
-		pos = parent;
-	}
-	h->v[pos].q = q;
-	h->v[pos].ordinal = ordinal;
-}
-
-static void script_pt_heap__add(struct script_pt_heap *h, size_t q, __u64 ordinal)
-{
-	script_pt_heap__place(h, h->nr++, q, ordinal);
-}
-
-static void script_pt_heap__pop(struct script_pt_heap *h)
-{
-	size_t pos = 0, cnt = h->nr;
-
-	if (!cnt)
-		return;
-	h->nr--;
-	for (;;) {
-		size_t left = 2 * pos + 1, right = left + 1;
-
-		if (left >= cnt)
-			break;
-		if (right >= cnt) {
-			h->v[pos] = h->v[left];
-			return;
-		}
-		if (h->v[left].ordinal < h->v[right].ordinal) {
-			h->v[pos] = h->v[left];
-			pos = left;
-		} else {
-			h->v[pos] = h->v[right];
-			pos = right;
-		}
-	}
-	script_pt_heap__place(h, pos, h->v[cnt - 1].q, h->v[cnt - 1].ordinal);
-}
-
 /* A queue (an mmap index): its branches in decode order, [next, end) still to come. */
 struct script_pt_queue {
 	size_t next, end;
@@ -651,27 +596,29 @@ struct script_pt_queue {
  * queue's (or reaches @limit); the sample that passed waits for its queue's
  * next turn. Samples of one time stay with the queue that is running.
  */
-static void script_pt__run_queues(const struct script_pt_samples *s, struct script_pt_heap *h,
-				  struct script_pt_queue *qs, __u64 limit, struct script_pt_item *out, size_t *nr_out)
+static int script_pt__run_queues(const struct script_pt_samples *s, struct auxtrace_heap *h,
+				 struct script_pt_queue *qs, __u64 limit, struct script_pt_item *out, size_t *nr_out)
 {
-	while (h->nr && h->v[0].ordinal < limit) {
-		struct script_pt_queue *q = &qs[h->v[0].q];
-		size_t qnr = h->v[0].q;
+	while (h->cnt && h->a[0].ordinal < limit) {
+		unsigned int qnr = h->a[0].queue_nr;
+		struct script_pt_queue *q = &qs[qnr];
 		__u64 ts = limit;
 
-		script_pt_heap__pop(h);
-		if (h->nr && h->v[0].ordinal + 1 < limit)
-			ts = h->v[0].ordinal + 1;
+		auxtrace_heap__pop(h);
+		if (h->cnt && h->a[0].ordinal + 1 < limit)
+			ts = h->a[0].ordinal + 1;
 		for (;;) {
 			out[(*nr_out)++] = s->v[q->next++];
 			if (q->next == q->end)
 				break;			/* no more data: off the heap */
 			if (s->v[q->next].tsc >= ts) {
-				script_pt_heap__add(h, qnr, s->v[q->next].tsc);
+				if (auxtrace_heap__add(h, qnr, s->v[q->next].tsc))
+					return -ENOMEM;
 				break;
 			}
 		}
 	}
+	return 0;
 }
 
 static int script_pt_item__event_cmp(const void *a, const void *b)
@@ -695,14 +642,14 @@ static int script_pt__order(struct script_pt_samples *s)
 {
 	struct script_pt_item *out = malloc((s->nr ? s->nr : 1) * sizeof(*out));
 	struct script_pt_queue *qs = calloc(s->nr ? s->nr : 1, sizeof(*qs));
-	struct script_pt_heap h = { .v = calloc(s->nr ? s->nr : 1, sizeof(*h.v)) };
-	size_t nr_ev = 0, nr_q = 0, nr_out = 0;
+	struct auxtrace_heap h = { 0 };
+	size_t nr_ev = 0, nr_out = 0;
+	unsigned int nr_q = 0;
+	int err = 0;
 
-	if (!out || !qs || !h.v) {
-		free(out);
-		free(qs);
-		free(h.v);
-		return -ENOMEM;
+	if (!out || !qs) {
+		err = -ENOMEM;
+		goto done;
 	}
 	if (s->timeless) {
 		qsort(s->v, s->nr, sizeof(*s->v), script_pt_item__cmp);
@@ -712,32 +659,33 @@ static int script_pt__order(struct script_pt_samples *s)
 	while (nr_ev < s->nr && s->v[nr_ev].kind != PT_ITEM_BRANCH)
 		nr_ev++;
 	qsort(s->v, nr_ev, sizeof(*s->v), script_pt_item__event_cmp);
-	for (size_t i = nr_ev; i < s->nr;) {
-		size_t j = i;
-
-		while (j < s->nr && s->v[j].br.buf->idx == s->v[i].br.buf->idx)
-			j++;
+	for (size_t i = nr_ev, j; !err && i < s->nr; i = j) {
+		for (j = i; j < s->nr && s->v[j].br.buf->idx == s->v[i].br.buf->idx; j++)
+			;
 		while (i < j && !s->v[i].tsc)
 			i++;			/* before the queue's first timestamp */
 		if (i < j) {
 			qs[nr_q] = (struct script_pt_queue){ .next = i, .end = j };
-			script_pt_heap__add(&h, nr_q++, s->v[i].tsc);
+			err = auxtrace_heap__add(&h, nr_q, s->v[i].tsc);
+			nr_q++;
 		}
-		i = j;
 	}
-	for (size_t i = 0; i < nr_ev; i++) {
+	for (size_t i = 0; !err && i < nr_ev; i++) {
 		if (s->v[i].tsc)
-			script_pt__run_queues(s, &h, qs, s->v[i].tsc, out, &nr_out);
+			err = script_pt__run_queues(s, &h, qs, s->v[i].tsc, out, &nr_out);
 		out[nr_out++] = s->v[i];
 	}
-	script_pt__run_queues(s, &h, qs, UINT64_MAX, out, &nr_out);
-	memcpy(s->v, out, nr_out * sizeof(*out));
-	s->nr = nr_out;
+	if (!err)
+		err = script_pt__run_queues(s, &h, qs, UINT64_MAX, out, &nr_out);
+	if (!err) {
+		memcpy(s->v, out, nr_out * sizeof(*out));
+		s->nr = nr_out;
+	}
 done:
+	auxtrace_heap__free(&h);
 	free(out);
 	free(qs);
-	free(h.v);
-	return 0;
+	return err;
 }
 
 static int script_pt__windows(struct script_session *ss);
