@@ -14,7 +14,8 @@
  * Each file is written here (PSB+ with a TSC, then TIP.PGE / TIP.PGD
  * windows: one branch sample, "0 => ip", per window at the last TSC). The
  * order expected is derived by hand from those rules below; when perf is
- * installed (always under CI) its output must be the same, line for line.
+ * installed (always under CI) its output must be the same, line for line,
+ * and its default lines (--itrace=b) byte for byte auxtrig's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +112,7 @@ static void write_file(const char *path, const struct scenario *sc, bool pipe)
 	attr.size = sizeof(attr);
 	attr.config = PT_TSC_BIT;
 	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 	attr.sample_id_all = 1;
 	attr.exclude_kernel = 1;
 	if (pipe) {
@@ -223,6 +224,26 @@ static const char *auxtrig_bin(char *buf, size_t size)
 	return buf;
 }
 
+/* perf's default lines of @path (--itrace=b), byte for byte: who, when, event, ip => addr. */
+static void check_default_lines(const char *perf, const char *bin, const char *path, bool pipe)
+{
+	char cmd[16384], *ours, *theirs;
+	const char *in = pipe ? "-" : path;
+
+	snprintf(cmd, sizeof(cmd), "%s%s%s'%s' script -i '%s' --itrace=b 2>/dev/null%s", pipe ? "cat '" : "",
+		 pipe ? path : "", pipe ? "' | " : "", bin, in, pipe ? "" : " </dev/null");
+	ours = run(cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "%s%s%sPAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent "
+		 "'%s' script -i '%s' --itrace=b 2>/dev/null%s", pipe ? "cat '" : "", pipe ? path : "",
+		 pipe ? "' | " : "", perf, in, pipe ? "" : " </dev/null");
+	theirs = run(cmd);
+	if (strcmp(ours, theirs))
+		fail_msg("default lines (%s): perf 6.1:\n%s\nauxtrig:\n%s", pipe ? "pipe" : "file", theirs, ours);
+	free(ours);
+	free(theirs);
+}
+
 /*
  * auxtrig's order, and perf's when installed, for @sc written as a file and
  * as a pipe-mode stream (read from standard input, as `... | perf script -i -`).
@@ -273,6 +294,7 @@ static void check(const struct scenario *sc)
 				 sc->expect);
 		free(got);
 		free(out);
+		check_default_lines(perf, bin, pipe ? pipe_path : df.path, pipe);
 	}
 	test_datafile__delete(&df);
 }
