@@ -651,6 +651,8 @@ static int script_pt__order(struct script_pt_samples *s)
 		err = -ENOMEM;
 		goto done;
 	}
+	if (!s->nr)
+		goto done;
 	if (s->timeless) {
 		qsort(s->v, s->nr, sizeof(*s->v), script_pt_item__cmp);
 		goto done;
@@ -658,7 +660,8 @@ static int script_pt__order(struct script_pt_samples *s)
 	/* the records first (collected before the branches), then each queue's run of branches */
 	while (nr_ev < s->nr && s->v[nr_ev].kind != PT_ITEM_BRANCH)
 		nr_ev++;
-	qsort(s->v, nr_ev, sizeof(*s->v), script_pt_item__event_cmp);
+	if (nr_ev)
+		qsort(s->v, nr_ev, sizeof(*s->v), script_pt_item__event_cmp);
 	for (size_t i = nr_ev, j; !err && i < s->nr; i = j) {
 		for (j = i; j < s->nr && s->v[j].br.buf->idx == s->v[i].br.buf->idx; j++)
 			;
