@@ -234,7 +234,7 @@ static void check_default_lines(const char *perf, const char *bin, const char *p
 		 pipe ? path : "", pipe ? "' | " : "", bin, in, pipe ? "" : " </dev/null");
 	ours = run(cmd);
 	snprintf(cmd, sizeof(cmd),
-		 "%s%s%sPAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent "
+		 "%s%s%sPAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent HOME=/nonexistent "
 		 "'%s' script -i '%s' --itrace=b 2>/dev/null%s", pipe ? "cat '" : "", pipe ? path : "",
 		 pipe ? "' | " : "", perf, in, pipe ? "" : " </dev/null");
 	theirs = run(cmd);
@@ -281,11 +281,11 @@ static void check(const struct scenario *sc)
 		}
 		if (pipe)
 			snprintf(cmd, sizeof(cmd),
-				 "cat '%s' | PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent "
+				 "cat '%s' | PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent HOME=/nonexistent "
 				 "'%s' script -i - --itrace=b -F cpu,time,addr 2>&1", pipe_path, perf);
 		else
 			snprintf(cmd, sizeof(cmd),
-				 "PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent "
+				 "PAGER=cat PERF_PAGER=cat PERF_CONFIG=/dev/null PERF_BUILDID_DIR=/nonexistent HOME=/nonexistent "
 				 "'%s' script -i '%s' --itrace=b -F cpu,time,addr 2>&1 </dev/null", perf, df.path);
 		out = run(cmd);
 		got = sample_lines(out);
