@@ -57,6 +57,7 @@ int perf_oracle__run(const char *cwd, const char *const args[], char **out)
 		setenv("PERF_PAGER", "cat", 1);
 		setenv("PERF_CONFIG", "/dev/null", 1);
 		setenv("PERF_BUILDID_DIR", "/nonexistent", 1);
+		setenv("HOME", "/nonexistent", 1);	/* perf 6.1 reads $HOME/.debug despite PERF_BUILDID_DIR */
 		execv(perf, (char *const *)argv);
 		_exit(127);
 	}

@@ -19,6 +19,12 @@ if [ ! -f "$data/README.md" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# perf 6.1 takes kernel symbols from $HOME/.debug whatever PERF_BUILDID_DIR says: with an empty
+# home, what earlier perf runs cached on this machine does not decide its lines.
+if command -v perf >/dev/null; then
+	mkdir "$tmp/home"
+	perf() { HOME="$tmp/home" command perf "$@"; }
+fi
 
 # An auxtrig built without libipt (LIBIPT=0: Debian has no libipt for arm64) says so in
 # --version and refuses Intel PT files in one line with exit 3; the Intel PT checks below then

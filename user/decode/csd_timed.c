@@ -21,13 +21,13 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include "auxtrig/decode/auxtrace_heap.h"
 #include "auxtrig/decode/csd_timed.h"
 #include "auxtrig/decode/script_line.h"
 #include "auxtrig/sys/log.h"
 
 #define CT_PKT_MAX	1024			/* CS_ETM_PACKET_MAX_BUFFER */
 #define CT_INVAL_ADDR	0xdeadbeefdeadbeefULL	/* CS_ETM_INVAL_ADDR */
-#define CT_HEAP_INIT	32			/* AUXTRACE_INIT_NR_QUEUES */
 
 /* TRCCONFIGR bits that say which context ID is the thread (cs_etm__get_pid_fmt()) */
 #define CT_CFG_CTXTID	(1u << 6)
@@ -82,76 +82,6 @@ struct ct_run {
 	bool warned;			/* about a timestamp perf cannot use */
 	bool code_as_buffers;		/* ops->code is all kernel code: OpenCSD reads it itself */
 };
-
-/* ---- perf's auxtrace_heap ------------------------------------------------- */
-
-static void csd_timed_heap__heapify(struct csd_timed_heap_item *a, unsigned int pos, unsigned int queue_nr,
-				    __u64 ordinal)
-{
-	while (pos) {
-		unsigned int parent = (pos - 1) >> 1;
-
-		if (a[parent].ordinal <= ordinal)
-			break;
-		a[pos] = a[parent];
-		pos = parent;
-	}
-	a[pos].queue_nr = queue_nr;
-	a[pos].ordinal = ordinal;
-}
-
-int csd_timed_heap__add(struct csd_timed_heap *h, unsigned int queue_nr, __u64 ordinal)
-{
-	if (queue_nr >= h->sz) {
-		unsigned int sz = CT_HEAP_INIT;
-		struct csd_timed_heap_item *a;
-
-		while (sz <= queue_nr)
-			sz <<= 1;
-		a = realloc(h->a, sz * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		h->a = a;
-		h->sz = sz;
-	}
-	csd_timed_heap__heapify(h->a, h->cnt++, queue_nr, ordinal);
-	return 0;
-}
-
-void csd_timed_heap__pop(struct csd_timed_heap *h)
-{
-	unsigned int pos = 0, cnt = h->cnt, last;
-	struct csd_timed_heap_item *a = h->a;
-
-	if (!cnt)
-		return;
-	h->cnt--;
-	for (;;) {
-		unsigned int left = (pos << 1) + 1, right = left + 1;
-
-		if (left >= cnt)
-			break;
-		if (right >= cnt) {
-			a[pos] = a[left];
-			return;
-		}
-		if (a[left].ordinal < a[right].ordinal) {
-			a[pos] = a[left];
-			pos = left;
-		} else {
-			a[pos] = a[right];
-			pos = right;
-		}
-	}
-	last = cnt - 1;
-	csd_timed_heap__heapify(a, pos, a[last].queue_nr, a[last].ordinal);
-}
-
-void csd_timed_heap__free(struct csd_timed_heap *h)
-{
-	free(h->a);
-	memset(h, 0, sizeof(*h));
-}
 
 /* ---- the decoder side: elements into packets -------------------------------- */
 
@@ -518,7 +448,7 @@ static void ct_queue__fini(struct ct_queue *q)
 }
 
 /* cs_etm__queue_first_cs_timestamp(): 1 with the queue's first stop on the heap, 0 if it has none */
-static int ct_first(struct ct_run *r, struct ct_queue *q, struct csd_timed_heap *h)
+static int ct_first(struct ct_run *r, struct ct_queue *q, struct auxtrace_heap *h)
 {
 	__u64 ts;
 	__u8 id = 0;
@@ -535,14 +465,14 @@ static int ct_first(struct ct_run *r, struct ct_queue *q, struct csd_timed_heap 
 			if (q->tidq[i])
 				ct_tidq__clear(q->tidq[i]);
 	}
-	return csd_timed_heap__add(h, q->q->idx << 16 | id, ts) ? -ENOMEM : 1;
+	return auxtrace_heap__add(h, q->q->idx << 16 | id, ts) ? -ENOMEM : 1;
 }
 
 int csd_timed__run(const struct csd_timed_etm *etms, size_t nr_etms, const struct csd_timed_queue *queues,
 		   size_t nr_queues, const struct csd_timed_ops *ops, void *ctx)
 {
 	struct ct_run r = { .ops = ops, .ctx = ctx };
-	struct csd_timed_heap heap = { 0 };
+	struct auxtrace_heap heap = { 0 };
 	struct ct_queue *qs = calloc(nr_queues ? nr_queues : 1, sizeof(*qs));
 	int err = 0;
 
@@ -580,7 +510,7 @@ int csd_timed__run(const struct csd_timed_etm *etms, size_t nr_etms, const struc
 		for (size_t i = 0; i < nr_queues && !q; i++)
 			if (queues[i].idx == cs_queue_nr >> 16)
 				q = &qs[i];
-		csd_timed_heap__pop(&heap);
+		auxtrace_heap__pop(&heap);
 		if (!q || !q->tidq[id]) {
 			err = -EINVAL;
 			break;
@@ -593,14 +523,14 @@ int csd_timed__run(const struct csd_timed_etm *etms, size_t nr_etms, const struc
 			ct_decode(&r, q);
 			ts = ct_timestamp(q, &id);
 			if (ts) {
-				err = csd_timed_heap__add(&heap, q->q->idx << 16 | id, ts);
+				err = auxtrace_heap__add(&heap, q->q->idx << 16 | id, ts);
 				break;
 			}
 			/* the end of a buffer, or a full packet queue: every trace ID processed and flushed */
 			ct_process_all(&r, q);
 		}
 	}
-	csd_timed_heap__free(&heap);
+	auxtrace_heap__free(&heap);
 	for (size_t i = 0; i < nr_queues; i++)
 		ct_queue__fini(&qs[i]);
 	free(qs);

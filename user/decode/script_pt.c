@@ -12,6 +12,7 @@
 
 #include <intel-pt.h>
 
+#include "auxtrig/decode/auxtrace_heap.h"
 #include "auxtrig/decode/binaries.h"
 #include "auxtrig/decode/ipt_decoder.h"
 #include "auxtrig/decode/internal/script.h"
@@ -49,10 +50,11 @@ struct script_pt_stream {
  * the trace, the file's other samples, and the records that say who runs
  * (COMM, FORK, context switches, ITRACE_START).
  */
-enum { PT_ITEM_BRANCH, PT_ITEM_SAMPLE, PT_ITEM_COMM, PT_ITEM_FORK, PT_ITEM_SWITCH, PT_ITEM_ITRACE };
+enum { PT_ITEM_BRANCH, PT_ITEM_SAMPLE, PT_ITEM_COMM, PT_ITEM_FORK, PT_ITEM_SWITCH, PT_ITEM_ITRACE, PT_ITEM_OTHER };
 
 struct script_pt_item {
 	__u64 tsc;
+	__u64 time;	/* a record's perf time (its order among the records) */
 	__u64 seq;
 	__u8 kind;
 	__s32 cpu;
@@ -343,7 +345,11 @@ static int script_pt__collect(struct script_session *ss, struct script_pt_sample
 			one.kind = PT_ITEM_ITRACE;
 			break;
 		default:
-			continue;
+			/* perf's user records are not in time order; the others drive the queues */
+			if (ev.header->type >= PDATA_RECORD_HEADER_ATTR)
+				continue;
+			one.kind = PT_ITEM_OTHER;
+			break;
 		}
 		if (pdata_reader__parse_sample(ss->r, &ev, &smp)) {
 			if (one.kind == PT_ITEM_SAMPLE)
@@ -353,13 +359,14 @@ static int script_pt__collect(struct script_session *ss, struct script_pt_sample
 		/*
 		 * The other events' samples are listed among the branches, as perf
 		 * script does; not those of the intel_pt event itself (its PMU type
-		 * is priv[0]) nor of the sideband dummy.
+		 * is priv[0]) nor of the sideband dummy: only their time counts.
 		 */
 		if (one.kind == PT_ITEM_SAMPLE &&
 		    (!smp.attr || smp.attr->attr.type == info->priv[0] ||
 		     (smp.attr->attr.type == PERF_TYPE_SOFTWARE && smp.attr->attr.config == PERF_COUNT_SW_DUMMY)))
-			continue;
-		one.tsc = script_pt_samples__time_to_tsc(s, (smp.present & PERF_SAMPLE_TIME) ? smp.time : 0);
+			one.kind = PT_ITEM_OTHER;
+		one.time = (smp.present & PERF_SAMPLE_TIME) ? smp.time : 0;
+		one.tsc = script_pt_samples__time_to_tsc(s, one.time);
 		one.cpu = (smp.present & PERF_SAMPLE_CPU) ? (__s32)smp.cpu : -1;
 		ret = script_pt_samples__add(s, &one);
 		if (ret)
@@ -563,6 +570,8 @@ static int script_pt__replay(struct script_session *ss, const struct script_pt_s
 			script_pt__print_branch(ss, tt, s, it);
 			continue;
 		}
+		if (it->kind == PT_ITEM_OTHER)
+			continue;
 		if (pdata_reader__next(ss->r, &pos, &ev) <= 0)
 			continue;
 		if (pdata_reader__parse_sample(ss->r, &ev, &smp)) {
@@ -573,6 +582,112 @@ static int script_pt__replay(struct script_session *ss, const struct script_pt_s
 		err = script_pt__replay_record(ss, tt, &ev, &smp);
 	}
 	thread_table__delete(tt);
+	return err;
+}
+
+/* A queue (an mmap index): its branches in decode order, [next, end) still to come. */
+struct script_pt_queue {
+	size_t next, end;
+};
+
+/*
+ * perf's intel_pt_process_queues(): before an event of time @limit, the
+ * queue whose next sample is earliest runs until its time passes the next
+ * queue's (or reaches @limit); the sample that passed waits for its queue's
+ * next turn. Samples of one time stay with the queue that is running.
+ */
+static int script_pt__run_queues(const struct script_pt_samples *s, struct auxtrace_heap *h,
+				 struct script_pt_queue *qs, __u64 limit, struct script_pt_item *out, size_t *nr_out)
+{
+	while (h->cnt && h->a[0].ordinal < limit) {
+		unsigned int qnr = h->a[0].queue_nr;
+		struct script_pt_queue *q = &qs[qnr];
+		__u64 ts = limit;
+
+		auxtrace_heap__pop(h);
+		if (h->cnt && h->a[0].ordinal + 1 < limit)
+			ts = h->a[0].ordinal + 1;
+		for (;;) {
+			out[(*nr_out)++] = s->v[q->next++];
+			if (q->next == q->end)
+				break;			/* no more data: off the heap */
+			if (s->v[q->next].tsc >= ts) {
+				if (auxtrace_heap__add(h, qnr, s->v[q->next].tsc))
+					return -ENOMEM;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static int script_pt_item__event_cmp(const void *a, const void *b)
+{
+	const struct script_pt_item *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The items in the order perf 6.1 prints them. The records come in time
+ * order (perf's ordered events; the same time in file order). Each with a
+ * time first lets the queues' branches before it out (run_queues); the
+ * rest come at the end (perf's flush). A queue starts at its first branch
+ * with a time: perf's intel_pt_setup_queue() drops the ones before.
+ * Without timestamps (timeless decoding) nothing is interleaved by time.
+ */
+static int script_pt__order(struct script_pt_samples *s)
+{
+	struct script_pt_item *out = malloc((s->nr ? s->nr : 1) * sizeof(*out));
+	struct script_pt_queue *qs = calloc(s->nr ? s->nr : 1, sizeof(*qs));
+	struct auxtrace_heap h = { 0 };
+	size_t nr_ev = 0, nr_out = 0;
+	unsigned int nr_q = 0;
+	int err = 0;
+
+	if (!out || !qs) {
+		err = -ENOMEM;
+		goto done;
+	}
+	if (!s->nr)
+		goto done;
+	if (s->timeless) {
+		qsort(s->v, s->nr, sizeof(*s->v), script_pt_item__cmp);
+		goto done;
+	}
+	/* the records first (collected before the branches), then each queue's run of branches */
+	while (nr_ev < s->nr && s->v[nr_ev].kind != PT_ITEM_BRANCH)
+		nr_ev++;
+	if (nr_ev)
+		qsort(s->v, nr_ev, sizeof(*s->v), script_pt_item__event_cmp);
+	for (size_t i = nr_ev, j; !err && i < s->nr; i = j) {
+		for (j = i; j < s->nr && s->v[j].br.buf->idx == s->v[i].br.buf->idx; j++)
+			;
+		while (i < j && !s->v[i].tsc)
+			i++;			/* before the queue's first timestamp */
+		if (i < j) {
+			qs[nr_q] = (struct script_pt_queue){ .next = i, .end = j };
+			err = auxtrace_heap__add(&h, nr_q, s->v[i].tsc);
+			nr_q++;
+		}
+	}
+	for (size_t i = 0; !err && i < nr_ev; i++) {
+		if (s->v[i].tsc)
+			err = script_pt__run_queues(s, &h, qs, s->v[i].tsc, out, &nr_out);
+		out[nr_out++] = s->v[i];
+	}
+	if (!err)
+		err = script_pt__run_queues(s, &h, qs, UINT64_MAX, out, &nr_out);
+	if (!err) {
+		memcpy(s->v, out, nr_out * sizeof(*out));
+		s->nr = nr_out;
+	}
+done:
+	auxtrace_heap__free(&h);
+	free(out);
+	free(qs);
 	return err;
 }
 
@@ -653,10 +768,11 @@ int script_pt__run(struct script_session *ss)
 		free(s.v);
 		return EXIT_RUNTIME;
 	}
-	if (s.nr)
-		qsort(s.v, s.nr, sizeof(*s.v), script_pt_item__cmp);
-	if (!o->packets)
-		err = script_pt__replay(ss, &s);
+	if (!o->packets) {
+		err = script_pt__order(&s);
+		if (!err)
+			err = script_pt__replay(ss, &s);
+	}
 	free(s.v);
 	if (err) {
 		pr_err("%s: %s\n", o->input, strerror(-err));

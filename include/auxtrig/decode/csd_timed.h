@@ -117,23 +117,4 @@ struct csd_timed_ops {
 int csd_timed__run(const struct csd_timed_etm *etms, size_t nr_etms, const struct csd_timed_queue *queues,
 		   size_t nr_queues, const struct csd_timed_ops *ops, void *ctx);
 
-/**
- * struct csd_timed_heap - perf's auxtrace_heap (util/auxtrace.c): a binary
- * min-heap of (queue, ordinal) whose order for equal ordinals is perf's.
- */
-struct csd_timed_heap {
-	struct csd_timed_heap_item {
-		unsigned int queue_nr;
-		__u64 ordinal;
-	} *a;
-	unsigned int cnt, sz;
-};
-
-/** csd_timed_heap__add() - add @queue_nr at @ordinal. Return: 0 or -ENOMEM. */
-int csd_timed_heap__add(struct csd_timed_heap *h, unsigned int queue_nr, __u64 ordinal);
-/** csd_timed_heap__pop() - remove the top (h->a[0]). */
-void csd_timed_heap__pop(struct csd_timed_heap *h);
-/** csd_timed_heap__free() - free the array. */
-void csd_timed_heap__free(struct csd_timed_heap *h);
-
 #endif
