@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/decode/binaries.h"
 #include "cs_fixture.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "perf_oracle.h"
@@ -445,6 +446,66 @@ static void test_script_cs_kernel_module_placed_by_kallsyms(void **state)
 	if (!strstr(e, "outside the module"))
 		fail_msg("kallsyms of another load taken: %s", e);
 	free(e);
+}
+
+/*
+ * Through the binaries API: where kallsyms puts juno_fn, .text reads the
+ * capture's code (and not at the module's start, where perf 6.1 would
+ * take it), and init_module's kallsyms address places the module's
+ * .init.text map there instead of at its sh_addr 0.
+ */
+static void test_script_cs_kernel_module_sections_placed(void **state)
+{
+	const __u64 start = CS_FIXTURE_DUMP_ADDR - 0x1000, init = 0xffffffc000070000ULL;
+	unsigned char want[16], got[16];
+	char symfs[4300], ks[4300], sym[128];
+	struct binaries *b;
+	size_t len;
+	unsigned char *juno;
+	FILE *f;
+
+	(void)state;
+	need_data();
+	write_module_source("juno.S", 0);
+	if (sh("clang --target=aarch64-linux-gnu -c juno.S -o juno.ko"))
+		fail_msg("clang cannot build the arm64 module (make deps installs clang)");
+	assert_int_equal(sh("mkdir -p symfs/lib/modules/6.1.0-juno/extra && cp juno.ko symfs/lib/modules/6.1.0-juno/extra/"), 0);
+	snprintf(ks, sizeof(ks), "%s/ks", dir);
+	f = fopen(ks, "w");
+	assert_non_null(f);
+	fprintf(f, "ffffffc000096a00 t juno_fn\t[juno]\n%llx t init_module\t[juno]\n", (unsigned long long)init);
+	fclose(f);
+	juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/kernel_dump.bin"), &len);
+	assert_true(len > 0x15a10);
+	memcpy(want, juno + 0x15a00, sizeof(want));
+	free(juno);
+
+	snprintf(symfs, sizeof(symfs), "%s/symfs", dir);
+	b = binaries__new(symfs, "/nonexistent");
+	assert_non_null(b);
+	assert_int_equal(binaries__add_mmap(b, start, 0x61000, 0, "/lib/modules/6.1.0-juno/extra/juno.ko", true, NULL, 0), 0);
+	assert_int_equal(binaries__add_kallsyms(b, ks), 0);
+	assert_int_equal(binaries__read(b, CS_FIXTURE_DUMP_ADDR + 0x15a00, got, sizeof(got)), sizeof(got));
+	assert_memory_equal(got, want, sizeof(got));
+	assert_string_equal(binaries__symoff(b, CS_FIXTURE_DUMP_ADDR + 0x15a04, true, sym, sizeof(sym)), "juno_fn+0x4");
+	assert_string_equal(binaries__dso_name(b, CS_FIXTURE_DUMP_ADDR + 0x15a04), "[juno]");
+	/* the module's first 0x1000 bytes are not .text: nothing read, no symbol */
+	assert_int_equal(binaries__read(b, start, got, sizeof(got)), 0);
+	assert_string_equal(binaries__symoff(b, start + 0x10, true, sym, sizeof(sym)), "[unknown]");
+	/* .init.text where kallsyms puts init_module, not at 0 */
+	assert_string_equal(binaries__symoff(b, init, true, sym, sizeof(sym)), "init_module+0x0");
+	assert_string_equal(binaries__dso_name(b, init), "[juno].init.text");
+	assert_null(binaries__find_in(b, 2, true, false));
+	binaries__delete(b);
+
+	/* perf 6.1's guess: .text at the module's start, 0x1000 too low */
+	b = binaries__new(symfs, "/nonexistent");
+	assert_non_null(b);
+	assert_int_equal(binaries__add_mmap(b, start, 0x61000, 0, "/lib/modules/6.1.0-juno/extra/juno.ko", true, NULL, 0), 0);
+	assert_int_equal(binaries__read(b, start + 0x15a00, got, sizeof(got)), sizeof(got));
+	assert_memory_equal(got, want, sizeof(got));
+	assert_string_equal(binaries__map_dso_name(binaries__find_in(b, 2, true, false)), "[juno].init.text");
+	binaries__delete(b);
 }
 
 /*
@@ -978,6 +1039,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_raw_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module_placed_by_kallsyms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module_sections_placed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_decoder_crash_costs_one_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_packets_index_from_aux_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_windows_name_their_aux_record, setup, teardown),
