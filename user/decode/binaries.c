@@ -589,20 +589,33 @@ static struct binaries_named *binaries__module_ksyms(const struct binaries *b, c
 	return v;
 }
 
+/* Does @img have more than one symbol named @name? */
+static bool binaries__sym_twice(struct elf_image *img, const char *name)
+{
+	const struct elf_image_sym *sym;
+	int seen = 0;
+
+	for (size_t i = 0; (sym = elf_image__sym(img, i)); i++)
+		if (!strcmp(sym->name, name) && ++seen > 1)
+			return true;
+	return false;
+}
+
 /*
  * Where the kernel put section @sec of a module: the first symbol the .ko
- * has in @sec whose name kallsyms gives the module once is at its kallsyms
- * address, the section its st_value (offset in the section) before it.
- * simpleperf places a module's .text the same way; a name given twice (two
- * static functions) places nothing. Return: 0 with *@at and the symbol's
- * name in *@by, or -ENOENT.
+ * has in @sec whose name kallsyms gives the module once (and the .ko once)
+ * is at its kallsyms address, the section its st_value (offset in the
+ * section) before it. simpleperf places a module's .text the same way; a
+ * name given twice (two static functions) places nothing. Return: 0 with
+ * *@at and the symbol's name in *@by, or -ENOENT.
  */
 static int binaries__place_section(struct elf_image *img, const struct elf_image_sec *sec,
 				   const struct binaries_named *ks, size_t n, __u64 *at, const char **by)
 {
 	const struct elf_image_sym *sym;
+	int tries = 16;	/* names the .ko has twice: a few, then no place */
 
-	for (size_t i = 0; n && (sym = elf_image__sym(img, i)); i++) {
+	for (size_t i = 0; n && tries && (sym = elf_image__sym(img, i)); i++) {
 		struct binaries_named key = { .name = sym->name }, *k;
 
 		if (sym->offset < sec->offset || sym->offset - sec->offset >= sec->size)
@@ -610,9 +623,13 @@ static int binaries__place_section(struct elf_image *img, const struct elf_image
 		k = bsearch(&key, ks, n, sizeof(*ks), binaries_named__cmp);
 		if (!k || (k > ks && !strcmp(k[-1].name, k->name)) || (k + 1 < ks + n && !strcmp(k[1].name, k->name)))
 			continue;
+		tries--;
+		if (binaries__sym_twice(img, sym->name))
+			continue;
 		*at = k->addr - (sym->offset - sec->offset);
 		*by = k->name;
-		return 0;
+		/* (a section reaching past the top of the address space is no place) */
+		return *at + sec->size < *at ? -ENOENT : 0;
 	}
 	return -ENOENT;
 }
@@ -709,11 +726,14 @@ static int binaries__add_section_maps(struct binaries *b, struct binary *mod, co
 			return -ENOMEM;
 		bin->parent = mod;
 		bin->state = 1;
-		if (binaries__place_section(img, sec, ks, n, &at, &by))
+		if (binaries__place_section(img, sec, ks, n, &at, &by)) {
 			at = sec->addr;
-		else
+			if (at + sec->size < at)
+				continue;
+		} else {
 			pr_debug("%s: %s at 0x%llx, where kallsyms puts %s\n", mod->name, sec->name,
 				 (unsigned long long)at, by);
+		}
 		err = binaries__insert(b, &(struct binary_map){ .start = at, .end = at + sec->size,
 								 .pgoff = sec->offset, .bin = bin, .kernel = true });
 	}
