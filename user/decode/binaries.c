@@ -514,7 +514,8 @@ int binaries__add_kallsyms(struct binaries *b, const char *path)
 		binaries__ksyms_clear(b);
 		return err;
 	}
-	qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), binaries_ksym__cmp);
+	if (b->nr_ksyms)	/* (only modules' symbols: none of the kernel's) */
+		qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), binaries_ksym__cmp);
 	return 0;
 }
 
