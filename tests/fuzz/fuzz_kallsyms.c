@@ -19,7 +19,7 @@
 #include "auxtrig/decode/binaries.h"
 
 #define MOD_BASE	0xffffffffc0000000ULL
-#define MOD_LEN		0x10000ULL
+#define MOD_LEN		0x2000ULL
 
 /* A relocatable object: .text (0x40 bytes of 0xa1, fn_a at 0x10, fn_b at 0x20), .exit.text (fn_exit). */
 static size_t fuzz_module(unsigned char *buf, size_t size)
