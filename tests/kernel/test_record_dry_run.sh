@@ -211,4 +211,25 @@ g='*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'
 	-- true >"$tmp/out" 2>"$tmp/err" || fail "long globs: $(cat "$tmp/err")"
 grep -q "^trigger 1: the shared gate program, condition interpreted: the globs' unrolled matchers would take [0-9]* instructions (at most [0-9]* are compiled)$" \
 	"$tmp/out" || fail "long globs: no reason: $(cat "$tmp/out")"
+# CoreSight per thread through a sink the CPUs share (ETR, ETF): the driver keeps one memory per
+# session, so threads that run at once lose their trace; auxtrig says so before it starts. Not with
+# -a (one group per CPU), nor with a per-CPU sink (TRBE), which the kernel also takes by default.
+shared_note="^hardware trace: per thread through %s, a sink the CPUs share: the driver keeps one memory for the session"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-cs_etm" -e cs_etm/@tmc_etr0/u -w syscall:getppid -- true \
+	>"$tmp/out" 2>"$tmp/err" || fail "cs_etm per thread: $(cat "$tmp/err")"
+grep -q "$(printf "$shared_note" tmc_etr0)" "$tmp/out" || fail "per thread through tmc_etr0: no note: $(cat "$tmp/out")"
+"$AUXTRIG" record --dry-run --sysfs-root "$fix/sysfs-cs_etm" -e cs_etm//u -w syscall:getppid -- true \
+	>"$tmp/out" 2>"$tmp/err" || fail "cs_etm per thread: $(cat "$tmp/err")"
+grep -q "$(printf "$shared_note" "the default sink (there is no TRBE)")" "$tmp/out" ||
+	fail "per thread, default sink without a TRBE: no note: $(cat "$tmp/out")"
+"$AUXTRIG" record --dry-run -a --sysfs-root "$fix/sysfs-cs_etm" -e cs_etm/@tmc_etr0/u -w syscall:getppid \
+	>"$tmp/out" 2>"$tmp/err" || fail "cs_etm -a: $(cat "$tmp/err")"
+! grep -q "a sink the CPUs share" "$tmp/out" || fail "-a: a per-thread note: $(cat "$tmp/out")"
+cp -r "$fix/sysfs-cs_etm" "$tmp/sysfs-trbe"
+for c in 0 1; do echo 0x$((c + 1))0000 >"$tmp/sysfs-trbe/bus/event_source/devices/cs_etm/sinks/trbe$c"; done
+for e in cs_etm//u cs_etm/@trbe0/u; do
+	"$AUXTRIG" record --dry-run --sysfs-root "$tmp/sysfs-trbe" -e $e -w syscall:getppid -- true \
+		>"$tmp/out" 2>"$tmp/err" || fail "$e with TRBEs: $(cat "$tmp/err")"
+	! grep -q "a sink the CPUs share" "$tmp/out" || fail "$e with TRBEs: a shared-sink note: $(cat "$tmp/out")"
+done
 echo ok

@@ -24,12 +24,14 @@ static void aux_session__note(struct aux_session *s, struct aux_session_cpu *c, 
 
 	switch (h->type) {
 	case PERF_RECORD_AUX:
-		memcpy(v, (const char *)h + 24, 8);
-		aux_ring__note_aux_record(&c->aux, v[0]);
+		/* aux_offset, aux_size, flags */
+		memcpy(v, (const char *)h + 16, 16);
+		aux_ring__note_aux_record(&c->aux, v[1]);
 		s->stats.aux_records++;
-		s->stats.truncated += !!(v[0] & PERF_AUX_FLAG_TRUNCATED);
-		s->stats.partial += !!(v[0] & PERF_AUX_FLAG_PARTIAL);
-		s->stats.collision += !!(v[0] & PERF_AUX_FLAG_COLLISION);
+		s->stats.truncated += !!(v[1] & PERF_AUX_FLAG_TRUNCATED);
+		s->stats.truncated_empty += (v[1] & PERF_AUX_FLAG_TRUNCATED) && !v[0];
+		s->stats.partial += !!(v[1] & PERF_AUX_FLAG_PARTIAL);
+		s->stats.collision += !!(v[1] & PERF_AUX_FLAG_COLLISION);
 		break;
 	case PERF_RECORD_ITRACE_START:
 		s->stats.itrace_starts++;

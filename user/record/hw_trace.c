@@ -141,12 +141,59 @@ static void mem_decide(struct hw_trace *hw, const struct record_plan *p)
 	}
 }
 
+/*
+ * Per thread, CoreSight's ETR and ETF keep one memory per session: every
+ * event of one owner that runs while another holds the sink writes into that
+ * one's memory, and the last to stop copies it out only if it is its own
+ * (coresight-tmc-etr.c: tmc_enable_etr_sink_perf() and
+ * tmc_update_etr_buffer(), which WARNs and flags the AUX record truncated
+ * otherwise). So per-thread trace of threads that run at the same time is
+ * lost. A TRBE is per CPU and has no such rule. Without "@sink", the kernel
+ * takes a per-CPU sink where there is one (coresight_find_default_sink():
+ * TRBE before ETR before ETF), and sysfs names TRBEs trbeN.
+ */
+static void sink_decide(struct hw_trace *hw, const struct record_plan *p)
+{
+	const struct pmu *pmu = p->aux->pmu;
+	const char *shared = NULL;
+
+	hw->shared_sink[0] = '\0';
+	if (p->aux->kind != AUX_PMU_CS_ETM || !hw_trace__per_thread(p) || !pmu)
+		return;
+	if (p->aux->sink[0]) {
+		if (strncmp(p->aux->sink, "trbe", 4))
+			shared = p->aux->sink;
+	} else {
+		for (size_t i = 0; i < pmu->nr_sinks; i++) {
+			if (!strncmp(pmu->sinks[i].name, "trbe", 4))
+				return;
+			shared = shared ? "the default sink (there is no TRBE)" : pmu->sinks[i].name;
+		}
+	}
+	if (shared)
+		snprintf(hw->shared_sink, sizeof(hw->shared_sink), "%s", shared);
+}
+
+const char *hw_trace__sink_note(const struct hw_trace *hw, const struct record_plan *p, char *buf, size_t size)
+{
+	if (!hw->shared_sink[0])
+		return NULL;
+	snprintf(buf, size,
+		 "per thread through %s, a sink the CPUs share: the driver keeps one memory for the session, so the trace of "
+		 "threads of the target that run at the same time is lost (counted as truncated AUX records); a per-CPU "
+		 "sink (TRBE) or -a/-C keeps it",
+		 hw->shared_sink);
+	(void)p;
+	return buf;
+}
+
 void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const struct perf_sys *sys)
 {
 	hw->sys = sys;
 	if (!p->aux)
 		return;
 	hw->pause = pause_support(p, sys);
+	sink_decide(hw, p);
 	hw->edges = record_plan__has_windows(p) && hw->pause != PROBE_PAUSE_YES;
 	where_decide(hw, p);
 	prog_decide(hw, p);
@@ -323,6 +370,7 @@ void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, c
 	struct aux_session_gate_stats gs;
 	struct aux_session_stats st;
 	struct gate_edge_stats es;
+	__u64 full;
 
 	if (hw->aux) {
 		aux_session__stats(hw->aux, &st);
@@ -337,10 +385,16 @@ void hw_trace__summary(const struct hw_trace *hw, const struct record_plan *p, c
 		if (st.lost)
 			pr_warn("hardware trace %s: %llu records of its sideband (AUX records, context switches, COMM, MMAP) were lost: its ring was full; try a larger -m\n",
 				p->aux_event, (unsigned long long)st.lost_events);
-		if (st.truncated || st.partial || st.collision)
+		if (st.truncated_empty && hw->shared_sink[0])
+			pr_warn("hardware trace %s: %llu AUX records truncated with no trace: per thread through %s, a sink the "
+				"CPUs share, the trace of threads that ran at the same time was lost (the driver keeps one memory "
+				"per session; a per-CPU sink (TRBE) or -a/-C keeps it)\n", p->aux_event,
+				(unsigned long long)st.truncated_empty, hw->shared_sink);
+		full = st.truncated - (hw->shared_sink[0] ? st.truncated_empty : 0);
+		if (full || st.partial || st.collision)
 			pr_warn("hardware trace %s: %llu AUX records truncated (the AUX area was full: trace was lost; "
 				"a larger area, -m ,PAGES, gives auxtrig more time to read it), %llu partial (with gaps), "
-				"%llu with collisions\n", p->aux_event, (unsigned long long)st.truncated,
+				"%llu with collisions\n", p->aux_event, (unsigned long long)full,
 				(unsigned long long)st.partial, (unsigned long long)st.collision);
 		if (st.truncated && !hw->edges && record_plan__has_windows(p))
 			pr_warn("hardware trace %s: after each truncation the kernel kept the trace stopped until auxtrig had read "

@@ -795,6 +795,8 @@ static int session_start(struct recorder *s)
 			record_plan__has_windows(p) ? hw_trace__path(&s->hw) : "the whole run");
 		if (hw_trace__note(&s->hw, p, note, sizeof(note)))
 			pr_info("hardware trace %s: %s\n", p->aux_event, note);
+		if (hw_trace__sink_note(&s->hw, p, note, sizeof(note)))
+			pr_warn("hardware trace %s: %s\n", p->aux_event, note);
 	}
 	return 0;
 }

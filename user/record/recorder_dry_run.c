@@ -140,6 +140,8 @@ void recorder__dry_run(struct recorder *s)
 			printf("hardware trace: %s\n", hw_trace__path(&s->hw));
 		if (hw_trace__note(&s->hw, p, note, sizeof(note)))
 			printf("hardware trace: %s\n", note);
+		if (hw_trace__sink_note(&s->hw, p, note, sizeof(note)))
+			printf("hardware trace: %s\n", note);
 	}
 	printf("per CPU (%d possible): bpf-output, the gate's output%s\n", p->nr_possible,
 	       p->snapshot ? " (flight recorder)" : "");

@@ -176,7 +176,9 @@ struct aux_session_opts {
 /**
  * struct aux_session_stats - for the end-of-run summary.
  * @aux_records: PERF_RECORD_AUX seen; @truncated, @partial, @collision: of
- *               those with the flag.
+ *               those with the flag; @truncated_empty: truncated with no
+ *               data (the driver wrote nothing of this event's: a CoreSight
+ *               sink another event held).
  * @itrace_starts: PERF_RECORD_ITRACE_START.
  * @lost: PERF_RECORD_LOST records; @lost_events: events they report lost.
  * @records: data-ring records written.
@@ -198,6 +200,7 @@ struct aux_session_opts {
 struct aux_session_stats {
 	__u64 aux_records;
 	__u64 truncated;
+	__u64 truncated_empty;
 	__u64 partial;
 	__u64 collision;
 	__u64 itrace_starts;

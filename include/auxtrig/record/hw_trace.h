@@ -72,6 +72,8 @@ struct hw_trace {
 	bool veto;
 	const char *where_gated;
 	const char *mem_gated;
+	/* per thread through a CoreSight sink every CPU shares (ETR, ETF): its name */
+	char shared_sink[64];
 	/* per thread: the threads the target created, and how late their groups opened */
 	__u64 threads_late_ns_max, threads_late_ns_sum;
 	__u64 threads_added, threads_gone;
@@ -82,6 +84,12 @@ void hw_trace__decide(struct hw_trace *hw, const struct record_plan *p, const st
 
 /** hw_trace__per_thread() - is the plan's hardware trace recorded per thread (a target, no -a, no -C)? */
 bool hw_trace__per_thread(const struct record_plan *p);
+
+/**
+ * hw_trace__sink_note() - per thread through a sink the CPUs share, what the
+ * driver does with threads that run at once, in @buf; NULL otherwise.
+ */
+const char *hw_trace__sink_note(const struct hw_trace *hw, const struct record_plan *p, char *buf, size_t size);
 
 /** hw_trace__map_aux() - what window_map__build() needs to know of it. */
 void hw_trace__map_aux(const struct hw_trace *hw, const struct record_plan *p, struct window_map_aux *out);
