@@ -182,7 +182,7 @@ _auxtrig_value()
 		# script's views: the timeline, one line per system call, perf script's listing
 		_auxtrig_reply "$word" "${word%"$value"}chrome" "${word%"$value"}syscalls" "${word%"$value"}text"
 		;;
-	-i | --input | -o | --output | --trigger-prog | --symfs | --sysfs-root | --tracefs)
+	-i | --input | -o | --output | --trigger-prog | --symfs | --kallsyms | --sysfs-root | --tracefs)
 		mapfile -t COMPREPLY < <(compgen -f -- "$value")
 		compopt -o filenames 2>/dev/null
 		;;

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "auxtrig/decode/binaries.h"
 #include "cs_fixture.h"
 #include "uapi/linux/perf_event_aux.h"
 #include "perf_oracle.h"
@@ -381,6 +382,130 @@ static void test_script_cs_kernel_module(void **state)
 	s = slurp("wrong.err");
 	assert_non_null(strstr(s, "none of the 1 traced binaries was found"));
 	free(s);
+}
+
+/*
+ * A module whose .text the kernel put 0x1000 past the module's start (arm64
+ * puts .plt and .text.ftrace_trampoline first), the MMAP record giving the
+ * module's start: with --kallsyms naming a symbol of its .text where the
+ * kernel put it, the module decodes as it ran (perf 6.1's lines for the same
+ * module loaded with .text at its start); a name kallsyms gives the module
+ * twice, or another module's symbol of that name, places nothing. Without
+ * kallsyms, .text is taken at the module's start, as perf takes it, said in
+ * one line: the wrong bytes, other samples.
+ */
+static void test_script_cs_kernel_module_placed_by_kallsyms(void **state)
+{
+	struct cs_fixture_opts o = { .first_cpu = 0, .nr_cpus = 1, .image = "/lib/modules/6.1.0-juno/extra/juno.ko",
+				     .image_len = 0x60000 };
+	char *s, *e;
+
+	(void)state;
+	need_data();
+	perf_oracle__need();
+	write_module_source("juno.S", 0);
+	if (sh("clang --target=aarch64-linux-gnu -c juno.S -o juno.ko"))
+		fail_msg("clang cannot build the arm64 module (make deps installs clang)");
+	assert_int_equal(sh("mkdir -p symfs/lib/modules/6.1.0-juno/extra && cp juno.ko symfs/lib/modules/6.1.0-juno/extra/"), 0);
+	write_fixture("at_start.data", &o);
+	assert_int_equal(perf("/nonexistent", "script -i at_start.data --symfs symfs --itrace=b -F " FIELDS " >p.txt 2>/dev/null"), 0);
+	o.image_start = CS_FIXTURE_DUMP_ADDR - 0x1000;
+	o.image_len = 0x61000;
+	write_fixture("placed.data", &o);
+	assert_int_equal(sh("printf '%%s\\n' 'ffffffc000010000 T _text' 'ffffffc000070000 t juno_fn\t[other]' "
+			    "'ffffffc000090000 t juno_text\t[juno]' 'ffffffc0000a0000 t juno_text\t[juno]' "
+			    "'ffffffc000096a00 t juno_fn\t[juno]' >ks"), 0);
+
+	assert_int_equal(run("-i placed.data --symfs symfs --kallsyms ks -F " FIELDS " >a.txt 2>a.err"), 0);
+	same("p.txt", "a.txt");
+	e = slurp("a.err");
+	assert_null(strstr(e, "taken at the module's start"));
+	free(e);
+	assert_int_equal(run("-v -i placed.data --symfs symfs --kallsyms ks -F " FIELDS " >/dev/null 2>v.err"), 0);
+	e = slurp("v.err");
+	if (!strstr(e, "juno.ko: .text at 0xffffffc000081000 (module start + 0x1000), where kallsyms puts juno_fn"))
+		fail_msg("-v does not say where .text was placed: %s", e);
+	free(e);
+
+	/* no kallsyms: the module's start, said once; not the samples of the trace */
+	assert_int_equal(run("-i placed.data --symfs symfs -F " FIELDS " >g.txt 2>g.err"), 0);
+	s = slurp("g.txt");
+	assert_null(strstr(s, "[000]  ffffffc000096a0c juno_fn+0xc ([juno]) => ffffffc000083280 juno_text+0x2280 ([juno])\n"));
+	free(s);
+	e = slurp("g.err");
+	if (!strstr(e, "juno.ko: no kallsyms names a symbol of its .text: taken at the module's start "
+		       "0xffffffc000080000, as perf 6.1 takes it"))
+		fail_msg("no word of the guess: %s", e);
+	assert_null(strstr(strstr(e, "no kallsyms names") + 1, "no kallsyms names"));	/* once */
+	free(e);
+
+	/* kallsyms of another load of the module (elsewhere): refused, said */
+	assert_int_equal(sh("printf '%%s\\n' 'ffffffc100096a00 t juno_fn\t[juno]' >ks2"), 0);
+	assert_int_equal(run("-i placed.data --symfs symfs --kallsyms ks2 -F " FIELDS " >/dev/null 2>o.err"), 0);
+	e = slurp("o.err");
+	if (!strstr(e, "outside the module"))
+		fail_msg("kallsyms of another load taken: %s", e);
+	free(e);
+}
+
+/*
+ * Through the binaries API: where kallsyms puts juno_fn, .text reads the
+ * capture's code (and not at the module's start, where perf 6.1 would
+ * take it), and init_module's kallsyms address places the module's
+ * .init.text map there instead of at its sh_addr 0.
+ */
+static void test_script_cs_kernel_module_sections_placed(void **state)
+{
+	const __u64 start = CS_FIXTURE_DUMP_ADDR - 0x1000, init = 0xffffffc000070000ULL;
+	unsigned char want[16], got[16];
+	char symfs[4300], ks[4300], sym[128];
+	struct binaries *b;
+	size_t len;
+	unsigned char *juno;
+	FILE *f;
+
+	(void)state;
+	need_data();
+	write_module_source("juno.S", 0);
+	if (sh("clang --target=aarch64-linux-gnu -c juno.S -o juno.ko"))
+		fail_msg("clang cannot build the arm64 module (make deps installs clang)");
+	assert_int_equal(sh("mkdir -p symfs/lib/modules/6.1.0-juno/extra && cp juno.ko symfs/lib/modules/6.1.0-juno/extra/"), 0);
+	snprintf(ks, sizeof(ks), "%s/ks", dir);
+	f = fopen(ks, "w");
+	assert_non_null(f);
+	fprintf(f, "ffffffc000096a00 t juno_fn\t[juno]\n%llx t init_module\t[juno]\n", (unsigned long long)init);
+	fclose(f);
+	juno = cs_fixture__slurp(cs_fixture__path("coresight/juno_r1_1/kernel_dump.bin"), &len);
+	assert_true(len > 0x15a10);
+	memcpy(want, juno + 0x15a00, sizeof(want));
+	free(juno);
+
+	snprintf(symfs, sizeof(symfs), "%s/symfs", dir);
+	b = binaries__new(symfs, "/nonexistent");
+	assert_non_null(b);
+	assert_int_equal(binaries__add_mmap(b, start, 0x61000, 0, "/lib/modules/6.1.0-juno/extra/juno.ko", true, NULL, 0), 0);
+	assert_int_equal(binaries__add_kallsyms(b, ks), 0);
+	assert_int_equal(binaries__read(b, CS_FIXTURE_DUMP_ADDR + 0x15a00, got, sizeof(got)), sizeof(got));
+	assert_memory_equal(got, want, sizeof(got));
+	assert_string_equal(binaries__symoff(b, CS_FIXTURE_DUMP_ADDR + 0x15a04, true, sym, sizeof(sym)), "juno_fn+0x4");
+	assert_string_equal(binaries__dso_name(b, CS_FIXTURE_DUMP_ADDR + 0x15a04), "[juno]");
+	/* the module's first 0x1000 bytes are not .text: nothing read, no symbol */
+	assert_int_equal(binaries__read(b, start, got, sizeof(got)), 0);
+	assert_string_equal(binaries__symoff(b, start + 0x10, true, sym, sizeof(sym)), "[unknown]");
+	/* .init.text where kallsyms puts init_module, not at 0 */
+	assert_string_equal(binaries__symoff(b, init, true, sym, sizeof(sym)), "init_module+0x0");
+	assert_string_equal(binaries__dso_name(b, init), "[juno].init.text");
+	assert_null(binaries__find_in(b, 2, true, false));
+	binaries__delete(b);
+
+	/* perf 6.1's guess: .text at the module's start, 0x1000 too low */
+	b = binaries__new(symfs, "/nonexistent");
+	assert_non_null(b);
+	assert_int_equal(binaries__add_mmap(b, start, 0x61000, 0, "/lib/modules/6.1.0-juno/extra/juno.ko", true, NULL, 0), 0);
+	assert_int_equal(binaries__read(b, start + 0x15a00, got, sizeof(got)), sizeof(got));
+	assert_memory_equal(got, want, sizeof(got));
+	assert_string_equal(binaries__map_dso_name(binaries__find_in(b, 2, true, false)), "[juno].init.text");
+	binaries__delete(b);
 }
 
 /*
@@ -913,6 +1038,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_script_cs_pieces_and_queues_as_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_raw_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module_placed_by_kallsyms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_cs_kernel_module_sections_placed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_decoder_crash_costs_one_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_packets_index_from_aux_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_cs_windows_name_their_aux_record, setup, teardown),

@@ -11,13 +11,14 @@
 
 #define SCRIPT_MAX_JOBS	256
 
-enum { OPT_ITRACE = 256, OPT_SYMFS, OPT_BUILDID_DIR, OPT_PACKETS, OPT_WINDOWS, OPT_CALL_TRACE, OPT_FORMAT, OPT_SUMMARY };
+enum { OPT_ITRACE = 256, OPT_SYMFS, OPT_BUILDID_DIR, OPT_KALLSYMS, OPT_PACKETS, OPT_WINDOWS, OPT_CALL_TRACE, OPT_FORMAT, OPT_SUMMARY };
 
 static const struct option script_options[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "itrace", required_argument, NULL, OPT_ITRACE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "fields", required_argument, NULL, 'F' },
 	{ "packets", no_argument, NULL, OPT_PACKETS },
 	{ "windows", no_argument, NULL, OPT_WINDOWS },
@@ -34,8 +35,8 @@ static void script_cmd__usage(FILE *f)
 {
 	fprintf(f,
 		"USAGE: auxtrig script [-i FILE] [--itrace=b|i] [--symfs DIR] [--buildid-dir DIR]\n"
-		"                      [-F FIELDS] [--packets | --windows | --call-trace] [-j N]\n"
-		"                      [--format=chrome|syscalls] [--summary] [-v] [-h]\n"
+		"                      [--kallsyms FILE] [-F FIELDS] [--packets | --windows | --call-trace]\n"
+		"                      [-j N] [--format=chrome|syscalls] [--summary] [-v] [-h]\n"
 		"\n"
 		"Decode the Intel PT, CoreSight ETM/ETE or Arm SPE trace in a perf.data file;\n"
 		"without hardware trace, print its events (and their call stacks, record -g)\n"
@@ -48,6 +49,9 @@ static void script_cmd__usage(FILE *f)
 		"      --symfs DIR    look for the traced binaries under DIR\n"
 		"      --buildid-dir DIR  the build-ID cache to look in first (default:\n"
 		"                     $PERF_BUILDID_DIR, else ~/.debug)\n"
+		"      --kallsyms FILE  the kernel's symbols (a copy of the recording machine's\n"
+		"                     /proc/kallsyms) for a file recorded elsewhere: names\n"
+		"                     kernel addresses, places kernel modules' code\n"
 		"  -F, --fields LIST  the fields of the sample lines, perf script's names: comm,\n"
 		"                     tid, pid, time, cpu, event, period, ip, sym, symoff, dso,\n"
 		"                     addr, flags, callindent, insn, insnlen; +FIELD,-FIELD\n"
@@ -106,6 +110,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_BUILDID_DIR:
 			o.buildid_dir = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o.kallsyms = optarg;
 			break;
 		case 'F':
 			if (script_fields__parse(&o.fields, optarg))

@@ -28,6 +28,7 @@ struct binary {
 	int state;		/* 0 not looked for, 1 found, -1 missing */
 	struct elf_image *img;
 	const struct elf_image_sec *rel_text;
+	__u64 text_at;		/* where a module's .text is (binaries__place_module()) */
 };
 
 /* One address space's mappings: sorted by start, disjoint. */
@@ -48,6 +49,8 @@ struct binaries {
 	struct binaries_ksym *ksyms;	/* binaries__add_kallsyms(): by address */
 	size_t nr_ksyms;
 	char *ksym_names;
+	struct binaries_ksym *msyms;	/* the modules' code symbols, for placing them */
+	size_t nr_msyms;
 	bool ksym_modules;		/* take the modules' symbols too (with the kernel's code) */
 	struct kcore_piece *kcode;	/* binaries__add_kernel_code(): the kernel's code, by address */
 	size_t nr_kcode;
@@ -57,10 +60,10 @@ struct binaries {
 	size_t vdso_len;
 };
 
-/* One kallsyms symbol: its name at @name in ksym_names. */
+/* One kallsyms symbol: its name at @name in ksym_names; a module's, "[module]" at @mod. */
 struct binaries_ksym {
 	__u64 addr;
-	size_t name;
+	size_t name, mod;
 };
 
 struct binaries *binaries__new(const char *symfs, const char *buildid_dir)
@@ -94,6 +97,7 @@ void binaries__delete(struct binaries *b)
 	if (!b)
 		return;
 	free(b->ksyms);
+	free(b->msyms);
 	free(b->ksym_names);
 	free(b->kcode);
 	free(b->kcode_bytes);
@@ -322,11 +326,28 @@ static const struct kcore_piece *binaries__kcode_find(const struct binaries *b, 
 	return NULL;
 }
 
+static void binaries__look(struct binaries *b, struct binary *bin);
+
+/*
+ * The mapping of @addr in space @kernel, its binary looked for: a module's
+ * first look adds maps of its sections (binaries__add_section_maps()), so
+ * its maps are final before a caller holds one.
+ */
+static const struct binary_map *binaries__space_find_looked(const struct binaries *b, int kernel, __u64 addr)
+{
+	const struct binary_map *m = binaries__space_find(b, kernel, addr);
+
+	if (!m || !m->kernel || m->bin->state || m->bin->parent)
+		return m;
+	binaries__look((struct binaries *)b, m->bin);
+	return binaries__space_find(b, kernel, addr);
+}
+
 const struct binary_map *binaries__find(const struct binaries *b, __u64 addr)
 {
 	if (b->nr_kcode && binaries__is_kernel(b, addr))
 		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
-	return binaries__space_find(b, binaries__is_kernel(b, addr), addr);
+	return binaries__space_find_looked(b, binaries__is_kernel(b, addr), addr);
 }
 
 const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr, bool kernel, bool fallback)
@@ -339,10 +360,10 @@ const struct binary_map *binaries__find_in(const struct binaries *b, __u64 addr,
 	 */
 	if (b->nr_kcode && binaries__is_kernel(b, addr) && (kernel || fallback))
 		return binaries__kcode_find(b, addr) ? &b->kcode_map : NULL;
-	m = binaries__space_find(b, kernel, addr);
+	m = binaries__space_find_looked(b, kernel, addr);
 
 	if (!m && fallback && binaries__is_kernel(b, addr) != kernel)
-		m = binaries__space_find(b, !kernel, addr);
+		m = binaries__space_find_looked(b, !kernel, addr);
 	return m;
 }
 
@@ -355,34 +376,25 @@ static int binaries_ksym__cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;	/* equal addresses: file order */
 }
 
-/* One kallsyms line "ADDR TYPE NAME[\t[MODULE]]" into @b: the kernel's own code symbols only. */
-static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap, size_t *names_len,
-			       size_t *names_cap)
+/* Room for one more symbol in *@v (*@nr used of *@cap). */
+static int binaries__ksym_room(struct binaries_ksym **v, size_t nr, size_t *cap)
 {
-	unsigned long long addr;
-	char type, *end;
-	const char *name;
-	size_t len;
+	struct binaries_ksym *n;
 
-	errno = 0;
-	addr = strtoull(line, &end, 16);
-	if (errno || end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+	if (nr < *cap)
 		return 0;
-	type = end[1];
-	name = end + 3;
-	len = strcspn(name, "\t\n ");
-	/* perf's symbol_type__filter() keeps data too; a stack holds code: text and weak text */
-	if (!addr || !len || (name[len] == '\t' && !b->ksym_modules) || !strchr("TtWw", type))
-		return 0;
-	if (b->nr_ksyms == *cap) {
-		size_t n = *cap ? 2 * *cap : 4096;
-		struct binaries_ksym *v = realloc(b->ksyms, n * sizeof(*v));
+	n = realloc(*v, (*cap ? 2 * *cap : 4096) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*v = n;
+	*cap = *cap ? 2 * *cap : 4096;
+	return 0;
+}
 
-		if (!v)
-			return -ENOMEM;
-		b->ksyms = v;
-		*cap = n;
-	}
+/* @len bytes of @s, NUL-terminated, appended to ksym_names: at *@at. */
+static int binaries__ksym_name(struct binaries *b, const char *s, size_t len, size_t *names_len, size_t *names_cap,
+			       size_t *at)
+{
 	if (*names_len + len + 1 > *names_cap) {
 		size_t n = *names_cap ? 2 * *names_cap : 65536;
 		char *v;
@@ -395,26 +407,86 @@ static int binaries__ksym_line(struct binaries *b, const char *line, size_t *cap
 		b->ksym_names = v;
 		*names_cap = n;
 	}
-	memcpy(b->ksym_names + *names_len, name, len);
+	memcpy(b->ksym_names + *names_len, s, len);
 	b->ksym_names[*names_len + len] = '\0';
-	b->ksyms[b->nr_ksyms++] = (struct binaries_ksym){ .addr = addr, .name = *names_len };
+	*at = *names_len;
 	*names_len += len + 1;
 	return 0;
 }
 
+/* What binaries__add_kallsyms() is filling: the arrays' capacities, the names' length and capacity. */
+struct binaries_ksym_fill {
+	size_t cap, mcap, names_len, names_cap;
+};
+
+/*
+ * One kallsyms line "ADDR TYPE NAME[\t[MODULE]]" into @b: code symbols (text
+ * and weak text), the kernel's own (modules' too with ksym_modules), and
+ * every module's apart, to place the modules (binaries__place_module()).
+ */
+static int binaries__ksym_line(struct binaries *b, const char *line, struct binaries_ksym_fill *f)
+{
+	struct binaries_ksym k = { 0 };
+	unsigned long long addr;
+	const char *name, *mod = NULL;
+	size_t len, mlen = 0;
+	char type, *end;
+
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (errno || end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	name = end + 3;
+	len = strcspn(name, "\t\n ");
+	if (name[len] == '\t' && name[len + 1] == '[') {
+		mod = name + len + 1;
+		mlen = strcspn(mod, "]\n");
+		if (mod[mlen] != ']')
+			return 0;
+		mlen++;
+	}
+	/* perf's symbol_type__filter() keeps data too; a stack holds code: text and weak text */
+	if (!addr || !len || !strchr("TtWw", type) || (name[len] == '\t' && !mod))
+		return 0;
+	k.addr = addr;
+	if (binaries__ksym_name(b, name, len, &f->names_len, &f->names_cap, &k.name))
+		return -ENOMEM;
+	if (mod) {
+		if (binaries__ksym_name(b, mod, mlen, &f->names_len, &f->names_cap, &k.mod) ||
+		    binaries__ksym_room(&b->msyms, b->nr_msyms, &f->mcap))
+			return -ENOMEM;
+		b->msyms[b->nr_msyms++] = k;
+		if (!b->ksym_modules)
+			return 0;
+	}
+	if (binaries__ksym_room(&b->ksyms, b->nr_ksyms, &f->cap))
+		return -ENOMEM;
+	b->ksyms[b->nr_ksyms++] = k;
+	return 0;
+}
+
+/* Forget the kallsyms symbols. */
+static void binaries__ksyms_clear(struct binaries *b)
+{
+	free(b->ksyms);
+	free(b->msyms);
+	free(b->ksym_names);
+	b->ksyms = b->msyms = NULL;
+	b->ksym_names = NULL;
+	b->nr_ksyms = b->nr_msyms = 0;
+}
+
 int binaries__add_kallsyms(struct binaries *b, const char *path)
 {
-	size_t cap = 0, names_len = 0, names_cap = 0, linecap = 0;
+	struct binaries_ksym_fill fill = { 0 };
+	size_t linecap = 0;
 	char *line = NULL, *vbuf;
 	struct stat st;
 	FILE *f;
 	int fd, err = 0;
 
-	free(b->ksyms);
-	free(b->ksym_names);
-	b->ksyms = NULL;
-	b->ksym_names = NULL;
-	b->nr_ksyms = 0;
+	binaries__ksyms_clear(b);
 	fd = input_file__open(path, 0, &st);	/* never blocks on a FIFO nobody writes */
 	if (fd < 0)
 		return fd;
@@ -432,21 +504,18 @@ int binaries__add_kallsyms(struct binaries *b, const char *path)
 	if (vbuf)
 		setvbuf(f, vbuf, _IOFBF, KALLSYMS_READ_BUF);
 	while (!err && getline(&line, &linecap, f) > 0)
-		err = binaries__ksym_line(b, line, &cap, &names_len, &names_cap);
+		err = binaries__ksym_line(b, line, &fill);
 	free(line);
 	fclose(f);
 	free(vbuf);
-	if (!err && !b->nr_ksyms)
+	if (!err && !b->nr_ksyms && !b->nr_msyms)
 		err = -ENODATA;
 	if (err) {
-		free(b->ksyms);
-		free(b->ksym_names);
-		b->ksyms = NULL;
-		b->ksym_names = NULL;
-		b->nr_ksyms = 0;
+		binaries__ksyms_clear(b);
 		return err;
 	}
-	qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), binaries_ksym__cmp);
+	if (b->nr_ksyms)	/* (only modules' symbols: none of the kernel's) */
+		qsort(b->ksyms, b->nr_ksyms, sizeof(*b->ksyms), binaries_ksym__cmp);
 	return 0;
 }
 
@@ -494,13 +563,140 @@ static struct elf_image *binaries__check_bid(struct binary *bin, struct elf_imag
 	return NULL;
 }
 
+/* A module's code symbol in kallsyms, by name (binaries__module_ksyms()). */
+struct binaries_named {
+	const char *name;
+	__u64 addr;
+};
+
+static int binaries_named__cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct binaries_named *)x)->name, ((const struct binaries_named *)y)->name);
+}
+
+/* Module @mod's code symbols in kallsyms ("NAME\t[mod]"), sorted by name: *@n, NULL for none. */
+static struct binaries_named *binaries__module_ksyms(const struct binaries *b, const struct binary *mod, size_t *n)
+{
+	struct binaries_named *v;
+
+	*n = 0;
+	v = b->nr_msyms ? malloc(b->nr_msyms * sizeof(*v)) : NULL;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < b->nr_msyms; i++)
+		if (!strcmp(b->ksym_names + b->msyms[i].mod, mod->dso_name))
+			v[(*n)++] = (struct binaries_named){ b->ksym_names + b->msyms[i].name, b->msyms[i].addr };
+	qsort(v, *n, sizeof(*v), binaries_named__cmp);
+	return v;
+}
+
+/* Does @img have more than one symbol named @name? */
+static bool binaries__sym_twice(struct elf_image *img, const char *name)
+{
+	const struct elf_image_sym *sym;
+	int seen = 0;
+
+	for (size_t i = 0; (sym = elf_image__sym(img, i)); i++)
+		if (!strcmp(sym->name, name) && ++seen > 1)
+			return true;
+	return false;
+}
+
+/*
+ * Where the kernel put section @sec of a module: the first symbol the .ko
+ * has in @sec whose name kallsyms gives the module once (and the .ko once)
+ * is at its kallsyms address, the section its st_value (offset in the
+ * section) before it. simpleperf places a module's .text the same way; a
+ * name given twice (two static functions) places nothing. Return: 0 with
+ * *@at and the symbol's name in *@by, or -ENOENT.
+ */
+static int binaries__place_section(struct elf_image *img, const struct elf_image_sec *sec,
+				   const struct binaries_named *ks, size_t n, __u64 *at, const char **by)
+{
+	const struct elf_image_sym *sym;
+	int tries = 16;	/* names the .ko has twice: a few, then no place */
+
+	for (size_t i = 0; n && tries && (sym = elf_image__sym(img, i)); i++) {
+		struct binaries_named key = { .name = sym->name }, *k;
+
+		if (sym->offset < sec->offset || sym->offset - sec->offset >= sec->size)
+			continue;
+		k = bsearch(&key, ks, n, sizeof(*ks), binaries_named__cmp);
+		if (!k || (k > ks && !strcmp(k[-1].name, k->name)) || (k + 1 < ks + n && !strcmp(k[1].name, k->name)))
+			continue;
+		tries--;
+		if (binaries__sym_twice(img, sym->name))
+			continue;
+		*at = k->addr - (sym->offset - sec->offset);
+		*by = k->name;
+		/* (a section reaching past the top of the address space is no place) */
+		return *at + sec->size < *at ? -ENOENT : 0;
+	}
+	return -ENOENT;
+}
+
+/* The addresses module @mod's kernel maps cover: [*@start, *@end), both 0 without one. */
+static void binaries__module_range(const struct binaries *b, const struct binary *mod, __u64 *start, __u64 *end)
+{
+	*start = *end = 0;
+	for (size_t i = 0; i < b->space[1].nr; i++) {
+		const struct binary_map *m = &b->space[1].maps[i];
+
+		if (m->bin != mod)
+			continue;
+		if (!*end || m->start < *start)
+			*start = m->start;
+		if (m->end > *end)
+			*end = m->end;
+	}
+}
+
+/*
+ * Where module @mod's .text is. The kernel lays a module's allocated
+ * sections out one after another (on arm64 .plt and .text.ftrace_trampoline
+ * before .text, the others by their flags and alignment), so .text is
+ * seldom at the module's start, where /proc/modules and the MMAP record put
+ * the module: kallsyms names where its symbols are (@ks, @n: the module's).
+ * Without them, the module's start, as perf 6.1 takes it, said once.
+ */
+static void binaries__place_module(struct binaries *b, struct binary *mod, const struct binaries_named *ks, size_t n)
+{
+	const struct elf_image_sec *t = mod->rel_text;
+	__u64 start, end, at;
+	const char *by;
+
+	binaries__module_range(b, mod, &start, &end);
+	mod->text_at = start;
+	if (!t || !end)
+		return;
+	if (binaries__place_section(mod->img, t, ks, n, &at, &by)) {
+		/* (with the kernel's code kept, the modules' code is read from it) */
+		if (!b->nr_kcode)
+			pr_warn("%s: no kallsyms names a symbol of its .text: taken at the module's start 0x%llx, as perf "
+				"6.1 takes it, which may not be where the kernel put it\n", mod->name,
+				(unsigned long long)start);
+		return;
+	}
+	if (at < start || at - start > end - start || t->size > end - at) {
+		pr_warn("%s: kallsyms puts its .text at 0x%llx (%s), outside the module [0x%llx, 0x%llx) (another load of "
+			"it?): taken at the module's start\n", mod->name, (unsigned long long)at, by,
+			(unsigned long long)start, (unsigned long long)end);
+		return;
+	}
+	mod->text_at = at;
+	pr_debug("%s: .text at 0x%llx (module start + 0x%llx), where kallsyms puts %s\n", mod->name,
+		 (unsigned long long)at, (unsigned long long)(at - start), by);
+}
+
 /*
  * perf 6.1 gives each other code section of a module that has symbols
  * (.init.text, .exit.text...) a kernel map of its own, named after the
  * module and the section, at the section's sh_addr: 0 in a .ko
- * (dso__process_kernel_symbol()). Its addresses resolve there.
+ * (dso__process_kernel_symbol()). Its addresses resolve there, or where
+ * kallsyms puts one of its symbols (@ks, @n: the module's).
  */
-static int binaries__add_section_maps(struct binaries *b, struct binary *mod)
+static int binaries__add_section_maps(struct binaries *b, struct binary *mod, const struct binaries_named *ks,
+				      size_t n)
 {
 	struct elf_image *img = mod->img;
 	int err = 0;
@@ -510,6 +706,8 @@ static int binaries__add_section_maps(struct binaries *b, struct binary *mod)
 		const struct elf_image_sym *sym;
 		struct binary *bin;
 		char name[4200];
+		const char *by;
+		__u64 at;
 		size_t k;
 
 		if (sec == mod->rel_text || !(sec->flags & SHF_EXECINSTR) || !sec->size || !*sec->name)
@@ -529,7 +727,15 @@ static int binaries__add_section_maps(struct binaries *b, struct binary *mod)
 			return -ENOMEM;
 		bin->parent = mod;
 		bin->state = 1;
-		err = binaries__insert(b, &(struct binary_map){ .start = sec->addr, .end = sec->addr + sec->size,
+		if (binaries__place_section(img, sec, ks, n, &at, &by)) {
+			at = sec->addr;
+			if (at + sec->size < at)
+				continue;
+		} else {
+			pr_debug("%s: %s at 0x%llx, where kallsyms puts %s\n", mod->name, sec->name,
+				 (unsigned long long)at, by);
+		}
+		err = binaries__insert(b, &(struct binary_map){ .start = at, .end = at + sec->size,
 								 .pgoff = sec->offset, .bin = bin, .kernel = true });
 	}
 	return err;
@@ -567,9 +773,14 @@ static void binaries__look(struct binaries *b, struct binary *bin)
 	bin->state = 1;
 	pr_debug("%s: found at %s\n", bin->name, elf_image__path(img));
 	if (bin->kernel && elf_image__type(img) == ET_REL) {
+		size_t n;
+		struct binaries_named *ks = binaries__module_ksyms(b, bin, &n);
+
 		bin->rel_text = elf_image__rel_text(img);
-		if (binaries__add_section_maps(b, bin))
+		binaries__place_module(b, bin, ks, n);
+		if (binaries__add_section_maps(b, bin, ks, n))
 			pr_debug("%s: its sections' maps: %s\n", bin->name, strerror(ENOMEM));
+		free(ks);
 	}
 }
 
@@ -679,10 +890,13 @@ static __u64 binaries__file_offset(struct binaries *b, const struct binary_map *
 	if (m->bin->rel_text) {
 		const struct elf_image_sec *t = m->bin->rel_text;
 
-		if (addr - m->start >= t->size)
+		/* where binaries__place_module() put it, within the map */
+		if (addr < m->bin->text_at || addr - m->bin->text_at >= t->size)
 			return 0;
-		*avail = t->size - (addr - m->start);
-		return t->offset + (addr - m->start);
+		*avail = t->size - (addr - m->bin->text_at);
+		if (*avail > m->end - addr)
+			*avail = m->end - addr;
+		return t->offset + (addr - m->bin->text_at);
 	}
 	off = addr - m->start + m->pgoff;
 	if (!m->bin->parent && (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN)) {
@@ -756,8 +970,12 @@ size_t binaries__spans(struct binaries *b, struct binary_span *out, size_t max)
 			if (m->bin->rel_text) {
 				const struct elf_image_sec *t = m->bin->rel_text;
 
-				end = t->size < m->end - m->start ? m->start + t->size : m->end;
-				binaries__span_add(b, k, bytes, m->start, end, t->offset, out, max, &n);
+				__u64 lo = m->bin->text_at > m->start ? m->bin->text_at : m->start;
+
+				end = m->bin->text_at + t->size < m->end ? m->bin->text_at + t->size : m->end;
+				if (lo < end)
+					binaries__span_add(b, k, bytes, lo, end, t->offset + (lo - m->bin->text_at), out,
+							   max, &n);
 				continue;
 			}
 			if (!m->bin->parent && (elf_image__type(img) == ET_EXEC || elf_image__type(img) == ET_DYN)) {
@@ -850,8 +1068,10 @@ char *binaries__map_symoff(struct binaries *b, const struct binary_map *m, __u64
 	__u64 key = 0;
 
 	if (img) {
-		key = m->bin->rel_text ? m->bin->rel_text->offset + (addr - m->start) : addr - m->start + m->pgoff;
-		s = elf_image__find_sym(img, key);
+		const struct elf_image_sec *t = m->bin->rel_text;
+
+		key = t ? t->offset + (addr - m->bin->text_at) : addr - m->start + m->pgoff;
+		s = t && addr < m->bin->text_at ? NULL : elf_image__find_sym(img, key);
 	} else if (m && m->kernel && b->nr_ksyms && !strcmp(m->bin->dso_name, "[kernel.kallsyms]")) {
 		const struct binaries_ksym *k = binaries__ksym_find(b, addr);
 

@@ -86,13 +86,22 @@ static void script__vdso(struct script_session *s)
  * The kernel's code and symbols, for trace that enters the kernel: the
  * copy kept with the recording; else, when the file was recorded on the
  * running kernel, /proc/kcore and /proc/kallsyms (perf does the same), or
- * the symbols alone when /proc/kcore cannot be read.
+ * the symbols alone when /proc/kcore cannot be read; else the symbols of
+ * --kallsyms. The modules' symbols among them place the modules' .text
+ * (binaries.h).
  */
 static void script__kernel(struct script_session *s, const char *kdir)
 {
 	char kcore[4200], kallsyms[4200];
 	int err;
 
+	if (s->o->kallsyms && !kdir[0] && !(binaries__kernel_map_start(s->bins) && same_kernel__running(s->r))) {
+		err = binaries__add_kallsyms(s->bins, s->o->kallsyms);
+		if (err)
+			pr_warn("%s: no kernel symbols from %s: %s\n", s->o->input, s->o->kallsyms,
+				err == -ENODATA ? "it shows no addresses" : strerror(-err));
+		return;
+	}
 	if (!binaries__kernel_map_start(s->bins))
 		return;
 	if (kdir[0]) {

@@ -50,18 +50,18 @@ static struct binaries *tp_script__binaries(struct pdata_reader *r, const struct
 	if (binaries__kernel_map_start(b) && !(arch && !strcmp(arch, "x86_64")))
 		binaries__set_kernel_start(b, binaries__kernel_map_start(b));
 	/*
-	 * The kernel's symbols: perf takes this machine's kallsyms, and its own
-	 * vDSO for [vdso]; only when the file was recorded on the running kernel
-	 * are they the right ones.
+	 * The kernel's symbols: perf takes this machine's kallsyms (or
+	 * --kallsyms), and its own vDSO for [vdso]; only when the file was
+	 * recorded on the running kernel are this machine's the right ones.
 	 */
-	if (!same_kernel__running(r))
-		return b;
-	if (binaries__kernel_map_start(b)) {
+	if (binaries__kernel_map_start(b) && (o->kallsyms || same_kernel__running(r))) {
 		err = binaries__add_kallsyms(b, o->kallsyms ?: "/proc/kallsyms");
 		if (err)
 			pr_debug("%s: no kernel symbols from %s: %s\n", name, o->kallsyms ?: "/proc/kallsyms",
 				 err == -ENODATA ? "its addresses read 0 (kptr_restrict; run as root)" : strerror(-err));
 	}
+	if (!same_kernel__running(r))
+		return b;
 	/* and [vdso] is this process's vDSO, as perf takes it */
 	err = binaries__add_own_vdso(b);
 	if (err)

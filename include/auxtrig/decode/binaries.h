@@ -30,8 +30,19 @@
  * system call per read. What a mapping shows at an address is what perf
  * reads there: for ELF executables and shared objects the file bytes of the
  * PT_LOAD segment the address falls in (up to p_filesz), for a relocatable
- * object (a kernel module) its .text section placed at the mapping's start,
- * for anything else the file bytes at address - start + pgoff.
+ * object (a kernel module) its .text section where the kernel put it, for
+ * anything else the file bytes at address - start + pgoff.
+ *
+ * A module's .text is seldom at the mapping's start (the module's start in
+ * /proc/modules): the kernel lays the sections out one after another (arm64:
+ * .plt and .text.ftrace_trampoline first). A symbol of the .ko's .text that
+ * the kallsyms given (binaries__add_kallsyms(), binaries__add_kernel_code())
+ * names once among the module's ("NAME\t[module]") places it: at the
+ * symbol's kallsyms address less its st_value (simpleperf's rule). The
+ * module's other code sections likewise, else at their sh_addr (0) as perf
+ * 6.1 maps them. Without such a symbol, .text is at the mapping's start, as
+ * perf 6.1 takes it, and a warning says so (not when the kernel's code is
+ * read from kcore, which then serves the modules too).
  *
  * Symbols and names are printed as perf script -F sym,symoff,dso prints
  * them (see binaries__symoff(), binaries__dso_name()).
@@ -178,9 +189,10 @@ const char *binaries__dso_name(const struct binaries *b, __u64 addr);
  * binaries__add_kallsyms() - symbols for the kernel image ([kernel.kallsyms])
  * from a kallsyms file (/proc/kallsyms), as perf 6.1 takes them when it
  * finds no vmlinux: the kernel's own code symbols (types T, t, W, w), each
- * reaching to the next; module symbols are not taken. They serve the
- * [kernel.kallsyms] mapping when its image was not found, replacing those
- * of an earlier call.
+ * reaching to the next; module symbols are not taken for it, but kept to
+ * place the modules' code (see DOC). They serve the [kernel.kallsyms]
+ * mapping when its image was not found, replacing those of an earlier call;
+ * call it before the first look at a module.
  * Return: 0, -ENODATA for a file without a symbol at a non-zero address
  * (kptr_restrict shows zeros), -ENOMEM, or -errno from opening @path.
  */
