@@ -533,18 +533,27 @@ static size_t ipt_fast__packet(const uint8_t *p, size_t left, struct pt_packet *
 	}
 }
 
-/* The offset of the first PSB at or after @from, or @len. */
+/*
+ * The offset of the first PSB at or after @from, or @len. As libipt's
+ * pt_find_psb(), a run of more than eight 02 82 pairs holds its PSB at its
+ * end: the pairs before it are no packet.
+ */
 static size_t ipt_fast__find_psb(const uint8_t *p, size_t len, size_t from)
 {
 	static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
 
 	while (from + 16 <= len) {
 		const uint8_t *q = memchr(p + from, 0x02, len - 15 - from);
+		size_t end;
 
 		if (!q)
 			break;
-		if (!memcmp(q, psb, 16))
-			return q - p;
+		if (!memcmp(q, psb, 16)) {
+			end = (size_t)(q - p) + 16;
+			while (end + 1 < len && p[end] == 2 && p[end + 1] == 0x82)
+				end += 2;
+			return end - 16;
+		}
 		from = q - p + 1;
 	}
 	return len;
