@@ -167,6 +167,7 @@ static void write_file(const char *path, const struct scenario *sc, bool pipe)
 	}
 	assert_int_equal(pdata_writer__finish_round(w), 0);
 	assert_int_equal(pdata_writer__close(w), 0);
+	pdata_writer__delete(w);
 }
 
 /* Run @cmd through the shell; its standard output, malloc()ed. */
