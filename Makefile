@@ -149,7 +149,7 @@ LIB        := $(OUTPUT)/libauxtrig.a
 BIN        := $(OUTPUT)/auxtrig
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
-UNIT_SRCS  := $(if $(filter 1,$(LIBIPT)),$(UNIT_SRCS),$(filter-out tests/unit/test_decode.c,$(UNIT_SRCS)))
+UNIT_SRCS  := $(if $(filter 1,$(LIBIPT)),$(UNIT_SRCS),$(filter-out tests/unit/test_decode.c tests/unit/test_script_pt_order.c,$(UNIT_SRCS)))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 TEST_HELPERS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c))
 
