@@ -41,18 +41,21 @@ chromedriver --port=$port >"$tmp/chromedriver.log" 2>&1 &
 driver=$!
 sid=
 cleanup() {
-	[ -n "$sid" ] && curl -s -X DELETE "localhost:$port/session/$sid" >/dev/null
+	[ -n "$sid" ] && curl -s -m 30 -X DELETE "localhost:$port/session/$sid" >/dev/null
 	kill "$driver" 2>/dev/null
 	wait "$driver" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 for _ in $(seq 50); do
-	curl -s "localhost:$port/status" 2>/dev/null | grep -q '"ready":true' && break
+	curl -s -m 10 "localhost:$port/status" 2>/dev/null | grep -q '"ready":true' && break
 	sleep 0.2
 done
+# Every request is bounded (-m): a browser that stops answering under a loaded emulated CPU fails
+# the test in minutes (tests/run.sh runs a failing test once more) instead of holding the guest
+# until its timeout (a loaded lab run once saw this test not end in 20 minutes).
 wd() { # wd METHOD PATH [JSON]: the WebDriver command's "value"
-	curl -s -X "$1" "localhost:$port/session/$sid/$2" -H 'Content-Type: application/json' -d "${3:-{\}}" | jq -c .value
+	curl -s -m 180 -X "$1" "localhost:$port/session/$sid/$2" -H 'Content-Type: application/json' -d "${3:-{\}}" | jq -c .value
 }
 js() { # js SCRIPT: its return value
 	wd POST execute/sync "$(jq -n --arg s "$1" '{script: $s, args: []}')"
@@ -64,7 +67,7 @@ caps=$(jq -n --arg dir "$tmp/chrome" '{capabilities: {alwaysMatch: {browserName:
 	"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
 	"--allow-file-access-from-files", "--disable-dev-shm-usage", "--window-size=1200,700",
 	("--user-data-dir=" + $dir)]}}}}')
-sid=$(curl -s -X POST "localhost:$port/session" -H 'Content-Type: application/json' -d "$caps" | jq -r .value.sessionId)
+sid=$(curl -s -m 300 -X POST "localhost:$port/session" -H 'Content-Type: application/json' -d "$caps" | jq -r .value.sessionId)
 [ -n "$sid" ] && [ "$sid" != null ] || fail "chromedriver gave no session: $(tail -5 "$tmp/chromedriver.log")"
 
 # speedscope loads a local profile as a script (what its own command line does)
