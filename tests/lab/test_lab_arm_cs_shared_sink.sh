@@ -25,9 +25,15 @@ before=$(dmesg | grep -c "tmc_etr0 writes another event's memory")
 after=$(dmesg | grep -c "tmc_etr0 writes another event's memory")
 grep -q "^auxtrig: warning: hardware trace cs_etm/@tmc_etr0/u: $note" "$tmp/err" ||
 	fail "no warning before the start: $(cat "$tmp/err")"
-[ "$after" -gt "$before" ] || fail "the unit lost no thread's trace: three spinning threads never ran at once? $(cat "$tmp/out")"
-grep -q "hardware trace cs_etm/@tmc_etr0/u: [1-9][0-9]* AUX records truncated with no trace: per thread through tmc_etr0" \
-	"$tmp/err" || fail "the summary does not count the lost threads' records: $(cat "$tmp/err")"
+# Whether two threads' events held the sink at once is the scheduler's answer (in the kernel on
+# 7.x nearly always; gated from userspace on 6.12 only when windows overlap): the summary must
+# count such records exactly when the unit lost some.
+lost=$(sed -n 's/.*hardware trace cs_etm\/@tmc_etr0\/u: \([0-9]*\) AUX records truncated with no trace: per thread through tmc_etr0.*/\1/p' "$tmp/err")
+if [ "$after" -gt "$before" ]; then
+	[ -n "$lost" ] && [ "$lost" -ge 1 ] || fail "the unit lost $((after - before)) records' trace, the summary counts none: $(cat "$tmp/err")"
+else
+	[ -z "$lost" ] || fail "the summary counts $lost lost records, the unit lost none: $(cat "$tmp/err")"
+fi
 ! grep -q "AUX area was full" "$tmp/err" || fail "a shared sink's loss blamed on a full area: $(cat "$tmp/err")"
 perf report -D -i "$tmp/t.data" >/dev/null 2>&1 || fail "perf report -D cannot read the file"
 
