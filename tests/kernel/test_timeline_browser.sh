@@ -54,7 +54,11 @@ done
 # Every request is bounded (-m): a browser that stops answering under a loaded emulated CPU fails
 # the test in minutes (tests/run.sh runs a failing test once more) instead of holding the guest
 # until its timeout (a loaded lab run once saw this test not end in 20 minutes).
+# And the whole browser part has a deadline: past it, requests return at once (empty), so the
+# loops below end quickly and the test fails on what it did not see.
+deadline=$((SECONDS + 900))
 wd() { # wd METHOD PATH [JSON]: the WebDriver command's "value"
+	[ "$SECONDS" -lt "$deadline" ] || { echo null; return 0; }
 	curl -s -m 180 -X "$1" "localhost:$port/session/$sid/$2" -H 'Content-Type: application/json' -d "${3:-{\}}" | jq -c .value
 }
 js() { # js SCRIPT: its return value
